@@ -1,0 +1,120 @@
+//===- AttentionOps.td - fa dialect ops --------------------*- tablegen -*-===//
+#ifndef FA_DIALECT_ATTENTION_IR_ATTENTIONOPS_TD
+#define FA_DIALECT_ATTENTION_IR_ATTENTIONOPS_TD
+
+include "fa/Dialect/Attention/IR/AttentionDialect.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/IR/BuiltinAttributes.td"
+
+def FA_InputElementType : AnyTypeOf<[F16, BF16, F32, F8E4M3FN]>;
+def FA_OutputElementType : AnyTypeOf<[F16, BF16, F32]>;
+
+def FA_AttentionOp : FA_Op<"attention", [Pure, AttrSizedOperandSegments]> {
+  let summary = "scaled dot-product attention over [batch, heads, seq, dim] tensors";
+  let description = [{
+    Computes, for every batch `b`, query head `h` and query row `i`:
+
+    ```
+    s[j]   = scale * dot(query[b, h, i, :], key[b, g, j, :])     g = h / (Hq / Hkv)
+    s[j]   = softcap * tanh(s[j] / softcap)                        if softcap is set
+    s[j]  += mask[b, h, i, j]                                      additive mask
+    s[j]   = -inf where a boolean mask is false, or where j is outside the
+             causal / sliding window of row i
+    p      = exp(s - max(s)) / sum(exp(s - max(s)))
+    out[b, h, i, :] = sum_j p[j] * value[b, g, j, :]
+    lse[b, h, i]    = log(sum_j exp(s[j]))                         natural log
+    ```
+
+    Operands are `query: tensor<B x Hq x Nq x D x E>`, `key: tensor<B x Hkv x Nk x D x E>`,
+    `value: tensor<B x Hkv x Nk x Dv x E>`; the result is
+    `out: tensor<B x Hq x Nq x Dv x Eo>`. `E` is f16, bf16, f32 or f8E4M3FN and `Eo` is f16,
+    bf16 or f32. B, H and N dims may be dynamic; D and Dv must be static. Hq is a multiple of
+    Hkv (grouped-query attention, multi-query when Hkv = 1).
+
+    Attributes:
+    * `scale` (f32, default `1/sqrt(D)`) multiplies the scores before everything else.
+    * `causal`: query row `i` sees keys `j <= i + (Nk - Nq)` (bottom-right aligned, so the last
+      query row sees every key, as in decoding with a KV cache).
+    * `window = array<i64: left, right>`: row `i` sees keys
+      `i + (Nk - Nq) - left <= j <= i + (Nk - Nq) + right`; `-1` means unbounded on that side.
+      With `causal`, `right` is 0.
+    * `softcap` (f32 > 0): `s -> softcap * tanh(s / softcap)`, applied after scaling and
+      before masks.
+
+    Optional clauses, in this order, between the operands and the attribute dictionary:
+    * `mask(%m : tensor<Bm x Hm x Nq x Nk x T>)`: T in f32/f16/bf16 is added to the scores,
+      T = i1 keeps a key where true. Bm is B or 1 and Hm is Hq or 1 (broadcast).
+    * `descale(%qd, %kd, %vd)`: three f32 factors that undo the quantization scale of
+      f8E4M3FN query, key and value. Required with f8E4M3FN inputs, rejected otherwise.
+
+    A second result `lse: tensor<B x Hq x Nq x f32>` is returned when the result type list
+    names two types. A row whose keys are all masked yields `out = 0` and `lse = -inf`.
+
+    Accumulation is in f32 whatever the input type.
+
+    Example:
+
+    ```mlir
+    %o = fa.attention %q, %k, %v {causal, scale = 1.250000e-01 : f32}
+        : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>
+        -> tensor<2x8x128x64xf16>
+    %o2, %lse = fa.attention %q, %k, %v mask(%m : tensor<1x1x128x128xi1>) {window = array<i64: 32, 0>}
+        : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>
+        -> (tensor<2x8x128x64xf32>, tensor<2x8x128xf32>)
+    ```
+  }];
+
+  let arguments = (ins
+    AnyRankedTensor:$query,
+    AnyRankedTensor:$key,
+    AnyRankedTensor:$value,
+    Optional<AnyRankedTensor>:$mask,
+    Optional<F32>:$q_descale,
+    Optional<F32>:$k_descale,
+    Optional<F32>:$v_descale,
+    OptionalAttr<F32Attr>:$scale,
+    UnitAttr:$causal,
+    OptionalAttr<DenseI64ArrayAttr>:$window,
+    OptionalAttr<F32Attr>:$softcap
+  );
+  let results = (outs AnyRankedTensor:$out, Optional<AnyRankedTensor>:$lse);
+
+  let assemblyFormat = [{
+    $query `,` $key `,` $value
+    (`mask` `(` $mask^ `:` type($mask) `)`)?
+    (`descale` `(` $q_descale^ `,` $k_descale `,` $v_descale `)`)?
+    attr-dict `:` type($query) `,` type($key) `,` type($value)
+    `->` custom<ResultTypes>(type($out), type($lse))
+  }];
+
+  let builders = [
+    OpBuilder<(ins "Type":$outType, "Value":$query, "Value":$key, "Value":$value,
+                   CArg<"bool", "false">:$causal)>
+  ];
+
+  let extraClassDeclaration = [{
+    RankedTensorType getQueryType() { return getQuery().getType(); }
+    RankedTensorType getKeyType() { return getKey().getType(); }
+    RankedTensorType getValueType() { return getValue().getType(); }
+    RankedTensorType getOutType() { return getOut().getType(); }
+    /// The scale applied to Q K^T: the attribute, else 1/sqrt(D).
+    double getEffectiveScale();
+    /// Window bounds relative to the diagonal, -1 for unbounded; causal
+    /// forces right = 0.
+    std::pair<int64_t, int64_t> getEffectiveWindow();
+    /// True when some key of some row may be excluded by position.
+    bool hasPositionalMask() {
+      auto [left, right] = getEffectiveWindow();
+      return left >= 0 || right >= 0;
+    }
+    bool isBooleanMask() {
+      return getMask() &&
+             cast<ShapedType>(getMask().getType()).getElementType().isInteger(1);
+    }
+  }];
+
+  let hasVerifier = 1;
+}
+
+#endif // FA_DIALECT_ATTENTION_IR_ATTENTIONOPS_TD

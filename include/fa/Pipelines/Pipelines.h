@@ -1,0 +1,28 @@
+//===- Pipelines.h - named fa pass pipelines --------------------*- C++ -*-===//
+#ifndef FA_PIPELINES_PIPELINES_H
+#define FA_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir::fa {
+
+/// Options of `fa-to-cpu`.
+struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
+  PassOptions::Option<bool> reference{
+      *this, "reference",
+      llvm::cl::desc("Lower fa.attention with the reference decomposition "
+                     "(materialized scores) instead of the tiled form"),
+      llvm::cl::init(true)};
+};
+
+/// fa.attention on tensors, in func.func, to the LLVM dialect for the CPU
+/// (runnable with mlir-runner).
+void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
+
+/// Registers every named fa pipeline with the pass registry.
+void registerPipelines();
+
+} // namespace mlir::fa
+
+#endif // FA_PIPELINES_PIPELINES_H

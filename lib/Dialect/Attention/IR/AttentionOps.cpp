@@ -1,0 +1,250 @@
+//===- AttentionOps.cpp - fa dialect ops ----------------------------------===//
+#include "fa/Dialect/Attention/IR/AttentionOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::fa;
+
+//===----------------------------------------------------------------------===//
+// Custom directives
+//===----------------------------------------------------------------------===//
+
+/// `-> T` or `-> (T, Tlse)`: the second form names the optional lse result.
+static ParseResult parseResultTypes(OpAsmParser &parser, Type &outType,
+                                    Type &lseType) {
+  if (succeeded(parser.parseOptionalLParen())) {
+    if (parser.parseType(outType) || parser.parseComma() ||
+        parser.parseType(lseType) || parser.parseRParen())
+      return failure();
+    return success();
+  }
+  return parser.parseType(outType);
+}
+
+static void printResultTypes(OpAsmPrinter &printer, Operation *, Type outType,
+                             Type lseType) {
+  if (!lseType) {
+    printer << outType;
+    return;
+  }
+  printer << '(' << outType << ", " << lseType << ')';
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionOp
+//===----------------------------------------------------------------------===//
+
+void AttentionOp::build(OpBuilder &builder, OperationState &state,
+                        Type outType, Value query, Value key, Value value,
+                        bool causal) {
+  build(builder, state, outType, /*lse=*/Type(), query, key, value,
+        /*mask=*/Value(), /*q_descale=*/Value(), /*k_descale=*/Value(),
+        /*v_descale=*/Value(), /*scale=*/FloatAttr(), causal,
+        /*window=*/DenseI64ArrayAttr(), /*softcap=*/FloatAttr());
+}
+
+double AttentionOp::getEffectiveScale() {
+  if (std::optional<APFloat> scale = getScale())
+    return scale->convertToDouble();
+  int64_t headDim = getQueryType().getDimSize(3);
+  return 1.0 / std::sqrt(static_cast<double>(headDim));
+}
+
+std::pair<int64_t, int64_t> AttentionOp::getEffectiveWindow() {
+  int64_t left = -1, right = -1;
+  if (std::optional<ArrayRef<int64_t>> window = getWindow()) {
+    left = (*window)[0];
+    right = (*window)[1];
+  }
+  if (getCausal())
+    right = 0;
+  return {left, right};
+}
+
+namespace {
+/// Checks the rules of one op and reports the first violation on it.
+struct AttentionVerifier {
+  AttentionOp op;
+
+  LogicalResult checkRank(StringRef name, RankedTensorType type, int64_t rank,
+                          StringRef layout) {
+    if (type.getRank() == rank)
+      return success();
+    return op.emitOpError() << name << " must be a rank-" << rank
+                            << " tensor " << layout << ", got " << type;
+  }
+
+  /// Two dims that must be equal when both are static.
+  LogicalResult checkSameDim(StringRef what, StringRef lhsName, int64_t lhs,
+                             StringRef rhsName, int64_t rhs) {
+    if (ShapedType::isDynamic(lhs) || ShapedType::isDynamic(rhs) || lhs == rhs)
+      return success();
+    return op.emitOpError() << what << " of " << lhsName << " (" << lhs
+                            << ") does not match " << rhsName << " (" << rhs
+                            << ")";
+  }
+
+  LogicalResult verify();
+};
+} // namespace
+
+static bool isInputElementType(Type t) {
+  return t.isF16() || t.isBF16() || t.isF32() || isa<Float8E4M3FNType>(t);
+}
+static bool isOutputElementType(Type t) {
+  return t.isF16() || t.isBF16() || t.isF32();
+}
+
+LogicalResult AttentionVerifier::verify() {
+  RankedTensorType q = op.getQueryType(), k = op.getKeyType(),
+                   v = op.getValueType(), o = op.getOutType();
+  if (failed(checkRank("query", q, 4, "[B, Hq, Nq, D]")) ||
+      failed(checkRank("key", k, 4, "[B, Hkv, Nk, D]")) ||
+      failed(checkRank("value", v, 4, "[B, Hkv, Nk, Dv]")) ||
+      failed(checkRank("out", o, 4, "[B, Hq, Nq, Dv]")))
+    return failure();
+
+  // Element types.
+  Type elt = q.getElementType();
+  if (!isInputElementType(elt))
+    return op.emitOpError()
+           << "query element type must be f16, bf16, f32 or f8E4M3FN, got "
+           << elt;
+  if (k.getElementType() != elt || v.getElementType() != elt)
+    return op.emitOpError()
+           << "key and value element types must match the query's (" << elt
+           << "), got " << k.getElementType() << " and " << v.getElementType();
+  if (!isOutputElementType(o.getElementType()))
+    return op.emitOpError() << "out element type must be f16, bf16 or f32, got "
+                            << o.getElementType();
+
+  // Head dims are static: they size register tiles and MMA shapes.
+  if (q.isDynamicDim(3) || k.isDynamicDim(3))
+    return op.emitOpError() << "head dim D of query and key must be static";
+  if (v.isDynamicDim(3))
+    return op.emitOpError() << "head dim Dv of value must be static";
+
+  // Dim agreement.
+  if (failed(checkSameDim("batch size", "key", k.getDimSize(0), "query",
+                          q.getDimSize(0))) ||
+      failed(checkSameDim("batch size", "value", v.getDimSize(0), "query",
+                          q.getDimSize(0))) ||
+      failed(checkSameDim("head count", "value", v.getDimSize(1), "key",
+                          k.getDimSize(1))) ||
+      failed(checkSameDim("sequence length", "value", v.getDimSize(2), "key",
+                          k.getDimSize(2))) ||
+      failed(checkSameDim("head dim", "key", k.getDimSize(3), "query",
+                          q.getDimSize(3))))
+    return failure();
+  SmallVector<int64_t> expectedOut = {q.getDimSize(0), q.getDimSize(1),
+                                   q.getDimSize(2), v.getDimSize(3)};
+  for (auto [i, name] : llvm::enumerate(
+           ArrayRef<StringRef>{"batch size", "head count", "sequence length",
+                               "head dim"}))
+    if (failed(checkSameDim(name, "out", o.getDimSize(i),
+                            i == 3 ? "value" : "query", expectedOut[i])))
+      return failure();
+
+  // Grouped-query attention: each K/V head serves Hq / Hkv query heads.
+  int64_t hq = q.getDimSize(1), hkv = k.getDimSize(1);
+  if (!ShapedType::isDynamic(hkv) && hkv == 0)
+    return op.emitOpError() << "key/value head count must be positive";
+  if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv) &&
+      hq % hkv != 0)
+    return op.emitOpError() << "query head count (" << hq
+                            << ") must be a multiple of the key/value head "
+                               "count ("
+                            << hkv << ")";
+
+  // Attributes.
+  if (std::optional<APFloat> scale = op.getScale())
+    if (!scale->isFinite())
+      return op.emitOpError() << "scale must be finite";
+  if (std::optional<APFloat> softcap = op.getSoftcap())
+    if (!softcap->isFinite() || !(softcap->convertToDouble() > 0.0))
+      return op.emitOpError() << "softcap must be a finite value > 0, got "
+                              << softcap->convertToDouble();
+  if (std::optional<ArrayRef<int64_t>> window = op.getWindow()) {
+    if (window->size() != 2)
+      return op.emitOpError()
+             << "window must hold two values [left, right], got "
+             << window->size();
+    for (int64_t bound : *window)
+      if (bound < -1)
+        return op.emitOpError()
+               << "window bounds must be >= 0, or -1 for unbounded, got "
+               << bound;
+    if (op.getCausal() && (*window)[1] > 0)
+      return op.emitOpError() << "window right bound must be 0 or -1 with "
+                                 "causal (causal sees no key after the "
+                                 "diagonal), got "
+                              << (*window)[1];
+  }
+
+  // Mask: [B or 1, Hq or 1, Nq, Nk].
+  if (Value mask = op.getMask()) {
+    auto m = cast<RankedTensorType>(mask.getType());
+    if (failed(checkRank("mask", m, 4, "[B or 1, Hq or 1, Nq, Nk]")))
+      return failure();
+    Type me = m.getElementType();
+    if (!(me.isInteger(1) || me.isF16() || me.isBF16() || me.isF32()))
+      return op.emitOpError() << "mask element type must be i1 (keep where "
+                                 "true) or f16, bf16, f32 (added), got "
+                              << me;
+    auto checkBroadcast = [&](unsigned dim, StringRef name) -> LogicalResult {
+      int64_t size = m.getDimSize(dim), full = q.getDimSize(dim);
+      if (ShapedType::isDynamic(size) || ShapedType::isDynamic(full) ||
+          size == 1 || size == full)
+        return success();
+      return op.emitOpError()
+             << "mask dim " << dim << " (" << size << ") must be 1 or the "
+             << name << " (" << full << ")";
+    };
+    if (failed(checkBroadcast(0, "batch size")) ||
+        failed(checkBroadcast(1, "query head count")) ||
+        failed(checkSameDim("query length", "mask", m.getDimSize(2), "query",
+                            q.getDimSize(2))) ||
+        failed(checkSameDim("key length", "mask", m.getDimSize(3), "key",
+                            k.getDimSize(2))))
+      return failure();
+  }
+
+  // FP8 descale factors: all three with f8E4M3FN, none otherwise.
+  int numDescales = (op.getQDescale() ? 1 : 0) + (op.getKDescale() ? 1 : 0) +
+                    (op.getVDescale() ? 1 : 0);
+  if (isa<Float8E4M3FNType>(elt)) {
+    if (numDescales != 3)
+      return op.emitOpError() << "f8E4M3FN inputs need the three descale "
+                                 "factors descale(%q, %k, %v)";
+  } else if (numDescales != 0) {
+    return op.emitOpError() << "descale factors are only allowed with "
+                               "f8E4M3FN inputs, got "
+                            << elt;
+  }
+
+  // Optional log-sum-exp: [B, Hq, Nq] in f32.
+  if (Value lse = op.getLse()) {
+    auto l = cast<RankedTensorType>(lse.getType());
+    if (failed(checkRank("lse", l, 3, "[B, Hq, Nq]")))
+      return failure();
+    if (!l.getElementType().isF32())
+      return op.emitOpError() << "lse element type must be f32, got "
+                              << l.getElementType();
+    for (auto [i, name] : llvm::enumerate(ArrayRef<StringRef>{
+             "batch size", "head count", "sequence length"}))
+      if (failed(checkSameDim(name, "lse", l.getDimSize(i), "query",
+                              q.getDimSize(i))))
+        return failure();
+  }
+  return success();
+}
+
+LogicalResult AttentionOp::verify() { return AttentionVerifier{*this}.verify(); }
+
+#define GET_OP_CLASSES
+#include "fa/Dialect/Attention/IR/AttentionOps.cpp.inc"

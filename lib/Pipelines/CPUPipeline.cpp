@@ -1,0 +1,59 @@
+//===- CPUPipeline.cpp - fa-to-cpu ----------------------------------------===//
+//
+//   fa.attention (tensors)
+//     -> fa-decompose-attention            reference: materialized scores
+//     -> one-shot-bufferize, buffer-deallocation-pipeline
+//     -> convert-linalg-to-loops, lower-affine, convert-scf-to-cf
+//     -> arith-expand (bf16), convert-math-to-libm (tanh), convert-to-llvm
+//
+//===----------------------------------------------------------------------===//
+#include "fa/Dialect/Attention/Transforms/Passes.h"
+#include "fa/Pipelines/Pipelines.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void mlir::fa::buildCPUPipeline(OpPassManager &pm,
+                                const CPUPipelineOptions &options) {
+  pm.addPass(createFADecomposeAttentionPass());
+  pm.addPass(createCanonicalizerPass());
+
+  bufferization::OneShotBufferizePassOptions bufferizeOptions;
+  bufferizeOptions.bufferizeFunctionBoundaries = true;
+  bufferizeOptions.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions));
+  bufferization::BufferDeallocationPipelineOptions deallocOptions;
+  bufferization::buildBufferDeallocationPipeline(pm, deallocOptions);
+
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+
+  arith::ArithExpandOpsPassOptions expandOptions;
+  expandOptions.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expandOptions));
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::fa::registerPipelines() {
+  PassPipelineRegistration<CPUPipelineOptions>(
+      "fa-to-cpu",
+      "Lower fa.attention on tensors to the LLVM dialect for CPU execution "
+      "with mlir-runner",
+      buildCPUPipeline);
+}

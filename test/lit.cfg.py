@@ -1,0 +1,46 @@
+# -*- Python -*-
+import os
+import shutil
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "FA"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".py"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt", "Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.fa_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+# Debian's runner utils, for executing lowered modules on the CPU.
+runner_libs = [
+    os.path.join(config.mlir_lib_dir, "libmlir_runner_utils.so"),
+    os.path.join(config.mlir_lib_dir, "libmlir_c_runner_utils.so"),
+]
+config.substitutions.append(
+    ("%mlir_runner",
+     "mlir-runner -e main --entry-point-result=void "
+     + " ".join("--shared-libs=" + lib for lib in runner_libs)))
+
+# Numerics are checked against numpy, through Debian's python3 (the pyenv
+# python on PATH does not see Debian's numpy).
+config.substitutions.append(("%python", "/usr/bin/python3"))
+config.substitutions.append(("%fa_src_root", config.fa_src_root))
+
+tool_dirs = [config.fa_tools_dir, config.llvm_tools_dir]
+tools = ["fa-opt", "mlir-runner", "mlir-opt"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# ptxas, for assembling generated PTX.
+ptxas = shutil.which("ptxas") or (
+    "/usr/local/cuda/bin/ptxas" if os.path.exists("/usr/local/cuda/bin/ptxas") else None)
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
