@@ -8,7 +8,7 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "FA"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir", ".py"]
+config.suffixes = [".mlir", ".test"]
 config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt", "Inputs"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.fa_obj_root, "test")

@@ -2,7 +2,7 @@
 //
 //   fa.attention (tensors)
 //     -> fa-decompose-attention            reference: materialized scores
-//     -> one-shot-bufferize, buffer-deallocation-pipeline
+//     -> convert-elementwise-to-linalg, one-shot-bufferize, buffer-deallocation-pipeline
 //     -> convert-linalg-to-loops, lower-affine, convert-scf-to-cf
 //     -> arith-expand (bf16), convert-math-to-libm (tanh), convert-to-llvm
 //
@@ -25,6 +25,8 @@ using namespace mlir;
 void mlir::fa::buildCPUPipeline(OpPassManager &pm,
                                 const CPUPipelineOptions &options) {
   pm.addPass(createFADecomposeAttentionPass());
+  // Elementwise arith on tensors around the op (e.g. casts before printing).
+  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());
 
   bufferization::OneShotBufferizePassOptions bufferizeOptions;
