@@ -1,7 +1,9 @@
 //===- CPUPipeline.cpp - fa-to-cpu ----------------------------------------===//
 //
 //   fa.attention (tensors)
-//     -> fa-decompose-attention            reference: materialized scores
+//     -> fa-tile-attention                 FlashAttention form: forall over
+//        fa-decompose-online-attention       (b, h, q-block), online softmax
+//     or fa-decompose-attention            reference{=true}: whole score matrix
 //     -> convert-elementwise-to-linalg, one-shot-bufferize, buffer-deallocation-pipeline
 //     -> convert-linalg-to-loops, lower-affine, convert-scf-to-cf
 //     -> arith-expand (bf16), convert-math-to-libm (tanh), convert-to-llvm
@@ -24,7 +26,13 @@ using namespace mlir;
 
 void mlir::fa::buildCPUPipeline(OpPassManager &pm,
                                 const CPUPipelineOptions &options) {
-  pm.addPass(createFADecomposeAttentionPass());
+  if (options.reference) {
+    pm.addPass(createFADecomposeAttentionPass());
+  } else {
+    pm.addPass(createFATileAttentionPass(
+        FATileAttentionPassOptions{options.blockQ, options.blockKV}));
+    pm.addPass(createFADecomposeOnlineAttentionPass());
+  }
   // Elementwise arith on tensors around the op (e.g. casts before printing).
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());

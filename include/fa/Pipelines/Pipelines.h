@@ -13,7 +13,14 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       *this, "reference",
       llvm::cl::desc("Lower fa.attention with the reference decomposition "
                      "(materialized scores) instead of the tiled form"),
-      llvm::cl::init(true)};
+      llvm::cl::init(false)};
+  PassOptions::Option<int64_t> blockQ{
+      *this, "block-q", llvm::cl::desc("Query rows per tile (tiled form)"),
+      llvm::cl::init(64)};
+  PassOptions::Option<int64_t> blockKV{
+      *this, "block-kv",
+      llvm::cl::desc("Keys per online-softmax step (tiled form)"),
+      llvm::cl::init(64)};
 };
 
 /// fa.attention on tensors, in func.func, to the LLVM dialect for the CPU

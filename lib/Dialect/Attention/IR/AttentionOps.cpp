@@ -246,5 +246,99 @@ LogicalResult AttentionVerifier::verify() {
 
 LogicalResult AttentionOp::verify() { return AttentionVerifier{*this}.verify(); }
 
+
+//===----------------------------------------------------------------------===//
+// OnlineAttentionOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult OnlineAttentionOp::verify() {
+  auto rankIs = [&](StringRef name, Value value,
+                    int64_t rank) -> LogicalResult {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (type.getRank() == rank)
+      return success();
+    return emitOpError() << name << " must be a rank-" << rank
+                         << " tensor, got " << type;
+  };
+  if (failed(rankIs("query", getQuery(), 2)) ||
+      failed(rankIs("key", getKey(), 2)) ||
+      failed(rankIs("value", getValue(), 2)) ||
+      failed(rankIs("max", getMax(), 1)) || failed(rankIs("acc", getAcc(), 2)))
+    return failure();
+  if (getMask() && failed(rankIs("mask", getMask(), 2)))
+    return failure();
+
+  auto q = getQueryType(), k = cast<RankedTensorType>(getKey().getType()),
+       v = cast<RankedTensorType>(getValue().getType()), acc = getAccType();
+  auto m = cast<RankedTensorType>(getMax().getType());
+  Type elt = q.getElementType();
+  if (!isInputElementType(elt) || k.getElementType() != elt ||
+      v.getElementType() != elt)
+    return emitOpError() << "query, key and value must share one element type "
+                            "among f16, bf16, f32, f8E4M3FN";
+  if (!m.getElementType().isF32() || !acc.getElementType().isF32())
+    return emitOpError() << "the running max, sum and acc must be f32";
+
+  auto sameDim = [&](StringRef what, int64_t a, int64_t b) -> LogicalResult {
+    if (ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b)
+      return success();
+    return emitOpError() << what << " disagree (" << a << " vs " << b << ")";
+  };
+  if (failed(sameDim("query and key head dims", q.getDimSize(1),
+                     k.getDimSize(1))) ||
+      failed(sameDim("key and value block lengths", k.getDimSize(0),
+                     v.getDimSize(0))) ||
+      failed(sameDim("query rows and max rows", q.getDimSize(0),
+                     m.getDimSize(0))) ||
+      failed(sameDim("query rows and acc rows", q.getDimSize(0),
+                     acc.getDimSize(0))) ||
+      failed(sameDim("value and acc head dims", v.getDimSize(1),
+                     acc.getDimSize(1))))
+    return failure();
+  if (Value mask = getMask()) {
+    auto mt = cast<RankedTensorType>(mask.getType());
+    Type me = mt.getElementType();
+    if (!(me.isInteger(1) || me.isF16() || me.isBF16() || me.isF32()))
+      return emitOpError() << "mask element type must be i1, f16, bf16 or f32";
+    if (failed(sameDim("mask rows and query rows", mt.getDimSize(0),
+                       q.getDimSize(0))) ||
+        failed(sameDim("mask columns and key rows", mt.getDimSize(1),
+                       k.getDimSize(0))))
+      return failure();
+  }
+  if (isa<Float8E4M3FNType>(elt) != static_cast<bool>(getDescale()))
+    return emitOpError() << "a descale factor is required with, and only "
+                            "with, f8E4M3FN inputs";
+  if (std::optional<APFloat> softcap = getSoftcap())
+    if (!softcap->isFinite() || !(softcap->convertToDouble() > 0.0))
+      return emitOpError() << "softcap must be a finite value > 0";
+  bool hasPositions = getRow0() && getCol0() && getDiagonal();
+  if (!hasPositions && (getRow0() || getCol0() || getDiagonal()))
+    return emitOpError() << "positions need all of row0, col0 and diagonal";
+  if (std::optional<ArrayRef<int64_t>> window = getWindow()) {
+    if (window->size() != 2 || (*window)[0] < -1 || (*window)[1] < -1)
+      return emitOpError() << "window must be [left, right], each >= -1";
+    if (!hasPositions)
+      return emitOpError() << "a window needs positions(%row0, %col0, "
+                              "%diagonal)";
+  } else if (hasPositions) {
+    return emitOpError() << "positions are only meaningful with a window";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// KVBlockRangeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult KVBlockRangeOp::verify() {
+  if (getBlockKv() <= 0)
+    return emitOpError() << "block_kv must be positive, got " << getBlockKv();
+  ArrayRef<int64_t> window = getWindow();
+  if (window.size() != 2 || window[0] < -1 || window[1] < -1)
+    return emitOpError() << "window must be [left, right], each >= -1";
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "fa/Dialect/Attention/IR/AttentionOps.cpp.inc"

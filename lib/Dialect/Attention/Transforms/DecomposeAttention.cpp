@@ -87,6 +87,7 @@ FailureOr<SmallVector<Value>> mlir::fa::decomposeAttention(RewriterBase &rewrite
   scores = qk.getResult(0);
 
   // 2. Scale, softcap, masks, elementwise on S.
+  ScoreModifiers mods = ScoreModifiers::get(op);
   SmallVector<Value> ins;
   SmallVector<AffineMap> maps;
   if (Value mask = op.getMask()) {
@@ -100,9 +101,12 @@ FailureOr<SmallVector<Value>> mlir::fa::decomposeAttention(RewriterBase &rewrite
       [&](OpBuilder &b, Location l, ValueRange args) {
         Value s = args.back();
         Value maskElt = op.getMask() ? args.front() : Value();
-        s = applyScoreModifiers(b, l, op, s, scoreScale, maskElt,
-                                linalg::IndexOp::create(b, l, 2),
-                                linalg::IndexOp::create(b, l, 3), shape);
+        Value distance;
+        if (mods.hasWindow())
+          distance = getDiagonalDistance(b, l, linalg::IndexOp::create(b, l, 2),
+                                         linalg::IndexOp::create(b, l, 3),
+                                         shape.diagonal);
+        s = applyScoreModifiers(b, l, mods, s, scoreScale, maskElt, distance);
         linalg::YieldOp::create(b, l, s);
       });
   scores = masked.getResult(0);
@@ -184,7 +188,7 @@ FailureOr<SmallVector<Value>> mlir::fa::decomposeAttention(RewriterBase &rewrite
           ArrayRef<AffineMap>{id4, row4, id4},
           SmallVector<IteratorType>(4, kPar),
           [&](OpBuilder &b, Location l, ValueRange args) {
-            Value o = normalizeOutput(b, l, op, args[0], args[1]);
+            Value o = normalizeOutput(b, l, args[0], args[1], op.getVDescale());
             linalg::YieldOp::create(
                 b, l, truncateFromF32(b, l, o, outType.getElementType()));
           })

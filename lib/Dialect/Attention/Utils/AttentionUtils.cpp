@@ -75,38 +75,57 @@ Value mlir::fa::truncateFromF32(OpBuilder &b, Location loc, Value v,
   return arith::TruncFOp::create(b, loc, type, v);
 }
 
-Value mlir::fa::isInsideWindow(OpBuilder &b, Location loc, AttentionOp op,
-                               Value row, Value col,
-                               const AttentionShape &shape) {
-  auto [left, right] = op.getEffectiveWindow();
-  if (left < 0 && right < 0)
+ScoreModifiers ScoreModifiers::get(AttentionOp op) {
+  ScoreModifiers mods;
+  if (std::optional<APFloat> softcap = op.getSoftcap())
+    mods.softcap = softcap->convertToDouble();
+  std::tie(mods.left, mods.right) = op.getEffectiveWindow();
+  return mods;
+}
+
+ScoreModifiers ScoreModifiers::get(OnlineAttentionOp op) {
+  ScoreModifiers mods;
+  if (std::optional<APFloat> softcap = op.getSoftcap())
+    mods.softcap = softcap->convertToDouble();
+  if (std::optional<ArrayRef<int64_t>> window = op.getWindow()) {
+    mods.left = (*window)[0];
+    mods.right = (*window)[1];
+  }
+  return mods;
+}
+
+Value mlir::fa::getDiagonalDistance(OpBuilder &b, Location loc, Value row,
+                                    Value col, Value diagonal) {
+  return arith::SubIOp::create(b, loc, col,
+                               arith::AddIOp::create(b, loc, row, diagonal));
+}
+
+Value mlir::fa::isInsideWindow(OpBuilder &b, Location loc,
+                               const ScoreModifiers &mods, Value distance) {
+  if (!mods.hasWindow())
     return Value();
-  // delta = col - (row + Nk - Nq): signed distance from the diagonal.
-  Value delta = arith::SubIOp::create(
-      b, loc, col, arith::AddIOp::create(b, loc, row, shape.diagonal));
   Value inside;
   auto conjoin = [&](Value cond) {
     inside = inside ? arith::AndIOp::create(b, loc, inside, cond) : cond;
   };
-  if (left >= 0)
+  if (mods.left >= 0)
     conjoin(arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::sge, delta,
-        arith::ConstantIndexOp::create(b, loc, -left)));
-  if (right >= 0)
+        b, loc, arith::CmpIPredicate::sge, distance,
+        arith::ConstantIndexOp::create(b, loc, -mods.left)));
+  if (mods.right >= 0)
     conjoin(arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::sle, delta,
-        arith::ConstantIndexOp::create(b, loc, right)));
+        b, loc, arith::CmpIPredicate::sle, distance,
+        arith::ConstantIndexOp::create(b, loc, mods.right)));
   return inside;
 }
 
-Value mlir::fa::applyScoreModifiers(OpBuilder &b, Location loc, AttentionOp op,
-                                    Value s, Value scoreScale, Value maskElt,
-                                    Value row, Value col,
-                                    const AttentionShape &shape,
-                                    Value postScale) {
+Value mlir::fa::applyScoreModifiers(OpBuilder &b, Location loc,
+                                    const ScoreModifiers &mods, Value s,
+                                    Value scoreScale, Value maskElt,
+                                    Value distance, Value postScale) {
   s = arith::MulFOp::create(b, loc, s, scoreScale);
-  if (std::optional<APFloat> softcap = op.getSoftcap()) {
-    Value cap = f32Constant(b, loc, softcap->convertToDouble());
+  if (mods.softcap) {
+    Value cap = f32Constant(b, loc, *mods.softcap);
     Value t = math::TanhOp::create(b, loc, arith::DivFOp::create(b, loc, s, cap));
     s = arith::MulFOp::create(b, loc, t, cap);
   }
@@ -117,8 +136,9 @@ Value mlir::fa::applyScoreModifiers(OpBuilder &b, Location loc, AttentionOp op,
     else
       s = arith::AddFOp::create(b, loc, s, extendToF32(b, loc, maskElt));
   }
-  if (Value inside = isInsideWindow(b, loc, op, row, col, shape))
-    keep = keep ? arith::AndIOp::create(b, loc, keep, inside) : inside;
+  if (distance)
+    if (Value inside = isInsideWindow(b, loc, mods, distance))
+      keep = keep ? arith::AndIOp::create(b, loc, keep, inside) : inside;
   if (postScale)
     s = arith::MulFOp::create(b, loc, s, postScale);
   if (keep)
@@ -146,8 +166,8 @@ Value mlir::fa::safeRowMax(OpBuilder &b, Location loc, Value rowMax) {
                                  rowMax);
 }
 
-Value mlir::fa::normalizeOutput(OpBuilder &b, Location loc, AttentionOp op,
-                                Value acc, Value rowSum) {
+Value mlir::fa::normalizeOutput(OpBuilder &b, Location loc, Value acc,
+                                Value rowSum, Value vDescale) {
   Value zero = f32Constant(b, loc, 0.0);
   Value isEmpty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
                                         rowSum, zero);
@@ -155,8 +175,8 @@ Value mlir::fa::normalizeOutput(OpBuilder &b, Location loc, AttentionOp op,
   Value denom = arith::SelectOp::create(b, loc, isEmpty,
                                         f32Constant(b, loc, 1.0), rowSum);
   Value o = arith::DivFOp::create(b, loc, acc, denom);
-  if (Value vd = op.getVDescale())
-    o = arith::MulFOp::create(b, loc, o, vd);
+  if (vDescale)
+    o = arith::MulFOp::create(b, loc, o, vDescale);
   return arith::SelectOp::create(b, loc, isEmpty, zero, o);
 }
 
@@ -164,4 +184,56 @@ Value mlir::fa::logSumExp(OpBuilder &b, Location loc, Value safeMax,
                           Value rowSum) {
   return arith::AddFOp::create(b, loc, safeMax,
                                math::LogOp::create(b, loc, rowSum));
+}
+
+Value mlir::fa::logSumExpFromLog2(OpBuilder &b, Location loc, Value safeMax,
+                                  Value rowSum) {
+  Value log2Lse = arith::AddFOp::create(b, loc, safeMax,
+                                        math::Log2Op::create(b, loc, rowSum));
+  return arith::MulFOp::create(b, loc, log2Lse, f32Constant(b, loc, M_LN2));
+}
+
+KVBlockRange mlir::fa::computeKVBlockRange(OpBuilder &b, Location loc,
+                                           Value rowBegin, Value rowEnd,
+                                           Value keyLength, Value diagonal,
+                                           int64_t blockKV, int64_t left,
+                                           int64_t right) {
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  auto add = [&](Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); };
+  auto sub = [&](Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); };
+  auto maxi = [&](Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); };
+  auto mini = [&](Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); };
+  auto clamp = [&](Value x, Value lo, Value hi) { return mini(maxi(x, lo), hi); };
+  Value zero = cst(0), one = cst(1), block = cst(blockKV);
+  Value numBlocks = arith::CeilDivSIOp::create(b, loc, keyLength, block);
+  if (left < 0 && right < 0)
+    return {zero, zero, numBlocks, numBlocks};
+
+  // Diagonal columns of the first and last row of the range.
+  Value firstDiag = add(rowBegin, diagonal);
+  Value lastDiag = add(sub(rowEnd, one), diagonal);
+  // Columns some row may see: [lo, hi); columns every row sees: [fullLo, fullHi).
+  Value lo = left >= 0 ? sub(firstDiag, cst(left)) : zero;
+  Value hi = right >= 0 ? add(lastDiag, cst(right + 1)) : keyLength;
+  Value fullLo = left >= 0 ? sub(lastDiag, cst(left)) : zero;
+  Value fullHi = right >= 0 ? add(firstDiag, cst(right + 1)) : keyLength;
+  lo = clamp(lo, zero, keyLength);
+  hi = clamp(hi, zero, keyLength);
+  fullLo = clamp(fullLo, zero, keyLength);
+  fullHi = clamp(fullHi, zero, keyLength);
+
+  KVBlockRange range;
+  range.begin = arith::DivSIOp::create(b, loc, lo, block); // lo >= 0
+  range.end = maxi(arith::CeilDivSIOp::create(b, loc, hi, block), range.begin);
+  // A block is fully visible when it starts at or after fullLo and ends (at
+  // its last real key: the tail block is short) at or before fullHi.
+  Value fullBegin = arith::CeilDivSIOp::create(b, loc, fullLo, block);
+  Value fullHiIsEnd = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            fullHi, keyLength);
+  Value fullEnd = arith::SelectOp::create(
+      b, loc, fullHiIsEnd, numBlocks,
+      arith::DivSIOp::create(b, loc, fullHi, block));
+  range.fullBegin = clamp(fullBegin, range.begin, range.end);
+  range.fullEnd = clamp(fullEnd, range.fullBegin, range.end);
+  return range;
 }

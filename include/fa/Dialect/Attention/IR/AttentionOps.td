@@ -117,4 +117,123 @@ def FA_AttentionOp : FA_Op<"attention", [Pure, AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
+
+//===----------------------------------------------------------------------===//
+// Tile-level ops: the FlashAttention form produced by fa-tile-attention
+//===----------------------------------------------------------------------===//
+
+def FA_OnlineAttentionOp : FA_Op<"online_attention", [Pure,
+    AttrSizedOperandSegments,
+    AllTypesMatch<["max", "sum", "new_max", "new_sum"]>,
+    AllTypesMatch<["acc", "new_acc"]>]> {
+  let summary = "one key/value block of the online-softmax recurrence";
+  let description = [{
+    Folds one key/value block into the running state of a block of query rows:
+    the FlashAttention inner step. With `q: [M, D]`, `k: [N, D]`, `v: [N, Dv]` and
+    the f32 state `max: [M]`, `sum: [M]`, `acc: [M, Dv]`:
+
+    ```
+    t[i,j]  = scale * (descale) * dot(q[i], k[j])            f32
+    t       = softcap * tanh(t / softcap)                    if softcap
+    t      += mask[i,j]   (additive)  |  t = -inf where !mask[i,j] (i1)
+    t       = -inf where key col0+j is outside the window of query row0+i
+    t       = log2(e) * t                                    scores in log2 units
+    m'[i]   = max(max[i], max_j t[i,j])
+    p[i,j]  = exp2(t[i,j] - m'[i])                           (0 where t = -inf)
+    a[i]    = exp2(max[i] - m'[i])                           (0 when max = -inf)
+    sum'    = a * sum + sum_j p                  acc' = a * acc + p v
+    ```
+
+    The running max is in log2 units, so that the exponentials are `exp2` and the
+    `log2(e)` factor folds into `scale` when nothing non-linear or additive sits in
+    between (FlashAttention-2, Triton). Rows whose every score so far is -inf keep
+    `max = -inf`, `sum = 0`, `acc = 0`: no NaN is ever formed. After the last block,
+    `out = acc / sum` and `lse = ln(2) * (max + log2(sum))`.
+
+    The positional mask applies only when `positions(%row0, %col0, %diagonal)` is
+    given: row `row0 + i` sees key `col0 + j` iff
+    `-left <= (col0 + j) - (row0 + i + diagonal) <= right` (`window = array<i64: left,
+    right>`, -1 unbounded; causal is `right = 0`). fa-tile-attention gives positions
+    only to the blocks that straddle a window edge; blocks fully inside are unmasked
+    and blocks fully outside are never visited.
+
+    Example:
+
+    ```mlir
+    %m1, %l1, %acc1 = fa.online_attention %q, %k, %v into %m0, %l0, %acc0
+        positions(%row0, %col0, %diag) {scale = 0.125 : f32, window = array<i64: -1, 0>}
+        : tensor<?x64xf16>, tensor<?x64xf16>, tensor<?x64xf16>, tensor<?xf32>, tensor<?x64xf32>
+    ```
+  }];
+  let arguments = (ins
+    AnyRankedTensor:$query,
+    AnyRankedTensor:$key,
+    AnyRankedTensor:$value,
+    AnyRankedTensor:$max,
+    AnyRankedTensor:$sum,
+    AnyRankedTensor:$acc,
+    Optional<AnyRankedTensor>:$mask,
+    Optional<F32>:$descale,
+    Optional<Index>:$row0,
+    Optional<Index>:$col0,
+    Optional<Index>:$diagonal,
+    F32Attr:$scale,
+    OptionalAttr<DenseI64ArrayAttr>:$window,
+    OptionalAttr<F32Attr>:$softcap
+  );
+  let results = (outs AnyRankedTensor:$new_max, AnyRankedTensor:$new_sum,
+                      AnyRankedTensor:$new_acc);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `into` $max `,` $sum `,` $acc
+    (`mask` `(` $mask^ `:` type($mask) `)`)?
+    (`descale` `(` $descale^ `)`)?
+    (`positions` `(` $row0^ `,` $col0 `,` $diagonal `)`)?
+    attr-dict `:` type($query) `,` type($key) `,` type($value) `,` type($max) `,`
+    type($acc)
+  }];
+  let extraClassDeclaration = [{
+    RankedTensorType getQueryType() { return getQuery().getType(); }
+    RankedTensorType getAccType() { return getAcc().getType(); }
+    bool isBooleanMask() {
+      return getMask() &&
+             cast<ShapedType>(getMask().getType()).getElementType().isInteger(1);
+    }
+  }];
+  let hasVerifier = 1;
+}
+
+def FA_KVBlockRangeOp : FA_Op<"kv_block_range", [Pure]> {
+  let summary = "the key/value blocks a block of query rows must visit";
+  let description = [{
+    For query rows `[row_begin, row_end)` of an attention whose diagonal is at key
+    column `row + diagonal` (bottom-right alignment: `diagonal = Nk - Nq`), with
+    `window = array<i64: left, right>` (-1 unbounded) and key blocks of `block_kv`
+    columns over `key_length` keys, returns four block indices
+    `begin <= full_begin <= full_end <= end`:
+
+    * blocks `[begin, end)` hold at least one key some row of the range may see;
+      every other block is fully masked and is skipped;
+    * blocks `[full_begin, full_end)` are fully visible to every row of the range
+      and need no positional mask; the others in `[begin, end)` straddle an edge.
+
+    Without a window all blocks are visible: `begin = full_begin = 0`,
+    `full_end = end = ceildiv(key_length, block_kv)`.
+
+    ```mlir
+    %b, %fb, %fe, %e = fa.kv_block_range rows [%r0, %r1) keys %nk diagonal %d
+        {block_kv = 64 : i64, window = array<i64: -1, 0>}
+    ```
+  }];
+  let arguments = (ins Index:$row_begin, Index:$row_end, Index:$key_length,
+                       Index:$diagonal, I64Attr:$block_kv,
+                       DenseI64ArrayAttr:$window);
+  let results = (outs Index:$begin, Index:$full_begin, Index:$full_end,
+                      Index:$end);
+  let assemblyFormat = [{
+    `rows` `[` $row_begin `,` $row_end `)` `keys` $key_length `diagonal` $diagonal
+    attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // FA_DIALECT_ATTENTION_IR_ATTENTIONOPS_TD

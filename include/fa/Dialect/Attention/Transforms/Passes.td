@@ -40,4 +40,92 @@ def FADecomposeAttentionPass : Pass<"fa-decompose-attention"> {
   ];
 }
 
+
+def FATileAttentionPass : Pass<"fa-tile-attention"> {
+  let summary = "Rewrite fa.attention into tiled loops with online-softmax accumulators (FlashAttention)";
+  let description = [{
+    The FlashAttention rewrite, and the target-independent form every GPU lowering
+    consumes. Each `fa.attention` becomes
+
+    * an `scf.forall` over (batch, query head, query block of `block-q` rows): the
+      loops a GPU lowering maps to thread blocks;
+    * inside it, `scf.for` loops over key/value blocks of `block-kv` keys that carry
+      the running row max, row sum and f32 output accumulator, each step one
+      `fa.online_attention` on tiles;
+    * after the loops, `out = acc / sum` once (deferred normalization) and
+      `lse = ln(2) * (max + log2(sum))`, written with `tensor.parallel_insert_slice`.
+
+    Dead work is skipped, not masked: for causal and window attention
+    `fa.kv_block_range` gives, per query block, the key blocks that may be visible
+    and the ones fully visible. The loop visits only the former, in three
+    `scf.for`s: the straddling blocks before the fully visible ones (with
+    `positions(...)`, so they apply element masks), the fully visible ones (no
+    positional mask), and the straddling ones after them.
+
+    Tails are never read out of bounds: the last query and key blocks are sliced to
+    `min(block, N - offset)` rows, so a partial block is a smaller tile rather than a
+    padded one. GQA reads key/value head `h / (Hq / Hkv)`; nothing is replicated.
+
+    Before:
+    ```mlir
+    %o = fa.attention %q, %k, %v {causal} : tensor<2x8x1000x64xf16>,
+        tensor<2x2x1000x64xf16>, tensor<2x2x1000x64xf16> -> tensor<2x8x1000x64xf16>
+    ```
+    After (abridged, block-q = block-kv = 64):
+    ```mlir
+    %r = scf.forall (%b, %h, %qb) in (2, 8, 16) shared_outs(%o = %init) -> (tensor<2x8x1000x64xf16>) {
+      %q_t = tensor.extract_slice %q[%b, %h, %row0, 0] [1, 1, %rows, 64] [1, 1, 1, 1]
+      %kvh = arith.divui %h, %c4 : index
+      %begin, %fbegin, %fend, %end = fa.kv_block_range rows [%row0, %row1) keys %c1000
+          diagonal %c0 {block_kv = 64 : i64, window = array<i64: -1, 0>}
+      %s1:3 = scf.for %kb = %begin to %fbegin step %c1 iter_args(...) {   // straddling
+        ... fa.online_attention %q_t, %k_t, %v_t into %m, %l, %acc positions(%row0, %col0, %c0) ...
+      }
+      %s2:3 = scf.for %kb = %fbegin to %fend ...                          // fully visible
+      %s3:3 = scf.for %kb = %fend to %end ...                             // straddling
+      %o_t = linalg.generic ... acc / sum, truncf ...
+      scf.forall.in_parallel { tensor.parallel_insert_slice %o_t into %o[...] }
+    }
+    ```
+  }];
+  let options = [
+    Option<"blockQ", "block-q", "int64_t", /*default=*/"64",
+           "Query rows per tile (one thread block on a GPU)">,
+    Option<"blockKV", "block-kv", "int64_t", /*default=*/"64",
+           "Keys per step of the online-softmax loop">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def FADecomposeOnlineAttentionPass : Pass<"fa-decompose-online-attention"> {
+  let summary = "Lower the tile ops fa.online_attention and fa.kv_block_range to linalg/arith";
+  let description = [{
+    The CPU (and generic) lowering of the tiled form. `fa.kv_block_range` becomes index
+    arithmetic; `fa.online_attention` becomes linalg ops on its tiles:
+
+    ```
+    T  = Q K^T (f32), then scale (with log2(e) folded in when no softcap or additive
+         mask sits in between), softcap, masks, -inf outside the window
+    M' = max(M, rowmax T)          Z = M' or 0 when M' = -inf
+    P  = exp2(T - Z)               A = exp2(M - Z)
+    L' = A * L + rowsum P          ACC' = A * ACC + P V
+    ```
+
+    Before:
+    ```mlir
+    %m1, %l1, %a1 = fa.online_attention %q, %k, %v into %m0, %l0, %a0 {scale = 0.125 : f32}
+        : tensor<?x64xf16>, tensor<?x64xf16>, tensor<?x64xf16>, tensor<?xf32>, tensor<?x64xf32>
+    ```
+    After: `linalg.generic` ops computing the steps above on the tiles.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
 #endif // FA_DIALECT_ATTENTION_TRANSFORMS_PASSES_TD

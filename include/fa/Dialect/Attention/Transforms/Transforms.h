@@ -12,6 +12,7 @@
 
 namespace mlir::fa {
 class AttentionOp;
+class OnlineAttentionOp;
 
 /// Replaces `op` by linalg/tensor ops that materialize the score matrix (the
 /// reference lowering). Returns the replacement values (out, and lse when the
@@ -21,6 +22,31 @@ FailureOr<SmallVector<Value>> decomposeAttention(RewriterBase &rewriter,
 
 /// Adds the pattern that applies `decomposeAttention` to every fa.attention.
 void populateDecomposeAttentionPatterns(RewritePatternSet &patterns);
+
+/// Block sizes of the FlashAttention tiling.
+struct AttentionTileSizes {
+  int64_t blockQ = 64;
+  int64_t blockKV = 64;
+};
+
+/// Replaces `op` by the tiled FlashAttention form: an scf.forall over (batch,
+/// query head, query block) around scf.for loops over the visible key/value
+/// blocks, each step one fa.online_attention. Returns the replacement values.
+FailureOr<SmallVector<Value>> tileAttention(RewriterBase &rewriter,
+                                            AttentionOp op,
+                                            const AttentionTileSizes &sizes);
+
+/// Adds the pattern that applies `tileAttention` to every fa.attention.
+void populateTileAttentionPatterns(RewritePatternSet &patterns,
+                                   const AttentionTileSizes &sizes);
+
+/// Replaces `op` by linalg ops on its tiles. Returns (max, sum, acc).
+FailureOr<SmallVector<Value>> decomposeOnlineAttention(RewriterBase &rewriter,
+                                                       OnlineAttentionOp op);
+
+/// Adds the patterns that lower fa.online_attention to linalg and
+/// fa.kv_block_range to index arithmetic.
+void populateDecomposeOnlineAttentionPatterns(RewritePatternSet &patterns);
 
 } // namespace mlir::fa
 

@@ -12,8 +12,11 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
 
+#include <optional>
+
 namespace mlir::fa {
 class AttentionOp;
+class OnlineAttentionOp;
 
 /// Runtime sizes of one fa.attention, as index values.
 struct AttentionShape {
@@ -45,20 +48,35 @@ Value extendToF32(OpBuilder &b, Location loc, Value v);
 /// Truncates an f32 to `type` (no-op on f32).
 Value truncateFromF32(OpBuilder &b, Location loc, Value v, Type type);
 
-/// The score of (row, col) after the op's modifiers, in this order: times
-/// `scoreScale`, softcap, additive or boolean `maskElt` (may be null),
-/// positional (causal/window) masking with `shape.diagonal`, then times
-/// `postScale` (may be null; log2(e) when the softmax uses exp2 and it could
-/// not be folded into `scoreScale`). Masked scores become -inf. `row` and
-/// `col` are absolute index values.
-Value applyScoreModifiers(OpBuilder &b, Location loc, AttentionOp op, Value s,
-                          Value scoreScale, Value maskElt, Value row, Value col,
-                          const AttentionShape &shape, Value postScale = {});
+/// The per-score modifiers of an attention: softcap and the positional
+/// window (causal is right = 0), read off fa.attention or fa.online_attention.
+struct ScoreModifiers {
+  std::optional<double> softcap;
+  int64_t left = -1, right = -1; // -1: unbounded
+  bool hasWindow() const { return left >= 0 || right >= 0; }
+  static ScoreModifiers get(AttentionOp op);
+  static ScoreModifiers get(OnlineAttentionOp op);
+};
 
-/// Whether key `col` is inside the causal/window band of query `row`; null
-/// when the op has no positional mask.
-Value isInsideWindow(OpBuilder &b, Location loc, AttentionOp op, Value row,
-                     Value col, const AttentionShape &shape);
+/// The signed distance of key `col` from the diagonal of query `row`:
+/// col - (row + diagonal).
+Value getDiagonalDistance(OpBuilder &b, Location loc, Value row, Value col,
+                          Value diagonal);
+
+/// The score after the modifiers, in this order: times `scoreScale`, softcap,
+/// additive or boolean `maskElt` (may be null), positional masking when
+/// `distance` (from getDiagonalDistance) is given, then times `postScale` (may
+/// be null; log2(e) when the softmax uses exp2 and it could not be folded into
+/// `scoreScale`). Masked scores become -inf.
+Value applyScoreModifiers(OpBuilder &b, Location loc,
+                          const ScoreModifiers &mods, Value s,
+                          Value scoreScale, Value maskElt, Value distance,
+                          Value postScale = {});
+
+/// Whether a key at `distance` from the diagonal is inside the window; null
+/// when there is no window.
+Value isInsideWindow(OpBuilder &b, Location loc, const ScoreModifiers &mods,
+                     Value distance);
 
 /// Indexing map from loops (b, h, i, j) (the first four of `numLoops`) to the
 /// mask operand, with size-1 leading dims broadcast.
@@ -68,14 +86,28 @@ AffineMap getMaskBroadcastMap(AttentionOp op, unsigned numLoops);
 /// with nothing visible yet), so that exp(-inf - m) is 0 and never NaN.
 Value safeRowMax(OpBuilder &b, Location loc, Value rowMax);
 
-/// The normalized output acc / l, times v_descale for fp8; 0 for a fully
-/// masked row (l = 0).
-Value normalizeOutput(OpBuilder &b, Location loc, AttentionOp op, Value acc,
-                      Value rowSum);
+/// The normalized output acc / l, times `vDescale` (may be null; fp8); 0 for
+/// a fully masked row (l = 0).
+Value normalizeOutput(OpBuilder &b, Location loc, Value acc, Value rowSum,
+                      Value vDescale);
 
 /// log-sum-exp from the subtracted max and the row sum: max + log(sum), which
 /// is -inf for a fully masked row (sum = 0, max replaced by 0).
 Value logSumExp(OpBuilder &b, Location loc, Value safeMax, Value rowSum);
+
+/// The same from a max in log2 units (the online form):
+/// ln(2) * (max + log2(sum)).
+Value logSumExpFromLog2(OpBuilder &b, Location loc, Value safeMax,
+                        Value rowSum);
+
+/// The index constant/values of a key/value block range (see
+/// fa.kv_block_range), computed with index arithmetic.
+struct KVBlockRange {
+  Value begin, fullBegin, fullEnd, end;
+};
+KVBlockRange computeKVBlockRange(OpBuilder &b, Location loc, Value rowBegin,
+                                 Value rowEnd, Value keyLength, Value diagonal,
+                                 int64_t blockKV, int64_t left, int64_t right);
 
 } // namespace mlir::fa
 
