@@ -101,6 +101,15 @@ static bool isOutputElementType(Type t) {
 }
 
 LogicalResult AttentionVerifier::verify() {
+  // Attributes are the op's own or dialect-prefixed discardable ones: a
+  // misspelled `casual` must not silently mean "not causal".
+  for (NamedAttribute attr : op->getAttrs()) {
+    StringRef name = attr.getName().getValue();
+    if (!llvm::is_contained(AttentionOp::getAttributeNames(), name) &&
+        !name.contains('.'))
+      return op.emitOpError() << "unknown attribute '" << name << "'";
+  }
+
   RankedTensorType q = op.getQueryType(), k = op.getKeyType(),
                    v = op.getValueType(), o = op.getOutType();
   if (failed(checkRank("query", q, 4, "[B, Hq, Nq, D]")) ||
