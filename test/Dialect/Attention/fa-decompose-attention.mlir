@@ -137,9 +137,9 @@ func.func @gqa(%q: tensor<2x8x16x32xbf16>, %k: tensor<2x2x16x32xbf16>,
 // CHECK-NEXT: ^bb0(%[[S:.+]]: f32):
 // CHECK-DAG: %[[ROW:.+]] = linalg.index 2 : index
 // CHECK-DAG: %[[COL:.+]] = linalg.index 3 : index
-// CHECK: %[[SCALED:.+]] = arith.mulf %[[S]], %[[SCALE]] : f32
-// CHECK-NEXT: %[[ROW_DIAG:.+]] = arith.addi %[[ROW]], %[[DIAG]] : index
+// CHECK: %[[ROW_DIAG:.+]] = arith.addi %[[ROW]], %[[DIAG]] : index
 // CHECK-NEXT: %[[DELTA:.+]] = arith.subi %[[COL]], %[[ROW_DIAG]] : index
+// CHECK-NEXT: %[[SCALED:.+]] = arith.mulf %[[S]], %[[SCALE]] : f32
 // CHECK-NEXT: %[[KEEP:.+]] = arith.cmpi sle, %[[DELTA]], %[[C0]] : index
 // CHECK-NEXT: %[[MASKED:.+]] = arith.select %[[KEEP]], %[[SCALED]], %[[NEG_INF]] : f32
 // CHECK-NEXT: linalg.yield %[[MASKED]] : f32
@@ -163,9 +163,9 @@ func.func @causal(%q: tensor<1x4x16x32xf16>, %k: tensor<1x4x64x32xf16>,
 // CHECK-NEXT: ^bb0(%{{.+}}: f32):
 // CHECK-DAG: %[[ROW:.+]] = linalg.index 2 : index
 // CHECK-DAG: %[[COL:.+]] = linalg.index 3 : index
-// CHECK: %[[SCALED:.+]] = arith.mulf
-// CHECK-NEXT: %[[ROW_DIAG:.+]] = arith.addi %[[ROW]], %[[DIAG]] : index
+// CHECK: %[[ROW_DIAG:.+]] = arith.addi %[[ROW]], %[[DIAG]] : index
 // CHECK-NEXT: %[[DELTA:.+]] = arith.subi %[[COL]], %[[ROW_DIAG]] : index
+// CHECK-NEXT: %[[SCALED:.+]] = arith.mulf
 // CHECK-NEXT: %[[AFTER_LEFT:.+]] = arith.cmpi sge, %[[DELTA]], %[[LEFT]] : index
 // CHECK-NEXT: %[[BEFORE_RIGHT:.+]] = arith.cmpi sle, %[[DELTA]], %[[RIGHT]] : index
 // CHECK-NEXT: %[[KEEP:.+]] = arith.andi %[[AFTER_LEFT]], %[[BEFORE_RIGHT]] : i1
@@ -193,8 +193,8 @@ func.func @window(%q: tensor<1x4x16x32xf16>, %k: tensor<1x4x64x32xf16>,
 // CHECK-NEXT: ^bb0(%[[MV:.+]]: i1, %{{.+}}: f32):
 // CHECK-DAG: %[[ROW:.+]] = linalg.index 2 : index
 // CHECK-DAG: %[[COL:.+]] = linalg.index 3 : index
-// CHECK: %[[SCALED:.+]] = arith.mulf
-// CHECK-NEXT: %[[DELTA:.+]] = arith.subi %[[COL]], %[[ROW]] : index
+// CHECK: %[[DELTA:.+]] = arith.subi %[[COL]], %[[ROW]] : index
+// CHECK-NEXT: %[[SCALED:.+]] = arith.mulf
 // CHECK-NEXT: %[[CAUSAL:.+]] = arith.cmpi sle, %[[DELTA]], %[[C0]] : index
 // CHECK-NEXT: %[[KEEP:.+]] = arith.andi %[[MV]], %[[CAUSAL]] : i1
 // CHECK-NEXT: %[[MASKED:.+]] = arith.select %[[KEEP]], %[[SCALED]], %[[NEG_INF]] : f32
