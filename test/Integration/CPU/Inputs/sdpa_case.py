@@ -1,0 +1,473 @@
+#!/usr/bin/env python3
+"""Emit and check one fa.attention case executed on the CPU.
+
+    sdpa_case.py emit  <case options>             > case.mlir
+    sdpa_case.py check <case options> runner.out
+
+`emit` writes an MLIR module whose @main builds deterministic random inputs as
+dense constants, calls fa.attention once and prints `out` (extended to f32) and,
+with --lse, `lse` through printMemrefF32.  `check` regenerates the same inputs
+from the same options (and seed), computes a float64 numpy reference written
+from the op's documented semantics only, parses the runner's stdout and prints
+`PASS ...` or `FAIL ...` (then exits 1).
+
+Reference semantics (per batch b, query head h, query row i; g = h / (Hq/Hkv)):
+
+    s[j] = scale * dot(q[b,h,i,:] * qd, k[b,g,j,:] * kd)      (qd = kd = vd = 1 unless fp8)
+    s[j] = softcap * tanh(s[j] / softcap)                      if softcap
+    s[j] += mask[b?,h?,i,j]                                    additive mask (broadcast)
+    s[j] = -inf  if a boolean mask is false, or j is outside
+                 i+(Nk-Nq)-left <= j <= i+(Nk-Nq)+right   (causal: right = 0; -1: unbounded)
+    out  = softmax(s) @ (v[b,g] * vd);  lse = log(sum_j exp(s[j]))
+    a row with every key masked: out = 0, lse = -inf.
+
+scale and softcap are f32 attributes, so the reference uses their f32 values.
+Inputs are generated in float64, then rounded to the input type (f16 through
+numpy; bf16 and f8E4M3FN, which numpy 1.24 lacks, here: bf16 by rounding the
+f32 bits to nearest even, f8E4M3FN through a table of its 127 magnitudes,
+saturating at 448); the reference uses exactly the rounded values, printed with
+repr() so that MLIR parses the exact value.
+
+Tolerances.  u = 2^-24 is the f32 unit roundoff.  For every row, let
+    S   = max_j ( scale * sum_d |q_d k_jd| * qd*kd + |mask_j| )   (logit magnitude)
+    V   = max_j,e |v_je| * vd                                     (value magnitude)
+    acc = u * (3 * (D + 2) * S + 4 * Nk + 64)
+`acc` bounds the f32 accumulation error of one logit (a D-term dot product,
+the scale, the mask add and the max subtraction: (D+2)u*S each, counted three
+times for s_j, the row max and s_j - max), plus the error of the exp, the
+Nk-term sums and the division (libm exp/log/tanh are ~1 ulp: the 64 covers
+them and the descale products).  A relative error e in every p_j moves out by at
+most e * V, so each element must satisfy
+
+    |got - ref| <= (u_out + PRINT) * |ref| + a_out + (1 + u_out) * acc * V   out
+    |got - ref| <=  PRINT          * |ref| +                 acc            lse
+
+with PRINT = 1e-5 (printMemrefF32 prints 6 significant digits: half a unit of
+the 6th digit is <= 5e-6 relative) and u_out, a_out the relative and the
+(subnormal) absolute rounding error of the output type:
+
+    out type | u_out  | a_out   | why
+    ---------+--------+---------+---------------------------------------------
+    f32      | 2^-24  | 2^-150  | computed in f32: only accumulation (acc*V) + print
+    f16      | 2^-11  | 2^-25   | one round-to-nearest of the f32 result to 11 bits
+    bf16     | 2^-8   | 2^-134  | one round-to-nearest of the f32 result to 8 bits
+    (inputs f8E4M3FN: the reference uses the same exactly representable fp8
+     values times the f32 descale factors, so the error is still output rounding
+     plus accumulation; the descale products are f32 roundings inside acc)
+
+lse is always f32 and is compared with the tight f32 bound above, whatever the
+input/output type.  Fully masked rows must give out == 0 exactly and
+lse == -inf.  Any NaN in the output fails.
+"""
+
+import argparse
+import math
+import re
+import sys
+
+import numpy as np
+
+U32 = 2.0 ** -24
+PRINT_REL = 1e-5
+OUT_UNIT = {"f32": 2.0 ** -24, "f16": 2.0 ** -11, "bf16": 2.0 ** -8}
+OUT_ABS = {"f32": 2.0 ** -150, "f16": 2.0 ** -25, "bf16": 2.0 ** -134}
+
+# ----------------------------------------------------------------------------
+# Rounding to the input types.
+
+
+def round_f16(x):
+    return np.asarray(x, dtype=np.float64).astype(np.float16).astype(np.float64)
+
+
+def round_bf16(x):
+    """Round to nearest even on the upper 16 bits of the f32 value."""
+    f = np.asarray(x, dtype=np.float64).astype(np.float32)
+    bits = f.view(np.uint32).astype(np.uint64)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return rounded.astype(np.uint32).view(np.float32).astype(np.float64)
+
+
+def _e4m3_positive_values():
+    """Finite non-negative f8E4M3FN values, indexed by code 0..126 (0x7F is NaN)."""
+    vals = []
+    for code in range(0x7F):
+        e, m = code >> 3, code & 7
+        vals.append((m / 8.0) * 2.0 ** -6 if e == 0 else (1 + m / 8.0) * 2.0 ** (e - 7))
+    return np.array(vals)
+
+
+E4M3 = _e4m3_positive_values()  # increasing, max 448
+
+
+def round_e4m3(x):
+    """Round to nearest (ties to even code), saturating at +-448."""
+    x = np.asarray(x, dtype=np.float64)
+    a = np.minimum(np.abs(x), E4M3[-1])
+    hi = np.clip(np.searchsorted(E4M3, a), 0, len(E4M3) - 1)
+    lo = np.maximum(hi - 1, 0)
+    dlo, dhi = a - E4M3[lo], E4M3[hi] - a
+    pick = np.where(dlo < dhi, lo, np.where(dhi < dlo, hi, np.where(lo % 2 == 0, lo, hi)))
+    return np.sign(x) * E4M3[pick]
+
+
+ROUND = {"f32": lambda x: np.asarray(x, np.float64).astype(np.float32).astype(np.float64),
+         "f16": round_f16, "bf16": round_bf16, "f8E4M3FN": round_e4m3}
+MAXVAL = {"f32": 3.4e38, "f16": 65504.0, "bf16": 3.38e38, "f8E4M3FN": 448.0}
+
+
+def f32(x):
+    return float(np.float32(x))
+
+
+# ----------------------------------------------------------------------------
+# The case.
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("mode", choices=["emit", "check"])
+    p.add_argument("--B", type=int, default=1)
+    p.add_argument("--Hq", type=int, default=1)
+    p.add_argument("--Hkv", type=int, default=None, help="default: Hq")
+    p.add_argument("--Nq", type=int, default=4)
+    p.add_argument("--Nk", type=int, default=None, help="default: Nq")
+    p.add_argument("--D", type=int, default=8)
+    p.add_argument("--Dv", type=int, default=None, help="default: D")
+    p.add_argument("--in-type", default="f32", choices=["f32", "f16", "bf16", "f8E4M3FN"])
+    p.add_argument("--out-type", default=None, choices=["f32", "f16", "bf16"],
+                   help="default: the input type (f32 for fp8)")
+    p.add_argument("--causal", action="store_true")
+    p.add_argument("--window", type=int, nargs=2, metavar=("LEFT", "RIGHT"), default=None)
+    p.add_argument("--softcap", type=float, default=None)
+    p.add_argument("--scale", type=float, default=None, help="default: 1/sqrt(D)")
+    p.add_argument("--mask", default="none", choices=["none", "additive", "bool"])
+    p.add_argument("--mask-type", default="f32", choices=["f32", "f16", "bf16"],
+                   help="element type of an additive mask")
+    p.add_argument("--mask-dims", default=None,
+                   help="Bm,Hm of the mask (each 1 or B/Hq); default B,Hq")
+    p.add_argument("--keep-prob", type=float, default=0.7, help="boolean mask density")
+    p.add_argument("--mask-range", type=float, default=2.0, help="additive mask in +-range")
+    p.add_argument("--masked-row", type=int, action="append", default=[],
+                   help="query row whose keys are all masked (bool: false, additive: -inf)")
+    p.add_argument("--lse", action="store_true", help="also return and check lse")
+    p.add_argument("--dynamic", action="store_true",
+                   help="tensor.cast the B, H and N dims to ? around the op")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--qk-range", type=float, default=1.0, help="q, k uniform in +-range")
+    p.add_argument("--v-range", type=float, default=1.0, help="v uniform in +-range")
+    p.add_argument("--logit-mag", type=float, default=None,
+                   help="choose qk-range so that the logits' std is about this (e.g. 1e4)")
+    p.add_argument("--descale", type=float, nargs=3, default=None, metavar=("QD", "KD", "VD"),
+                   help="fp8 descale factors; default: amax/448 of each tensor")
+    p.add_argument("output", nargs="?", help="runner stdout (check mode)")
+    a = p.parse_intermixed_args(argv)
+    a.Hkv = a.Hkv or a.Hq
+    a.Nk = a.Nk or a.Nq
+    a.Dv = a.Dv or a.D
+    a.out_type = a.out_type or ("f32" if a.in_type == "f8E4M3FN" else a.in_type)
+    if a.Hq % a.Hkv:
+        p.error("Hq must be a multiple of Hkv")
+    if a.mask_dims is None:
+        a.mask_dims = (a.B, a.Hq)
+    else:
+        a.mask_dims = tuple(int(x) for x in a.mask_dims.split(","))
+        if a.mask_dims[0] not in (1, a.B) or a.mask_dims[1] not in (1, a.Hq):
+            p.error("--mask-dims must be 1 or B, 1 or Hq")
+    if a.masked_row and a.mask == "none":
+        p.error("--masked-row needs a mask")
+    if a.mode == "check" and not a.output:
+        p.error("check needs the runner's output file")
+    return a
+
+
+def scale_of(a):
+    return f32(a.scale if a.scale is not None else 1.0 / math.sqrt(a.D))
+
+
+def make_inputs(a):
+    """Deterministic inputs, already rounded to their MLIR element types."""
+    rng = np.random.default_rng(a.seed)
+    qk_range = a.qk_range
+    if a.logit_mag is not None:
+        # uniform(+-r) products have variance r^4/9: std(scale*q.k) = scale*sqrt(D)*r^2/3.
+        qk_range = math.sqrt(3.0 * a.logit_mag / (scale_of(a) * math.sqrt(a.D)))
+    q = rng.uniform(-qk_range, qk_range, (a.B, a.Hq, a.Nq, a.D))
+    k = rng.uniform(-qk_range, qk_range, (a.B, a.Hkv, a.Nk, a.D))
+    v = rng.uniform(-a.v_range, a.v_range, (a.B, a.Hkv, a.Nk, a.Dv))
+    ins = {}
+    if a.in_type == "f8E4M3FN":
+        ds = a.descale or [np.abs(x).max() / 448.0 for x in (q, k, v)]
+        ds = [f32(d) for d in ds]
+        ins["descale"] = ds
+        q, k, v = (round_e4m3(x / d) for x, d in zip((q, k, v), ds))
+    else:
+        for x in (q, k, v):
+            if np.abs(x).max() > MAXVAL[a.in_type]:
+                sys.exit("inputs overflow " + a.in_type)
+        q, k, v = (ROUND[a.in_type](x) for x in (q, k, v))
+    ins.update(q=q, k=k, v=v)
+    mshape = (a.mask_dims[0], a.mask_dims[1], a.Nq, a.Nk)
+    if a.mask == "bool":
+        m = rng.uniform(0.0, 1.0, mshape) < a.keep_prob
+        for r in a.masked_row:
+            m[:, :, r, :] = False
+        ins["mask"] = m
+    elif a.mask == "additive":
+        m = ROUND[a.mask_type](rng.uniform(-a.mask_range, a.mask_range, mshape))
+        for r in a.masked_row:
+            m[:, :, r, :] = -np.inf
+        ins["mask"] = m
+    return ins
+
+
+# ----------------------------------------------------------------------------
+# emit
+
+
+NEG_INF_BITS = {"f32": "0xFF800000", "f16": "0xFC00", "bf16": "0xFF80"}
+
+
+def fmt(x, elt="f32"):
+    """A float literal MLIR parses to exactly x (shortest round-trip repr)."""
+    s = repr(float(x))
+    if s == "-inf":  # only in additive masks; MLIR has no inf literal
+        return NEG_INF_BITS[elt]
+    if "e" in s and "." not in s.split("e")[0]:  # 1e-05 -> 1.0e-05
+        m, e = s.split("e")
+        s = m + ".0e" + e
+    return s
+
+
+def dense(arr, conv):
+    if arr.ndim == 0:
+        return conv(arr)
+    return "[" + ", ".join(dense(x, conv) for x in arr) + "]"
+
+
+def ttype(shape, elt):
+    return "tensor<" + "x".join(str(d) for d in shape) + "x" + elt + ">"
+
+
+def emit(a, ins):
+    B, Hq, Hkv, Nq, Nk, D, Dv = a.B, a.Hq, a.Hkv, a.Nq, a.Nk, a.D, a.Dv
+    E, Eo = a.in_type, a.out_type
+    L = []
+    w = L.append
+    w("// Generated by sdpa_case.py " + " ".join(sys.argv[1:]))
+    w("func.func private @printMemrefF32(memref<*xf32>)")
+    w("func.func @main() {")
+    def dty(shape):  # the op's operand/result shape: B, H, N dynamic with --dynamic
+        return ["?"] * 3 + list(shape[3:]) if a.dynamic else list(shape)
+
+    names = {}
+    for n, shape in (("q", (B, Hq, Nq, D)), ("k", (B, Hkv, Nk, D)), ("v", (B, Hkv, Nk, Dv))):
+        t = ttype(shape, E)
+        if a.dynamic:
+            w(f"  %{n}c = arith.constant dense<{dense(ins[n], fmt)}> : {t}")
+            w(f"  %{n} = tensor.cast %{n}c : {t} to {ttype(dty(shape), E)}")
+        else:
+            w(f"  %{n} = arith.constant dense<{dense(ins[n], fmt)}> : {t}")
+        names[n] = ttype(dty(shape), E)
+    clauses = ""
+    if a.mask != "none":
+        me = "i1" if a.mask == "bool" else a.mask_type
+        mshape = ins["mask"].shape
+        t = ttype(mshape, me)
+        conv = ((lambda x: "true" if x else "false") if a.mask == "bool"
+                else (lambda x: fmt(x, a.mask_type)))
+        mt = t
+        if a.dynamic:
+            # Broadcast dims (size 1 where the operand has more) stay static.
+            md = ["?" if (s != 1 or full == 1) else 1
+                  for s, full in zip(mshape, (B, Hq, Nq, Nk))]
+            mt = ttype(md, me)
+            w(f"  %mc = arith.constant dense<{dense(ins['mask'], conv)}> : {t}")
+            w(f"  %m = tensor.cast %mc : {t} to {mt}")
+        else:
+            w(f"  %m = arith.constant dense<{dense(ins['mask'], conv)}> : {t}")
+        clauses += f" mask(%m : {mt})"
+    if "descale" in ins:
+        for n, d in zip(("qd", "kd", "vd"), ins["descale"]):
+            w(f"  %{n} = arith.constant {fmt(d)} : f32")
+        clauses += " descale(%qd, %kd, %vd)"
+    attrs = []
+    if a.scale is not None:
+        attrs.append(f"scale = {fmt(f32(a.scale))} : f32")
+    if a.causal:
+        attrs.append("causal")
+    if a.window is not None:
+        attrs.append(f"window = array<i64: {a.window[0]}, {a.window[1]}>")
+    if a.softcap is not None:
+        attrs.append(f"softcap = {fmt(f32(a.softcap))} : f32")
+    attr = (" {" + ", ".join(attrs) + "}") if attrs else ""
+    oshape, lshape = (B, Hq, Nq, Dv), (B, Hq, Nq)
+    ot = ttype(dty(oshape), Eo)
+    lt = ttype(dty(lshape + (1,))[:3], "f32")  # lse: [B, Hq, Nq]
+    res = f"({ot}, {lt})" if a.lse else ot
+    lhs = "%o, %l" if a.lse else "%o"
+    w(f"  {lhs} = fa.attention %q, %k, %v{clauses}{attr} : "
+      f"{names['q']}, {names['k']}, {names['v']} -> {res}")
+
+    def printf32(val, shape, elt, dyn_t):
+        st = ttype(shape, elt)
+        src = f"%{val}"
+        if dyn_t != st:
+            w(f"  %{val}s = tensor.cast %{val} : {dyn_t} to {st}")
+            src = f"%{val}s"
+        if elt != "f32":
+            w(f"  %{val}f = arith.extf {src} : {st} to {ttype(shape, 'f32')}")
+            src = f"%{val}f"
+        ft = ttype(shape, "f32")
+        mt = "memref<" + "x".join(str(d) for d in shape) + "xf32>"
+        w(f"  %{val}m = bufferization.to_buffer {src} : {ft} to {mt}")
+        w(f"  %{val}u = memref.cast %{val}m : {mt} to memref<*xf32>")
+        w(f"  call @printMemrefF32(%{val}u) : (memref<*xf32>) -> ()")
+
+    printf32("o", oshape, Eo, ot)
+    if a.lse:
+        printf32("l", lshape, "f32", lt)
+    w("  return")
+    w("}")
+    return "\n".join(L) + "\n"
+
+
+# ----------------------------------------------------------------------------
+# Reference (float64) and check
+
+
+def reference(a, ins):
+    qd, kd, vd = ins.get("descale", (1.0, 1.0, 1.0))
+    q, k, v = ins["q"] * qd, ins["k"] * kd, ins["v"] * vd
+    grp = a.Hq // a.Hkv
+    kk = np.repeat(k, grp, axis=1)  # head h uses kv head h // grp
+    vv = np.repeat(v, grp, axis=1)
+    scale = scale_of(a)
+    s = scale * np.einsum("bhid,bhjd->bhij", q, kk)
+    smag = scale * np.einsum("bhid,bhjd->bhij", np.abs(q), np.abs(kk))
+    if a.softcap is not None:
+        c = f32(a.softcap)
+        s = c * np.tanh(s / c)
+    keep = np.ones(s.shape, dtype=bool)
+    if a.mask == "additive":
+        m = np.broadcast_to(ins["mask"], s.shape)
+        keep &= np.isfinite(m)
+        s = s + np.where(np.isfinite(m), m, 0.0)
+        smag = smag + np.where(np.isfinite(m), np.abs(m), 0.0)
+    elif a.mask == "bool":
+        keep &= np.broadcast_to(ins["mask"], s.shape)
+    left, right = a.window if a.window is not None else (-1, -1)
+    if a.causal:
+        right = 0
+    i = np.arange(a.Nq)[:, None] + (a.Nk - a.Nq)
+    j = np.arange(a.Nk)[None, :]
+    pos = np.ones((a.Nq, a.Nk), dtype=bool)
+    if left >= 0:
+        pos &= j >= i - left
+    if right >= 0:
+        pos &= j <= i + right
+    keep &= pos
+    s = np.where(keep, s, -np.inf)
+    rowmax = s.max(axis=-1, keepdims=True)
+    alive = np.isfinite(rowmax)
+    e = np.exp(s - np.where(alive, rowmax, 0.0))
+    tot = e.sum(axis=-1, keepdims=True)
+    p = np.where(alive, e / np.where(alive, tot, 1.0), 0.0)
+    out = np.einsum("bhij,bhjd->bhid", p, vv)
+    lse = np.where(alive, rowmax + np.log(np.where(alive, tot, 1.0)), -np.inf)[..., 0]
+    # Tolerance ingredients, per row.
+    S = np.where(keep, smag, 0.0).max(axis=-1)
+    V = np.abs(vv).max(axis=(-2, -1))[:, :, None]  # [B,Hq,1]
+    acc = U32 * (3 * (a.D + 2) * S + 4 * a.Nk + 64)
+    return out, lse, alive[..., 0], acc, V
+
+
+NUM = re.compile(r"-?nan|-?inf|[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+def parse_output(path):
+    """The arrays printed by printMemrefF32, in order, with their sizes."""
+    text = open(path).read()
+    blocks = text.split("Unranked Memref")[1:]
+    arrays = []
+    for blk in blocks:
+        sizes = re.search(r"sizes = \[([^\]]*)\]", blk)
+        shape = tuple(int(x) for x in sizes.group(1).split(",")) if sizes.group(1).strip() else ()
+        data = blk.split("data =", 1)[1]
+        vals = [float(t) for t in NUM.findall(data)]
+        n = int(np.prod(shape)) if shape else 1
+        if len(vals) != n:
+            raise ValueError(f"expected {n} values for sizes {shape}, parsed {len(vals)}")
+        arrays.append(np.array(vals, dtype=np.float64).reshape(shape))
+    return arrays
+
+
+def compare(name, got, ref, tol, dead):
+    """Returns (ok, message, max_abs, max_rel, worst_ratio)."""
+    if got.shape != ref.shape:
+        return False, f"{name}: shape {got.shape} != expected {ref.shape}", 0, 0, 0
+    if np.isnan(got).any():
+        idx = tuple(int(x) for x in np.argwhere(np.isnan(got))[0])
+        return False, f"{name}{list(idx)}: got nan, expected {ref[idx]!r}", 0, 0, 0
+    both_inf = (got == ref) & np.isinf(ref)
+    with np.errstate(invalid="ignore"):  # inf - inf
+        err = np.where(both_inf, 0.0, np.abs(got - ref))
+    err = np.where(np.isnan(err), np.inf, err)
+    # Fully masked rows must be exact (out == 0, lse == -inf).
+    tol = np.where(dead, 0.0, tol)
+    rel = err / np.maximum(np.abs(np.where(np.isinf(ref), 1.0, ref)), 1e-30)
+    ratio = np.where(err == 0, 0.0, err / np.where(tol > 0, tol, 1e-300))
+    worst = np.unravel_index(np.argmax(ratio), ratio.shape)
+    w = tuple(int(x) for x in worst)
+    finite = np.isfinite(err)
+    mabs = float(err[finite].max()) if finite.any() else 0.0
+    mrel = float(rel[finite & (np.abs(ref) > 1e-3)].max()) if (finite & (np.abs(ref) > 1e-3)).any() else 0.0
+    if ratio[worst] > 1.0:
+        return (False, f"{name}{list(w)}: got {got[w]!r}, expected {ref[w]!r}, "
+                f"|err| {err[w]:.3g} > tol {tol[w]:.3g}", mabs, mrel, float(ratio[worst]))
+    return True, "", mabs, mrel, float(ratio[worst])
+
+
+def check(a, ins):
+    out, lse, alive, acc, V = reference(a, ins)
+    try:
+        arrays = parse_output(a.output)
+    except (OSError, ValueError, AttributeError, IndexError) as e:
+        print(f"FAIL cannot parse {a.output}: {e}")
+        return 1
+    want = 2 if a.lse else 1
+    if len(arrays) != want:
+        print(f"FAIL expected {want} printed arrays, found {len(arrays)}")
+        return 1
+    uo = OUT_UNIT[a.out_type]
+    tol_out = ((uo + PRINT_REL) * np.abs(out) + OUT_ABS[a.out_type]
+               + (1 + uo) * (acc * V)[..., None])
+    dead = ~alive
+    results = [("out", arrays[0], out, tol_out, np.broadcast_to(dead[..., None], out.shape))]
+    if a.lse:
+        tol_lse = PRINT_REL * np.abs(np.where(np.isinf(lse), 0.0, lse)) + acc
+        results.append(("lse", arrays[1], lse, tol_lse, dead))
+    msgs, ok_all = [], True
+    for name, got, ref, tol, d in results:
+        ok, msg, mabs, mrel, ratio = compare(name, got, ref, tol, d)
+        ok_all &= ok
+        msgs.append(msg if not ok else
+                    f"{name}: max abs err {mabs:.3g}, max rel err {mrel:.3g}, "
+                    f"worst err/tol {ratio:.3g}")
+    nd = int(dead.sum())
+    print(("PASS " if ok_all else "FAIL ") + "; ".join(msgs)
+          + (f"; {nd} fully masked rows" if nd else ""))
+    return 0 if ok_all else 1
+
+
+def main(argv):
+    a = parse_args(argv)
+    ins = make_inputs(a)
+    if a.mode == "emit":
+        sys.stdout.write(emit(a, ins))
+        return 0
+    return check(a, ins)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
