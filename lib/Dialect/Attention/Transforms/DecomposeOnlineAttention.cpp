@@ -70,7 +70,6 @@ mlir::fa::decomposeOnlineAttention(RewriterBase &rewriter,
 
   OpFoldResult rows = tensor::getMixedSize(b, loc, q, 0);
   OpFoldResult cols = tensor::getMixedSize(b, loc, k, 0);
-  OpFoldResult headDimV = tensor::getMixedSize(b, loc, v, 1);
   AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
   AffineMap row2 = dimsMap(ctx, 2, {0});
   AffineMap id1 = AffineMap::getMultiDimIdentityMap(1, ctx);

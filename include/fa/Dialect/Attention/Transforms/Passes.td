@@ -128,4 +128,20 @@ def FADecomposeOnlineAttentionPass : Pass<"fa-decompose-online-attention"> {
   ];
 }
 
+def FAExpandF8E4M3FNExtFPass : Pass<"fa-expand-f8e4m3fn-extf"> {
+  let summary = "Expand arith.extf from f8E4M3FN into integer ops on its bits";
+  let description = [{
+    LLVM has no fp8 type and upstream `arith-expand` has no E4M3 patterns, so CPU
+    code cannot convert an f8E4M3FN value directly. This pass rebuilds it exactly:
+    the 7 magnitude bits shifted to f32's exponent/mantissa position and scaled by
+    2^120 (the bias difference), the sign bit moved to bit 31, and the NaN encoding
+    (0x7F/0xFF) selected to NaN. Subnormals are exact. Scalars and vectors.
+
+    Before: `%f = arith.extf %x : f8E4M3FN to f32`
+    After: `arith.bitcast` to i8, `arith.extui`, `andi`/`shli`/`ori`, `bitcast` to
+    f32, `mulf` by 2^120, `cmpi` + `select` for NaN.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // FA_DIALECT_ATTENTION_TRANSFORMS_PASSES_TD

@@ -48,6 +48,9 @@ FailureOr<SmallVector<Value>> decomposeOnlineAttention(RewriterBase &rewriter,
 /// fa.kv_block_range to index arithmetic.
 void populateDecomposeOnlineAttentionPatterns(RewritePatternSet &patterns);
 
+/// Adds the pattern that expands arith.extf from f8E4M3FN into integer ops.
+void populateExpandF8E4M3FNExtFPatterns(RewritePatternSet &patterns);
+
 } // namespace mlir::fa
 
 #endif // FA_DIALECT_ATTENTION_TRANSFORMS_TRANSFORMS_H
