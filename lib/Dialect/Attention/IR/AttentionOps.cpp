@@ -44,7 +44,8 @@ void AttentionOp::build(OpBuilder &builder, OperationState &state,
                         bool causal) {
   build(builder, state, outType, /*lse=*/Type(), query, key, value,
         /*mask=*/Value(), /*q_descale=*/Value(), /*k_descale=*/Value(),
-        /*v_descale=*/Value(), /*scale=*/FloatAttr(), causal,
+        /*v_descale=*/Value(), /*diagonal=*/Value(), /*scale=*/FloatAttr(),
+        causal,
         /*window=*/DenseI64ArrayAttr(), /*softcap=*/FloatAttr());
 }
 
@@ -185,6 +186,11 @@ LogicalResult AttentionVerifier::verify() {
                                  "diagonal), got "
                               << (*window)[1];
   }
+
+  // The diagonal override only moves the causal/window band.
+  if (op.getDiagonal() && !op.hasPositionalMask())
+    return op.emitOpError() << "diagonal(...) needs causal or a bounded window "
+                               "(it moves their band of visible keys)";
 
   // Mask: [B or 1, Hq or 1, Nq, Nk].
   if (Value mask = op.getMask()) {

@@ -36,8 +36,12 @@ AttentionShape mlir::fa::getAttentionShape(OpBuilder &b, Location loc,
       arith::DivUIOp::create(b, loc, shape.queryHeads, shape.kvHeads);
   shape.queryLength = indexSize(b, loc, op.getQuery(), 2);
   shape.keyLength = indexSize(b, loc, op.getKey(), 2);
-  shape.diagonal =
-      arith::SubIOp::create(b, loc, shape.keyLength, shape.queryLength);
+  // The op's diagonal(...) override (set by row tiling), else bottom-right
+  // alignment.
+  shape.diagonal = op.getDiagonal()
+                       ? op.getDiagonal()
+                       : Value(arith::SubIOp::create(b, loc, shape.keyLength,
+                                                     shape.queryLength));
   return shape;
 }
 
@@ -81,7 +85,7 @@ Value mlir::fa::isInsideWindow(OpBuilder &b, Location loc, AttentionOp op,
   auto [left, right] = op.getEffectiveWindow();
   if (left < 0 && right < 0)
     return Value();
-  // delta = col - (row + Nk - Nq): signed distance from the diagonal.
+  // delta = col - (row + diagonal): signed distance from the diagonal.
   Value delta = arith::SubIOp::create(
       b, loc, col, arith::AddIOp::create(b, loc, row, shape.diagonal));
   Value inside;
