@@ -67,6 +67,20 @@ std::pair<int64_t, int64_t> AttentionOp::getEffectiveWindow() {
   return {left, right};
 }
 
+LogicalResult AttentionOp::reifyResultShapes(
+    OpBuilder &builder, ReifiedRankedShapedTypeDims &reifiedReturnShapes) {
+  // out: [B, Hq, Nq, Dv] and lse: [B, Hq, Nq], all but Dv from the query.
+  SmallVector<OpFoldResult> rows;
+  for (int64_t dim = 0; dim < 3; ++dim)
+    rows.push_back(tensor::getMixedSize(builder, getLoc(), getQuery(), dim));
+  SmallVector<OpFoldResult> out(rows);
+  out.push_back(builder.getIndexAttr(getOutType().getDimSize(3)));
+  reifiedReturnShapes.push_back(out);
+  if (getLse())
+    reifiedReturnShapes.push_back(rows);
+  return success();
+}
+
 namespace {
 /// Checks the rules of one op and reports the first violation on it.
 struct AttentionVerifier {

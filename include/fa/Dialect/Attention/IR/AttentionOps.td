@@ -5,12 +5,18 @@
 include "fa/Dialect/Attention/IR/AttentionDialect.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/TilingInterface.td"
 include "mlir/IR/BuiltinAttributes.td"
 
 def FA_InputElementType : AnyTypeOf<[F16, BF16, F32, F8E4M3FN]>;
 def FA_OutputElementType : AnyTypeOf<[F16, BF16, F32]>;
 
-def FA_AttentionOp : FA_Op<"attention", [Pure, AttrSizedOperandSegments]> {
+def FA_AttentionOp : FA_Op<"attention", [
+    Pure, AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface, ["reifyResultShapes"]>,
+    DeclareOpInterfaceMethods<TilingInterface, [
+      "getLoopIteratorTypes", "getIterationDomain", "getTiledImplementation",
+      "getResultTilePosition", "generateResultTileValue"]>]> {
   let summary = "scaled dot-product attention over [batch, heads, seq, dim] tensors";
   let description = [{
     Computes, for every batch `b`, query head `h` and query row `i`:
@@ -54,6 +60,17 @@ def FA_AttentionOp : FA_Op<"attention", [Pure, AttrSizedOperandSegments]> {
       is an op over `n` rows with diagonal `d + i0`, so every row keeps its band of keys
       (a tile's own `Nk - n` would move the diagonal). Any value is allowed, negative too:
       rows whose band holds no key are fully masked.
+
+    Tiling (`TilingInterface`): the loops are (batch, query head, query row), all parallel.
+    The key dimension is not a loop of the interface: it is the softmax reduction, done inside
+    the op by its lowering (online softmax), so a tile always reads all keys of its K/V heads.
+    A head tile `[h0, h0 + hs)` must map onto whole K/V heads, since the tiled op reads K/V
+    head `h / (hs / kvs)` for its local query head `h`. With `r = Hq / Hkv`: either `hs`
+    divides `r` and `h0` is a multiple of `hs` (one K/V head, `h0 / r`), or `hs` and `h0` are
+    multiples of `r` (K/V heads `[h0 / r, (h0 + hs) / r)`). Size 1, the whole head range and
+    `Hkv = 1` always qualify. When this cannot be proven from the static sizes and the
+    offsets (constants, loop induction variables, affine expressions of them), tiling fails
+    with a diagnostic on the op rather than guessing.
 
     A second result `lse: tensor<B x Hq x Nq x f32>` is returned when the result type list
     names two types. A row whose keys are all masked yields `out = 0` and `lse = -inf`.
