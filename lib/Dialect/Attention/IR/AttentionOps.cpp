@@ -44,7 +44,8 @@ void AttentionOp::build(OpBuilder &builder, OperationState &state,
                         bool causal) {
   build(builder, state, outType, /*lse=*/Type(), query, key, value,
         /*mask=*/Value(), /*q_descale=*/Value(), /*k_descale=*/Value(),
-        /*v_descale=*/Value(), /*scale=*/FloatAttr(), causal,
+        /*v_descale=*/Value(), /*diagonal=*/Value(), /*scale=*/FloatAttr(),
+        causal,
         /*window=*/DenseI64ArrayAttr(), /*softcap=*/FloatAttr());
 }
 
@@ -64,6 +65,20 @@ std::pair<int64_t, int64_t> AttentionOp::getEffectiveWindow() {
   if (getCausal())
     right = 0;
   return {left, right};
+}
+
+LogicalResult AttentionOp::reifyResultShapes(
+    OpBuilder &builder, ReifiedRankedShapedTypeDims &reifiedReturnShapes) {
+  // out: [B, Hq, Nq, Dv] and lse: [B, Hq, Nq], all but Dv from the query.
+  SmallVector<OpFoldResult> rows;
+  for (int64_t dim = 0; dim < 3; ++dim)
+    rows.push_back(tensor::getMixedSize(builder, getLoc(), getQuery(), dim));
+  SmallVector<OpFoldResult> out(rows);
+  out.push_back(builder.getIndexAttr(getOutType().getDimSize(3)));
+  reifiedReturnShapes.push_back(out);
+  if (getLse())
+    reifiedReturnShapes.push_back(rows);
+  return success();
 }
 
 namespace {
@@ -194,6 +209,11 @@ LogicalResult AttentionVerifier::verify() {
                                  "diagonal), got "
                               << (*window)[1];
   }
+
+  // The diagonal override only moves the causal/window band.
+  if (op.getDiagonal() && !op.hasPositionalMask())
+    return op.emitOpError() << "diagonal(...) needs causal or a bounded window "
+                               "(it moves their band of visible keys)";
 
   // Mask: [B or 1, Hq or 1, Nq, Nk].
   if (Value mask = op.getMask()) {

@@ -36,8 +36,12 @@ AttentionShape mlir::fa::getAttentionShape(OpBuilder &b, Location loc,
       arith::DivUIOp::create(b, loc, shape.queryHeads, shape.kvHeads);
   shape.queryLength = indexSize(b, loc, op.getQuery(), 2);
   shape.keyLength = indexSize(b, loc, op.getKey(), 2);
-  shape.diagonal =
-      arith::SubIOp::create(b, loc, shape.keyLength, shape.queryLength);
+  // The op's diagonal(...) override (set by row tiling), else bottom-right
+  // alignment.
+  shape.diagonal = op.getDiagonal()
+                       ? op.getDiagonal()
+                       : Value(arith::SubIOp::create(b, loc, shape.keyLength,
+                                                     shape.queryLength));
   return shape;
 }
 

@@ -2,6 +2,8 @@
 #ifndef FA_DIALECT_ATTENTION_IR_ATTENTIONDIALECT_H
 #define FA_DIALECT_ATTENTION_IR_ATTENTIONDIALECT_H
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dialect.h"
 

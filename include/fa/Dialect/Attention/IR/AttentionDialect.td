@@ -13,7 +13,10 @@ def FA_Dialect : Dialect {
     so that passes can rewrite it into the FlashAttention algorithm: tiled loops with
     online-softmax accumulators, and from there into GPU code.
   }];
-  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+  // Tiling (TilingInterface) creates tensor slices and affine/arith index math.
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 class FA_Op<string mnemonic, list<Trait> traits = []>

@@ -8,6 +8,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/TilingInterface.h"
 
 #define GET_OP_CLASSES
 #include "fa/Dialect/Attention/IR/AttentionOps.h.inc"

@@ -5,12 +5,18 @@
 include "fa/Dialect/Attention/IR/AttentionDialect.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/TilingInterface.td"
 include "mlir/IR/BuiltinAttributes.td"
 
 def FA_InputElementType : AnyTypeOf<[F16, BF16, F32, F8E4M3FN]>;
 def FA_OutputElementType : AnyTypeOf<[F16, BF16, F32]>;
 
-def FA_AttentionOp : FA_Op<"attention", [Pure, AttrSizedOperandSegments]> {
+def FA_AttentionOp : FA_Op<"attention", [
+    Pure, AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface, ["reifyResultShapes"]>,
+    DeclareOpInterfaceMethods<TilingInterface, [
+      "getLoopIteratorTypes", "getIterationDomain", "getTiledImplementation",
+      "getResultTilePosition", "generateResultTileValue"]>]> {
   let summary = "scaled dot-product attention over [batch, heads, seq, dim] tensors";
   let description = [{
     Computes, for every batch `b`, query head `h` and query row `i`:
@@ -34,10 +40,11 @@ def FA_AttentionOp : FA_Op<"attention", [Pure, AttrSizedOperandSegments]> {
 
     Attributes:
     * `scale` (f32, default `1/sqrt(D)`) multiplies the scores before everything else.
-    * `causal`: query row `i` sees keys `j <= i + (Nk - Nq)` (bottom-right aligned, so the last
-      query row sees every key, as in decoding with a KV cache).
+    * `causal`: query row `i` sees keys `j <= i + diag` where `diag = Nk - Nq` by default
+      (bottom-right aligned, so the last query row sees every key, as in decoding with a KV
+      cache).
     * `window = array<i64: left, right>`: row `i` sees keys
-      `i + (Nk - Nq) - left <= j <= i + (Nk - Nq) + right`; `-1` means unbounded on that side.
+      `i + diag - left <= j <= i + diag + right`; `-1` means unbounded on that side.
       With `causal`, `right` is 0.
     * `softcap` (f32 > 0): `s -> softcap * tanh(s / softcap)`, applied after scaling and
       before masks.
@@ -47,6 +54,23 @@ def FA_AttentionOp : FA_Op<"attention", [Pure, AttrSizedOperandSegments]> {
       T = i1 keeps a key where true. Bm is B or 1 and Hm is Hq or 1 (broadcast).
     * `descale(%qd, %kd, %vd)`: three f32 factors that undo the quantization scale of
       f8E4M3FN query, key and value. Required with f8E4M3FN inputs, rejected otherwise.
+    * `diagonal(%d)`, `%d : index`: overrides `diag`, the key column on the diagonal of query
+      row 0, which is `Nk - Nq` without it. Only allowed with `causal` or `window`. Tiling
+      the query rows produces it: a tile of rows `[i0, i0 + n)` of an op with diagonal `d`
+      is an op over `n` rows with diagonal `d + i0`, so every row keeps its band of keys
+      (a tile's own `Nk - n` would move the diagonal). Any value is allowed, negative too:
+      rows whose band holds no key are fully masked.
+
+    Tiling (`TilingInterface`): the loops are (batch, query head, query row), all parallel.
+    The key dimension is not a loop of the interface: it is the softmax reduction, done inside
+    the op by its lowering (online softmax), so a tile always reads all keys of its K/V heads.
+    A head tile `[h0, h0 + hs)` must map onto whole K/V heads, since the tiled op reads K/V
+    head `h / (hs / kvs)` for its local query head `h`. With `r = Hq / Hkv`: either `hs`
+    divides `r` and `h0` is a multiple of `hs` (one K/V head, `h0 / r`), or `hs` and `h0` are
+    multiples of `r` (K/V heads `[h0 / r, (h0 + hs) / r)`). Size 1, the whole head range and
+    `Hkv = 1` always qualify. When this cannot be proven from the static sizes and the
+    offsets (constants, loop induction variables, affine expressions of them), tiling fails
+    with a diagnostic on the op rather than guessing.
 
     A second result `lse: tensor<B x Hq x Nq x f32>` is returned when the result type list
     names two types. A row whose keys are all masked yields `out = 0` and `lse = -inf`.
@@ -62,6 +86,10 @@ def FA_AttentionOp : FA_Op<"attention", [Pure, AttrSizedOperandSegments]> {
     %o2, %lse = fa.attention %q, %k, %v mask(%m : tensor<1x1x128x128xi1>) {window = array<i64: 32, 0>}
         : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>
         -> (tensor<2x8x128x64xf32>, tensor<2x8x128xf32>)
+    // Rows [32, 64) of a causal op with Nq = Nk = 128: diagonal 0 + 32.
+    %o3 = fa.attention %q1, %k, %v diagonal(%c32) {causal}
+        : tensor<2x8x32x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>
+        -> tensor<2x8x32x64xf16>
     ```
   }];
 
@@ -73,6 +101,7 @@ def FA_AttentionOp : FA_Op<"attention", [Pure, AttrSizedOperandSegments]> {
     Optional<F32>:$q_descale,
     Optional<F32>:$k_descale,
     Optional<F32>:$v_descale,
+    Optional<Index>:$diagonal,
     OptionalAttr<F32Attr>:$scale,
     UnitAttr:$causal,
     OptionalAttr<DenseI64ArrayAttr>:$window,
@@ -84,6 +113,7 @@ def FA_AttentionOp : FA_Op<"attention", [Pure, AttrSizedOperandSegments]> {
     $query `,` $key `,` $value
     (`mask` `(` $mask^ `:` type($mask) `)`)?
     (`descale` `(` $q_descale^ `,` $k_descale `,` $v_descale `)`)?
+    (`diagonal` `(` $diagonal^ `)`)?
     attr-dict `:` type($query) `,` type($key) `,` type($value)
     `->` custom<ResultTypes>(type($out), type($lse))
   }];

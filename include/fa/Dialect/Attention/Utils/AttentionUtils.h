@@ -25,7 +25,8 @@ struct AttentionShape {
   Value headRatio;    // Hq / Hkv
   Value queryLength;  // Nq
   Value keyLength;    // Nk
-  Value diagonal;     // Nk - Nq: the key column of query row 0's diagonal
+  Value diagonal;     // the key column of query row 0's diagonal: the
+                      // diagonal(...) operand, else Nk - Nq
 };
 
 /// Materializes the sizes of `op` at the builder's insertion point.
