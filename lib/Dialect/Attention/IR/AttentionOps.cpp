@@ -322,7 +322,10 @@ LogicalResult OnlineAttentionOp::verify() {
       failed(sameDim("query rows and acc rows", q.getDimSize(0),
                      acc.getDimSize(0))) ||
       failed(sameDim("value and acc head dims", v.getDimSize(1),
-                     acc.getDimSize(1))))
+                     acc.getDimSize(1))) ||
+      // With dynamic query rows, the state must still agree with itself.
+      failed(sameDim("max rows and acc rows", m.getDimSize(0),
+                     acc.getDimSize(0))))
     return failure();
   if (Value mask = getMask()) {
     auto mt = cast<RankedTensorType>(mask.getType());
@@ -332,12 +335,21 @@ LogicalResult OnlineAttentionOp::verify() {
     if (failed(sameDim("mask rows and query rows", mt.getDimSize(0),
                        q.getDimSize(0))) ||
         failed(sameDim("mask columns and key rows", mt.getDimSize(1),
-                       k.getDimSize(0))))
+                       k.getDimSize(0))) ||
+        // With dynamic query rows or key rows, the other operands decide.
+        failed(sameDim("mask rows and max rows", mt.getDimSize(0),
+                       m.getDimSize(0))) ||
+        failed(sameDim("mask rows and acc rows", mt.getDimSize(0),
+                       acc.getDimSize(0))) ||
+        failed(sameDim("mask columns and value rows", mt.getDimSize(1),
+                       v.getDimSize(0))))
       return failure();
   }
   if (isa<Float8E4M3FNType>(elt) != static_cast<bool>(getDescale()))
     return emitOpError() << "a descale factor is required with, and only "
                             "with, f8E4M3FN inputs";
+  if (!getScale().isFinite())
+    return emitOpError() << "scale must be finite";
   if (std::optional<APFloat> softcap = getSoftcap())
     if (!softcap->isFinite() || !(softcap->convertToDouble() > 0.0))
       return emitOpError() << "softcap must be a finite value > 0";
@@ -361,8 +373,11 @@ LogicalResult OnlineAttentionOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult KVBlockRangeOp::verify() {
-  if (getBlockKv() <= 0)
-    return emitOpError() << "block_kv must be positive, got " << getBlockKv();
+  // I64Attr's accessor is unsigned (getBlockKv() returns uint64_t), so a
+  // negative block would pass `<= 0`: read the attribute as signed.
+  int64_t blockKV = getBlockKvAttr().getInt();
+  if (blockKV <= 0)
+    return emitOpError() << "block_kv must be positive, got " << blockKV;
   ArrayRef<int64_t> window = getWindow();
   if (window.size() != 2 || window[0] < -1 || window[1] < -1)
     return emitOpError() << "window must be [left, right], each >= -1";

@@ -240,8 +240,8 @@ struct ExpandKVBlockRangePattern : OpRewritePattern<KVBlockRangeOp> {
     ArrayRef<int64_t> window = op.getWindow();
     KVBlockRange range = computeKVBlockRange(
         rewriter, op.getLoc(), op.getRowBegin(), op.getRowEnd(),
-        op.getKeyLength(), op.getDiagonal(), op.getBlockKv(), window[0],
-        window[1]);
+        op.getKeyLength(), op.getDiagonal(), op.getBlockKvAttr().getInt(),
+        window[0], window[1]);
     rewriter.replaceOp(op, ValueRange{range.begin, range.fullBegin,
                                       range.fullEnd, range.end});
     return success();
