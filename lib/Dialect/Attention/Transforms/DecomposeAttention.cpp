@@ -29,20 +29,6 @@ using utils::IteratorType;
 constexpr IteratorType kPar = IteratorType::parallel;
 constexpr IteratorType kRed = IteratorType::reduction;
 
-/// An f32 tensor of `sizes` filled with `init`.
-Value filledF32(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
-                float init) {
-  Value empty = tensor::EmptyOp::create(b, loc, sizes, b.getF32Type());
-  Value cst = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(init));
-  return linalg::FillOp::create(b, loc, cst, empty).getResult(0);
-}
-
-AffineMap dimsMap(MLIRContext *ctx, unsigned numDims, ArrayRef<unsigned> dims) {
-  SmallVector<AffineExpr> exprs;
-  for (unsigned d : dims)
-    exprs.push_back(getAffineDimExpr(d, ctx));
-  return AffineMap::get(numDims, 0, exprs, ctx);
-}
 } // namespace
 
 FailureOr<SmallVector<Value>> mlir::fa::decomposeAttention(RewriterBase &rewriter,
@@ -66,11 +52,11 @@ FailureOr<SmallVector<Value>> mlir::fa::decomposeAttention(RewriterBase &rewrite
 
   // 1. S = Q K^T, f32, K read at head h / r.
   SmallVector<OpFoldResult> sSizes = {batch, heads, seqQ, seqK};
-  Value scores = filledF32(rewriter, loc, sSizes, 0.0f);
+  Value scores = createFilledF32Tensor(rewriter, loc, sSizes, 0.0f);
   auto qk = linalg::GenericOp::create(
       rewriter, loc, scores.getType(), ValueRange{q}, ValueRange{scores},
-      ArrayRef<AffineMap>{dimsMap(ctx, 5, {0, 1, 2, 4}),
-                          dimsMap(ctx, 5, {0, 1, 2, 3})},
+      ArrayRef<AffineMap>{getProjectionMap(ctx, 5, {0, 1, 2, 4}),
+                          getProjectionMap(ctx, 5, {0, 1, 2, 3})},
       ArrayRef<IteratorType>{kPar, kPar, kPar, kPar, kRed},
       [&](OpBuilder &b, Location l, ValueRange args) {
         Value kvHead = getKVHead(b, l, linalg::IndexOp::create(b, l, 1), shape);
@@ -113,10 +99,10 @@ FailureOr<SmallVector<Value>> mlir::fa::decomposeAttention(RewriterBase &rewrite
 
   // 3. Row max M.
   SmallVector<OpFoldResult> rowSizes = {batch, heads, seqQ};
-  Value rowMax = filledF32(rewriter, loc, rowSizes,
+  Value rowMax = createFilledF32Tensor(rewriter, loc, rowSizes,
                            -std::numeric_limits<float>::infinity());
   AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
-  AffineMap row4 = dimsMap(ctx, 4, {0, 1, 2});
+  AffineMap row4 = getProjectionMap(ctx, 4, {0, 1, 2});
   rowMax = linalg::GenericOp::create(
                rewriter, loc, rowMax.getType(), ValueRange{scores},
                ValueRange{rowMax}, ArrayRef<AffineMap>{id4, row4},
@@ -144,7 +130,7 @@ FailureOr<SmallVector<Value>> mlir::fa::decomposeAttention(RewriterBase &rewrite
               .getResult(0);
 
   // 5. Row sum L.
-  Value rowSum = filledF32(rewriter, loc, rowSizes, 0.0f);
+  Value rowSum = createFilledF32Tensor(rewriter, loc, rowSizes, 0.0f);
   rowSum = linalg::GenericOp::create(
                rewriter, loc, rowSum.getType(), ValueRange{probs},
                ValueRange{rowSum}, ArrayRef<AffineMap>{id4, row4},
@@ -157,11 +143,11 @@ FailureOr<SmallVector<Value>> mlir::fa::decomposeAttention(RewriterBase &rewrite
 
   // 6. O = P V, V read at head h / r. Loops (b, h, i, e, j).
   SmallVector<OpFoldResult> oSizes = {batch, heads, seqQ, headDimV};
-  Value acc = filledF32(rewriter, loc, oSizes, 0.0f);
+  Value acc = createFilledF32Tensor(rewriter, loc, oSizes, 0.0f);
   acc = linalg::GenericOp::create(
             rewriter, loc, acc.getType(), ValueRange{probs}, ValueRange{acc},
-            ArrayRef<AffineMap>{dimsMap(ctx, 5, {0, 1, 2, 4}),
-                                dimsMap(ctx, 5, {0, 1, 2, 3})},
+            ArrayRef<AffineMap>{getProjectionMap(ctx, 5, {0, 1, 2, 4}),
+                                getProjectionMap(ctx, 5, {0, 1, 2, 3})},
             ArrayRef<IteratorType>{kPar, kPar, kPar, kPar, kRed},
             [&](OpBuilder &b, Location l, ValueRange args) {
               Value kvHead =

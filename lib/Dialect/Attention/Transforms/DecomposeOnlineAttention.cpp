@@ -32,12 +32,6 @@ using utils::IteratorType;
 constexpr IteratorType kPar = IteratorType::parallel;
 constexpr IteratorType kRed = IteratorType::reduction;
 
-AffineMap dimsMap(MLIRContext *ctx, unsigned numDims, ArrayRef<unsigned> dims) {
-  SmallVector<AffineExpr> exprs;
-  for (unsigned d : dims)
-    exprs.push_back(getAffineDimExpr(d, ctx));
-  return AffineMap::get(numDims, 0, exprs, ctx);
-}
 
 /// An elementwise linalg.generic over `ins` (with `maps`) into a new f32
 /// tensor of `sizes`.
@@ -71,7 +65,7 @@ mlir::fa::decomposeOnlineAttention(RewriterBase &rewriter,
   OpFoldResult rows = tensor::getMixedSize(b, loc, q, 0);
   OpFoldResult cols = tensor::getMixedSize(b, loc, k, 0);
   AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
-  AffineMap row2 = dimsMap(ctx, 2, {0});
+  AffineMap row2 = getProjectionMap(ctx, 2, {0});
   AffineMap id1 = AffineMap::getMultiDimIdentityMap(1, ctx);
 
   // Scores in log2 units: fold log2(e) into the scale when nothing non-linear
@@ -89,18 +83,12 @@ mlir::fa::decomposeOnlineAttention(RewriterBase &rewriter,
         b, loc, b.getF32FloatAttr(static_cast<float>(M_LOG2E)));
 
   // 1. T = Q K^T in f32. Loops (i, j, d).
-  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
-  Value scores = linalg::FillOp::create(
-                     b, loc, zero,
-                     ValueRange{tensor::EmptyOp::create(
-                         b, loc, ArrayRef<OpFoldResult>{rows, cols},
-                         b.getF32Type())})
-                     .getResult(0);
+  Value scores = createFilledF32Tensor(b, loc, {rows, cols}, 0.0f);
   scores = linalg::GenericOp::create(
                b, loc, scores.getType(), ValueRange{q, k}, ValueRange{scores},
-               ArrayRef<AffineMap>{dimsMap(ctx, 3, {0, 2}),
-                                   dimsMap(ctx, 3, {1, 2}),
-                                   dimsMap(ctx, 3, {0, 1})},
+               ArrayRef<AffineMap>{getProjectionMap(ctx, 3, {0, 2}),
+                                   getProjectionMap(ctx, 3, {1, 2}),
+                                   getProjectionMap(ctx, 3, {0, 1})},
                ArrayRef<IteratorType>{kPar, kPar, kRed},
                [&](OpBuilder &nb, Location l, ValueRange args) {
                  Value prod = arith::MulFOp::create(
@@ -165,13 +153,8 @@ mlir::fa::decomposeOnlineAttention(RewriterBase &rewriter,
 
   // 3. The block's row max, then A = exp2(M - Z) with Z = max(M, rowmax T),
   //    or 0 while the row has seen nothing (A is then exp2(-inf) = 0).
-  Value negInf = arith::ConstantOp::create(
-      b, loc, b.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
-  Value blockMax = linalg::FillOp::create(
-                       b, loc, negInf,
-                       ValueRange{tensor::EmptyOp::create(
-                           b, loc, ArrayRef<OpFoldResult>{rows}, b.getF32Type())})
-                       .getResult(0);
+  Value blockMax = createFilledF32Tensor(
+      b, loc, {rows}, -std::numeric_limits<float>::infinity());
   blockMax = inPlace(blockMax, {scores}, {id2, row2}, {kPar, kRed}, maxOf);
   Value alpha = elementwise(
       b, loc, {rows}, ValueRange{op.getMax(), blockMax}, {id1, id1},
@@ -201,8 +184,8 @@ mlir::fa::decomposeOnlineAttention(RewriterBase &rewriter,
                          productOf);
   newAcc = inPlace(
       newAcc, {probs, v},
-      {dimsMap(ctx, 3, {0, 2}), dimsMap(ctx, 3, {2, 1}),
-       dimsMap(ctx, 3, {0, 1})},
+      {getProjectionMap(ctx, 3, {0, 2}), getProjectionMap(ctx, 3, {2, 1}),
+       getProjectionMap(ctx, 3, {0, 1})},
       {kPar, kPar, kRed}, [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
         Value prod =
             arith::MulFOp::create(nb, l, args[0], extendToF32(nb, l, args[1]));

@@ -120,10 +120,8 @@ struct QueryBlockBuilder {
   /// Fills of the initial state: max = -inf, sum = 0, acc = 0.
   SmallVector<Value> initialState() {
     int64_t headDimV = op.getValueType().getDimSize(3);
-    auto fill = [&](ArrayRef<OpFoldResult> shapeSizes, float value) -> Value {
-      Value empty = tensor::EmptyOp::create(b, loc, shapeSizes, b.getF32Type());
-      Value c = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
-      return linalg::FillOp::create(b, loc, c, empty).getResult(0);
+    auto fill = [&](ArrayRef<OpFoldResult> shapeSizes, float value) {
+      return createFilledF32Tensor(b, loc, shapeSizes, value);
     };
     return {fill({rows}, -std::numeric_limits<float>::infinity()),
             fill({rows}, 0.0f), fill({rows, b.getIndexAttr(headDimV)}, 0.0f)};

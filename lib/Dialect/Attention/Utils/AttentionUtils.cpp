@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -43,6 +44,22 @@ AttentionShape mlir::fa::getAttentionShape(OpBuilder &b, Location loc,
                        : Value(arith::SubIOp::create(b, loc, shape.keyLength,
                                                      shape.queryLength));
   return shape;
+}
+
+Value mlir::fa::createFilledF32Tensor(OpBuilder &b, Location loc,
+                                     ArrayRef<OpFoldResult> sizes,
+                                     float value) {
+  Value empty = tensor::EmptyOp::create(b, loc, sizes, b.getF32Type());
+  Value cst = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+  return linalg::FillOp::create(b, loc, cst, empty).getResult(0);
+}
+
+AffineMap mlir::fa::getProjectionMap(MLIRContext *ctx, unsigned numDims,
+                                     ArrayRef<unsigned> dims) {
+  SmallVector<AffineExpr> exprs;
+  for (unsigned d : dims)
+    exprs.push_back(getAffineDimExpr(d, ctx));
+  return AffineMap::get(numDims, 0, exprs, ctx);
 }
 
 Value mlir::fa::getKVHead(OpBuilder &b, Location loc, Value queryHead,

@@ -10,6 +10,7 @@
 
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/Value.h"
 
 #include <optional>
@@ -31,6 +32,14 @@ struct AttentionShape {
 
 /// Materializes the sizes of `op` at the builder's insertion point.
 AttentionShape getAttentionShape(OpBuilder &b, Location loc, AttentionOp op);
+
+/// A new f32 tensor of `sizes` filled with `value` (tensor.empty + linalg.fill).
+Value createFilledF32Tensor(OpBuilder &b, Location loc,
+                            ArrayRef<OpFoldResult> sizes, float value);
+
+/// The projection (d0, ..., d{numDims-1}) -> (d{dims[0]}, d{dims[1]}, ...).
+AffineMap getProjectionMap(MLIRContext *ctx, unsigned numDims,
+                           ArrayRef<unsigned> dims);
 
 /// The K/V head that query head `queryHead` reads: queryHead / (Hq / Hkv).
 Value getKVHead(OpBuilder &b, Location loc, Value queryHead,
