@@ -281,6 +281,11 @@ LogicalResult mlir::fa::convertAttentionFuncToNVGPU(func::FuncOp func,
         b, loc, aTy, kSm, ValueRange{aRow, kb.add(aCol, kb.idx(kk * 16))},
         /*transpose=*/false, /*numTiles=*/4));
 
+  // The Q tile is in registers: start streaming K_0 and V_0.
+  gpu::BarrierOp::create(b, loc);
+  kb.loadTile(kSm, kG, kBase, kb.idx(0), nk);
+  kb.loadTile(vSm, vG, kBase, kb.idx(0), nk);
+
   // Lane addresses for ldmatrix x4 on K (two 8-key n-tiles x two 8-wide k
   // halves) and transposed on V (two 8-key k halves x two 8-wide n-tiles).
   Value kLaneRow = kb.add(kb.mul(kb.div(lane, 16), kb.idx(8)), kb.rem(lane, 8));
@@ -331,10 +336,9 @@ LogicalResult mlir::fa::convertAttentionFuncToNVGPU(func::FuncOp func,
     SmallVector<Value> acc(iter.begin() + 4, iter.end());
     Value kv0 = kb.mul(j, kb.idx(kSM80BlockKV));
 
-    gpu::BarrierOp::create(b, loc); // the last step's reads are done
-    Value kTok = kb.loadTile(kSm, kG, kBase, kv0, nk);
-    Value vTok = kb.loadTile(vSm, vG, kBase, kv0, nk);
-    kb.wait(kTok, 1); // K landed, V may still be in flight
+    Value kvNext = kb.add(kv0, kb.idx(kSM80BlockKV));
+    // Pending groups here: K_j, V_j. Wait for K_j only.
+    kb.wait(qTok, 1);
     gpu::BarrierOp::create(b, loc);
 
     // S = Q K^T: 16 rows x 64 keys per warp, 8 n-tiles of m16n8.
@@ -354,28 +358,69 @@ LogicalResult mlir::fa::convertAttentionFuncToNVGPU(func::FuncOp func,
         }
       }
 
-    // Scale into log2 units, mask tails and the causal diagonal, row max.
+    // Every warp is done reading K_j: prefetch K_{j+1} under the softmax and
+    // P V (past the last block it only zero-fills, keeping the group count).
+    gpu::BarrierOp::create(b, loc);
+    Value kNextTok = kb.loadTile(kSm, kG, kBase, kvNext, nk);
+
+    // Scale into log2 units; mask the Nk tail and the causal diagonal only on
+    // blocks that need it (scf.if), then row max.
     Value ninf = kb.f32(negInf), scaleC = kb.f32(kb.scaleLog2e);
-    SmallVector<Value> p[2];
     Value colBase = kb.add(kv0, kb.mul(t, kb.idx(2)));
-    for (int64_t n = 0; n < kSM80BlockKV / 8; ++n)
-      for (int64_t c = 0; c < 2; ++c) {
-        Value col = kb.add(colBase, kb.idx(n * 8 + c));
-        Value inRange = arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::slt, col, nk);
+    auto scores = [&](bool masked) {
+      // Column kv0 + 2t + o (o = n*8 + c) of row r is visible iff
+      // o <= lim[r] = min(Nk - 1, rowLimit[r]) - (kv0 + 2t): one compare each.
+      Value lim[2];
+      if (masked)
         for (int r = 0; r < 2; ++r) {
-          Value v = vector::ExtractOp::create(b, loc, s[n],
-                                              ArrayRef<int64_t>{r, c});
-          v = arith::MulFOp::create(b, loc, v, scaleC);
-          Value ok = inRange;
+          Value last = arith::SubIOp::create(b, loc, nk, kb.idx(1));
           if (causal)
-            ok = arith::AndIOp::create(
-                b, loc, ok,
-                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, col,
-                                      rowLimit[r]));
-          p[r].push_back(arith::SelectOp::create(b, loc, ok, v, ninf));
+            last = arith::MinSIOp::create(b, loc, last, rowLimit[r]);
+          lim[r] = arith::SubIOp::create(b, loc, last, colBase);
         }
-      }
+      SmallVector<Value> out[2];
+      for (int64_t n = 0; n < kSM80BlockKV / 8; ++n)
+        for (int64_t c = 0; c < 2; ++c)
+          for (int r = 0; r < 2; ++r) {
+            Value v = vector::ExtractOp::create(b, loc, s[n],
+                                                ArrayRef<int64_t>{r, c});
+            v = arith::MulFOp::create(b, loc, v, scaleC);
+            if (masked) {
+              Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
+                                               kb.idx(n * 8 + c), lim[r]);
+              v = arith::SelectOp::create(b, loc, ok, v, ninf);
+            }
+            out[r].push_back(v);
+          }
+      SmallVector<Value> flat(out[0]);
+      flat.append(out[1]);
+      return flat;
+    };
+    Value needMask = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::sgt, kvNext, nk);
+    if (causal) {
+      // Some column may pass the diagonal of the block's first row.
+      Value past = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::sgt,
+          kb.add(kv0, kb.idx(kSM80BlockKV - 1)), kb.add(q0, diag));
+      needMask = arith::OrIOp::create(b, loc, needMask, past);
+    }
+    int64_t perRow = 2 * kSM80BlockKV / 8;
+    auto maskIf = scf::IfOp::create(
+        b, loc, SmallVector<Type>(2 * perRow, f32), needMask,
+        /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&maskIf.getThenRegion().front());
+      scf::YieldOp::create(b, loc, scores(true));
+      b.setInsertionPointToStart(&maskIf.getElseRegion().front());
+      scf::YieldOp::create(b, loc, scores(false));
+    }
+    SmallVector<Value> p[2];
+    for (int64_t i = 0; i < perRow; ++i) {
+      p[0].push_back(maskIf.getResult(i));
+      p[1].push_back(maskIf.getResult(perRow + i));
+    }
     Value alpha[2], newM[2], newL[2];
     for (int r = 0; r < 2; ++r) {
       Value mx = p[r][0];
@@ -421,7 +466,8 @@ LogicalResult mlir::fa::convertAttentionFuncToNVGPU(func::FuncOp func,
       pFrag.push_back(a);
     }
 
-    kb.wait(vTok, 0);
+    // Pending: V_j, K_{j+1}. Wait for V_j.
+    kb.wait(kNextTok, 1);
     gpu::BarrierOp::create(b, loc);
     for (int64_t kc = 0; kc < kSM80BlockKV / 16; ++kc)
       for (int64_t np = 0; np < headDim / 16; ++np) {
@@ -437,11 +483,16 @@ LogicalResult mlir::fa::convertAttentionFuncToNVGPU(func::FuncOp func,
           acc[2 * np + half] = kb.mma(pFrag[kc], bf, acc[2 * np + half]);
         }
       }
+    // Every warp is done reading V_j: prefetch V_{j+1} under the next Q K^T.
+    gpu::BarrierOp::create(b, loc);
+    kb.loadTile(vSm, vG, kBase, kvNext, nk);
     SmallVector<Value> yields = {newM[0], newM[1], newL[0], newL[1]};
     yields.append(acc.begin(), acc.end());
     scf::YieldOp::create(b, loc, yields);
   }
 
+  // Drain the prefetches of the step past the last one.
+  kb.wait(qTok, 0);
   // Deferred normalization and the store of this thread's rows.
   auto res = loop.getResults();
   auto v2elt = VectorType::get({2}, elt);
