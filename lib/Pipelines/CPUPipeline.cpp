@@ -73,4 +73,9 @@ void mlir::fa::registerPipelines() {
       "Lower fa.attention on tensors to the LLVM dialect for CPU execution "
       "with mlir-runner",
       buildCPUPipeline);
+  PassPipelineRegistration<PTXPipelineOptions>(
+      "fa-to-ptx",
+      "Compile fa.attention in func.func to a gpu.binary holding PTX "
+      "(FlashAttention-2 kernel for chip=sm_80)",
+      buildPTXPipeline);
 }

@@ -5,6 +5,7 @@
 // gpu-module-to-binary uses.
 //
 //===----------------------------------------------------------------------===//
+#include "fa/Conversion/Passes.h"
 #include "fa/Dialect/Attention/IR/AttentionDialect.h"
 #include "fa/Dialect/Attention/Transforms/Passes.h"
 #include "fa/Pipelines/Pipelines.h"
@@ -24,6 +25,7 @@ int main(int argc, char **argv) {
   mlir::registerAllGPUToLLVMIRTranslations(registry);
   mlir::registerAllPasses();
   mlir::fa::registerFAPasses();
+  mlir::fa::registerFAConversionPasses();
   mlir::fa::registerPipelines();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "fa optimizer driver\n", registry));

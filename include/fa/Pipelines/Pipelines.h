@@ -27,6 +27,24 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
 /// (runnable with mlir-runner).
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 
+/// Options of `fa-to-ptx`.
+struct PTXPipelineOptions : public PassPipelineOptions<PTXPipelineOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("Target chip (sm_80)"),
+      llvm::cl::init("sm_80")};
+  PassOptions::Option<std::string> features{
+      *this, "features", llvm::cl::desc("PTX features for nvvm-attach-target"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<int> optLevel{
+      *this, "O", llvm::cl::desc("LLVM optimization level of the NVPTX backend"),
+      llvm::cl::init(3)};
+};
+
+/// fa.attention in func.func to a module holding gpu.binary ops with PTX
+/// (convert-fa-to-nvgpu, then the nvgpu/gpu -> nvvm lowering and
+/// gpu-module-to-binary{format=isa}).
+void buildPTXPipeline(OpPassManager &pm, const PTXPipelineOptions &options);
+
 /// Registers every named fa pipeline with the pass registry.
 void registerPipelines();
 

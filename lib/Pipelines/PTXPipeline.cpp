@@ -1,0 +1,47 @@
+//===- PTXPipeline.cpp - fa-to-ptx ----------------------------------------===//
+//
+//   fa.attention in func.func
+//     -> convert-fa-to-nvgpu{chip}        gpu.module + FlashAttention-2 gpu.func
+//     -> convert-nvgpu-to-nvvm, convert-scf-to-cf, nvvm-attach-target{chip,features,O}
+//     -> (gpu.module) convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv},
+//        convert-vector-to-llvm, canonicalize, cse, reconcile-unrealized-casts
+//     -> gpu-module-to-binary{format=isa}   gpu.binary with PTX
+//
+// fa-dump-kernel{dir=...} afterwards writes the PTX and launch manifest.
+//
+//===----------------------------------------------------------------------===//
+#include "fa/Conversion/Passes.h"
+#include "fa/Pipelines/Pipelines.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void mlir::fa::buildPTXPipeline(OpPassManager &pm,
+                                const PTXPipelineOptions &options) {
+  pm.addPass(createConvertFAToNVGPUPass(
+      ConvertFAToNVGPUPassOptions{options.chip}));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createConvertNVGPUToNVVMPass());
+  pm.addPass(createSCFToControlFlowPass());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = options.features;
+  target.optLevel = options.optLevel;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  ConvertGpuOpsToNVVMOpsOptions toNVVM;
+  toNVVM.useBarePtrCallConv = true;
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps(toNVVM));
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertVectorToLLVMPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
+  GpuModuleToBinaryPassOptions toBinary;
+  toBinary.compilationTarget = "isa";
+  pm.addPass(createGpuModuleToBinaryPass(toBinary));
+}

@@ -1,0 +1,56 @@
+// RUN: fa-opt %s -split-input-file --convert-fa-to-nvgpu | FileCheck %s
+
+// CHECK: module attributes {fa.manifest.attn_d128_f16_kernels = {json = "{{.*}}attn_d128_f16_kernel.ptx{{.*}}", kernel = "attn_d128_f16_kernel"}, gpu.container_module}
+// CHECK-NOT: func.func
+// CHECK-LABEL: gpu.module @attn_d128_f16_kernels
+// CHECK: gpu.func @attn_d128_f16_kernel(%[[Q:.+]]: memref<1099511627776xf16>, %{{.+}}: memref<1099511627776xf16>, %{{.+}}: memref<1099511627776xf16>, %{{.+}}: memref<1099511627776xf16>, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32) workgroup(%[[KS:.+]] : memref<64x136xf16, #gpu.address_space<workgroup>>, %[[VS:.+]] : memref<64x136xf16, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
+// CHECK: nvgpu.device_async_copy %[[Q]][%{{.+}}], %[[KS]][%{{.+}}, %{{.+}}], 8, %{{.+}} {bypassL1}
+// CHECK: nvgpu.device_async_wait %{{.+}} {numGroups = 0 : i32}
+// CHECK: nvgpu.ldmatrix %[[KS]][%{{.+}}, %{{.+}}] {numTiles = 4 : i32, transpose = false} : memref<64x136xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK: scf.for
+// CHECK: nvgpu.device_async_wait %{{.+}} {numGroups = 1 : i32}
+// CHECK: nvgpu.mma.sync(%{{.+}}, %{{.+}}, %{{.+}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK: gpu.shuffle  xor %{{.+}}, %{{.+}}, %{{.+}} : f32
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
+// CHECK: arith.truncf %{{.+}} : vector<2xf32> to vector<2xf16>
+// CHECK: nvgpu.ldmatrix %[[VS]][%{{.+}}, %{{.+}}] {numTiles = 4 : i32, transpose = true}
+// CHECK: vector.store %{{.+}}, %{{.+}}[%{{.+}}] : memref<1099511627776xf16>, vector<2xf16>
+func.func @attn_d128_f16(%q: tensor<?x?x?x128xf16>, %k: tensor<?x?x?x128xf16>, %v: tensor<?x?x?x128xf16>) -> tensor<?x?x?x128xf16> {
+  %o = fa.attention %q, %k, %v {causal} : tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16> -> tensor<?x?x?x128xf16>
+  return %o : tensor<?x?x?x128xf16>
+}
+
+// -----
+
+// CHECK-LABEL: gpu.module @attn_d64_bf16_kernels
+// CHECK: gpu.func @attn_d64_bf16_kernel({{.*}}memref<1099511627776xbf16>{{.*}}workgroup(%[[KS:.+]] : memref<64x72xbf16, #gpu.address_space<workgroup>>, %[[VS:.+]] : memref<64x72xbf16, #gpu.address_space<workgroup>>)
+// CHECK: nvgpu.device_async_copy
+// CHECK: nvgpu.ldmatrix %[[KS]]{{.*}} -> vector<4x2xbf16>
+// CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
+// CHECK: nvgpu.ldmatrix %[[VS]]{{.*}}transpose = true
+func.func @attn_d64_bf16(%q: tensor<2x8x100x64xbf16>, %k: tensor<2x2x77x64xbf16>, %v: tensor<2x2x77x64xbf16>) -> tensor<2x8x100x64xbf16> {
+  %o = fa.attention %q, %k, %v : tensor<2x8x100x64xbf16>, tensor<2x2x77x64xbf16>, tensor<2x2x77x64xbf16> -> tensor<2x8x100x64xbf16>
+  return %o : tensor<2x8x100x64xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: gpu.module @attn_d64_f16_lse_kernels
+// CHECK: gpu.func @attn_d64_f16_lse_kernel({{.*}}, %[[LSE:.+]]: memref<1099511627776xf32>, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32) workgroup
+// CHECK: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK: llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"
+// CHECK: memref.store %{{.+}}, %[[LSE]]
+func.func @attn_d64_f16_lse(%q: tensor<1x4x64x64xf16>, %k: tensor<1x4x64x64xf16>, %v: tensor<1x4x64x64xf16>) -> (tensor<1x4x64x64xf16>, tensor<1x4x64xf32>) {
+  %o, %lse = fa.attention %q, %k, %v : tensor<1x4x64x64xf16>, tensor<1x4x64x64xf16>, tensor<1x4x64x64xf16> -> (tensor<1x4x64x64xf16>, tensor<1x4x64xf32>)
+  return %o, %lse : tensor<1x4x64x64xf16>, tensor<1x4x64xf32>
+}
+
+// -----
+
+// CHECK-LABEL: gpu.module @attn_d128_bf16_kernels
+// CHECK: workgroup(%{{.+}} : memref<64x136xbf16, #gpu.address_space<workgroup>>
+// CHECK: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>
+func.func @attn_d128_bf16(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
+  %o = fa.attention %q, %k, %v {causal} : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
+  return %o : tensor<?x?x?x128xbf16>
+}
