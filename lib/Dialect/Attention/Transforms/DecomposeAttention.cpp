@@ -46,6 +46,7 @@ FailureOr<SmallVector<Value>> mlir::fa::decomposeAttention(RewriterBase &rewrite
   OpFoldResult seqK = tensor::getMixedSize(rewriter, loc, k, 2);
   OpFoldResult headDimV = tensor::getMixedSize(rewriter, loc, v, 3);
   AttentionShape shape = getAttentionShape(rewriter, loc, op);
+  emitDynamicShapeChecks(rewriter, loc, op, shape);
 
   // Score factor: scale, times the q and k descales for fp8 inputs.
   Value scoreScale = getScoreScale(rewriter, loc, op, /*log2e=*/false);

@@ -202,6 +202,7 @@ mlir::fa::tileAttention(RewriterBase &rewriter, AttentionOp op,
   rewriter.setInsertionPoint(op);
   Location loc = op.getLoc();
   AttentionShape shape = getAttentionShape(rewriter, loc, op);
+  emitDynamicShapeChecks(rewriter, loc, op, shape);
 
   // Results, initialized empty: every element is written by exactly one
   // iteration of the forall.

@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -60,6 +61,72 @@ AffineMap mlir::fa::getProjectionMap(MLIRContext *ctx, unsigned numDims,
   for (unsigned d : dims)
     exprs.push_back(getAffineDimExpr(d, ctx));
   return AffineMap::get(numDims, 0, exprs, ctx);
+}
+
+void mlir::fa::emitDynamicShapeChecks(OpBuilder &b, Location loc,
+                                      AttentionOp op,
+                                      const AttentionShape &shape) {
+  auto dimOf = [&](Value tensor, int64_t dim) {
+    return cast<RankedTensorType>(tensor.getType()).getDimSize(dim);
+  };
+  auto assertThat = [&](Value cond, const Twine &message) {
+    cf::AssertOp::create(b, loc, cond, ("fa.attention: " + message).str());
+  };
+  auto checkEqual = [&](Value lhs, int64_t lhsDim, Value rhs, int64_t rhsDim,
+                        const Twine &message) {
+    if (!ShapedType::isDynamic(dimOf(lhs, lhsDim)) &&
+        !ShapedType::isDynamic(dimOf(rhs, rhsDim)))
+      return; // checked by the verifier
+    assertThat(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                     indexSize(b, loc, lhs, lhsDim),
+                                     indexSize(b, loc, rhs, rhsDim)),
+               message);
+  };
+  Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
+  checkEqual(k, 0, q, 0, "key batch size differs from the query's");
+  checkEqual(v, 0, q, 0, "value batch size differs from the query's");
+  checkEqual(v, 1, k, 1, "value head count differs from the key's");
+  checkEqual(v, 2, k, 2, "value length differs from the key's");
+  if (dimOf(q, 1) == ShapedType::kDynamic ||
+      dimOf(k, 1) == ShapedType::kDynamic) {
+    Value hq = shape.queryHeads, hkv = shape.kvHeads;
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    assertThat(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, hkv,
+                                     zero),
+               "key/value head count must be positive");
+    // hkv is nonzero on this path; select 1 otherwise so remui is defined.
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value divisor = arith::SelectOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, hkv, zero), one,
+        hkv);
+    assertThat(arith::CmpIOp::create(
+                   b, loc, arith::CmpIPredicate::eq,
+                   arith::RemUIOp::create(b, loc, hq, divisor), zero),
+               "query head count must be a multiple of the key/value head "
+               "count");
+  }
+  // Results whose dims are static while the query's are not.
+  for (Value result : op->getResults())
+    for (int64_t d = 0; d < 3; ++d) // B, Hq, Nq: the leading dims of out, lse
+      if (!ShapedType::isDynamic(dimOf(result, d)) &&
+          ShapedType::isDynamic(dimOf(q, d)))
+        assertThat(arith::CmpIOp::create(
+                       b, loc, arith::CmpIPredicate::eq,
+                       indexSize(b, loc, q, d),
+                       arith::ConstantIndexOp::create(b, loc, dimOf(result, d))),
+                   "query dim " + Twine(d) +
+                       " differs from the static result type's");
+  if (Value mask = op.getMask()) {
+    // A dynamic leading mask dim is read as full (not broadcast).
+    checkEqual(mask, 2, q, 2, "mask rows differ from the query length");
+    checkEqual(mask, 3, k, 2, "mask columns differ from the key length");
+    for (int64_t d = 0; d < 2; ++d)
+      if (ShapedType::isDynamic(dimOf(mask, d)))
+        checkEqual(mask, d, q, d,
+                   "dynamic mask dim " + Twine(d) +
+                       " must equal the query's (broadcast needs a static 1)");
+  }
 }
 
 Value mlir::fa::getKVHead(OpBuilder &b, Location loc, Value queryHead,

@@ -41,6 +41,14 @@ Value createFilledF32Tensor(OpBuilder &b, Location loc,
 AffineMap getProjectionMap(MLIRContext *ctx, unsigned numDims,
                            ArrayRef<unsigned> dims);
 
+/// Emits `cf.assert`s for the rules of fa.attention that the verifier could
+/// not check because a dim is dynamic: matching batch sizes, key/value heads
+/// and lengths, Hq a multiple of Hkv, mask and result dims. A lowering calls it
+/// once, right after getAttentionShape, so bad runtime shapes stop with a
+/// message instead of reading out of bounds.
+void emitDynamicShapeChecks(OpBuilder &b, Location loc, AttentionOp op,
+                            const AttentionShape &shape);
+
 /// The K/V head that query head `queryHead` reads: queryHead / (Hq / Hkv).
 Value getKVHead(OpBuilder &b, Location loc, Value queryHead,
                 const AttentionShape &shape);
