@@ -46,7 +46,10 @@ def ConvertFAToNVGPUPass : Pass<"convert-fa-to-nvgpu", "ModuleOp"> {
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
-           "Target chip (only sm_80 for now)">,
+           "Target chip: sm_80 (FlashAttention-2 kernel) or sm_90a "
+           "(TMA + mbarrier + wgmma kernel, see docs/SM90.md)">,
+    Option<"stages", "stages", "int64_t", /*default=*/"2",
+           "sm_90a: depth of the K/V shared-memory ring (1 to 4)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
