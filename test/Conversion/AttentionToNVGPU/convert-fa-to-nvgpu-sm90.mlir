@@ -1,0 +1,52 @@
+// RUN: fa-opt %s -split-input-file --convert-fa-to-nvgpu="chip=sm_90a" | FileCheck %s
+
+// The manifest lists the tensor maps the host must encode (3-D, 128-byte swizzle).
+// CHECK: module attributes {fa.manifest.attn_d128_f16_kernels = {json = "{{.*}}\22chip\22: \22sm_90a\22{{.*}}\22dynamic_shared_memory_bytes\22: 197632{{.*}}\22params\22{{.*}}\22q_map\22{{.*}}\22tensormap\22{{.*}}\22stages\22: 2{{.*}}\22tensor_maps\22{{.*}}\22box\22: [\0A{{ *}}64,\0A{{ *}}64,\0A{{ *}}1\0A{{ *}}]{{.*}}\22dims\22: [\0A{{ *}}\22D\22,\0A{{ *}}\22Nq\22,\0A{{ *}}\22B*Hq\22\0A{{.*}}\22swizzle\22: \22128B\22{{.*}}", kernel = "attn_d128_f16_kernel"}, gpu.container_module}
+// CHECK-LABEL: gpu.module @attn_d128_f16_kernels
+// CHECK: gpu.func @attn_d128_f16_kernel(%[[QM:.+]]: !llvm.ptr, %[[KM:.+]]: !llvm.ptr, %[[VM:.+]]: !llvm.ptr, %{{.+}}: memref<1099511627776xf16>, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+// CHECK: %[[QD:.+]] = builtin.unrealized_conversion_cast %[[QM]] : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<1x64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = l2promo_128b, oob = zero, interleave = none>
+// CHECK: %[[KD:.+]] = builtin.unrealized_conversion_cast %[[KM]] : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<1x128x64xf16
+// CHECK: gpu.dynamic_shared_memory
+// CHECK: %[[BARS:.+]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 5>
+// CHECK: nvgpu.mbarrier.init %[[BARS]]
+// CHECK: nvvm.fence.mbarrier.init
+// CHECK: nvgpu.mbarrier.arrive.expect_tx %[[BARS]][%{{.+}}], %{{.+}} :
+// CHECK: nvgpu.tma.async.load %[[QD]][%{{.+}}, %{{.+}}, %{{.+}}], %[[BARS]][%{{.+}}] to %{{.+}} : {{.*}} -> memref<1x64x64xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.tma.async.load %[[KD]]
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[BARS]]
+// CHECK: scf.for
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[BARS]]
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: nvvm.wgmma.mma_async %{{.+}}, %{{.+}}, %{{.+}}, <m = 64, n = 128, k = 16>, D[<f32>, <zero>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: gpu.shuffle  xor
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
+// CHECK: vector.store %{{.+}}, %{{.+}}[%{{.+}}] {alignment = 4 : i64} : memref<{{[0-9]+}}xf16, #gpu.address_space<workgroup>>, vector<2xf16>
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.barrier id = %{{.+}} number_of_threads = %{{.+}}
+// CHECK: nvvm.wgmma.mma_async %{{.+}}, %{{.+}}, %{{.+}}, <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
+// CHECK: gpu.barrier
+// CHECK: nvgpu.tma.async.load %[[KD]]
+// CHECK: scf.yield
+// CHECK: vector.load %{{.+}}[%{{.+}}] {alignment = 16 : i64} : memref<{{[0-9]+}}xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK: vector.store %{{.+}}, %{{.+}}[%{{.+}}] {alignment = 16 : i64} : memref<1099511627776xf16>, vector<8xf16>
+func.func @attn_d128_f16(%q: tensor<?x?x?x128xf16>, %k: tensor<?x?x?x128xf16>, %v: tensor<?x?x?x128xf16>) -> tensor<?x?x?x128xf16> {
+  %o = fa.attention %q, %k, %v : tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16> -> tensor<?x?x?x128xf16>
+  return %o : tensor<?x?x?x128xf16>
+}
+
+// -----
+
+// bf16, d64, causal, lse: N = 64 for P V, the lse pointer after out.
+// CHECK-LABEL: gpu.module @attn_d64_bf16_lse_kernels
+// CHECK: gpu.func @attn_d64_bf16_lse_kernel(%{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr, %{{.+}}: memref<1099511627776xbf16>, %[[LSE:.+]]: memref<1099511627776xf32>, %{{.+}}: i32
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK: arith.minsi
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
+// CHECK: llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"
+// CHECK: memref.store %{{.+}}, %[[LSE]]
+func.func @attn_d64_bf16_lse(%q: tensor<?x?x?x64xbf16>, %k: tensor<?x?x?x64xbf16>, %v: tensor<?x?x?x64xbf16>) -> (tensor<?x?x?x64xbf16>, tensor<?x?x?xf32>) {
+  %o, %lse = fa.attention %q, %k, %v {causal} : tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16> -> (tensor<?x?x?x64xbf16>, tensor<?x?x?xf32>)
+  return %o, %lse : tensor<?x?x?x64xbf16>, tensor<?x?x?xf32>
+}
