@@ -24,7 +24,8 @@ using namespace mlir;
 void mlir::fa::buildPTXPipeline(OpPassManager &pm,
                                 const PTXPipelineOptions &options) {
   pm.addPass(createConvertFAToNVGPUPass(
-      ConvertFAToNVGPUPassOptions{options.chip, options.stages}));
+      ConvertFAToNVGPUPassOptions{options.chip, options.stages,
+                                  options.warpSpecialize}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createConvertNVGPUToNVVMPass());

@@ -21,6 +21,9 @@
 // PTX-DAG: ex2.approx.ftz.f32
 // PTX-DAG: shfl.sync.bfly.b32
 // PTX-DAG: st.global.v4.b32
+// PTX-DAG: setmaxnreg.dec.sync.aligned.u32 24
+// PTX-DAG: setmaxnreg.inc.sync.aligned.u32 240
+// PTX-DAG: mbarrier.arrive.shared.b64
 
 // JSON: "chip": "sm_90a"
 // JSON: "dynamic_shared_memory_bytes": 197632

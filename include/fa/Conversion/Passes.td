@@ -50,6 +50,8 @@ def ConvertFAToNVGPUPass : Pass<"convert-fa-to-nvgpu", "ModuleOp"> {
            "(TMA + mbarrier + wgmma kernel, see docs/SM90.md)">,
     Option<"stages", "stages", "int64_t", /*default=*/"2",
            "sm_90a: depth of the K/V shared-memory ring (1 to 4)">,
+    Option<"warpSpecialize", "warp-specialize", "bool", /*default=*/"true",
+           "sm_90a: a producer warpgroup issues the TMA loads (setmaxnreg)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

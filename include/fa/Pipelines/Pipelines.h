@@ -36,6 +36,10 @@ struct PTXPipelineOptions : public PassPipelineOptions<PTXPipelineOptions> {
       *this, "stages",
       llvm::cl::desc("sm_90a: depth of the K/V shared-memory ring (1 to 4)"),
       llvm::cl::init(2)};
+  PassOptions::Option<bool> warpSpecialize{
+      *this, "warp-specialize",
+      llvm::cl::desc("sm_90a: a producer warpgroup issues the TMA loads"),
+      llvm::cl::init(true)};
   PassOptions::Option<std::string> features{
       *this, "features", llvm::cl::desc("PTX features for nvvm-attach-target"),
       llvm::cl::init("+ptx80")};

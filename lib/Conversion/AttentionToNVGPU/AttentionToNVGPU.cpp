@@ -608,7 +608,7 @@ struct ConvertFAToNVGPUPass
     bool failed = false;
     for (func::FuncOp f : funcs)
       failed |= mlir::failed(chip == "sm_90a"
-                                 ? convertAttentionFuncToSM90(f, stages)
+                                 ? convertAttentionFuncToSM90(f, stages, warpSpecialize)
                                  : convertAttentionFuncToNVGPU(f, chip));
     if (failed)
       signalPassFailure();

@@ -38,7 +38,6 @@ static constexpr int64_t kGlobalExtent = int64_t(1) << 40;
 static constexpr int64_t kWG = kSM90Warpgroups;
 static constexpr int64_t kRows = kSM90RowsPerWarpgroup;
 static constexpr int64_t kBN = kSM90BlockKV;
-static constexpr int64_t kThreads = 128 * kWG;
 /// Elements per 128-byte swizzle row (16-bit types).
 static constexpr int64_t kSwz = 64;
 
@@ -155,6 +154,10 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
                                                const SM90AttentionDesc &d) {
   MLIRContext *ctx = b.getContext();
   Type elt = d.elementType;
+  bool ws = d.warpSpecialized;
+  // Consumer warpgroups 0..kWG-1; with warp specialization, warpgroup kWG is
+  // the producer (one thread issues every TMA).
+  int64_t kThreads = 128 * (kWG + (ws ? 1 : 0));
   int64_t D = d.headDim, S = d.stages;
   int64_t subs = D / kSwz; // 64-column sub-tiles of a [rows x D] tile
   Type f32 = b.getF32Type(), i32 = b.getI32Type(), i8 = b.getI8Type();
@@ -249,13 +252,16 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
                            wg);
   };
 
-  // mbarriers: 0 = Q, 1 + s = K stage s, 1 + S + s = V stage s.
-  auto barTy = nvgpu::MBarrierGroupType::get(ctx, wg, 1 + 2 * S);
+  // mbarriers: 0 = Q, 1 + s = K stage s, 1 + S + s = V stage s; with warp
+  // specialization 1 + 2S + s = stage s released by all consumer threads.
+  int64_t numBars = 1 + (ws ? 3 : 2) * S;
+  auto barTy = nvgpu::MBarrierGroupType::get(ctx, wg, numBars);
   Value bars = nvgpu::MBarrierCreateOp::create(b, loc, barTy);
   kb.ifThen(isIssuer, [&] {
-    for (int64_t i = 0; i < 1 + 2 * S; ++i)
-      nvgpu::MBarrierInitOp::create(b, loc, bars, kb.idx(1), kb.idx(i),
-                                    Value());
+    for (int64_t i = 0; i < numBars; ++i)
+      nvgpu::MBarrierInitOp::create(b, loc, bars,
+                                    kb.idx(i > 2 * S ? kWG * 128 : 1),
+                                    kb.idx(i), Value());
     NVVM::FenceMbarrierInitOp::create(b, loc);
   });
   gpu::BarrierOp::create(b, loc);
@@ -295,7 +301,7 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
       }
     }
   };
-  kb.ifThen(isIssuer, [&] {
+  auto issueQ = [&] {
     nvgpu::MBarrierArriveExpectTxOp::create(b, loc, bars, kb.idx(qBytes),
                                             kb.idx(0), Value());
     for (int64_t w = 0; w < kWG; ++w)
@@ -306,15 +312,54 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
             ValueRange{kb.idx(s * kSwz), kb.add(q0, kb.idx(w * kRows)), qPlane},
             kb.idx(0), Value(), Value());
       }
-    for (int64_t s = 0; s < S; ++s)
-      kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, kb.idx(s), kvEnd),
-                [&] { issueKV(kb.idx(s), kb.idx(s)); });
-  });
-
+  };
   Value ticks = kb.idx(10000000);
   auto waitBar = [&](Value barId, Value parity) {
     nvgpu::MBarrierTryWaitParityOp::create(b, loc, bars, parity, ticks, barId);
   };
+  auto parityOf = [&](Value round) {
+    return arith::TruncIOp::create(
+        b, loc, b.getI1Type(),
+        arith::IndexCastOp::create(b, loc, i32, kb.rem(round, 2)));
+  };
+  if (!ws) {
+    kb.ifThen(isIssuer, [&] {
+      issueQ();
+      for (int64_t s = 0; s < S; ++s)
+        kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, kb.idx(s), kvEnd),
+                  [&] { issueKV(kb.idx(s), kb.idx(s)); });
+    });
+  } else {
+    // Producer warpgroup: gives registers back, then one thread streams
+    // every K/V block into the ring, waiting for a stage to be released.
+    auto roleIf = scf::IfOp::create(
+        b, loc, kb.cmp(arith::CmpIPredicate::eq, wgi, kb.idx(kWG)),
+        /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&roleIf.getThenRegion().front());
+      NVVM::SetMaxRegisterOp::create(b, loc, d.producerRegs,
+                                     NVVM::SetMaxRegisterAction::decrease);
+      kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, ltid, kb.idx(0)), [&] {
+        issueQ();
+        auto ploop = scf::ForOp::create(b, loc, kb.idx(0), kvEnd, kb.idx(1));
+        OpBuilder::InsertionGuard g3(b);
+        b.setInsertionPointToStart(ploop.getBody());
+        Value j = ploop.getInductionVar();
+        Value stage = kb.rem(j, S);
+        kb.ifThen(kb.cmp(arith::CmpIPredicate::sge, j, kb.idx(S)), [&] {
+          Value round = arith::SubIOp::create(b, loc, kb.div(j, S), kb.idx(1));
+          waitBar(kb.add(kb.idx(1 + 2 * S), stage), parityOf(round));
+        });
+        issueKV(j, stage);
+      });
+    }
+    // Consumers: everything below runs in the else branch.
+    b.setInsertionPointToStart(&roleIf.getElseRegion().front());
+    NVVM::SetMaxRegisterOp::create(b, loc, d.consumerRegs,
+                                   NVVM::SetMaxRegisterAction::increase);
+  }
+
   waitBar(kb.idx(0), arith::ConstantOp::create(b, loc, b.getBoolAttr(false)));
 
   // Per-warpgroup descriptor bases (address >> 4).
@@ -492,13 +537,20 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
 
-    // Everyone is done with this stage (and with P): refill it.
-    gpu::BarrierOp::create(b, loc);
-    Value nextBlock = kb.add(j, kb.idx(S));
-    kb.ifThen(arith::AndIOp::create(
-                  b, loc, isIssuer,
-                  kb.cmp(arith::CmpIPredicate::slt, nextBlock, kvEnd)),
-              [&] { issueKV(nextBlock, stage); });
+    if (ws) {
+      // This thread is done with the stage: release it to the producer.
+      nvgpu::MBarrierArriveOp::create(
+          b, loc, nvgpu::MBarrierTokenType::get(ctx), bars,
+          kb.add(kb.idx(1 + 2 * S), stage));
+    } else {
+      // Everyone is done with this stage (and with P): refill it.
+      gpu::BarrierOp::create(b, loc);
+      Value nextBlock = kb.add(j, kb.idx(S));
+      kb.ifThen(arith::AndIOp::create(
+                    b, loc, isIssuer,
+                    kb.cmp(arith::CmpIPredicate::slt, nextBlock, kvEnd)),
+                [&] { issueKV(nextBlock, stage); });
+    }
     scf::YieldOp::create(b, loc,
                          ValueRange{newM[0], newM[1], newL[0], newL[1], acc});
   }
@@ -569,6 +621,7 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
                               llvm::MaybeAlign(16));
     });
   }
+  b.setInsertionPointToEnd(&kfn.getBody().front());
   gpu::ReturnOp::create(b, loc);
 
   // The launch manifest.
@@ -622,11 +675,12 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
       {"block_q", kSM90BlockQ},
       {"block_kv", kBN},
       {"stages", S},
+      {"warp_specialized", ws},
       {"grid", llvm::json::Array{"ceil(Nq/" + std::to_string(kSM90BlockQ) + ")",
                                  "Hq", "B"}},
       {"block", llvm::json::Array{kThreads, 1, 1}},
       {"dynamic_shared_memory_bytes", dynBytes},
-      {"static_shared_memory_bytes", 8 * (1 + 2 * S)},
+      {"static_shared_memory_bytes", 8 * numBars},
       {"tensor_maps", std::move(maps)},
       {"params", std::move(params)}};
   std::string json;
@@ -636,7 +690,8 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
 }
 
 LogicalResult mlir::fa::convertAttentionFuncToSM90(func::FuncOp func,
-                                                   int64_t stages) {
+                                                   int64_t stages,
+                                                   bool warpSpecialize) {
   SmallVector<AttentionOp> ops;
   func.walk([&](AttentionOp op) { ops.push_back(op); });
   if (ops.size() != 1)
@@ -666,6 +721,7 @@ LogicalResult mlir::fa::convertAttentionFuncToSM90(func::FuncOp func,
   desc.scale = op.getEffectiveScale();
   desc.hasLse = static_cast<bool>(op.getLse());
   desc.stages = stages;
+  desc.warpSpecialized = warpSpecialize;
   std::string why = checkSM90AttentionDesc(desc);
   if (!why.empty())
     return op.emitOpError(why);

@@ -1,7 +1,34 @@
-// RUN: fa-opt %s -split-input-file --convert-fa-to-nvgpu="chip=sm_90a" | FileCheck %s
+// RUN: fa-opt %s -split-input-file --convert-fa-to-nvgpu="chip=sm_90a warp-specialize=false" | FileCheck %s
+// RUN: fa-opt %s -split-input-file --convert-fa-to-nvgpu="chip=sm_90a" | FileCheck %s --check-prefix=WS
+
+// Default: warp specialized. Warpgroup 2 is the producer (setmaxnreg down,
+// one thread streams K/V, waiting on the "stage released" mbarriers that all
+// 256 consumer threads arrive on); warpgroups 0-1 consume (setmaxnreg up).
+// WS-LABEL: gpu.module @attn_d128_f16_kernels
+// WS: kernel attributes {known_block_size = array<i32: 384, 1, 1>}
+// WS: %[[BARS:.+]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 7>
+// WS: nvgpu.mbarrier.init %[[BARS]][%{{.+}}], %c256
+// WS: gpu.barrier
+// WS: scf.if
+// WS-NEXT: nvvm.setmaxregister  decrease 24
+// WS: nvgpu.tma.async.load
+// WS: scf.for
+// WS: nvgpu.mbarrier.try_wait.parity %[[BARS]]
+// WS: nvgpu.tma.async.load
+// WS: } else {
+// WS-NEXT: nvvm.setmaxregister  increase 240
+// WS: scf.for
+// WS: nvvm.wgmma.mma_async
+// WS: nvvm.wgmma.mma_async
+// WS-NOT: gpu.barrier
+// WS: nvgpu.mbarrier.arrive %[[BARS]]
+// WS: scf.yield
+
+// Without warp specialization: 2 warpgroups, thread 0 issues the TMA and
+// refills a stage after a CTA barrier.
 
 // The manifest lists the tensor maps the host must encode (3-D, 128-byte swizzle).
-// CHECK: module attributes {fa.manifest.attn_d128_f16_kernels = {json = "{{.*}}\22chip\22: \22sm_90a\22{{.*}}\22dynamic_shared_memory_bytes\22: 197632{{.*}}\22params\22{{.*}}\22q_map\22{{.*}}\22tensormap\22{{.*}}\22stages\22: 2{{.*}}\22tensor_maps\22{{.*}}\22box\22: [\0A{{ *}}64,\0A{{ *}}64,\0A{{ *}}1\0A{{ *}}]{{.*}}\22dims\22: [\0A{{ *}}\22D\22,\0A{{ *}}\22Nq\22,\0A{{ *}}\22B*Hq\22\0A{{.*}}\22swizzle\22: \22128B\22{{.*}}", kernel = "attn_d128_f16_kernel"}, gpu.container_module}
+// CHECK: module attributes {fa.manifest.attn_d128_f16_kernels = {json = "{{.*}}\22chip\22: \22sm_90a\22{{.*}}\22dynamic_shared_memory_bytes\22: 197632{{.*}}\22params\22{{.*}}\22q_map\22{{.*}}\22tensormap\22{{.*}}\22stages\22: 2{{.*}}\22tensor_maps\22{{.*}}\22box\22: [\0A{{ *}}64,\0A{{ *}}64,\0A{{ *}}1\0A{{ *}}]{{.*}}\22dims\22: [\0A{{ *}}\22D\22,\0A{{ *}}\22Nq\22,\0A{{ *}}\22B*Hq\22\0A{{.*}}\22swizzle\22: \22128B\22{{.*}}\22warp_specialized\22: false{{.*}}", kernel = "attn_d128_f16_kernel"}, gpu.container_module}
 // CHECK-LABEL: gpu.module @attn_d128_f16_kernels
 // CHECK: gpu.func @attn_d128_f16_kernel(%[[QM:.+]]: !llvm.ptr, %[[KM:.+]]: !llvm.ptr, %[[VM:.+]]: !llvm.ptr, %{{.+}}: memref<1099511627776xf16>, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
 // CHECK: %[[QD:.+]] = builtin.unrealized_conversion_cast %[[QM]] : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<1x64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = l2promo_128b, oob = zero, interleave = none>

@@ -32,6 +32,11 @@ struct SM90AttentionDesc {
   double scale = 1.0;     ///< softmax scale
   bool hasLse = false;    ///< also write the log-sum-exp [B, Hq, Nq] f32
   int64_t stages = 2;     ///< K/V ring depth
+  /// A producer warpgroup issuing the TMA loads (registers rebalanced with
+  /// setmaxnreg) instead of thread 0 of the consumers plus a CTA barrier.
+  bool warpSpecialized = true;
+  int64_t producerRegs = 24;  ///< setmaxnreg.dec of the producer
+  int64_t consumerRegs = 240; ///< setmaxnreg.inc of the consumers
 };
 
 /// Checks that `desc` can be built for sm_90a; on failure returns the reason.
@@ -45,7 +50,8 @@ std::string buildSM90AttentionKernel(OpBuilder &b, Location loc,
 /// Replaces `func` (holding exactly one fa.attention) by the gpu.module of
 /// its sm_90a kernel and attaches the manifest to the enclosing module (as the
 /// sm_80 conversion does); emits a diagnostic and fails when unsupported.
-LogicalResult convertAttentionFuncToSM90(func::FuncOp func, int64_t stages);
+LogicalResult convertAttentionFuncToSM90(func::FuncOp func, int64_t stages,
+                                         bool warpSpecialize);
 
 } // namespace mlir::fa
 
