@@ -83,7 +83,7 @@ def gemm_ceiling(iters):
     return 2 * 8192 ** 3 / (ms * 1e-3) / 1e12
 
 
-def bench(k90, k80, seqlens, iters, dtypes, dims):
+def bench(k90, k80, seqlens, iters, dtypes, dims, partial=None):
     rows = []
     for dt in dtypes:
         for d in dims:
@@ -119,6 +119,9 @@ def bench(k90, k80, seqlens, iters, dtypes, dims):
                           f"sm80 {row['sm80_tflops'] or 0:.1f} flash {row['flash_tflops'] or 0:.1f} "
                           f"cudnn {row['cudnn_tflops'] or 0:.1f} TFLOP/s", flush=True)
                     rows.append(row)
+                    if partial:  # keep what was measured if the run is cut short
+                        with open(partial, "w") as fh:
+                            json.dump(rows, fh, indent=1)
                     del q, k, v, out
     return rows
 
@@ -189,7 +192,8 @@ def main():
         res["gemm_bf16_tflops"] = gemm_ceiling(a.iters)
         print(f"gemm bf16 8192^3: {res['gemm_bf16_tflops']:.0f} TFLOP/s", flush=True)
         res["bench"] = bench(a.k90, a.k80, [int(s) for s in a.seqlens.split(",")], a.iters,
-                             a.dtypes.split(","), [int(x) for x in a.dims.split(",")])
+                             a.dtypes.split(","), [int(x) for x in a.dims.split(",")],
+                             partial=base + ".partial.json")
     with open(a.out, "w") as f:
         json.dump(res, f, indent=1)
     report(res, base + ".md", base + ".png")

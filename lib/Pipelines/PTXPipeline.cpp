@@ -25,7 +25,7 @@ void mlir::fa::buildPTXPipeline(OpPassManager &pm,
                                 const PTXPipelineOptions &options) {
   pm.addPass(createConvertFAToNVGPUPass(
       ConvertFAToNVGPUPassOptions{options.chip, options.stages,
-                                  options.warpSpecialize}));
+                                  options.warpSpecialize, options.overlap}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createConvertNVGPUToNVVMPass());

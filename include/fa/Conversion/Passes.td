@@ -52,6 +52,9 @@ def ConvertFAToNVGPUPass : Pass<"convert-fa-to-nvgpu", "ModuleOp"> {
            "sm_90a: depth of the K/V shared-memory ring (1 to 4)">,
     Option<"warpSpecialize", "warp-specialize", "bool", /*default=*/"true",
            "sm_90a: a producer warpgroup issues the TMA loads (setmaxnreg)">,
+    Option<"overlap", "overlap", "bool", /*default=*/"true",
+           "sm_90a with warp-specialize: pipelined consumers (softmax of block j "
+           "under P V of block j-1) and ping-pong of the two consumer warpgroups">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

@@ -40,6 +40,10 @@ struct PTXPipelineOptions : public PassPipelineOptions<PTXPipelineOptions> {
       *this, "warp-specialize",
       llvm::cl::desc("sm_90a: a producer warpgroup issues the TMA loads"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> overlap{
+      *this, "overlap",
+      llvm::cl::desc("sm_90a: pipelined consumers and warpgroup ping-pong"),
+      llvm::cl::init(true)};
   PassOptions::Option<std::string> features{
       *this, "features", llvm::cl::desc("PTX features for nvvm-attach-target"),
       llvm::cl::init("+ptx80")};

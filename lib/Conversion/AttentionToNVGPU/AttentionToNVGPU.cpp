@@ -608,7 +608,8 @@ struct ConvertFAToNVGPUPass
     bool failed = false;
     for (func::FuncOp f : funcs)
       failed |= mlir::failed(chip == "sm_90a"
-                                 ? convertAttentionFuncToSM90(f, stages, warpSpecialize)
+                                 ? convertAttentionFuncToSM90(f, stages, warpSpecialize,
+                                                              overlap)
                                  : convertAttentionFuncToNVGPU(f, chip));
     if (failed)
       signalPassFailure();

@@ -155,6 +155,7 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   MLIRContext *ctx = b.getContext();
   Type elt = d.elementType;
   bool ws = d.warpSpecialized;
+  bool ov = ws && d.overlap; // the pipelined schedule needs the producer
   // Consumer warpgroups 0..kWG-1; with warp specialization, warpgroup kWG is
   // the producer (one thread issues every TMA).
   int64_t kThreads = 128 * (kWG + (ws ? 1 : 0));
@@ -400,28 +401,17 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
                             NVVM::BarrierReductionAttr(), Value());
   };
 
-  SmallVector<Value> init = {kb.f32(negInf), kb.f32(negInf), kb.f32(0.0),
-                             kb.f32(0.0), oInit};
-  auto loop = scf::ForOp::create(b, loc, kb.idx(0), kvEnd, kb.idx(1), init);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value j = loop.getInductionVar();
-    auto iter = loop.getRegionIterArgs();
-    Value m[2] = {iter[0], iter[1]}, l[2] = {iter[2], iter[3]};
-    Value acc = iter[4];
-    Value stage = kb.rem(j, S);
-    Value parity = arith::TruncIOp::create(
-        b, loc, b.getI1Type(),
-        arith::IndexCastOp::create(b, loc, i32, kb.rem(kb.div(j, S), 2)));
-    Value stageDesc = kb.toI64(kb.mul(stage, kb.idx(stageBytes / 16)));
-    Value kDescS = arith::AddIOp::create(b, loc, descBase, stageDesc);
-    Value kv0 = kb.mul(j, kb.idx(kBN));
-    Value kvNext = kb.add(kv0, kb.idx(kBN));
-
-    // S = Q K^T.
-    waitBar(kb.add(kb.idx(1), stage), parity);
-    NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  // ---- Pieces of a consumer step (one K/V block) ----
+  Value ninf = kb.f32(negInf), scaleC = kb.f32(d.scale * M_LOG2E);
+  int64_t perRow = kBN / 4;
+  auto stageOf = [&](Value j) { return kb.rem(j, S); };
+  auto parityOfBlock = [&](Value j) { return parityOf(kb.div(j, S)); };
+  auto stageDescOf = [&](Value stage) -> Value {
+    return arith::AddIOp::create(
+        b, loc, descBase, kb.toI64(kb.mul(stage, kb.idx(stageBytes / 16))));
+  };
+  // Issues S = Q K^T for the block in `stage` (no commit, no wait).
+  auto issueS = [&](Value kDescS) {
     Value s = sUndef;
     for (int64_t kk = 0; kk < D / 16; ++kk) {
       int64_t inner = (kk / 4), k32 = (kk % 4) * 32;
@@ -429,13 +419,28 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
       Value db = kb.desc(kDescS, kOff + inner * subTileKV + k32, 16);
       s = kb.wgmma(s, da, db, kBN, kk == 0, /*transB=*/false);
     }
-    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-
-    // Scale into log2 units, mask where needed, online softmax.
-    Value ninf = kb.f32(negInf), scaleC = kb.f32(d.scale * M_LOG2E);
+    return s;
+  };
+  // Issues O += P V for the block in `stage` (V read MN-major).
+  auto issuePV = [&](Value acc, Value kDescS) {
+    for (int64_t kc = 0; kc < kBN / 16; ++kc) {
+      Value da =
+          kb.desc(pDescW, pOff + (kc / 4) * subTileQ + (kc % 4) * 32, 16);
+      Value dv = kb.desc(kDescS, vOff + kc * 16 * kSwz * 2, subTileKV);
+      acc = kb.wgmma(acc, da, dv, D, false, /*transB=*/true);
+    }
+    return acc;
+  };
+  // Online softmax of S (block j): masks where needed, updates m and l,
+  // returns alpha per row and P (f32) per row.
+  struct Soft {
+    Value newM[2], newL[2], alpha[2];
+    SmallVector<Value> p[2];
+  };
+  auto softmax = [&](Value s, Value j, Value m[2], Value l[2]) {
+    Value kv0 = kb.mul(j, kb.idx(kBN));
+    Value kvNext = kb.add(kv0, kb.idx(kBN));
     Value colBase = kb.add(kv0, t2);
-    int64_t perRow = kBN / 4;
     auto scores = [&](bool masked) {
       Value lim[2];
       if (masked)
@@ -477,71 +482,117 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
       b.setInsertionPointToStart(&maskIf.getElseRegion().front());
       scf::YieldOp::create(b, loc, scores(false));
     }
-    SmallVector<Value> p[2];
+    Soft o;
     for (int64_t i = 0; i < perRow; ++i) {
-      p[0].push_back(maskIf.getResult(i));
-      p[1].push_back(maskIf.getResult(perRow + i));
+      o.p[0].push_back(maskIf.getResult(i));
+      o.p[1].push_back(maskIf.getResult(perRow + i));
     }
-    Value alpha[2], newM[2], newL[2];
     for (int r = 0; r < 2; ++r) {
-      Value mx = p[r][0];
-      for (size_t i = 1; i < p[r].size(); ++i)
-        mx = kb.fmax(mx, p[r][i]);
+      Value mx = o.p[r][0];
+      for (size_t i = 1; i < o.p[r].size(); ++i)
+        mx = kb.fmax(mx, o.p[r][i]);
       mx = kb.quadReduce(mx, /*isMax=*/true);
-      newM[r] = kb.fmax(m[r], mx);
+      o.newM[r] = kb.fmax(m[r], mx);
       Value isInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                          newM[r], ninf);
-      Value mUse = arith::SelectOp::create(b, loc, isInf, kb.f32(0.0), newM[r]);
-      alpha[r] = kb.exp2(arith::SubFOp::create(b, loc, m[r], mUse));
+                                          o.newM[r], ninf);
+      Value mUse =
+          arith::SelectOp::create(b, loc, isInf, kb.f32(0.0), o.newM[r]);
+      o.alpha[r] = kb.exp2(arith::SubFOp::create(b, loc, m[r], mUse));
       Value sum = kb.f32(0.0);
-      for (Value &v : p[r]) {
+      for (Value &v : o.p[r]) {
         v = kb.exp2(arith::SubFOp::create(b, loc, v, mUse));
         sum = arith::AddFOp::create(b, loc, sum, v);
       }
-      newL[r] = arith::AddFOp::create(
-          b, loc, arith::MulFOp::create(b, loc, alpha[r], l[r]), sum);
+      o.newL[r] = arith::AddFOp::create(
+          b, loc, arith::MulFOp::create(b, loc, o.alpha[r], l[r]), sum);
     }
-
-    // P to shared memory (this warpgroup's [64 x BN] tile, 128-byte swizzle).
+    return o;
+  };
+  // P to shared memory (this warpgroup's [64 x BN] tile, 128-byte swizzle),
+  // made visible to the async proxy.
+  auto writeP = [&](Soft &o) {
     auto v2f32 = VectorType::get({2}, f32);
     auto v2elt = VectorType::get({2}, elt);
     for (int64_t n = 0; n < kBN / 8; ++n)
       for (int r = 0; r < 2; ++r) {
         Value pair = vector::FromElementsOp::create(
-            b, loc, v2f32, ValueRange{p[r][2 * n], p[r][2 * n + 1]});
+            b, loc, v2f32, ValueRange{o.p[r][2 * n], o.p[r][2 * n + 1]});
         Value h = arith::TruncFOp::create(b, loc, v2elt, pair);
-        vector::StoreOp::create(b, loc, h, flat,
-                                ValueRange{swzIndex(pFlatW, rowInWG[r], n * 8)},
-                                false, llvm::MaybeAlign(4));
+        vector::StoreOp::create(
+            b, loc, h, flat, ValueRange{swzIndex(pFlatW, rowInWG[r], n * 8)},
+            false, llvm::MaybeAlign(4));
       }
     NVVM::FenceProxyOp::create(
         b, loc, NVVM::ProxyKind::async_shared,
         NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-    // Rescale O while the other threads finish writing P.
+  };
+  auto rescale = [&](Value acc, Value alpha[2]) {
     for (int64_t i = 0; i < D / 2; ++i) {
       int r = (i % 4) / 2;
-      acc = kb.insert(acc,
-                      arith::MulFOp::create(b, loc, kb.extract(acc, i), alpha[r]),
-                      i);
+      acc = kb.insert(
+          acc, arith::MulFOp::create(b, loc, kb.extract(acc, i), alpha[r]), i);
     }
-    wgBarrier();
+    return acc;
+  };
+  auto release = [&](Value stage) {
+    nvgpu::MBarrierArriveOp::create(b, loc,
+                                    nvgpu::MBarrierTokenType::get(ctx), bars,
+                                    kb.add(kb.idx(1 + 2 * S), stage));
+  };
+  auto commitWait = [&](int64_t pending) {
+    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, pending);
+  };
+  // Ping-pong: warpgroup w waits for its turn (named barrier 3 + w) before
+  // issuing its GEMMs and hands the turn over after issuing them.
+  Value i32_256 = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(256));
+  Value myTurn = arith::IndexCastOp::create(b, loc, i32, kb.add(wgi, kb.idx(3)));
+  Value otherTurn = arith::IndexCastOp::create(
+      b, loc, i32, kb.add(kb.rem(kb.add(wgi, kb.idx(1)), kWG), kb.idx(3)));
+  auto turnSync = [&] {
+    NVVM::BarrierOp::create(b, loc, Type(), myTurn, i32_256,
+                            NVVM::BarrierReductionAttr(), Value());
+  };
+  auto turnPass = [&](Value j) {
+    // The last warpgroup does not hand over after its last block, so that
+    // every sync has exactly one matching arrive.
+    Value last = kb.cmp(arith::CmpIPredicate::eq, j,
+                        arith::SubIOp::create(b, loc, kvEnd, kb.idx(1)));
+    Value isLastWG = kb.cmp(arith::CmpIPredicate::eq, wgi, kb.idx(kWG - 1));
+    Value skip = arith::AndIOp::create(b, loc, last, isLastWG);
+    Value doIt = arith::XOrIOp::create(
+        b, loc, skip, arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
+    kb.ifThen(doIt, [&] { NVVM::BarrierArriveOp::create(b, loc, otherTurn, i32_256); });
+  };
 
-    // O += P V (V read MN-major: its rows are keys).
+  SmallVector<Value> init = {kb.f32(negInf), kb.f32(negInf), kb.f32(0.0),
+                             kb.f32(0.0), oInit};
+  SmallVector<Value> res;
+  if (!ov) {
+    // One block per step: S, softmax, P V, each GEMM waited at once.
+    auto loop = scf::ForOp::create(b, loc, kb.idx(0), kvEnd, kb.idx(1), init);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value j = loop.getInductionVar();
+    auto iter = loop.getRegionIterArgs();
+    Value m[2] = {iter[0], iter[1]}, l[2] = {iter[2], iter[3]};
+    Value acc = iter[4];
+    Value stage = stageOf(j), parity = parityOfBlock(j);
+    Value kDescS = stageDescOf(stage);
+    waitBar(kb.add(kb.idx(1), stage), parity);
+    NVVM::WgmmaFenceAlignedOp::create(b, loc);
+    Value s = issueS(kDescS);
+    commitWait(0);
+    Soft o = softmax(s, j, m, l);
+    writeP(o);
+    acc = rescale(acc, o.alpha); // while the other threads finish writing P
+    wgBarrier();
     waitBar(kb.add(kb.idx(1 + S), stage), parity);
     NVVM::WgmmaFenceAlignedOp::create(b, loc);
-    for (int64_t kc = 0; kc < kBN / 16; ++kc) {
-      Value da = kb.desc(pDescW, pOff + (kc / 4) * subTileQ + (kc % 4) * 32, 16);
-      Value dv = kb.desc(kDescS, vOff + kc * 16 * kSwz * 2, subTileKV);
-      acc = kb.wgmma(acc, da, dv, D, false, /*transB=*/true);
-    }
-    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-
+    acc = issuePV(acc, kDescS);
+    commitWait(0);
     if (ws) {
-      // This thread is done with the stage: release it to the producer.
-      nvgpu::MBarrierArriveOp::create(
-          b, loc, nvgpu::MBarrierTokenType::get(ctx), bars,
-          kb.add(kb.idx(1 + 2 * S), stage));
+      release(stage);
     } else {
       // Everyone is done with this stage (and with P): refill it.
       gpu::BarrierOp::create(b, loc);
@@ -551,12 +602,89 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
                     kb.cmp(arith::CmpIPredicate::slt, nextBlock, kvEnd)),
                 [&] { issueKV(nextBlock, stage); });
     }
-    scf::YieldOp::create(b, loc,
-                         ValueRange{newM[0], newM[1], newL[0], newL[1], acc});
+    scf::YieldOp::create(
+        b, loc, ValueRange{o.newM[0], o.newM[1], o.newL[0], o.newL[1], acc});
+    res.assign(loop.getResults().begin(), loop.getResults().end());
+  } else {
+    // Software pipelined (FlashAttention-3): step j issues S_j and
+    // O += P_{j-1} V_{j-1} together, runs the softmax of S_j while P V is on
+    // the tensor cores, and the two consumer warpgroups take turns issuing
+    // GEMMs (ping-pong), so one's softmax runs under the other's GEMMs.
+    Value any = kb.cmp(arith::CmpIPredicate::sgt, kvEnd, kb.idx(0));
+    kb.ifThen(arith::AndIOp::create(
+                  b, loc, any,
+                  kb.cmp(arith::CmpIPredicate::eq, wgi, kb.idx(kWG - 1))),
+              [&] { NVVM::BarrierArriveOp::create(b, loc, otherTurn, i32_256); });
+    auto top = scf::IfOp::create(b, loc, TypeRange(ValueRange(init)), any,
+                                 /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard g0(b);
+      b.setInsertionPointToStart(&top.getElseRegion().front());
+      scf::YieldOp::create(b, loc, init);
+      b.setInsertionPointToStart(&top.getThenRegion().front());
+      // Block 0: S_0 and its softmax.
+      Value zero = kb.idx(0);
+      Value kDesc0 = stageDescOf(zero);
+      waitBar(kb.idx(1), parityOfBlock(zero));
+      turnSync();
+      NVVM::WgmmaFenceAlignedOp::create(b, loc);
+      Value s0 = issueS(kDesc0);
+      NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+      turnPass(zero);
+      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+      Value m0[2] = {init[0], init[1]}, l0[2] = {init[2], init[3]};
+      Soft o0 = softmax(s0, zero, m0, l0);
+      writeP(o0);
+      wgBarrier();
+      SmallVector<Value> init1 = {o0.newM[0], o0.newM[1], o0.newL[0],
+                                  o0.newL[1], oInit};
+      auto loop =
+          scf::ForOp::create(b, loc, kb.idx(1), kvEnd, kb.idx(1), init1);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(loop.getBody());
+        Value j = loop.getInductionVar();
+        auto iter = loop.getRegionIterArgs();
+        Value m[2] = {iter[0], iter[1]}, l[2] = {iter[2], iter[3]};
+        Value acc = iter[4];
+        Value jp = arith::SubIOp::create(b, loc, j, kb.idx(1));
+        Value stage = stageOf(j), prevStage = stageOf(jp);
+        waitBar(kb.add(kb.idx(1), stage), parityOfBlock(j));
+        waitBar(kb.add(kb.idx(1 + S), prevStage), parityOfBlock(jp));
+        turnSync();
+        NVVM::WgmmaFenceAlignedOp::create(b, loc);
+        Value s = issueS(stageDescOf(stage));
+        NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+        acc = issuePV(acc, stageDescOf(prevStage));
+        NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+        turnPass(j);
+        NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1); // S_j done
+        Soft o = softmax(s, j, m, l);
+        NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0); // P_{j-1} V_{j-1} done
+        release(prevStage);
+        acc = rescale(acc, o.alpha);
+        writeP(o);
+        wgBarrier();
+        scf::YieldOp::create(b, loc,
+                             ValueRange{o.newM[0], o.newM[1], o.newL[0],
+                                        o.newL[1], acc});
+      }
+      // The last block's P V.
+      Value jl = arith::SubIOp::create(b, loc, kvEnd, kb.idx(1));
+      Value lastStage = stageOf(jl);
+      waitBar(kb.add(kb.idx(1 + S), lastStage), parityOfBlock(jl));
+      NVVM::WgmmaFenceAlignedOp::create(b, loc);
+      Value acc = issuePV(loop.getResult(4), stageDescOf(lastStage));
+      commitWait(0);
+      release(lastStage);
+      scf::YieldOp::create(b, loc,
+                           ValueRange{loop.getResult(0), loop.getResult(1),
+                                      loop.getResult(2), loop.getResult(3),
+                                      acc});
+    }
+    res.assign(top.getResults().begin(), top.getResults().end());
   }
-
   // Deferred normalization; O staged (swizzled) in this warpgroup's Q tile.
-  auto res = loop.getResults();
   Value acc = res[4];
   Value inv[2], lFinal[2], isZero[2];
   for (int r = 0; r < 2; ++r) {
@@ -676,6 +804,7 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
       {"block_kv", kBN},
       {"stages", S},
       {"warp_specialized", ws},
+      {"overlap", ov},
       {"grid", llvm::json::Array{"ceil(Nq/" + std::to_string(kSM90BlockQ) + ")",
                                  "Hq", "B"}},
       {"block", llvm::json::Array{kThreads, 1, 1}},
@@ -691,7 +820,8 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
 
 LogicalResult mlir::fa::convertAttentionFuncToSM90(func::FuncOp func,
                                                    int64_t stages,
-                                                   bool warpSpecialize) {
+                                                   bool warpSpecialize,
+                                                   bool overlap) {
   SmallVector<AttentionOp> ops;
   func.walk([&](AttentionOp op) { ops.push_back(op); });
   if (ops.size() != 1)
@@ -722,6 +852,7 @@ LogicalResult mlir::fa::convertAttentionFuncToSM90(func::FuncOp func,
   desc.hasLse = static_cast<bool>(op.getLse());
   desc.stages = stages;
   desc.warpSpecialized = warpSpecialize;
+  desc.overlap = overlap;
   std::string why = checkSM90AttentionDesc(desc);
   if (!why.empty())
     return op.emitOpError(why);

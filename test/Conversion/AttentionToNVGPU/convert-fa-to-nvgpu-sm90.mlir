@@ -1,5 +1,6 @@
 // RUN: fa-opt %s -split-input-file --convert-fa-to-nvgpu="chip=sm_90a warp-specialize=false" | FileCheck %s
 // RUN: fa-opt %s -split-input-file --convert-fa-to-nvgpu="chip=sm_90a" | FileCheck %s --check-prefix=WS
+// RUN: fa-opt %s -split-input-file --convert-fa-to-nvgpu="chip=sm_90a overlap=false" | FileCheck %s --check-prefix=NOOV
 
 // Default: warp specialized. Warpgroup 2 is the producer (setmaxnreg down,
 // one thread streams K/V, waiting on the "stage released" mbarriers that all
@@ -17,12 +18,33 @@
 // WS: nvgpu.tma.async.load
 // WS: } else {
 // WS-NEXT: nvvm.setmaxregister  increase 240
-// WS: scf.for
-// WS: nvvm.wgmma.mma_async
-// WS: nvvm.wgmma.mma_async
+// Overlap (default): block 0's S, then a loop from 1 that issues S_j and
+// P_{j-1} V_{j-1} as two groups between its turn (bar.sync 3 + w) and the
+// hand-over (bar.arrive), waits for S only (1 group left) for the softmax,
+// then for P V before releasing the stage; the last P V after the loop.
+// WS: nvvm.barrier.arrive id = %{{.+}} number_of_threads = %c256_i32
+// WS: nvvm.barrier id = %{{.+}} number_of_threads = %c256_i32
+// WS: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 128, k = 16>, D[<f32>, <zero>]
+// WS: scf.for %{{.+}} = %c1
+// WS: nvvm.barrier id = %{{.+}} number_of_threads = %c256_i32
+// WS: nvvm.wgmma.mma_async {{.*}}B[<f16>, <one>, <col>]
+// WS: nvvm.wgmma.commit.group.sync.aligned
+// WS: nvvm.wgmma.mma_async {{.*}}B[<f16>, <one>, <row>]
+// WS: nvvm.wgmma.commit.group.sync.aligned
+// WS: nvvm.barrier.arrive
+// WS: nvvm.wgmma.wait.group.sync.aligned 1
+// WS: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
+// WS: nvvm.wgmma.wait.group.sync.aligned 0
 // WS-NOT: gpu.barrier
 // WS: nvgpu.mbarrier.arrive %[[BARS]]
 // WS: scf.yield
+// WS: nvvm.wgmma.mma_async {{.*}}B[<f16>, <one>, <row>]
+// WS: nvgpu.mbarrier.arrive %[[BARS]]
+// Warp specialized without overlap: S, softmax, P V in turn, no ping-pong.
+// NOOV: nvvm.setmaxregister  increase 240
+// NOOV-NOT: nvvm.barrier.arrive
+// NOOV-NOT: wait.group.sync.aligned 1
+// NOOV: nvgpu.mbarrier.arrive
 
 // Without warp specialization: 2 warpgroups, thread 0 issues the TMA and
 // refills a stage after a CTA barrier.

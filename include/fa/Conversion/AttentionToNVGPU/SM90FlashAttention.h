@@ -35,6 +35,10 @@ struct SM90AttentionDesc {
   /// A producer warpgroup issuing the TMA loads (registers rebalanced with
   /// setmaxnreg) instead of thread 0 of the consumers plus a CTA barrier.
   bool warpSpecialized = true;
+  /// Software-pipelined consumers (S_j with P_{j-1} V_{j-1}, softmax under
+  /// the P V GEMM) and ping-pong of the two consumer warpgroups; needs
+  /// warpSpecialized.
+  bool overlap = true;
   int64_t producerRegs = 24;  ///< setmaxnreg.dec of the producer
   int64_t consumerRegs = 240; ///< setmaxnreg.inc of the consumers
 };
@@ -51,7 +55,7 @@ std::string buildSM90AttentionKernel(OpBuilder &b, Location loc,
 /// its sm_90a kernel and attaches the manifest to the enclosing module (as the
 /// sm_80 conversion does); emits a diagnostic and fails when unsupported.
 LogicalResult convertAttentionFuncToSM90(func::FuncOp func, int64_t stages,
-                                         bool warpSpecialize);
+                                         bool warpSpecialize, bool overlap);
 
 } // namespace mlir::fa
 
