@@ -24,7 +24,8 @@ using namespace mlir;
 void mlir::fa::buildPTXPipeline(OpPassManager &pm,
                                 const PTXPipelineOptions &options) {
   pm.addPass(createConvertFAToNVGPUPass(
-      ConvertFAToNVGPUPassOptions{options.chip}));
+      ConvertFAToNVGPUPassOptions{options.chip, options.stages,
+                                  options.warpSpecialize, options.overlap}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createConvertNVGPUToNVVMPass());
@@ -38,6 +39,8 @@ void mlir::fa::buildPTXPipeline(OpPassManager &pm,
   toNVVM.useBarePtrCallConv = true;
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps(toNVVM));
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertVectorToLLVMPass());
+  // nvvm ops built on inline PTX (mbarrier try_wait, wgmma): sm_90a kernels.
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertNVVMToLLVMPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());

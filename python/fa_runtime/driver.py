@@ -46,6 +46,36 @@ def _ensure_context(device=0):
     return _ctx
 
 
+# Parameters passed as a device pointer: plain tensors, and "tensormap" = a
+# pointer to a 128-byte CUtensorMap in device memory (sm_90a kernels).
+_PTR_TYPES = ("ptr", "tensormap")
+
+_CU_DTYPE = {"f16": 6, "bf16": 9, "f32": 7}
+_CU_SWIZZLE = {"none": 0, "32B": 1, "64B": 2, "128B": 3}
+_CU_L2 = {"none": 0, "64B": 1, "128B": 2, "256B": 3}
+_CU_OOB = {"zero": 0, "nan": 1}
+
+
+def encode_tensor_map(spec, address, sizes):
+    """cuTensorMapEncodeTiled for one manifest "tensor_maps" entry; `sizes`
+    gives the symbols of its dims/strides (D, Nq, Nk, B, Hq, Hkv).
+    Returns the 128 bytes of the CUtensorMap."""
+    env = dict(sizes)
+    ev = lambda e: int(eval(str(e), {"__builtins__": {}}, env))  # noqa: E731
+    rank = int(spec["rank"])
+    dims = (ctypes.c_uint64 * rank)(*[ev(x) for x in spec["dims"]])
+    strides = (ctypes.c_uint64 * max(rank - 1, 1))(*[ev(x) for x in spec["strides_bytes"]])
+    box = (ctypes.c_uint32 * rank)(*[int(x) for x in spec["box"]])
+    estr = (ctypes.c_uint32 * rank)(*[int(x) for x in spec["element_strides"]])
+    buf = (ctypes.c_uint64 * 16)()  # 128 bytes, 64-byte alignment not needed on the host
+    _check(_cuda().cuTensorMapEncodeTiled(
+        ctypes.byref(buf), _CU_DTYPE[spec["dtype"]], rank, ctypes.c_void_p(int(address)),
+        dims, strides, box, estr, 0 if spec.get("interleave", "none") == "none" else 1,
+        _CU_SWIZZLE[spec["swizzle"]], _CU_L2[spec.get("l2_promotion", "none")],
+        _CU_OOB[spec.get("oob_fill", "zero")]), "cuTensorMapEncodeTiled")
+    return bytes(buf)
+
+
 def _ceil_div(a, b):
     return (a + b - 1) // b
 
@@ -92,13 +122,13 @@ class Kernel:
     def launch_ptrs(self, *ptrs, stream=0, **sizes):
         """Launches on raw device pointers (in manifest order) and i32 sizes."""
         params = self.manifest["params"]
-        ptr_params = [p for p in params if p["type"] == "ptr"]
+        ptr_params = [p for p in params if p["type"] in _PTR_TYPES]
         if len(ptrs) != len(ptr_params):
             raise ValueError(f"expected {len(ptr_params)} pointers, got {len(ptrs)}")
         holders = []
         it = iter(ptrs)
         for p in params:
-            if p["type"] == "ptr":
+            if p["type"] in _PTR_TYPES:
                 holders.append(ctypes.c_void_p(int(next(it))))
             elif p["type"] == "i32":
                 holders.append(ctypes.c_int32(int(sizes[p["name"]])))
@@ -114,6 +144,24 @@ class Kernel:
         _check(_cuda().cuLaunchKernel(self._func, gx, gy, gz, bx, by, bz, self.dyn_smem,
                                       ctypes.c_void_p(stream), argv, None), "cuLaunchKernel")
 
+    def tensor_maps(self, q, k, v):
+        """The q, k, v CUtensorMaps (manifest "tensor_maps") in one device
+        buffer of 3 x 128 bytes; cached per (pointers, shapes)."""
+        import torch
+        key = (q.data_ptr(), k.data_ptr(), v.data_ptr(), tuple(q.shape), tuple(k.shape))
+        cache = self.__dict__.setdefault("_maps", {})
+        if key not in cache:
+            B, Hq, Nq, D = q.shape
+            sizes = dict(B=B, Hq=Hq, Hkv=k.shape[1], Nq=Nq, Nk=k.shape[2], D=D)
+            addr = {"q_map": q.data_ptr(), "k_map": k.data_ptr(), "v_map": v.data_ptr()}
+            blob = b"".join(encode_tensor_map(m, addr[m["param"]], sizes)
+                            for m in self.manifest["tensor_maps"])
+            host = torch.frombuffer(bytearray(blob), dtype=torch.uint8)
+            if len(cache) > 64:
+                cache.clear()
+            cache[key] = host.to(q.device)  # allocations are 512-byte aligned
+        return cache[key]
+
     def __call__(self, q, k, v, out=None, lse=None):
         """torch path: q [B,Hq,Nq,D], k/v [B,Hkv,Nk,D] on the GPU; returns out (and lse)."""
         import torch
@@ -122,7 +170,11 @@ class Kernel:
         q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
         if out is None:
             out = torch.empty_like(q)
-        ptrs = [q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr()]
+        if self.manifest.get("tensor_maps"):
+            maps = self.tensor_maps(q, k, v)
+            ptrs = [maps.data_ptr() + 128 * i for i in range(3)] + [out.data_ptr()]
+        else:
+            ptrs = [q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr()]
         if self.manifest.get("lse"):
             if lse is None:
                 lse = torch.empty((B, Hq, Nq), device=q.device, dtype=torch.float32)

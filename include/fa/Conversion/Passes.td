@@ -28,6 +28,16 @@ def ConvertFAToNVGPUPass : Pass<"convert-fa-to-nvgpu", "ModuleOp"> {
     `B, Hq, Hkv, Nq, Nk` as i32. The launch manifest (JSON) is attached to the
     module as `fa.manifest.<kernel>`; `fa-dump-kernel` writes it out.
 
+    With `chip=sm_90a` the kernel is the Hopper one of docs/SM90.md instead
+    (lib/Conversion/AttentionToNVGPU/SM90FlashAttention.cpp): grid
+    `(ceil(Nq / 128), Hq, B)`, 384 threads (2 consumer warpgroups + 1 TMA
+    producer warpgroup with `warp-specialize`), Q/K/V by `nvgpu.tma.async.load`
+    into a `stages`-deep mbarrier-guarded ring, `nvvm.wgmma.mma_async` with P
+    through swizzled shared memory, pipelined ping-pong consumers with
+    `overlap`. Its first three arguments are `!llvm.ptr`s to 128-byte
+    CUtensorMaps in device memory (q, k, v); the manifest lists them under
+    `tensor_maps`.
+
     Before:
     ```mlir
     func.func @attn(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: tensor<?x?x?x64xf16>) -> tensor<?x?x?x64xf16> {
@@ -46,7 +56,15 @@ def ConvertFAToNVGPUPass : Pass<"convert-fa-to-nvgpu", "ModuleOp"> {
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
-           "Target chip (only sm_80 for now)">,
+           "Target chip: sm_80 (FlashAttention-2 kernel) or sm_90a "
+           "(TMA + mbarrier + wgmma kernel, see docs/SM90.md)">,
+    Option<"stages", "stages", "int64_t", /*default=*/"2",
+           "sm_90a: depth of the K/V shared-memory ring (1 to 4)">,
+    Option<"warpSpecialize", "warp-specialize", "bool", /*default=*/"true",
+           "sm_90a: a producer warpgroup issues the TMA loads (setmaxnreg)">,
+    Option<"overlap", "overlap", "bool", /*default=*/"true",
+           "sm_90a with warp-specialize: pipelined consumers (softmax of block j "
+           "under P V of block j-1) and ping-pong of the two consumer warpgroups">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

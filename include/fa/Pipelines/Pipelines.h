@@ -30,8 +30,20 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 /// Options of `fa-to-ptx`.
 struct PTXPipelineOptions : public PassPipelineOptions<PTXPipelineOptions> {
   PassOptions::Option<std::string> chip{
-      *this, "chip", llvm::cl::desc("Target chip (sm_80)"),
+      *this, "chip", llvm::cl::desc("Target chip (sm_80 or sm_90a)"),
       llvm::cl::init("sm_80")};
+  PassOptions::Option<int64_t> stages{
+      *this, "stages",
+      llvm::cl::desc("sm_90a: depth of the K/V shared-memory ring (1 to 4)"),
+      llvm::cl::init(2)};
+  PassOptions::Option<bool> warpSpecialize{
+      *this, "warp-specialize",
+      llvm::cl::desc("sm_90a: a producer warpgroup issues the TMA loads"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> overlap{
+      *this, "overlap",
+      llvm::cl::desc("sm_90a: pipelined consumers and warpgroup ping-pong"),
+      llvm::cl::init(true)};
   PassOptions::Option<std::string> features{
       *this, "features", llvm::cl::desc("PTX features for nvvm-attach-target"),
       llvm::cl::init("+ptx80")};

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fa/Conversion/AttentionToNVGPU/AttentionToNVGPU.h"
+#include "fa/Conversion/AttentionToNVGPU/SM90FlashAttention.h"
 #include "fa/Conversion/Passes.h"
 #include "fa/Dialect/Attention/IR/AttentionOps.h"
 
@@ -178,7 +179,7 @@ LogicalResult mlir::fa::convertAttentionFuncToNVGPU(func::FuncOp func,
   AttentionOp op = ops.front();
   if (chip != "sm_80")
     return op.emitOpError("unsupported chip '")
-           << chip << "' for convert-fa-to-nvgpu (supported: sm_80)";
+           << chip << "' for convert-fa-to-nvgpu (supported: sm_80, sm_90a)";
   RankedTensorType qTy = op.getQueryType(), kTy = op.getKeyType(),
                    vTy = op.getValueType(), oTy = op.getOutType();
   Type elt = qTy.getElementType();
@@ -606,7 +607,10 @@ struct ConvertFAToNVGPUPass
     });
     bool failed = false;
     for (func::FuncOp f : funcs)
-      failed |= mlir::failed(convertAttentionFuncToNVGPU(f, chip));
+      failed |= mlir::failed(chip == "sm_90a"
+                                 ? convertAttentionFuncToSM90(f, stages, warpSpecialize,
+                                                              overlap)
+                                 : convertAttentionFuncToNVGPU(f, chip));
     if (failed)
       signalPassFailure();
   }

@@ -1,0 +1,203 @@
+"""Correctness and speed of the fa sm_90a kernels (TMA + mbarrier + wgmma) on an H100/H200.
+
+Usage (on the GPU machine, no MLIR needed):
+    python3 bench/bench_sm90.py --k90 DIR90 [--k80 DIR80] [--check] [--bench] [--out results.json]
+DIR90 / DIR80 hold <kernel>.ptx + <kernel>.json from
+    fa-opt bench/kernels_sm80.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a},fa-dump-kernel{dir=DIR90})'
+    fa-opt bench/kernels_sm80.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_80},fa-dump-kernel{dir=DIR80})'
+(the same fa.attention IR for both chips).
+--check: ours (sm_90a) vs an f32 torch reference (bottom-right causal, GQA, odd lengths, Nq != Nk, lse);
+--bench: in this one process, ours sm_90a, ours sm_80, torch SDPA flash and cudnn on the FA-paper sweep
+(16k tokens, hidden 2048; FLOPs = 4 B H N^2 D, halved when causal; median of CUDA-event timings),
+plus the bf16 8192^3 GEMM ceiling.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
+
+from bench_sm80 import DT, load, reference, time_ms  # noqa: E402
+
+
+def check(kdir):
+    torch.manual_seed(0)
+    rows, cases = [], []
+    for dt in ("f16", "bf16"):
+        for d in (64, 128):
+            for causal in (False, True):
+                cases += [(dt, d, causal, 2, 8, 2, 1000, 1000), (dt, d, causal, 1, 4, 4, 77, 333),
+                          (dt, d, causal, 2, 6, 3, 333, 77), (dt, d, causal, 1, 2, 1, 1, 1),
+                          (dt, d, causal, 3, 4, 1, 129, 200), (dt, d, causal, 1, 2, 2, 255, 257)]
+                for n in (512, 2048, 4096):
+                    cases.append((dt, d, causal, 16384 // n, 2048 // d, 2048 // d, n, n))
+    for dt, d, causal, B, Hq, Hkv, Nq, Nk in cases:
+        kern = load(kdir, dt, d, causal)
+        q = torch.randn(B, Hq, Nq, d, device="cuda", dtype=DT[dt])
+        k = torch.randn(B, Hkv, Nk, d, device="cuda", dtype=DT[dt])
+        v = torch.randn(B, Hkv, Nk, d, device="cuda", dtype=DT[dt])
+        o = kern(q, k, v)
+        torch.cuda.synchronize()
+        ref, _ = reference(q, k, v, causal)
+        err = (o.float() - ref).abs().max().item()
+        tol = 4e-3 if dt == "f16" else 3e-2
+        ok = err <= tol and not math.isnan(err)
+        rows.append(dict(dtype=dt, d=d, causal=causal, B=B, Hq=Hq, Hkv=Hkv, Nq=Nq, Nk=Nk,
+                         max_abs_err=err, tol=tol, ok=ok))
+        print(f"check {dt} d{d} causal={causal} B{B} Hq{Hq} Hkv{Hkv} Nq{Nq} Nk{Nk}: "
+              f"err {err:.2e} {'OK' if ok else 'FAIL'}", flush=True)
+        del q, k, v, o, ref
+    for dt, d, causal, Nq, Nk in (("f16", 64, True, 300, 200), ("bf16", 128, False, 200, 333),
+                                  ("f16", 128, True, 1000, 1000)):
+        kern = load(kdir, dt, d, causal, lse=True)
+        q = torch.randn(2, 4, Nq, d, device="cuda", dtype=DT[dt])
+        k = torch.randn(2, 2, Nk, d, device="cuda", dtype=DT[dt])
+        v = torch.randn(2, 2, Nk, d, device="cuda", dtype=DT[dt])
+        o, lse = kern(q, k, v)
+        ref, rlse = reference(q, k, v, causal)
+        fin = torch.isfinite(rlse)
+        lerr = (lse[fin] - rlse[fin]).abs().max().item()
+        inf_ok = bool(torch.all(torch.isneginf(lse[~fin])).item())
+        err = (o.float() - ref).abs().max().item()
+        tol = 4e-3 if dt == "f16" else 3e-2
+        ok = err <= tol and lerr <= 1e-3 and inf_ok
+        print(f"check lse {dt} d{d} causal={causal} Nq{Nq} Nk{Nk}: out err {err:.2e} lse err {lerr:.2e} "
+              f"masked rows -inf {inf_ok} {'OK' if ok else 'FAIL'}", flush=True)
+        rows.append(dict(dtype=dt, d=d, causal=causal, lse=True, B=2, Hq=4, Hkv=2, Nq=Nq, Nk=Nk,
+                         max_abs_err=err, lse_err=lerr, ok=ok))
+    return rows
+
+
+def gemm_ceiling(iters):
+    a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn_like(a)
+    ms = time_ms(lambda: torch.matmul(a, b), iters)
+    return 2 * 8192 ** 3 / (ms * 1e-3) / 1e12
+
+
+def bench(k90, k80, seqlens, iters, dtypes, dims, partial=None):
+    rows = []
+    for dt in dtypes:
+        for d in dims:
+            for causal in (False, True):
+                kern = load(k90, dt, d, causal)
+                kern80 = load(k80, dt, d, causal) if k80 else None
+                for n in seqlens:
+                    B, H = 16384 // n, 2048 // d
+                    q = torch.randn(B, H, n, d, device="cuda", dtype=DT[dt])
+                    k = torch.randn_like(q)
+                    v = torch.randn_like(q)
+                    out = torch.empty_like(q)
+                    flops = 4 * B * H * n * n * d / (2 if causal else 1)
+                    row = dict(dtype=dt, d=d, causal=causal, seqlen=n, B=B, H=H)
+                    row["sm90_ms"] = time_ms(lambda: kern(q, k, v, out=out), iters)
+                    row["sm80_ms"] = time_ms(lambda: kern80(q, k, v, out=out), iters) if kern80 else None
+                    for name, be in (("flash", SDPBackend.FLASH_ATTENTION),
+                                     ("cudnn", SDPBackend.CUDNN_ATTENTION)):
+                        try:
+                            with sdpa_kernel([be]):
+                                row[name + "_ms"] = time_ms(
+                                    lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal), iters)
+                        except Exception as e:  # backend unavailable for this shape
+                            row[name + "_ms"] = None
+                            print(f"  {name} failed: {e}", flush=True)
+                    for name in ("sm90", "sm80", "flash", "cudnn"):
+                        ms = row[name + "_ms"]
+                        row[name + "_tflops"] = flops / (ms * 1e-3) / 1e12 if ms else None
+                    for peer in ("sm80", "flash", "cudnn"):
+                        row["ratio_" + peer] = (row["sm90_tflops"] / row[peer + "_tflops"]
+                                                if row[peer + "_tflops"] else None)
+                    print(f"bench {dt} d{d} causal={causal} n{n}: sm90 {row['sm90_tflops']:.1f} "
+                          f"sm80 {row['sm80_tflops'] or 0:.1f} flash {row['flash_tflops'] or 0:.1f} "
+                          f"cudnn {row['cudnn_tflops'] or 0:.1f} TFLOP/s", flush=True)
+                    rows.append(row)
+                    if partial:  # keep what was measured if the run is cut short
+                        with open(partial, "w") as fh:
+                            json.dump(rows, fh, indent=1)
+                    del q, k, v, out
+    return rows
+
+
+def report(res, md_path, png_path):
+    f = lambda x: "-" if x is None else f"{x:.0f}"  # noqa: E731
+    r = lambda x: "-" if x is None else f"{x:.2f}"  # noqa: E731
+    lines = [f"# fa sm_90a kernel on {res['device']} ({res['date']}, torch {res['torch']})", ""]
+    if "check" in res:
+        c = res["check"]
+        lines += [f"Correctness vs f32 reference: {sum(x['ok'] for x in c)}/{len(c)} OK "
+                  f"(max abs err f16 <= 4e-3, bf16 <= 3e-2; lse <= 1e-3)", ""]
+    if "gemm_bf16_tflops" in res:
+        lines += [f"bf16 8192^3 GEMM ceiling in the same run: {res['gemm_bf16_tflops']:.0f} TFLOP/s", ""]
+    if "bench" in res:
+        lines += ["Forward TFLOP/s (FLOPs = 4 B H N^2 D, /2 causal; 16k tokens, hidden 2048; median of CUDA events)", "",
+                  "| dtype | d | causal | seqlen | ours sm_90a | ours sm_80 | flash (FA2) | cudnn | sm90/cudnn | sm90/flash | sm90/sm80 |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
+        for x in res["bench"]:
+            lines.append(f"| {x['dtype']} | {x['d']} | {'yes' if x['causal'] else 'no'} | {x['seqlen']} | "
+                         f"{f(x['sm90_tflops'])} | {f(x['sm80_tflops'])} | {f(x['flash_tflops'])} | "
+                         f"{f(x['cudnn_tflops'])} | {r(x['ratio_cudnn'])} | {r(x['ratio_flash'])} | {r(x['ratio_sm80'])} |")
+    with open(md_path, "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        groups = sorted({(x["dtype"], x["d"], x["causal"]) for x in res.get("bench", [])})
+        if groups:
+            fig, axes = plt.subplots(1, len(groups), figsize=(4 * len(groups), 3.5), squeeze=False)
+            for ax, (dt, d, c) in zip(axes[0], groups):
+                xs = [x for x in res["bench"] if (x["dtype"], x["d"], x["causal"]) == (dt, d, c)]
+                for name in ("sm90", "sm80", "flash", "cudnn"):
+                    ax.plot([x["seqlen"] for x in xs], [x[name + "_tflops"] or 0 for x in xs], marker="o", label=name)
+                ax.set_xscale("log", base=2)
+                ax.set_title(f"{dt} d{d} {'causal' if c else 'full'}")
+                ax.set_xlabel("seqlen")
+                ax.set_ylabel("TFLOP/s")
+            axes[0][0].legend()
+            fig.tight_layout()
+            fig.savefig(png_path, dpi=80)
+    except Exception as e:  # matplotlib missing
+        print("no plot:", e)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--k90", required=True)
+    ap.add_argument("--k80")
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--bench", action="store_true")
+    ap.add_argument("--seqlens", default="512,1024,2048,4096,8192,16384")
+    ap.add_argument("--dtypes", default="f16,bf16")
+    ap.add_argument("--dims", default="64,128")
+    ap.add_argument("--iters", type=int, default=10)
+    ap.add_argument("--out", default="bench_sm90.json")
+    a = ap.parse_args()
+    res = dict(date=time.strftime("%Y-%m-%d"), device=torch.cuda.get_device_name(),
+               torch=torch.__version__)
+    base = os.path.splitext(a.out)[0]
+    if a.check:
+        res["check"] = check(a.k90)
+        print("check: %d/%d OK" % (sum(r["ok"] for r in res["check"]), len(res["check"])), flush=True)
+        with open(a.out, "w") as f:
+            json.dump(res, f, indent=1)
+    if a.bench:
+        res["gemm_bf16_tflops"] = gemm_ceiling(a.iters)
+        print(f"gemm bf16 8192^3: {res['gemm_bf16_tflops']:.0f} TFLOP/s", flush=True)
+        res["bench"] = bench(a.k90, a.k80, [int(s) for s in a.seqlens.split(",")], a.iters,
+                             a.dtypes.split(","), [int(x) for x in a.dims.split(",")],
+                             partial=base + ".partial.json")
+    with open(a.out, "w") as f:
+        json.dump(res, f, indent=1)
+    report(res, base + ".md", base + ".png")
+
+
+if __name__ == "__main__":
+    main()

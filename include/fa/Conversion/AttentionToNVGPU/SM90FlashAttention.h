@@ -1,0 +1,62 @@
+//===- SM90FlashAttention.h - sm_90a FlashAttention-3 style kernel -*- C++ -*-===//
+//
+// The sm_90a (Hopper) kernel builder. Its input is a small plain description
+// of one attention, so that it does not depend on how the conversion finds it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FA_CONVERSION_ATTENTIONTONVGPU_SM90FLASHATTENTION_H
+#define FA_CONVERSION_ATTENTIONTONVGPU_SM90FLASHATTENTION_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Support/LLVM.h"
+
+#include <string>
+
+namespace mlir::fa {
+
+/// Query rows per consumer warpgroup (wgmma M), consumer warpgroups per CTA,
+/// keys per K/V tile.
+constexpr int64_t kSM90RowsPerWarpgroup = 64;
+constexpr int64_t kSM90Warpgroups = 2;
+constexpr int64_t kSM90BlockQ = kSM90RowsPerWarpgroup * kSM90Warpgroups;
+constexpr int64_t kSM90BlockKV = 128;
+
+/// What the sm_90a builder needs to know about one attention.
+struct SM90AttentionDesc {
+  std::string kernelName; ///< gpu.func name
+  std::string moduleName; ///< gpu.module name
+  Type elementType;       ///< f16 or bf16 (q, k, v and out)
+  int64_t headDim = 128;  ///< 64 or 128 (Dv = D)
+  bool causal = false;    ///< bottom-right aligned causal mask
+  double scale = 1.0;     ///< softmax scale
+  bool hasLse = false;    ///< also write the log-sum-exp [B, Hq, Nq] f32
+  int64_t stages = 2;     ///< K/V ring depth
+  /// A producer warpgroup issuing the TMA loads (registers rebalanced with
+  /// setmaxnreg) instead of thread 0 of the consumers plus a CTA barrier.
+  bool warpSpecialized = true;
+  /// Software-pipelined consumers (S_j with P_{j-1} V_{j-1}, softmax under
+  /// the P V GEMM) and ping-pong of the two consumer warpgroups; needs
+  /// warpSpecialized.
+  bool overlap = true;
+  int64_t producerRegs = 24;  ///< setmaxnreg.dec of the producer
+  int64_t consumerRegs = 240; ///< setmaxnreg.inc of the consumers
+};
+
+/// Checks that `desc` can be built for sm_90a; on failure returns the reason.
+std::string checkSM90AttentionDesc(const SM90AttentionDesc &desc);
+
+/// Builds, at the builder's insertion point (inside a module), the gpu.module
+/// holding the sm_90a kernel for `desc`, and returns the JSON launch manifest.
+std::string buildSM90AttentionKernel(OpBuilder &b, Location loc,
+                                     const SM90AttentionDesc &desc);
+
+/// Replaces `func` (holding exactly one fa.attention) by the gpu.module of
+/// its sm_90a kernel and attaches the manifest to the enclosing module (as the
+/// sm_80 conversion does); emits a diagnostic and fails when unsupported.
+LogicalResult convertAttentionFuncToSM90(func::FuncOp func, int64_t stages,
+                                         bool warpSpecialize, bool overlap);
+
+} // namespace mlir::fa
+
+#endif // FA_CONVERSION_ATTENTIONTONVGPU_SM90FLASHATTENTION_H

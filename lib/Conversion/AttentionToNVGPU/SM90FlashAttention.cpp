@@ -1,0 +1,871 @@
+//===- SM90FlashAttention.cpp - sm_90a FlashAttention-3 style kernel ------===//
+//
+// Builds, with builders, the Hopper forward kernel for one attention:
+// grid (ceil(Nq/128), Hq, B), 256 threads = 2 consumer warpgroups of 64 query
+// rows; Q, K and V tiles brought by TMA (nvgpu.tma.async.load, 128-byte
+// swizzle, zero fill out of bounds) into dynamic shared memory, a ring of
+// `stages` K/V buffers guarded by mbarriers (expect_tx by the issuing thread,
+// try_wait.parity by the consumers); S = Q K^T and O += P V by wgmma
+// (nvvm.wgmma.mma_async, both operands in shared memory, f32 accumulators in
+// registers); online softmax in registers; P through shared memory (swizzled
+// like TMA would, fence.proxy.async before the wgmma reads it); deferred
+// normalization; O staged in shared memory and stored with 16-byte stores.
+// See docs/SM90.md.
+//
+//===----------------------------------------------------------------------===//
+#include "fa/Conversion/AttentionToNVGPU/SM90FlashAttention.h"
+#include "fa/Dialect/Attention/IR/AttentionOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::fa;
+
+static constexpr int64_t kGlobalExtent = int64_t(1) << 40;
+static constexpr int64_t kWG = kSM90Warpgroups;
+static constexpr int64_t kRows = kSM90RowsPerWarpgroup;
+static constexpr int64_t kBN = kSM90BlockKV;
+/// Elements per 128-byte swizzle row (16-bit types).
+static constexpr int64_t kSwz = 64;
+
+std::string mlir::fa::checkSM90AttentionDesc(const SM90AttentionDesc &d) {
+  if (!d.elementType || !(d.elementType.isF16() || d.elementType.isBF16()))
+    return "sm_90a kernel needs f16 or bf16 inputs";
+  if (d.headDim != 64 && d.headDim != 128)
+    return "sm_90a kernel supports head dim 64 or 128, got " +
+           std::to_string(d.headDim);
+  if (d.stages < 1 || d.stages > 4)
+    return "sm_90a kernel supports 1 to 4 K/V stages, got " +
+           std::to_string(d.stages);
+  int64_t bytes = kWG * kRows * d.headDim * 2 + 2 * d.stages * kBN * d.headDim * 2 +
+                  kWG * kRows * kBN * 2 + 1024;
+  if (bytes > 227 * 1024)
+    return "sm_90a kernel with " + std::to_string(d.stages) +
+           " stages needs " + std::to_string(bytes) +
+           " bytes of shared memory (at most 232448)";
+  return "";
+}
+
+namespace {
+struct SM90Builder {
+  OpBuilder &b;
+  Location loc;
+  const SM90AttentionDesc &d;
+
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value i64c(int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
+  }
+  Value f32(double v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value div(Value x, int64_t v) {
+    return arith::DivUIOp::create(b, loc, x, idx(v));
+  }
+  Value rem(Value x, int64_t v) {
+    return arith::RemUIOp::create(b, loc, x, idx(v));
+  }
+  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  }
+  Value fmax(Value x, Value y) {
+    Value gt = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, y);
+    return arith::SelectOp::create(b, loc, gt, x, y);
+  }
+  Value exp2(Value x) {
+    return LLVM::CallIntrinsicOp::create(
+               b, loc, x.getType(),
+               b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f"), ValueRange{x})
+        .getResult(0);
+  }
+  Value quadReduce(Value v, bool isMax) {
+    for (int32_t off : {1, 2}) {
+      Value o =
+          gpu::ShuffleOp::create(b, loc, v, off, 32, gpu::ShuffleMode::XOR)
+              .getShuffleResult();
+      v = isMax ? fmax(v, o) : arith::AddFOp::create(b, loc, v, o).getResult();
+    }
+    return v;
+  }
+  Value toI64(Value index) {
+    return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+  }
+  /// wgmma shared-memory descriptor: `base` holds the start address >> 4
+  /// (i64); adds `byteOff` (a multiple of 16) and the constant fields:
+  /// leading byte offset, stride byte offset 1024 (8 rows of 128 bytes) and
+  /// the 128-byte swizzle mode.
+  Value desc(Value base, int64_t byteOff, int64_t lbo) {
+    int64_t hi = ((lbo >> 4) << 16) | (int64_t(1024 >> 4) << 32) |
+                 (int64_t(1) << 62);
+    Value v = arith::AddIOp::create(b, loc, base, i64c(byteOff >> 4));
+    return arith::OrIOp::create(b, loc, v, i64c(hi));
+  }
+  LLVM::LLVMStructType accType(int64_t n) {
+    return LLVM::LLVMStructType::getLiteral(
+        b.getContext(), SmallVector<Type>(n / 2, b.getF32Type()));
+  }
+  NVVM::WGMMATypes wgType() {
+    return d.elementType.isF16() ? NVVM::WGMMATypes::f16
+                                 : NVVM::WGMMATypes::bf16;
+  }
+  /// One m64nNk16 wgmma; `transB` reads B MN-major.
+  Value wgmma(Value acc, Value descA, Value descB, int64_t n, bool first,
+              bool transB) {
+    return NVVM::WgmmaMmaAsyncOp::create(
+        b, loc, acc.getType(), acc, descA, descB,
+        NVVM::MMAShapeAttr::get(b.getContext(), 64, n, 16), wgType(), wgType(),
+        NVVM::WGMMATypes::f32,
+        first ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one,
+        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
+        transB ? NVVM::MMALayout::row : NVVM::MMALayout::col,
+        NVVM::MMAIntOverflowAttr());
+  }
+  Value extract(Value s, int64_t i) {
+    return LLVM::ExtractValueOp::create(b, loc, s, ArrayRef<int64_t>{i});
+  }
+  Value insert(Value s, Value v, int64_t i) {
+    return LLVM::InsertValueOp::create(b, loc, s, v, ArrayRef<int64_t>{i});
+  }
+  template <typename Fn> void ifThen(Value cond, Fn fn) {
+    auto ifOp = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    fn();
+  }
+};
+} // namespace
+
+std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
+                                               const SM90AttentionDesc &d) {
+  MLIRContext *ctx = b.getContext();
+  Type elt = d.elementType;
+  bool ws = d.warpSpecialized;
+  bool ov = ws && d.overlap; // the pipelined schedule needs the producer
+  // Consumer warpgroups 0..kWG-1; with warp specialization, warpgroup kWG is
+  // the producer (one thread issues every TMA).
+  int64_t kThreads = 128 * (kWG + (ws ? 1 : 0));
+  int64_t D = d.headDim, S = d.stages;
+  int64_t subs = D / kSwz; // 64-column sub-tiles of a [rows x D] tile
+  Type f32 = b.getF32Type(), i32 = b.getI32Type(), i8 = b.getI8Type();
+  auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto ptrTy = LLVM::LLVMPointerType::get(ctx);
+  auto gTy = MemRefType::get({kGlobalExtent}, elt);
+  auto lseTy = MemRefType::get({kGlobalExtent}, f32);
+
+  // Shared memory, bytes from a 1024-aligned base.
+  int64_t subTileQ = kRows * kSwz * 2;  // one [64 x 64] sub-tile: 8 KiB
+  int64_t subTileKV = kBN * kSwz * 2;   // one [BN x 64] sub-tile
+  int64_t qOff = 0, qBytes = kWG * kRows * D * 2;
+  int64_t stageBytes = kBN * D * 2;
+  int64_t kOff = qOff + qBytes, vOff = kOff + S * stageBytes;
+  int64_t pOff = vOff + S * stageBytes, pBytesPerWG = kRows * kBN * 2;
+  int64_t total = pOff + kWG * pBytesPerWG;
+  int64_t dynBytes = total + 1024;
+
+  SmallVector<Type> inputs = {ptrTy, ptrTy, ptrTy, gTy};
+  if (d.hasLse)
+    inputs.push_back(lseTy);
+  inputs.append(5, i32);
+
+  auto gpuMod = gpu::GPUModuleOp::create(b, loc, d.moduleName);
+  OpBuilder::InsertionGuard topGuard(b);
+  b.setInsertionPointToStart(&gpuMod.getBodyRegion().front());
+  auto kfn = gpu::GPUFuncOp::create(b, loc, d.kernelName,
+                                    b.getFunctionType(inputs, {}));
+  kfn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  kfn.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(kThreads), 1, 1}));
+  b.setInsertionPointToStart(&kfn.getBody().front());
+  SM90Builder kb{b, loc, d};
+
+  auto args = kfn.getArguments();
+  Value oG = args[3];
+  Value lseG = d.hasLse ? args[4] : Value();
+  unsigned s0 = d.hasLse ? 5 : 4;
+  auto asIndex = [&](Value v) -> Value {
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+  };
+  Value hq = asIndex(args[s0 + 1]), hkv = asIndex(args[s0 + 2]),
+        nq = asIndex(args[s0 + 3]), nk = asIndex(args[s0 + 4]);
+
+  // Tensor maps: 3-D (D, N, B*H) boxes (64, rows, 1); the kernel receives a
+  // pointer to each 128-byte CUtensorMap in device memory.
+  auto tmaTy = [&](int64_t rows) {
+    return nvgpu::TensorMapDescriptorType::get(
+        ctx, MemRefType::get({1, rows, kSwz}, elt, MemRefLayoutAttrInterface{}, wg),
+        nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+        nvgpu::TensorMapL2PromoKind::L2PROMO_128B,
+        nvgpu::TensorMapOOBKind::OOB_ZERO,
+        nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+  };
+  auto castDesc = [&](Value ptr, Type ty) {
+    return UnrealizedConversionCastOp::create(b, loc, ty, ptr).getResult(0);
+  };
+  Value qMap = castDesc(args[0], tmaTy(kRows));
+  Value kMap = castDesc(args[1], tmaTy(kBN));
+  Value vMap = castDesc(args[2], tmaTy(kBN));
+
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value qBlock = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value head = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+  Value bIdx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+  Value wgi = kb.div(tid, 128), ltid = kb.rem(tid, 128);
+  Value warp = kb.div(ltid, 32), lane = kb.rem(ltid, 32);
+  Value g = kb.div(lane, 4), t4 = kb.rem(lane, 4);
+  Value kvHead = arith::DivUIOp::create(
+      b, loc, head, arith::DivUIOp::create(b, loc, hq, hkv));
+  Value qPlane = kb.add(kb.mul(bIdx, hq), head);
+  Value kvPlane = kb.add(kb.mul(bIdx, hkv), kvHead);
+  Value q0 = kb.mul(qBlock, kb.idx(kSM90BlockQ));
+  Value isIssuer = kb.cmp(arith::CmpIPredicate::eq, tid, kb.idx(0));
+
+  // Dynamic shared memory, realigned to 1024 bytes (128-byte swizzle atoms).
+  auto dynTy = MemRefType::get({ShapedType::kDynamic}, i8,
+                               MemRefLayoutAttrInterface{}, wg);
+  Value dyn = gpu::DynamicSharedMemoryOp::create(b, loc, dynTy);
+  Value rawAddr = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, dyn);
+  Value shift = kb.rem(
+      arith::SubIOp::create(b, loc, kb.idx(1024), kb.rem(rawAddr, 1024)), 1024);
+  Value smemAddr = kb.add(rawAddr, shift);
+  Value descBase = kb.toI64(kb.div(smemAddr, 16));
+  auto view = [&](Value byteOff, MemRefType ty) -> Value {
+    return memref::ViewOp::create(b, loc, ty, dyn, kb.add(shift, byteOff),
+                                  ValueRange{});
+  };
+  auto flatTy = MemRefType::get({total / 2}, elt, MemRefLayoutAttrInterface{}, wg);
+  Value flat = view(kb.idx(0), flatTy);
+  auto boxTy = [&](int64_t rows) {
+    return MemRefType::get({1, rows, kSwz}, elt, MemRefLayoutAttrInterface{},
+                           wg);
+  };
+
+  // mbarriers: 0 = Q, 1 + s = K stage s, 1 + S + s = V stage s; with warp
+  // specialization 1 + 2S + s = stage s released by all consumer threads.
+  int64_t numBars = 1 + (ws ? 3 : 2) * S;
+  auto barTy = nvgpu::MBarrierGroupType::get(ctx, wg, numBars);
+  Value bars = nvgpu::MBarrierCreateOp::create(b, loc, barTy);
+  kb.ifThen(isIssuer, [&] {
+    for (int64_t i = 0; i < numBars; ++i)
+      nvgpu::MBarrierInitOp::create(b, loc, bars,
+                                    kb.idx(i > 2 * S ? kWG * 128 : 1),
+                                    kb.idx(i), Value());
+    NVVM::FenceMbarrierInitOp::create(b, loc);
+  });
+  gpu::BarrierOp::create(b, loc);
+
+  // Key blocks to visit (causal: up to the block holding the last visible key
+  // of the CTA's last row; bottom-right aligned diagonal).
+  Value numKv = kb.div(kb.add(nk, kb.idx(kBN - 1)), kBN);
+  Value diag = arith::SubIOp::create(b, loc, nk, nq);
+  Value kvEnd = numKv;
+  if (d.causal) {
+    Value lastRow = arith::MinSIOp::create(
+        b, loc, kb.add(q0, kb.idx(kSM90BlockQ - 1)),
+        arith::SubIOp::create(b, loc, nq, kb.idx(1)));
+    Value end = kb.add(arith::FloorDivSIOp::create(
+                           b, loc, kb.add(lastRow, diag), kb.idx(kBN)),
+                       kb.idx(1));
+    end = arith::MaxSIOp::create(b, loc, end, kb.idx(0));
+    kvEnd = arith::MinSIOp::create(b, loc, end, numKv);
+  }
+
+  // TMA issue (thread 0 only).
+  auto issueKV = [&](Value block, Value stage) {
+    Value stageOff = kb.mul(stage, kb.idx(stageBytes));
+    for (int kv = 0; kv < 2; ++kv) {
+      Value barId = kb.add(kb.idx(1 + kv * S), stage);
+      nvgpu::MBarrierArriveExpectTxOp::create(b, loc, bars,
+                                              kb.idx(stageBytes), barId,
+                                              Value());
+      for (int64_t s = 0; s < subs; ++s) {
+        Value dst = view(kb.add(stageOff, kb.idx((kv ? vOff : kOff) +
+                                                 s * subTileKV)),
+                         boxTy(kBN));
+        nvgpu::TmaAsyncLoadOp::create(
+            b, loc, dst, bars, kv ? vMap : kMap,
+            ValueRange{kb.idx(s * kSwz), kb.mul(block, kb.idx(kBN)), kvPlane},
+            barId, Value(), Value());
+      }
+    }
+  };
+  auto issueQ = [&] {
+    nvgpu::MBarrierArriveExpectTxOp::create(b, loc, bars, kb.idx(qBytes),
+                                            kb.idx(0), Value());
+    for (int64_t w = 0; w < kWG; ++w)
+      for (int64_t s = 0; s < subs; ++s) {
+        Value dst = view(kb.idx(qOff + (w * subs + s) * subTileQ), boxTy(kRows));
+        nvgpu::TmaAsyncLoadOp::create(
+            b, loc, dst, bars, qMap,
+            ValueRange{kb.idx(s * kSwz), kb.add(q0, kb.idx(w * kRows)), qPlane},
+            kb.idx(0), Value(), Value());
+      }
+  };
+  Value ticks = kb.idx(10000000);
+  auto waitBar = [&](Value barId, Value parity) {
+    nvgpu::MBarrierTryWaitParityOp::create(b, loc, bars, parity, ticks, barId);
+  };
+  auto parityOf = [&](Value round) {
+    return arith::TruncIOp::create(
+        b, loc, b.getI1Type(),
+        arith::IndexCastOp::create(b, loc, i32, kb.rem(round, 2)));
+  };
+  if (!ws) {
+    kb.ifThen(isIssuer, [&] {
+      issueQ();
+      for (int64_t s = 0; s < S; ++s)
+        kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, kb.idx(s), kvEnd),
+                  [&] { issueKV(kb.idx(s), kb.idx(s)); });
+    });
+  } else {
+    // Producer warpgroup: gives registers back, then one thread streams
+    // every K/V block into the ring, waiting for a stage to be released.
+    auto roleIf = scf::IfOp::create(
+        b, loc, kb.cmp(arith::CmpIPredicate::eq, wgi, kb.idx(kWG)),
+        /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&roleIf.getThenRegion().front());
+      NVVM::SetMaxRegisterOp::create(b, loc, d.producerRegs,
+                                     NVVM::SetMaxRegisterAction::decrease);
+      kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, ltid, kb.idx(0)), [&] {
+        issueQ();
+        auto ploop = scf::ForOp::create(b, loc, kb.idx(0), kvEnd, kb.idx(1));
+        OpBuilder::InsertionGuard g3(b);
+        b.setInsertionPointToStart(ploop.getBody());
+        Value j = ploop.getInductionVar();
+        Value stage = kb.rem(j, S);
+        kb.ifThen(kb.cmp(arith::CmpIPredicate::sge, j, kb.idx(S)), [&] {
+          Value round = arith::SubIOp::create(b, loc, kb.div(j, S), kb.idx(1));
+          waitBar(kb.add(kb.idx(1 + 2 * S), stage), parityOf(round));
+        });
+        issueKV(j, stage);
+      });
+    }
+    // Consumers: everything below runs in the else branch.
+    b.setInsertionPointToStart(&roleIf.getElseRegion().front());
+    NVVM::SetMaxRegisterOp::create(b, loc, d.consumerRegs,
+                                   NVVM::SetMaxRegisterAction::increase);
+  }
+
+  waitBar(kb.idx(0), arith::ConstantOp::create(b, loc, b.getBoolAttr(false)));
+
+  // Per-warpgroup descriptor bases (address >> 4).
+  Value qDescW = arith::AddIOp::create(
+      b, loc, descBase, kb.toI64(kb.mul(wgi, kb.idx(subs * subTileQ / 16))));
+  Value pDescW = arith::AddIOp::create(
+      b, loc, descBase, kb.toI64(kb.mul(wgi, kb.idx(pBytesPerWG / 16))));
+
+  double negInf = -std::numeric_limits<double>::infinity();
+  LLVM::LLVMStructType sTy = kb.accType(kBN), oTy = kb.accType(D);
+  Value oInit = LLVM::ZeroOp::create(b, loc, oTy);
+  Value sUndef = LLVM::PoisonOp::create(b, loc, sTy);
+  Value rowInWG[2], rowQ[2], rowLimit[2];
+  rowInWG[0] = kb.add(kb.mul(warp, kb.idx(16)), g);
+  rowInWG[1] = kb.add(rowInWG[0], kb.idx(8));
+  Value wgRow0 = kb.add(q0, kb.mul(wgi, kb.idx(kRows)));
+  for (int r = 0; r < 2; ++r) {
+    rowQ[r] = kb.add(wgRow0, rowInWG[r]);
+    rowLimit[r] = kb.add(rowQ[r], diag);
+  }
+  Value pFlatW = kb.add(kb.idx(pOff / 2), kb.mul(wgi, kb.idx(pBytesPerWG / 2)));
+  Value qFlatW = kb.add(kb.idx(qOff / 2), kb.mul(wgi, kb.idx(subs * subTileQ / 2)));
+  Value t2 = kb.mul(t4, kb.idx(2));
+  // Element index of (row, col) in a swizzled [64 x cols] tile at `base`,
+  // for a row whose index mod 8 is g (all rows of this thread).
+  auto swzIndex = [&](Value base, Value row, int64_t col) {
+    int64_t sub = col / kSwz, chunk = (col % kSwz) / 8;
+    Value phys = arith::XOrIOp::create(b, loc, kb.idx(chunk), g);
+    return kb.add(kb.add(base, kb.idx(sub * kRows * kSwz)),
+                  kb.add(kb.mul(row, kb.idx(kSwz)),
+                         kb.add(kb.mul(phys, kb.idx(8)),
+                                kb.add(t2, kb.idx(col % 8)))));
+  };
+  Value namedBarId = arith::IndexCastOp::create(b, loc, i32, kb.add(wgi, kb.idx(1)));
+  Value wgThreads = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(128));
+  auto wgBarrier = [&] {
+    NVVM::BarrierOp::create(b, loc, Type(), namedBarId, wgThreads,
+                            NVVM::BarrierReductionAttr(), Value());
+  };
+
+  // ---- Pieces of a consumer step (one K/V block) ----
+  Value ninf = kb.f32(negInf), scaleC = kb.f32(d.scale * M_LOG2E);
+  int64_t perRow = kBN / 4;
+  auto stageOf = [&](Value j) { return kb.rem(j, S); };
+  auto parityOfBlock = [&](Value j) { return parityOf(kb.div(j, S)); };
+  auto stageDescOf = [&](Value stage) -> Value {
+    return arith::AddIOp::create(
+        b, loc, descBase, kb.toI64(kb.mul(stage, kb.idx(stageBytes / 16))));
+  };
+  // Issues S = Q K^T for the block in `stage` (no commit, no wait).
+  auto issueS = [&](Value kDescS) {
+    Value s = sUndef;
+    for (int64_t kk = 0; kk < D / 16; ++kk) {
+      int64_t inner = (kk / 4), k32 = (kk % 4) * 32;
+      Value da = kb.desc(qDescW, qOff + inner * subTileQ + k32, 16);
+      Value db = kb.desc(kDescS, kOff + inner * subTileKV + k32, 16);
+      s = kb.wgmma(s, da, db, kBN, kk == 0, /*transB=*/false);
+    }
+    return s;
+  };
+  // Issues O += P V for the block in `stage` (V read MN-major).
+  auto issuePV = [&](Value acc, Value kDescS) {
+    for (int64_t kc = 0; kc < kBN / 16; ++kc) {
+      Value da =
+          kb.desc(pDescW, pOff + (kc / 4) * subTileQ + (kc % 4) * 32, 16);
+      Value dv = kb.desc(kDescS, vOff + kc * 16 * kSwz * 2, subTileKV);
+      acc = kb.wgmma(acc, da, dv, D, false, /*transB=*/true);
+    }
+    return acc;
+  };
+  // Online softmax of S (block j): masks where needed, updates m and l,
+  // returns alpha per row and P (f32) per row.
+  struct Soft {
+    Value newM[2], newL[2], alpha[2];
+    SmallVector<Value> p[2];
+  };
+  auto softmax = [&](Value s, Value j, Value m[2], Value l[2]) {
+    Value kv0 = kb.mul(j, kb.idx(kBN));
+    Value kvNext = kb.add(kv0, kb.idx(kBN));
+    Value colBase = kb.add(kv0, t2);
+    auto scores = [&](bool masked) {
+      Value lim[2];
+      if (masked)
+        for (int r = 0; r < 2; ++r) {
+          Value last = arith::SubIOp::create(b, loc, nk, kb.idx(1));
+          if (d.causal)
+            last = arith::MinSIOp::create(b, loc, last, rowLimit[r]);
+          lim[r] = arith::SubIOp::create(b, loc, last, colBase);
+        }
+      SmallVector<Value> out[2];
+      for (int64_t n = 0; n < kBN / 8; ++n)
+        for (int64_t c = 0; c < 2; ++c)
+          for (int r = 0; r < 2; ++r) {
+            Value v = kb.extract(s, 4 * n + 2 * r + c);
+            v = arith::MulFOp::create(b, loc, v, scaleC);
+            if (masked) {
+              Value ok = kb.cmp(arith::CmpIPredicate::sle, kb.idx(n * 8 + c),
+                                lim[r]);
+              v = arith::SelectOp::create(b, loc, ok, v, ninf);
+            }
+            out[r].push_back(v);
+          }
+      SmallVector<Value> flatOut(out[0]);
+      flatOut.append(out[1]);
+      return flatOut;
+    };
+    Value needMask = kb.cmp(arith::CmpIPredicate::sgt, kvNext, nk);
+    if (d.causal) {
+      Value past = kb.cmp(arith::CmpIPredicate::sgt,
+                          kb.add(kv0, kb.idx(kBN - 1)), kb.add(q0, diag));
+      needMask = arith::OrIOp::create(b, loc, needMask, past);
+    }
+    auto maskIf = scf::IfOp::create(b, loc, SmallVector<Type>(2 * perRow, f32),
+                                    needMask, /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&maskIf.getThenRegion().front());
+      scf::YieldOp::create(b, loc, scores(true));
+      b.setInsertionPointToStart(&maskIf.getElseRegion().front());
+      scf::YieldOp::create(b, loc, scores(false));
+    }
+    Soft o;
+    for (int64_t i = 0; i < perRow; ++i) {
+      o.p[0].push_back(maskIf.getResult(i));
+      o.p[1].push_back(maskIf.getResult(perRow + i));
+    }
+    for (int r = 0; r < 2; ++r) {
+      Value mx = o.p[r][0];
+      for (size_t i = 1; i < o.p[r].size(); ++i)
+        mx = kb.fmax(mx, o.p[r][i]);
+      mx = kb.quadReduce(mx, /*isMax=*/true);
+      o.newM[r] = kb.fmax(m[r], mx);
+      Value isInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                          o.newM[r], ninf);
+      Value mUse =
+          arith::SelectOp::create(b, loc, isInf, kb.f32(0.0), o.newM[r]);
+      o.alpha[r] = kb.exp2(arith::SubFOp::create(b, loc, m[r], mUse));
+      Value sum = kb.f32(0.0);
+      for (Value &v : o.p[r]) {
+        v = kb.exp2(arith::SubFOp::create(b, loc, v, mUse));
+        sum = arith::AddFOp::create(b, loc, sum, v);
+      }
+      o.newL[r] = arith::AddFOp::create(
+          b, loc, arith::MulFOp::create(b, loc, o.alpha[r], l[r]), sum);
+    }
+    return o;
+  };
+  // P to shared memory (this warpgroup's [64 x BN] tile, 128-byte swizzle),
+  // made visible to the async proxy.
+  auto writeP = [&](Soft &o) {
+    auto v2f32 = VectorType::get({2}, f32);
+    auto v2elt = VectorType::get({2}, elt);
+    for (int64_t n = 0; n < kBN / 8; ++n)
+      for (int r = 0; r < 2; ++r) {
+        Value pair = vector::FromElementsOp::create(
+            b, loc, v2f32, ValueRange{o.p[r][2 * n], o.p[r][2 * n + 1]});
+        Value h = arith::TruncFOp::create(b, loc, v2elt, pair);
+        vector::StoreOp::create(
+            b, loc, h, flat, ValueRange{swzIndex(pFlatW, rowInWG[r], n * 8)},
+            false, llvm::MaybeAlign(4));
+      }
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+  };
+  auto rescale = [&](Value acc, Value alpha[2]) {
+    for (int64_t i = 0; i < D / 2; ++i) {
+      int r = (i % 4) / 2;
+      acc = kb.insert(
+          acc, arith::MulFOp::create(b, loc, kb.extract(acc, i), alpha[r]), i);
+    }
+    return acc;
+  };
+  auto release = [&](Value stage) {
+    nvgpu::MBarrierArriveOp::create(b, loc,
+                                    nvgpu::MBarrierTokenType::get(ctx), bars,
+                                    kb.add(kb.idx(1 + 2 * S), stage));
+  };
+  auto commitWait = [&](int64_t pending) {
+    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, pending);
+  };
+  // Ping-pong: warpgroup w waits for its turn (named barrier 3 + w) before
+  // issuing its GEMMs and hands the turn over after issuing them.
+  Value i32_256 = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(256));
+  Value myTurn = arith::IndexCastOp::create(b, loc, i32, kb.add(wgi, kb.idx(3)));
+  Value otherTurn = arith::IndexCastOp::create(
+      b, loc, i32, kb.add(kb.rem(kb.add(wgi, kb.idx(1)), kWG), kb.idx(3)));
+  auto turnSync = [&] {
+    NVVM::BarrierOp::create(b, loc, Type(), myTurn, i32_256,
+                            NVVM::BarrierReductionAttr(), Value());
+  };
+  auto turnPass = [&](Value j) {
+    // The last warpgroup does not hand over after its last block, so that
+    // every sync has exactly one matching arrive.
+    Value last = kb.cmp(arith::CmpIPredicate::eq, j,
+                        arith::SubIOp::create(b, loc, kvEnd, kb.idx(1)));
+    Value isLastWG = kb.cmp(arith::CmpIPredicate::eq, wgi, kb.idx(kWG - 1));
+    Value skip = arith::AndIOp::create(b, loc, last, isLastWG);
+    Value doIt = arith::XOrIOp::create(
+        b, loc, skip, arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
+    kb.ifThen(doIt, [&] { NVVM::BarrierArriveOp::create(b, loc, otherTurn, i32_256); });
+  };
+
+  SmallVector<Value> init = {kb.f32(negInf), kb.f32(negInf), kb.f32(0.0),
+                             kb.f32(0.0), oInit};
+  SmallVector<Value> res;
+  if (!ov) {
+    // One block per step: S, softmax, P V, each GEMM waited at once.
+    auto loop = scf::ForOp::create(b, loc, kb.idx(0), kvEnd, kb.idx(1), init);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value j = loop.getInductionVar();
+    auto iter = loop.getRegionIterArgs();
+    Value m[2] = {iter[0], iter[1]}, l[2] = {iter[2], iter[3]};
+    Value acc = iter[4];
+    Value stage = stageOf(j), parity = parityOfBlock(j);
+    Value kDescS = stageDescOf(stage);
+    waitBar(kb.add(kb.idx(1), stage), parity);
+    NVVM::WgmmaFenceAlignedOp::create(b, loc);
+    Value s = issueS(kDescS);
+    commitWait(0);
+    Soft o = softmax(s, j, m, l);
+    writeP(o);
+    acc = rescale(acc, o.alpha); // while the other threads finish writing P
+    wgBarrier();
+    waitBar(kb.add(kb.idx(1 + S), stage), parity);
+    NVVM::WgmmaFenceAlignedOp::create(b, loc);
+    acc = issuePV(acc, kDescS);
+    commitWait(0);
+    if (ws) {
+      release(stage);
+    } else {
+      // Everyone is done with this stage (and with P): refill it.
+      gpu::BarrierOp::create(b, loc);
+      Value nextBlock = kb.add(j, kb.idx(S));
+      kb.ifThen(arith::AndIOp::create(
+                    b, loc, isIssuer,
+                    kb.cmp(arith::CmpIPredicate::slt, nextBlock, kvEnd)),
+                [&] { issueKV(nextBlock, stage); });
+    }
+    scf::YieldOp::create(
+        b, loc, ValueRange{o.newM[0], o.newM[1], o.newL[0], o.newL[1], acc});
+    res.assign(loop.getResults().begin(), loop.getResults().end());
+  } else {
+    // Software pipelined (FlashAttention-3): step j issues S_j and
+    // O += P_{j-1} V_{j-1} together, runs the softmax of S_j while P V is on
+    // the tensor cores, and the two consumer warpgroups take turns issuing
+    // GEMMs (ping-pong), so one's softmax runs under the other's GEMMs.
+    Value any = kb.cmp(arith::CmpIPredicate::sgt, kvEnd, kb.idx(0));
+    kb.ifThen(arith::AndIOp::create(
+                  b, loc, any,
+                  kb.cmp(arith::CmpIPredicate::eq, wgi, kb.idx(kWG - 1))),
+              [&] { NVVM::BarrierArriveOp::create(b, loc, otherTurn, i32_256); });
+    auto top = scf::IfOp::create(b, loc, TypeRange(ValueRange(init)), any,
+                                 /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard g0(b);
+      b.setInsertionPointToStart(&top.getElseRegion().front());
+      scf::YieldOp::create(b, loc, init);
+      b.setInsertionPointToStart(&top.getThenRegion().front());
+      // Block 0: S_0 and its softmax.
+      Value zero = kb.idx(0);
+      Value kDesc0 = stageDescOf(zero);
+      waitBar(kb.idx(1), parityOfBlock(zero));
+      turnSync();
+      NVVM::WgmmaFenceAlignedOp::create(b, loc);
+      Value s0 = issueS(kDesc0);
+      NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+      turnPass(zero);
+      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+      Value m0[2] = {init[0], init[1]}, l0[2] = {init[2], init[3]};
+      Soft o0 = softmax(s0, zero, m0, l0);
+      writeP(o0);
+      wgBarrier();
+      SmallVector<Value> init1 = {o0.newM[0], o0.newM[1], o0.newL[0],
+                                  o0.newL[1], oInit};
+      auto loop =
+          scf::ForOp::create(b, loc, kb.idx(1), kvEnd, kb.idx(1), init1);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(loop.getBody());
+        Value j = loop.getInductionVar();
+        auto iter = loop.getRegionIterArgs();
+        Value m[2] = {iter[0], iter[1]}, l[2] = {iter[2], iter[3]};
+        Value acc = iter[4];
+        Value jp = arith::SubIOp::create(b, loc, j, kb.idx(1));
+        Value stage = stageOf(j), prevStage = stageOf(jp);
+        waitBar(kb.add(kb.idx(1), stage), parityOfBlock(j));
+        waitBar(kb.add(kb.idx(1 + S), prevStage), parityOfBlock(jp));
+        turnSync();
+        NVVM::WgmmaFenceAlignedOp::create(b, loc);
+        Value s = issueS(stageDescOf(stage));
+        NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+        acc = issuePV(acc, stageDescOf(prevStage));
+        NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+        turnPass(j);
+        NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1); // S_j done
+        Soft o = softmax(s, j, m, l);
+        NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0); // P_{j-1} V_{j-1} done
+        release(prevStage);
+        acc = rescale(acc, o.alpha);
+        writeP(o);
+        wgBarrier();
+        scf::YieldOp::create(b, loc,
+                             ValueRange{o.newM[0], o.newM[1], o.newL[0],
+                                        o.newL[1], acc});
+      }
+      // The last block's P V.
+      Value jl = arith::SubIOp::create(b, loc, kvEnd, kb.idx(1));
+      Value lastStage = stageOf(jl);
+      waitBar(kb.add(kb.idx(1 + S), lastStage), parityOfBlock(jl));
+      NVVM::WgmmaFenceAlignedOp::create(b, loc);
+      Value acc = issuePV(loop.getResult(4), stageDescOf(lastStage));
+      commitWait(0);
+      release(lastStage);
+      scf::YieldOp::create(b, loc,
+                           ValueRange{loop.getResult(0), loop.getResult(1),
+                                      loop.getResult(2), loop.getResult(3),
+                                      acc});
+    }
+    res.assign(top.getResults().begin(), top.getResults().end());
+  }
+  // Deferred normalization; O staged (swizzled) in this warpgroup's Q tile.
+  Value acc = res[4];
+  Value inv[2], lFinal[2], isZero[2];
+  for (int r = 0; r < 2; ++r) {
+    lFinal[r] = kb.quadReduce(res[2 + r], /*isMax=*/false);
+    isZero[r] = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                      lFinal[r], kb.f32(0.0));
+    inv[r] = arith::SelectOp::create(
+        b, loc, isZero[r], kb.f32(0.0),
+        arith::DivFOp::create(b, loc, kb.f32(1.0), lFinal[r]));
+  }
+  auto v2f32 = VectorType::get({2}, f32);
+  auto v2elt = VectorType::get({2}, elt);
+  for (int64_t n = 0; n < D / 8; ++n)
+    for (int r = 0; r < 2; ++r) {
+      Value a0 = arith::MulFOp::create(b, loc, kb.extract(acc, 4 * n + 2 * r),
+                                       inv[r]);
+      Value a1 = arith::MulFOp::create(
+          b, loc, kb.extract(acc, 4 * n + 2 * r + 1), inv[r]);
+      Value pair = vector::FromElementsOp::create(b, loc, v2f32, ValueRange{a0, a1});
+      Value h = arith::TruncFOp::create(b, loc, v2elt, pair);
+      vector::StoreOp::create(b, loc, h, flat,
+                              ValueRange{swzIndex(qFlatW, rowInWG[r], n * 8)},
+                              false, llvm::MaybeAlign(4));
+    }
+  if (d.hasLse) {
+    kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, t4, kb.idx(0)), [&] {
+      for (int r = 0; r < 2; ++r)
+        kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, rowQ[r], nq), [&] {
+          Value log2l = LLVM::CallIntrinsicOp::create(
+                            b, loc, f32, b.getStringAttr("llvm.nvvm.lg2.approx.f"),
+                            ValueRange{lFinal[r]})
+                            .getResult(0);
+          Value lse = arith::MulFOp::create(
+              b, loc, kb.f32(M_LN2),
+              arith::AddFOp::create(b, loc, res[r], log2l));
+          lse = arith::SelectOp::create(b, loc, isZero[r], kb.f32(negInf), lse);
+          memref::StoreOp::create(
+              b, loc, lse, lseG,
+              ValueRange{kb.add(kb.mul(qPlane, nq), rowQ[r])});
+        });
+    });
+  }
+  wgBarrier();
+  // 16-byte copies of this warpgroup's 64 x D tile to global memory.
+  int64_t chunksPerRow = D / 8;
+  auto v8 = VectorType::get({8}, elt);
+  Value outPlane = kb.mul(qPlane, nq);
+  for (int64_t i = 0; i < kRows * chunksPerRow / 128; ++i) {
+    Value c = kb.add(ltid, kb.idx(i * 128));
+    Value row = kb.div(c, chunksPerRow), cch = kb.rem(c, chunksPerRow);
+    Value sub = kb.div(cch, 8), cc = kb.rem(cch, 8);
+    Value phys = arith::XOrIOp::create(b, loc, cc, kb.rem(row, 8));
+    Value sIdx = kb.add(kb.add(qFlatW, kb.mul(sub, kb.idx(kRows * kSwz))),
+                        kb.add(kb.mul(row, kb.idx(kSwz)), kb.mul(phys, kb.idx(8))));
+    Value qRow = kb.add(wgRow0, row);
+    kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, qRow, nq), [&] {
+      Value v = vector::LoadOp::create(b, loc, v8, flat, ValueRange{sIdx}, false,
+                                       llvm::MaybeAlign(16));
+      Value gIdx = kb.add(kb.mul(kb.add(outPlane, qRow), kb.idx(D)),
+                          kb.mul(cch, kb.idx(8)));
+      vector::StoreOp::create(b, loc, v, oG, ValueRange{gIdx}, false,
+                              llvm::MaybeAlign(16));
+    });
+  }
+  b.setInsertionPointToEnd(&kfn.getBody().front());
+  gpu::ReturnOp::create(b, loc);
+
+  // The launch manifest.
+  std::string eltName = elt.isF16() ? "f16" : "bf16";
+  llvm::json::Array params;
+  auto addParam = [&](std::string name, std::string type, std::string meaning) {
+    params.push_back(llvm::json::Object{
+        {"name", name}, {"type", type}, {"meaning", meaning}});
+  };
+  addParam("q_map", "tensormap",
+           "pointer to the CUtensorMap of q (device memory, 64-byte aligned)");
+  addParam("k_map", "tensormap", "pointer to the CUtensorMap of k");
+  addParam("v_map", "tensormap", "pointer to the CUtensorMap of v");
+  addParam("out", "ptr", "output [B, Hq, Nq, D], contiguous, " + eltName);
+  if (d.hasLse)
+    addParam("lse", "ptr", "log-sum-exp [B, Hq, Nq], contiguous, f32 (ln)");
+  addParam("B", "i32", "batch");
+  addParam("Hq", "i32", "query heads");
+  addParam("Hkv", "i32", "key/value heads (divides Hq)");
+  addParam("Nq", "i32", "query length");
+  addParam("Nk", "i32", "key/value length");
+  llvm::json::Array maps;
+  auto addMap = [&](std::string param, std::string tensor, std::string n,
+                    std::string h, int64_t rows) {
+    maps.push_back(llvm::json::Object{
+        {"param", param},
+        {"tensor", tensor + " [B, " + h + ", " + n + ", D] contiguous"},
+        {"dtype", eltName},
+        {"rank", 3},
+        {"dims", llvm::json::Array{"D", n, "B*" + h}},
+        {"strides_bytes", llvm::json::Array{"D*2", n + "*D*2"}},
+        {"box", llvm::json::Array{kSwz, rows, 1}},
+        {"element_strides", llvm::json::Array{1, 1, 1}},
+        {"interleave", "none"},
+        {"swizzle", "128B"},
+        {"l2_promotion", "128B"},
+        {"oob_fill", "zero"}});
+  };
+  addMap("q_map", "q", "Nq", "Hq", kRows);
+  addMap("k_map", "k", "Nk", "Hkv", kBN);
+  addMap("v_map", "v", "Nk", "Hkv", kBN);
+  llvm::json::Object manifest{
+      {"kernel", d.kernelName},
+      {"ptx", d.kernelName + ".ptx"},
+      {"chip", "sm_90a"},
+      {"dtype", eltName},
+      {"head_dim", D},
+      {"causal", d.causal},
+      {"scale", d.scale},
+      {"lse", d.hasLse},
+      {"block_q", kSM90BlockQ},
+      {"block_kv", kBN},
+      {"stages", S},
+      {"warp_specialized", ws},
+      {"overlap", ov},
+      {"grid", llvm::json::Array{"ceil(Nq/" + std::to_string(kSM90BlockQ) + ")",
+                                 "Hq", "B"}},
+      {"block", llvm::json::Array{kThreads, 1, 1}},
+      {"dynamic_shared_memory_bytes", dynBytes},
+      {"static_shared_memory_bytes", 8 * numBars},
+      {"tensor_maps", std::move(maps)},
+      {"params", std::move(params)}};
+  std::string json;
+  llvm::raw_string_ostream os(json);
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest)));
+  return json;
+}
+
+LogicalResult mlir::fa::convertAttentionFuncToSM90(func::FuncOp func,
+                                                   int64_t stages,
+                                                   bool warpSpecialize,
+                                                   bool overlap) {
+  SmallVector<AttentionOp> ops;
+  func.walk([&](AttentionOp op) { ops.push_back(op); });
+  if (ops.size() != 1)
+    return func.emitError("convert-fa-to-nvgpu expects exactly one "
+                          "fa.attention per func.func, found ")
+           << ops.size();
+  AttentionOp op = ops.front();
+  RankedTensorType qTy = op.getQueryType(), kTy = op.getKeyType(),
+                   vTy = op.getValueType(), oTy = op.getOutType();
+  Type elt = qTy.getElementType();
+  if (kTy.getElementType() != elt || vTy.getElementType() != elt ||
+      oTy.getElementType() != elt)
+    return op.emitOpError(
+        "sm_90a kernel needs query, key, value and out of one element type");
+  if (vTy.getDimSize(3) != qTy.getDimSize(3))
+    return op.emitOpError("sm_90a kernel needs the value head dim equal to "
+                          "the query head dim");
+  if (op.getMask() || op.getQDescale() || op.getWindow() || op.getSoftcap())
+    return op.emitOpError("sm_90a kernel does not support mask, descale, "
+                          "window or softcap yet");
+  SM90AttentionDesc desc;
+  desc.kernelName = (func.getSymName() + "_kernel").str();
+  desc.moduleName = (func.getSymName() + "_kernels").str();
+  desc.elementType = elt;
+  desc.headDim = qTy.getDimSize(3);
+  desc.causal = op.getCausal();
+  desc.scale = op.getEffectiveScale();
+  desc.hasLse = static_cast<bool>(op.getLse());
+  desc.stages = stages;
+  desc.warpSpecialized = warpSpecialize;
+  desc.overlap = overlap;
+  std::string why = checkSM90AttentionDesc(desc);
+  if (!why.empty())
+    return op.emitOpError(why);
+
+  auto module = func->getParentOfType<ModuleOp>();
+  OpBuilder b(func);
+  std::string json = buildSM90AttentionKernel(b, op.getLoc(), desc);
+  module->setAttr("fa.manifest." + desc.moduleName,
+                  b.getDictionaryAttr(
+                      {b.getNamedAttr("kernel", b.getStringAttr(desc.kernelName)),
+                       b.getNamedAttr("json", b.getStringAttr(json))}));
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  b.getUnitAttr());
+  func.erase();
+  return success();
+}

@@ -1,0 +1,16 @@
+// RUN: fa-opt %s --convert-fa-to-nvgpu="chip=sm_90a stages=3" | FileCheck %s
+// RUN: fa-opt %s --convert-fa-to-nvgpu="chip=sm_90a stages=1" | FileCheck %s --check-prefix=ONE
+// RUN: fa-opt %s --convert-fa-to-nvgpu="chip=sm_90a stages=1 warp-specialize=false" | FileCheck %s --check-prefix=ONE-NOWS
+
+// A 3-deep K/V ring: a K, a V and a "released" mbarrier per stage plus the Q one.
+// CHECK: \22dynamic_shared_memory_bytes\22: 148480
+// CHECK: \22stages\22: 3
+// CHECK: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 10>
+// ONE: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
+// ONE-NOWS: \22warp_specialized\22: false
+// ONE-NOWS: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 3>
+// ONE-NOWS-NOT: setmaxregister
+func.func @attn_d64(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: tensor<?x?x?x64xf16>) -> tensor<?x?x?x64xf16> {
+  %o = fa.attention %q, %k, %v : tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16> -> tensor<?x?x?x64xf16>
+  return %o : tensor<?x?x?x64xf16>
+}

@@ -1,0 +1,35 @@
+// RUN: fa-opt %s -split-input-file --convert-fa-to-nvgpu="chip=sm_90a" -verify-diagnostics
+// RUN: not fa-opt %s --convert-fa-to-nvgpu="chip=sm_90a stages=3" -split-input-file 2>&1 | FileCheck %s --check-prefix=SMEM
+// RUN: not fa-opt %s --convert-fa-to-nvgpu="chip=sm_90a stages=5" -split-input-file 2>&1 | FileCheck %s --check-prefix=FIVE
+
+// FIVE: sm_90a kernel supports 1 to 4 K/V stages, got 5
+// SMEM: sm_90a kernel with 3 stages needs 263168 bytes of shared memory (at most 232448)
+
+func.func @f32(%q: tensor<1x1x64x64xf32>, %k: tensor<1x1x64x64xf32>, %v: tensor<1x1x64x64xf32>) -> tensor<1x1x64x64xf32> {
+  // expected-error @+1 {{sm_90a kernel needs f16 or bf16 inputs}}
+  %o = fa.attention %q, %k, %v : tensor<1x1x64x64xf32>, tensor<1x1x64x64xf32>, tensor<1x1x64x64xf32> -> tensor<1x1x64x64xf32>
+  return %o : tensor<1x1x64x64xf32>
+}
+
+// -----
+
+func.func @d96(%q: tensor<1x1x64x96xf16>, %k: tensor<1x1x64x96xf16>, %v: tensor<1x1x64x96xf16>) -> tensor<1x1x64x96xf16> {
+  // expected-error @+1 {{sm_90a kernel supports head dim 64 or 128, got 96}}
+  %o = fa.attention %q, %k, %v : tensor<1x1x64x96xf16>, tensor<1x1x64x96xf16>, tensor<1x1x64x96xf16> -> tensor<1x1x64x96xf16>
+  return %o : tensor<1x1x64x96xf16>
+}
+
+// -----
+
+func.func @window(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>) -> tensor<1x1x64x64xf16> {
+  // expected-error @+1 {{sm_90a kernel does not support mask, descale, window or softcap yet}}
+  %o = fa.attention %q, %k, %v {window = array<i64: 16, 0>} : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf16>
+  return %o : tensor<1x1x64x64xf16>
+}
+
+// -----
+
+func.func @d128(%q: tensor<1x1x64x128xf16>, %k: tensor<1x1x64x128xf16>, %v: tensor<1x1x64x128xf16>) -> tensor<1x1x64x128xf16> {
+  %o = fa.attention %q, %k, %v : tensor<1x1x64x128xf16>, tensor<1x1x64x128xf16>, tensor<1x1x64x128xf16> -> tensor<1x1x64x128xf16>
+  return %o : tensor<1x1x64x128xf16>
+}

@@ -1,0 +1,57 @@
+// RUN: rm -rf %t && fa-opt %s -split-input-file '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a},fa-dump-kernel{dir=%t})' | FileCheck %s --check-prefix=IR
+// RUN: FileCheck %s --check-prefix=PTX < %t/attn_d128_f16_causal_kernel.ptx
+// RUN: FileCheck %s --check-prefix=PTX < %t/attn_d64_bf16_lse_kernel.ptx
+// RUN: FileCheck %s --check-prefix=JSON < %t/attn_d128_f16_causal_kernel.json
+
+// IR: gpu.binary @attn_d128_f16_causal_kernels  [#gpu.object<#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">, {{.*}}assembly = "{{.*}}.target sm_90a
+// IR: gpu.binary @attn_d64_bf16_lse_kernels
+
+// PTX: .version 8.0
+// PTX: .target sm_90a
+// PTX: .visible .entry {{attn_d128_f16_causal_kernel|attn_d64_bf16_lse_kernel}}(
+// PTX-DAG: mbarrier.init.shared.b64
+// PTX-DAG: mbarrier.arrive.expect_tx.shared.b64
+// PTX-DAG: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// PTX-DAG: mbarrier.try_wait.parity.shared.b64
+// PTX-DAG: wgmma.fence.sync.aligned
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.{{f16.f16|bf16.bf16}}
+// PTX-DAG: wgmma.commit_group.sync.aligned
+// PTX-DAG: wgmma.wait_group.sync.aligned 0
+// PTX-DAG: fence.proxy.async.shared::cta
+// PTX-DAG: ex2.approx.ftz.f32
+// PTX-DAG: shfl.sync.bfly.b32
+// PTX-DAG: st.global.v4.b32
+// PTX-DAG: setmaxnreg.dec.sync.aligned.u32 24
+// PTX-DAG: setmaxnreg.inc.sync.aligned.u32 240
+// PTX-DAG: mbarrier.arrive.shared.b64
+
+// JSON: "chip": "sm_90a"
+// JSON: "dynamic_shared_memory_bytes": 197632
+// JSON: "grid": [
+// JSON-NEXT: "ceil(Nq/128)",
+// JSON: "type": "tensormap"
+// JSON: "tensor_maps": [
+// JSON: "box": [
+// JSON-NEXT: 64,
+// JSON-NEXT: 64,
+// JSON-NEXT: 1
+// JSON: "dims": [
+// JSON-NEXT: "D",
+// JSON-NEXT: "Nq",
+// JSON-NEXT: "B*Hq"
+// JSON: "oob_fill": "zero",
+// JSON: "param": "q_map",
+// JSON: "swizzle": "128B"
+// JSON: "param": "k_map",
+
+func.func @attn_d128_f16_causal(%q: tensor<?x?x?x128xf16>, %k: tensor<?x?x?x128xf16>, %v: tensor<?x?x?x128xf16>) -> tensor<?x?x?x128xf16> {
+  %o = fa.attention %q, %k, %v {causal} : tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16> -> tensor<?x?x?x128xf16>
+  return %o : tensor<?x?x?x128xf16>
+}
+
+// -----
+
+func.func @attn_d64_bf16_lse(%q: tensor<?x?x?x64xbf16>, %k: tensor<?x?x?x64xbf16>, %v: tensor<?x?x?x64xbf16>) -> (tensor<?x?x?x64xbf16>, tensor<?x?x?xf32>) {
+  %o, %lse = fa.attention %q, %k, %v {causal} : tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16> -> (tensor<?x?x?x64xbf16>, tensor<?x?x?xf32>)
+  return %o, %lse : tensor<?x?x?x64xbf16>, tensor<?x?x?xf32>
+}
