@@ -1,6 +1,7 @@
 //===- PTXPipeline.cpp - fa-to-ptx ----------------------------------------===//
 //
 //   fa.attention in func.func
+//     -> fa-tile-attention{block-q block-kv}  the tiled form (sizes per chip)
 //     -> convert-fa-to-nvgpu{chip}        gpu.module + FlashAttention-2 gpu.func
 //     -> convert-nvgpu-to-nvvm, convert-scf-to-cf, nvvm-attach-target{chip,features,O}
 //     -> (gpu.module) convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv},
@@ -10,7 +11,9 @@
 // fa-dump-kernel{dir=...} afterwards writes the PTX and launch manifest.
 //
 //===----------------------------------------------------------------------===//
+#include "fa/Conversion/AttentionToNVGPU/AttentionToNVGPU.h"
 #include "fa/Conversion/Passes.h"
+#include "fa/Dialect/Attention/Transforms/Passes.h"
 #include "fa/Pipelines/Pipelines.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -23,6 +26,15 @@ using namespace mlir;
 
 void mlir::fa::buildPTXPipeline(OpPassManager &pm,
                                 const PTXPipelineOptions &options) {
+  // The chip's block sizes (an unknown chip tiles 64 x 64, and
+  // convert-fa-to-nvgpu then names the chip in its diagnostic).
+  NVGPUTileSizes sizes = getNVGPUTileSizes(options.chip);
+  FATileAttentionPassOptions tile;
+  tile.blockQ = options.blockQ ? options.blockQ
+                               : (sizes.blockQ ? sizes.blockQ : 64);
+  tile.blockKV = options.blockKV ? options.blockKV
+                                 : (sizes.blockKV ? sizes.blockKV : 64);
+  pm.addPass(createFATileAttentionPass(tile));
   pm.addPass(createConvertFAToNVGPUPass(
       ConvertFAToNVGPUPassOptions{options.chip}));
   pm.addPass(createCanonicalizerPass());
