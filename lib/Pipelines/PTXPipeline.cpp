@@ -1,7 +1,8 @@
 //===- PTXPipeline.cpp - fa-to-ptx ----------------------------------------===//
 //
 //   fa.attention in func.func
-//     -> fa-tile-attention{block-q block-kv}  the tiled form (sizes per chip)
+//     -> fa-tile-attention-for-chip{chip}  fa-tile-attention per func.func with
+//                                          the chip's block sizes for its head dim
 //     -> convert-fa-to-nvgpu{chip}        gpu.module + FlashAttention-2 gpu.func
 //     -> convert-nvgpu-to-nvvm, convert-scf-to-cf, nvvm-attach-target{chip,features,O}
 //     -> (gpu.module) convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv},
@@ -13,7 +14,6 @@
 //===----------------------------------------------------------------------===//
 #include "fa/Conversion/AttentionToNVGPU/AttentionToNVGPU.h"
 #include "fa/Conversion/Passes.h"
-#include "fa/Dialect/Attention/Transforms/Passes.h"
 #include "fa/Pipelines/Pipelines.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -26,17 +26,13 @@ using namespace mlir;
 
 void mlir::fa::buildPTXPipeline(OpPassManager &pm,
                                 const PTXPipelineOptions &options) {
-  // The chip's block sizes (an unknown chip tiles 64 x 64, and
-  // convert-fa-to-nvgpu then names the chip in its diagnostic).
-  NVGPUTileSizes sizes = getNVGPUTileSizes(options.chip);
-  FATileAttentionPassOptions tile;
-  tile.blockQ = options.blockQ ? options.blockQ
-                               : (sizes.blockQ ? sizes.blockQ : 64);
-  tile.blockKV = options.blockKV ? options.blockKV
-                                 : (sizes.blockKV ? sizes.blockKV : 64);
-  pm.addPass(createFATileAttentionPass(tile));
+  // fa-tile-attention with the chip's block sizes for each function's head
+  // dim (an unknown chip tiles 64 x 64, and convert-fa-to-nvgpu then names the
+  // chip in its diagnostic).
+  pm.addPass(createFATileAttentionForChipPass(FATileAttentionForChipPassOptions{
+      options.chip, options.blockQ, options.blockKV}));
   pm.addPass(createConvertFAToNVGPUPass(
-      ConvertFAToNVGPUPassOptions{options.chip}));
+      ConvertFAToNVGPUPassOptions{options.chip, options.rowsPerWarp}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createConvertNVGPUToNVVMPass());

@@ -24,9 +24,11 @@
 // PTX-DAG: ex2.approx.ftz.f32
 
 // JSON: "block": [
-// JSON-NEXT: 256,
+// JSON-NEXT: 128,
+// JSON: "block_kv": 32,
+// JSON: "block_q": 128,
 // JSON: "causal": true,
-// JSON: "dynamic_shared_memory_bytes": 0,
+// JSON: "dynamic_shared_memory_bytes": 52352,
 // JSON: "grid": [
 // JSON-NEXT: "ceil(Nq/128)",
 // JSON-NEXT: "Hq",

@@ -47,6 +47,8 @@ def ConvertFAToNVGPUPass : Pass<"convert-fa-to-nvgpu", "ModuleOp"> {
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
            "Target chip (only sm_80 for now)">,
+    Option<"rowsPerWarp", "rows-per-warp", "int64_t", /*default=*/"0",
+           "Query rows per warp (sm_80: 16 or 32; 0: 32 when block-q >= 128, else 16)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
@@ -54,6 +56,33 @@ def ConvertFAToNVGPUPass : Pass<"convert-fa-to-nvgpu", "ModuleOp"> {
     "::mlir::nvgpu::NVGPUDialect", "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect", "::mlir::LLVM::LLVMDialect",
     "::mlir::NVVM::NVVMDialect"
+  ];
+}
+
+def FATileAttentionForChipPass : Pass<"fa-tile-attention-for-chip", "ModuleOp"> {
+  let summary = "Run fa-tile-attention on each func.func with the block sizes a GPU chip's kernel wants for its head dim";
+  let description = [{
+    The first step of `fa-to-ptx`. For each `func.func` holding an `fa.attention`,
+    picks `block-q` and `block-kv` from the chip and the attention's head dim
+    (sm_80: 128 x 64 for head dim 64, 128 x 32 for head dim 128, where 64 keys per
+    step spill registers) and runs `fa-tile-attention{block-q block-kv}` on that
+    function (a dynamic pipeline), so that a module may hold attentions of several
+    head dims. Non-zero `block-q` / `block-kv` override the choice.
+
+    Before: `fa.attention` (head dim 128) in `func.func @f`.
+    After: the tiled form of `fa-tile-attention{block-q=128 block-kv=32}` in `@f`.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
+           "Target chip whose block sizes to use">,
+    Option<"blockQ", "block-q", "int64_t", /*default=*/"0",
+           "Query rows per block (0: the chip's choice)">,
+    Option<"blockKV", "block-kv", "int64_t", /*default=*/"0",
+           "Keys per step (0: the chip's choice)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"
   ];
 }
 

@@ -46,6 +46,10 @@ struct PTXPipelineOptions : public PassPipelineOptions<PTXPipelineOptions> {
       *this, "block-kv",
       llvm::cl::desc("Keys per step (0: the chip's default)"),
       llvm::cl::init(0)};
+  PassOptions::Option<int64_t> rowsPerWarp{
+      *this, "rows-per-warp",
+      llvm::cl::desc("Query rows per warp (0: the chip's default)"),
+      llvm::cl::init(0)};
 };
 
 /// fa.attention in func.func to a module holding gpu.binary ops with PTX

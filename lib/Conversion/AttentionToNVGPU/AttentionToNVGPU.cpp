@@ -10,6 +10,7 @@
 #include "fa/Conversion/AttentionToNVGPU/AttentionToNVGPU.h"
 #include "fa/Conversion/Passes.h"
 #include "fa/Dialect/Attention/IR/AttentionOps.h"
+#include "fa/Dialect/Attention/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -21,28 +22,33 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Pass/PassManager.h"
 
 #include <optional>
 
 namespace mlir::fa {
 #define GEN_PASS_DEF_CONVERTFATONVGPUPASS
+#define GEN_PASS_DEF_FATILEATTENTIONFORCHIPPASS
 #include "fa/Conversion/Passes.h.inc"
 } // namespace mlir::fa
 
 using namespace mlir;
 using namespace mlir::fa;
 
-NVGPUTileSizes mlir::fa::getNVGPUTileSizes(StringRef chip) {
-  // sm_80: 128 query rows (8 warps x 16 rows) per block, 64 keys per step.
+NVGPUTileSizes mlir::fa::getNVGPUTileSizes(StringRef chip, int64_t headDim) {
+  // sm_80: 128 query rows (4 warps x 32 rows) per block; 64 keys per step,
+  // but 32 at head dim 128, where 64 spill registers (S and the 32 x 128 f32
+  // accumulators of a warp no longer fit 255 registers).
   if (chip == "sm_80")
-    return {128, 64};
-  return {0, 0};
+    return {128, headDim == 128 ? 32 : 64};
+  return {64, 64};
 }
 
 LogicalResult mlir::fa::buildNVGPUKernel(const TiledAttention &attn,
-                                         StringRef chip) {
+                                         StringRef chip,
+                                         const NVGPUKernelOptions &options) {
   if (chip == "sm_80")
-    return buildSM80FlashAttention(attn, chip);
+    return buildSM80FlashAttention(attn, chip, options);
   return attn.forall->emitOpError("unsupported chip '")
          << chip << "' for convert-fa-to-nvgpu (supported: sm_80)";
 }
@@ -386,10 +392,39 @@ struct ConvertFAToNVGPUPass
     bool failed = false;
     for (func::FuncOp f : funcs) {
       FailureOr<TiledAttention> attn = matchTiledAttention(f);
-      failed |= mlir::failed(attn) || mlir::failed(buildNVGPUKernel(*attn, chip));
+      NVGPUKernelOptions options;
+      options.rowsPerWarp = rowsPerWarp;
+      failed |= mlir::failed(attn) ||
+                mlir::failed(buildNVGPUKernel(*attn, chip, options));
     }
     if (failed)
       signalPassFailure();
+  }
+};
+} // namespace
+
+namespace {
+struct FATileAttentionForChipPass
+    : public fa::impl::FATileAttentionForChipPassBase<
+          FATileAttentionForChipPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    SmallVector<func::FuncOp> funcs(getOperation().getOps<func::FuncOp>());
+    for (func::FuncOp f : funcs) {
+      SmallVector<AttentionOp> ops;
+      f.walk([&](AttentionOp op) { ops.push_back(op); });
+      if (ops.empty())
+        continue;
+      NVGPUTileSizes sizes =
+          getNVGPUTileSizes(chip, ops.front().getQueryType().getDimSize(3));
+      FATileAttentionPassOptions tile;
+      tile.blockQ = blockQ ? blockQ : sizes.blockQ;
+      tile.blockKV = blockKV ? blockKV : sizes.blockKV;
+      OpPassManager pm(func::FuncOp::getOperationName());
+      pm.addPass(createFATileAttentionPass(tile));
+      if (failed(runPipeline(pm, f)))
+        return signalPassFailure();
+    }
   }
 };
 } // namespace

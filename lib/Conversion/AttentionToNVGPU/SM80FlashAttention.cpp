@@ -56,12 +56,9 @@ struct KernelBuilder {
   Value rem(Value x, int64_t d) {
     return arith::RemUIOp::create(b, loc, x, idx(d));
   }
-  /// max by compare + select (arith.maxnumf would become a libdevice call).
-  Value fmax(Value x, Value y) {
-    Value gt =
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, y);
-    return arith::SelectOp::create(b, loc, gt, x, y);
-  }
+  /// max.f32 (FMNMX; -inf is its identity) through llvm.intr.maxnum: one
+  /// instruction where compare + select are two.
+  Value fmax(Value x, Value y) { return LLVM::MaxNumOp::create(b, loc, x, y); }
   /// ex2.approx.ftz.f32 (MUFU), as FlashAttention-2 uses; math.exp2 would
   /// become a libdevice call.
   Value exp2(Value x) {
@@ -164,8 +161,9 @@ struct KernelBuilder {
 
 } // namespace
 
-LogicalResult mlir::fa::buildSM80FlashAttention(const TiledAttention &attn,
-                                                StringRef chip) {
+LogicalResult
+mlir::fa::buildSM80FlashAttention(const TiledAttention &attn, StringRef chip,
+                                  const NVGPUKernelOptions &options) {
   func::FuncOp func = attn.func;
   Operation *at = attn.forall;
   Type elt = attn.elementType;
@@ -176,13 +174,28 @@ LogicalResult mlir::fa::buildSM80FlashAttention(const TiledAttention &attn,
   if (headDim != 64 && headDim != 128)
     return at->emitOpError("sm_80 kernel supports head dim 64 or 128, got ")
            << headDim;
-  // 16 query rows per warp; the query tile is staged through the K/V buffer.
   int64_t blockQ = attn.blockQ, blockKV = attn.blockKV;
-  if (blockKV != 64 || (blockQ != 64 && blockQ != 128))
+  if ((blockKV != 32 && blockKV != 64) || (blockQ != 64 && blockQ != 128))
     return at->emitOpError("sm_80 kernel needs block-q 64 or 128 and "
-                           "block-kv 64, got block-q ")
+                           "block-kv 32 or 64, got block-q ")
            << blockQ << ", block-kv " << blockKV;
-  int64_t threads = 32 * (blockQ / 16);
+  // Each warp owns rowsPerWarp query rows (mTiles m16 tiles: every K and V
+  // fragment read from shared memory feeds mTiles mma); at least 4 warps.
+  // Default: 32 rows (fewer shared-memory reads per mma) when that still
+  // leaves 4 warps, else 16.
+  int64_t rowsPerWarp = options.rowsPerWarp ? options.rowsPerWarp
+                        : blockQ >= 128     ? 32
+                                            : 16;
+  if ((rowsPerWarp != 16 && rowsPerWarp != 32) || blockQ / rowsPerWarp < 4)
+    return at->emitOpError("sm_80 kernel needs rows-per-warp 16 or 32 with "
+                           "at least 4 warps, got rows-per-warp ")
+           << rowsPerWarp << " for block-q " << blockQ;
+  int64_t mTiles = rowsPerWarp / 16;
+  int64_t threads = 32 * (blockQ / rowsPerWarp);
+  // With 16 rows per warp the Q fragments live in registers; with 32 they
+  // would not fit beside S and the accumulators, so Q stays in shared memory
+  // and each Q K^T reads its fragments (FlashAttention-2 does the same).
+  bool qInRegs = mTiles == 1;
 
   MLIRContext *ctx = func.getContext();
   Location loc = at->getLoc();
@@ -199,9 +212,16 @@ LogicalResult mlir::fa::buildSM80FlashAttention(const TiledAttention &attn,
   auto lseTy = MemRefType::get({kGlobalExtent}, f32);
   auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   int64_t rowStride = headDim + 8; // pad 16 bytes: conflict-free ldmatrix
-  // One buffer: K in rows [0, block-kv), V in [block-kv, 2 block-kv).
-  auto smemTy = MemRefType::get({2 * blockKV, rowStride}, elt,
+  // One buffer: [Q: block-q rows, unless qInRegs] K: block-kv rows, V:
+  // block-kv rows. With qInRegs the Q tile is staged through the K/V rows.
+  int64_t kRow = qInRegs ? 0 : blockQ, vRow = kRow + blockKV;
+  int64_t smemRows = std::max(vRow + blockKV, blockQ);
+  auto smemTy = MemRefType::get({smemRows, rowStride}, elt,
                                 MemRefLayoutAttrInterface{}, wg);
+  int64_t smemBytes = smemRows * rowStride * 2;
+  // Past 48 KiB a block needs dynamic shared memory (and the launcher's
+  // opt-in, which the runtime does from the manifest).
+  bool dynamicSmem = smemBytes > 48 * 1024;
   SmallVector<Type> inputs = {gTy, gTy, gTy, gTy};
   if (hasLse)
     inputs.push_back(lseTy);
@@ -211,7 +231,8 @@ LogicalResult mlir::fa::buildSM80FlashAttention(const TiledAttention &attn,
   b.setInsertionPointToStart(&gpuMod.getBodyRegion().front());
   auto kfn = gpu::GPUFuncOp::create(b, loc, kernelName,
                                     b.getFunctionType(inputs, {}),
-                                    TypeRange{smemTy});
+                                    dynamicSmem ? TypeRange{}
+                                                : TypeRange{smemTy});
   kfn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   kfn.setKnownBlockSizeAttr(
       b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
@@ -231,9 +252,18 @@ LogicalResult mlir::fa::buildSM80FlashAttention(const TiledAttention &attn,
   (void)batch;
   Value hq = asIndex(args[s0 + 1]), hkv = asIndex(args[s0 + 2]),
         nq = asIndex(args[s0 + 3]), nk = asIndex(args[s0 + 4]);
-  Value kvSm = kfn.getWorkgroupAttributions()[0];
+  Value kvSm;
+  if (dynamicSmem) {
+    Value raw = gpu::DynamicSharedMemoryOp::create(
+        b, loc,
+        MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                        MemRefLayoutAttrInterface{}, wg));
+    kvSm = memref::ViewOp::create(b, loc, smemTy, raw, arith::ConstantIndexOp::create(b, loc, 0),
+                                  ValueRange{});
+  } else {
+    kvSm = kfn.getWorkgroupAttributions()[0];
+  }
   Value kSm = kvSm, vSm = kvSm;
-  int64_t vRow = blockKV; // first row of V in the buffer
 
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value qBlock = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
@@ -252,21 +282,31 @@ LogicalResult mlir::fa::buildSM80FlashAttention(const TiledAttention &attn,
   Value kRowBase = kb.mul(kb.add(kb.mul(bIdx, hkv), kvHead), nk);
   Value qBase = kb.mul(qRowBase, dConst), kBase = kb.mul(kRowBase, dConst);
   Value q0 = kb.mul(qBlock, kb.idx(blockQ));
-  Value warpRow = kb.mul(warp, kb.idx(16));
+  Value warpRow = kb.mul(warp, kb.idx(rowsPerWarp));
+  auto aTy = VectorType::get({4, 2}, elt);
+  Value aLaneRow = kb.rem(lane, 16);
+  Value aCol = kb.mul(kb.div(lane, 16), kb.idx(8));
+  // A fragment of query rows [warpRow + 16 mt, +16) x columns [16 kk, +16).
+  auto loadQFrag = [&](int64_t mt, int64_t kk) -> Value {
+    return nvgpu::LdMatrixOp::create(
+        b, loc, aTy, kvSm,
+        ValueRange{kb.add(kb.add(warpRow, kb.idx(mt * 16)), aLaneRow),
+                   kb.add(aCol, kb.idx(kk * 16))},
+        /*transpose=*/false, /*numTiles=*/4);
+  };
 
-  // Query tile through the K buffer into registers (A fragments, one per 16
-  // columns of D), kept for the whole kernel.
+  // The query tile into rows [0, block-q) of the buffer. With qInRegs it is
+  // read into registers once (A fragments, one per 16 columns of D) and its
+  // rows are then reused by K and V; else it stays there and each Q K^T
+  // reads its fragments.
   Value qTok = kb.loadTile(kvSm, 0, qG, qBase, q0, nq, blockQ);
   kb.wait(qTok, 0);
   gpu::BarrierOp::create(b, loc);
-  auto aTy = VectorType::get({4, 2}, elt);
-  Value aRow = kb.add(warpRow, kb.rem(lane, 16));
-  Value aCol = kb.mul(kb.div(lane, 16), kb.idx(8));
-  SmallVector<Value> qFrag;
-  for (int64_t kk = 0; kk < headDim / 16; ++kk)
-    qFrag.push_back(nvgpu::LdMatrixOp::create(
-        b, loc, aTy, kSm, ValueRange{aRow, kb.add(aCol, kb.idx(kk * 16))},
-        /*transpose=*/false, /*numTiles=*/4));
+  SmallVector<SmallVector<Value>> qFrag(mTiles);
+  if (qInRegs)
+    for (int64_t mt = 0; mt < mTiles; ++mt)
+      for (int64_t kk = 0; kk < headDim / 16; ++kk)
+        qFrag[mt].push_back(loadQFrag(mt, kk));
 
   // Key blocks to visit, as the tiled form's fa.kv_block_range computes them
   // (bottom-right diagonal Nk - Nq): [begin, end), of which blocks outside
@@ -278,9 +318,10 @@ LogicalResult mlir::fa::buildSM80FlashAttention(const TiledAttention &attn,
                                            winLeft, winRight);
   Value kvStart = kb.mul(range.begin, kb.idx(blockKV));
 
-  // The Q tile is in registers: start streaming K_begin and V_begin.
+  // Start streaming K_begin and V_begin (once the Q rows they may overwrite
+  // are in registers).
   gpu::BarrierOp::create(b, loc);
-  kb.loadTile(kSm, 0, kG, kBase, kvStart, nk, blockKV);
+  kb.loadTile(kSm, kRow, kG, kBase, kvStart, nk, blockKV);
   kb.loadTile(vSm, vRow, vG, kBase, kvStart, nk, blockKV);
 
   // Lane addresses for ldmatrix x4 on K (two 8-key n-tiles x two 8-wide k
@@ -290,21 +331,28 @@ LogicalResult mlir::fa::buildSM80FlashAttention(const TiledAttention &attn,
   Value vLaneRow = kb.add(kb.mul(kb.rem(kb.div(lane, 8), 2), kb.idx(8)),
                           kb.rem(lane, 8));
   Value vLaneCol = kb.mul(kb.div(lane, 16), kb.idx(8));
+  kLaneRow = kb.add(kLaneRow, kb.idx(kRow));
+  vLaneRow = kb.add(vLaneRow, kb.idx(vRow));
 
   double negInf = -std::numeric_limits<double>::infinity();
   auto accTy = VectorType::get({2, 2}, f32);
   Value zeroAcc = arith::ConstantOp::create(
       b, loc, accTy, DenseElementsAttr::get(accTy, b.getF32FloatAttr(0.0)));
   int64_t nOut = headDim / 8;
-  SmallVector<Value> init = {kb.f32(negInf), kb.f32(negInf), kb.f32(0.0),
-                             kb.f32(0.0)};
-  init.append(nOut, zeroAcc);
-  // Rows of this thread's accumulators: g and g + 8 of the warp's 16.
-  Value row0 = kb.add(kb.add(q0, warpRow), g);
-  Value rows[2] = {row0, kb.add(row0, kb.idx(8))};
-  Value rowDiag[2]; // the diagonal key column of each row
-  for (int r = 0; r < 2; ++r)
-    rowDiag[r] = kb.add(rows[r], diag);
+  // Loop state, per m-tile mt and row half r: max at 2 mt + r, sum at
+  // 2 mTiles + 2 mt + r, then the accumulators at 4 mTiles + mt nOut + n.
+  SmallVector<Value> init;
+  init.append(2 * mTiles, kb.f32(negInf));
+  init.append(2 * mTiles, kb.f32(0.0));
+  init.append(mTiles * nOut, zeroAcc);
+  // Rows of this thread's accumulators: g and g + 8 of each 16-row m-tile.
+  SmallVector<std::array<Value, 2>> rows(mTiles), rowDiag(mTiles);
+  for (int64_t mt = 0; mt < mTiles; ++mt) {
+    Value r0 = kb.add(kb.add(kb.add(q0, warpRow), kb.idx(mt * 16)), g);
+    rows[mt] = {r0, kb.add(r0, kb.idx(8))};
+    for (int r = 0; r < 2; ++r)
+      rowDiag[mt][r] = kb.add(rows[mt][r], diag); // the row's diagonal key
+  }
 
   auto loop = scf::ForOp::create(b, loc, range.begin, range.end, kb.idx(1),
                                  init);
@@ -313,18 +361,30 @@ LogicalResult mlir::fa::buildSM80FlashAttention(const TiledAttention &attn,
     b.setInsertionPointToStart(loop.getBody());
     Value j = loop.getInductionVar();
     auto iter = loop.getRegionIterArgs();
-    Value m[2] = {iter[0], iter[1]}, l[2] = {iter[2], iter[3]};
-    SmallVector<Value> acc(iter.begin() + 4, iter.end());
+    SmallVector<std::array<Value, 2>> m(mTiles), l(mTiles);
+    SmallVector<SmallVector<Value>> acc(mTiles);
+    for (int64_t mt = 0; mt < mTiles; ++mt) {
+      for (int r = 0; r < 2; ++r) {
+        m[mt][r] = iter[2 * mt + r];
+        l[mt][r] = iter[2 * mTiles + 2 * mt + r];
+      }
+      for (int64_t n = 0; n < nOut; ++n)
+        acc[mt].push_back(iter[4 * mTiles + mt * nOut + n]);
+    }
     Value kv0 = kb.mul(j, kb.idx(blockKV));
-
     Value kvNext = kb.add(kv0, kb.idx(blockKV));
     // Pending groups here: K_j, V_j. Wait for K_j only.
     kb.wait(qTok, 1);
     gpu::BarrierOp::create(b, loc);
 
-    // S = Q K^T: 16 rows x 64 keys per warp, 8 n-tiles of m16n8.
-    SmallVector<Value> s(blockKV / 8, zeroAcc);
-    for (int64_t kk = 0; kk < headDim / 16; ++kk)
+    // S = Q K^T: per m-tile 16 rows x 64 keys, 8 n-tiles of m16n8; each K
+    // fragment feeds every m-tile.
+    SmallVector<SmallVector<Value>> s(mTiles,
+                                      SmallVector<Value>(blockKV / 8, zeroAcc));
+    for (int64_t kk = 0; kk < headDim / 16; ++kk) {
+      SmallVector<Value> qk(mTiles);
+      for (int64_t mt = 0; mt < mTiles; ++mt)
+        qk[mt] = qInRegs ? qFrag[mt][kk] : loadQFrag(mt, kk);
       for (int64_t np = 0; np < blockKV / 16; ++np) {
         Value kf = nvgpu::LdMatrixOp::create(
             b, loc, aTy, kSm,
@@ -335,60 +395,71 @@ LogicalResult mlir::fa::buildSM80FlashAttention(const TiledAttention &attn,
           Value bf = vector::ExtractStridedSliceOp::create(
               b, loc, kf, ArrayRef<int64_t>{2 * half, 0},
               ArrayRef<int64_t>{2, 2}, ArrayRef<int64_t>{1, 1});
-          s[2 * np + half] = kb.mma(qFrag[kk], bf, s[2 * np + half]);
+          for (int64_t mt = 0; mt < mTiles; ++mt)
+            s[mt][2 * np + half] = kb.mma(qk[mt], bf, s[mt][2 * np + half]);
         }
       }
+    }
 
     // Every warp is done reading K_j: prefetch K_{j+1} under the softmax and
     // P V (past the last block it only zero-fills, keeping the group count).
     gpu::BarrierOp::create(b, loc);
-    Value kNextTok = kb.loadTile(kSm, 0, kG, kBase, kvNext, nk, blockKV);
+    Value kNextTok = kb.loadTile(kSm, kRow, kG, kBase, kvNext, nk, blockKV);
 
     // Scale into log2 units; mask the Nk tail and the window edges only on
     // blocks that need it (scf.if), then row max.
     Value ninf = kb.f32(negInf), scaleC = kb.f32(kb.scaleLog2e);
+    bool fmaSoftmax = kb.scaleLog2e > 0;
     Value colBase = kb.add(kv0, kb.mul(t, kb.idx(2)));
+    int64_t perRow = 2 * blockKV / 8;
     auto scores = [&](bool masked) {
-      // Column kv0 + 2t + o (o = n*8 + c) of row r is visible iff
-      // lo[r] <= o <= lim[r], lim[r] = min(Nk - 1, rowDiag[r] + right) -
-      // (kv0 + 2t), lo[r] = rowDiag[r] - left - (kv0 + 2t) (only with a left
-      // edge): one compare per score and edge.
-      Value lim[2], lo[2];
-      if (masked)
-        for (int r = 0; r < 2; ++r) {
-          Value last = arith::SubIOp::create(b, loc, nk, kb.idx(1));
-          if (winRight >= 0)
-            last = arith::MinSIOp::create(
-                b, loc, last, kb.add(rowDiag[r], kb.idx(winRight)));
-          lim[r] = arith::SubIOp::create(b, loc, last, colBase);
-          if (winLeft >= 0)
-            lo[r] = arith::SubIOp::create(
-                b, loc,
-                arith::SubIOp::create(b, loc, rowDiag[r], kb.idx(winLeft)),
-                colBase);
-        }
-      SmallVector<Value> out[2];
-      for (int64_t n = 0; n < blockKV / 8; ++n)
-        for (int64_t c = 0; c < 2; ++c)
+      SmallVector<Value> flat;
+      for (int64_t mt = 0; mt < mTiles; ++mt) {
+        // Column kv0 + 2t + o (o = n*8 + c) of row r is visible iff
+        // lo[r] <= o <= lim[r], lim[r] = min(Nk - 1, rowDiag[r] + right) -
+        // (kv0 + 2t), lo[r] = rowDiag[r] - left - (kv0 + 2t) (only with a
+        // left edge): one compare per score and edge.
+        Value lim[2], lo[2];
+        if (masked)
           for (int r = 0; r < 2; ++r) {
-            Value v = vector::ExtractOp::create(b, loc, s[n],
-                                                ArrayRef<int64_t>{r, c});
-            v = arith::MulFOp::create(b, loc, v, scaleC);
-            if (masked) {
-              Value o = kb.idx(n * 8 + c);
-              Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
-                                               o, lim[r]);
-              if (lo[r])
-                ok = arith::AndIOp::create(
-                    b, loc, ok,
-                    arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, o,
-                                          lo[r]));
-              v = arith::SelectOp::create(b, loc, ok, v, ninf);
-            }
-            out[r].push_back(v);
+            Value last = arith::SubIOp::create(b, loc, nk, kb.idx(1));
+            if (winRight >= 0)
+              last = arith::MinSIOp::create(
+                  b, loc, last, kb.add(rowDiag[mt][r], kb.idx(winRight)));
+            lim[r] = arith::SubIOp::create(b, loc, last, colBase);
+            if (winLeft >= 0)
+              lo[r] = arith::SubIOp::create(
+                  b, loc,
+                  arith::SubIOp::create(b, loc, rowDiag[mt][r],
+                                        kb.idx(winLeft)),
+                  colBase);
           }
-      SmallVector<Value> flat(out[0]);
-      flat.append(out[1]);
+        SmallVector<Value> out[2];
+        for (int64_t n = 0; n < blockKV / 8; ++n)
+          for (int64_t c = 0; c < 2; ++c)
+            for (int r = 0; r < 2; ++r) {
+              Value v = vector::ExtractOp::create(b, loc, s[mt][n],
+                                                  ArrayRef<int64_t>{r, c});
+              // With a positive scale the max commutes with it: scores stay
+              // raw and exp2(s * scale - max) is one FFMA + MUFU below.
+              if (!fmaSoftmax)
+                v = arith::MulFOp::create(b, loc, v, scaleC);
+              if (masked) {
+                Value o = kb.idx(n * 8 + c);
+                Value ok = arith::CmpIOp::create(
+                    b, loc, arith::CmpIPredicate::sle, o, lim[r]);
+                if (lo[r])
+                  ok = arith::AndIOp::create(
+                      b, loc, ok,
+                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                            o, lo[r]));
+                v = arith::SelectOp::create(b, loc, ok, v, ninf);
+              }
+              out[r].push_back(v);
+            }
+        flat.append(out[0]);
+        flat.append(out[1]);
+      }
       return flat;
     };
     // The tiled form's masked loops are [begin, fullBegin) and [fullEnd,
@@ -404,9 +475,8 @@ LogicalResult mlir::fa::buildSM80FlashAttention(const TiledAttention &attn,
                                 range.fullEnd));
       needMask = arith::OrIOp::create(b, loc, needMask, edge);
     }
-    int64_t perRow = 2 * blockKV / 8;
     auto maskIf = scf::IfOp::create(
-        b, loc, SmallVector<Type>(2 * perRow, f32), needMask,
+        b, loc, SmallVector<Type>(mTiles * 2 * perRow, f32), needMask,
         /*withElseRegion=*/true);
     {
       OpBuilder::InsertionGuard g2(b);
@@ -415,54 +485,66 @@ LogicalResult mlir::fa::buildSM80FlashAttention(const TiledAttention &attn,
       b.setInsertionPointToStart(&maskIf.getElseRegion().front());
       scf::YieldOp::create(b, loc, scores(false));
     }
-    SmallVector<Value> p[2];
-    for (int64_t i = 0; i < perRow; ++i) {
-      p[0].push_back(maskIf.getResult(i));
-      p[1].push_back(maskIf.getResult(perRow + i));
-    }
-    Value alpha[2], newM[2], newL[2];
-    for (int r = 0; r < 2; ++r) {
-      Value mx = p[r][0];
-      for (size_t i = 1; i < p[r].size(); ++i)
-        mx = kb.fmax(mx, p[r][i]);
-      mx = kb.quadReduce(mx, /*isMax=*/true);
-      newM[r] = kb.fmax(m[r], mx);
-      // A row with no visible key so far keeps max = -inf: subtract 0 instead
-      // so that exp2 gives 0, never NaN.
-      Value isInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                          newM[r], ninf);
-      Value mUse = arith::SelectOp::create(b, loc, isInf, kb.f32(0.0), newM[r]);
-      alpha[r] = kb.exp2(arith::SubFOp::create(b, loc, m[r], mUse));
-      Value sum = kb.f32(0.0);
-      for (Value &v : p[r]) {
-        v = kb.exp2(arith::SubFOp::create(b, loc, v, mUse));
-        sum = arith::AddFOp::create(b, loc, sum, v);
-      }
-      // Per-lane partial sums; reduced across the quad after the loop.
-      newL[r] = arith::AddFOp::create(
-          b, loc, arith::MulFOp::create(b, loc, alpha[r], l[r]), sum);
-    }
-    Value alphaVec = kb.rowPair(alpha[0], alpha[1]);
-    for (Value &a : acc)
-      a = arith::MulFOp::create(b, loc, a, alphaVec);
 
-    // P as the A operand of P V, straight from the S fragments: for key chunk
-    // kc (16 keys), a0/a1 = rows g/g+8 of n-tile 2kc, a2/a3 of n-tile 2kc+1.
     auto v2f32 = VectorType::get({2}, f32);
     auto v2elt = VectorType::get({2}, elt);
     Value zeroA = arith::ConstantOp::create(
         b, loc, aTy, DenseElementsAttr::get(aTy, b.getZeroAttr(elt)));
-    SmallVector<Value> pFrag;
-    for (int64_t kc = 0; kc < blockKV / 16; ++kc) {
-      Value a = zeroA;
-      for (int64_t i = 0; i < 4; ++i) {
-        int64_t n = 2 * kc + i / 2, r = i % 2;
-        Value pair = vector::FromElementsOp::create(
-            b, loc, v2f32, ValueRange{p[r][2 * n], p[r][2 * n + 1]});
-        Value h = arith::TruncFOp::create(b, loc, v2elt, pair);
-        a = vector::InsertOp::create(b, loc, h, a, ArrayRef<int64_t>{i});
+    SmallVector<std::array<Value, 2>> newM(mTiles), newL(mTiles);
+    SmallVector<SmallVector<Value>> pFrag(mTiles);
+    for (int64_t mt = 0; mt < mTiles; ++mt) {
+      SmallVector<Value> p[2];
+      for (int64_t i = 0; i < perRow; ++i) {
+        p[0].push_back(maskIf.getResult(mt * 2 * perRow + i));
+        p[1].push_back(maskIf.getResult(mt * 2 * perRow + perRow + i));
       }
-      pFrag.push_back(a);
+      Value alpha[2];
+      for (int r = 0; r < 2; ++r) {
+        Value mx = p[r][0];
+        for (size_t i = 1; i < p[r].size(); ++i)
+          mx = kb.fmax(mx, p[r][i]);
+        mx = kb.quadReduce(mx, /*isMax=*/true);
+        if (fmaSoftmax)
+          mx = arith::MulFOp::create(b, loc, mx, scaleC);
+        newM[mt][r] = kb.fmax(m[mt][r], mx);
+        // A row with no visible key so far keeps max = -inf: subtract 0
+        // instead so that exp2 gives 0, never NaN.
+        Value isInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                            newM[mt][r], ninf);
+        Value mUse =
+            arith::SelectOp::create(b, loc, isInf, kb.f32(0.0), newM[mt][r]);
+        alpha[r] = kb.exp2(arith::SubFOp::create(b, loc, m[mt][r], mUse));
+        Value sum = kb.f32(0.0);
+        for (Value &v : p[r]) {
+          if (fmaSoftmax)
+            v = kb.exp2(LLVM::FMAOp::create(
+                b, loc, v, scaleC, arith::NegFOp::create(b, loc, mUse)));
+          else
+            v = kb.exp2(arith::SubFOp::create(b, loc, v, mUse));
+          sum = arith::AddFOp::create(b, loc, sum, v);
+        }
+        // Per-lane partial sums; reduced across the quad after the loop.
+        newL[mt][r] = arith::AddFOp::create(
+            b, loc, arith::MulFOp::create(b, loc, alpha[r], l[mt][r]), sum);
+      }
+      Value alphaVec = kb.rowPair(alpha[0], alpha[1]);
+      for (Value &a : acc[mt])
+        a = arith::MulFOp::create(b, loc, a, alphaVec);
+
+      // P as the A operand of P V, straight from the S fragments: for key
+      // chunk kc (16 keys), a0/a1 = rows g/g+8 of n-tile 2kc, a2/a3 of n-tile
+      // 2kc+1.
+      for (int64_t kc = 0; kc < blockKV / 16; ++kc) {
+        Value a = zeroA;
+        for (int64_t i = 0; i < 4; ++i) {
+          int64_t n = 2 * kc + i / 2, r = i % 2;
+          Value pair = vector::FromElementsOp::create(
+              b, loc, v2f32, ValueRange{p[r][2 * n], p[r][2 * n + 1]});
+          Value h = arith::TruncFOp::create(b, loc, v2elt, pair);
+          a = vector::InsertOp::create(b, loc, h, a, ArrayRef<int64_t>{i});
+        }
+        pFrag[mt].push_back(a);
+      }
     }
 
     // Pending: V_j, K_{j+1}. Wait for V_j.
@@ -479,14 +561,21 @@ LogicalResult mlir::fa::buildSM80FlashAttention(const TiledAttention &attn,
           Value bf = vector::ExtractStridedSliceOp::create(
               b, loc, vf, ArrayRef<int64_t>{2 * half, 0},
               ArrayRef<int64_t>{2, 2}, ArrayRef<int64_t>{1, 1});
-          acc[2 * np + half] = kb.mma(pFrag[kc], bf, acc[2 * np + half]);
+          for (int64_t mt = 0; mt < mTiles; ++mt)
+            acc[mt][2 * np + half] =
+                kb.mma(pFrag[mt][kc], bf, acc[mt][2 * np + half]);
         }
       }
     // Every warp is done reading V_j: prefetch V_{j+1} under the next Q K^T.
     gpu::BarrierOp::create(b, loc);
     kb.loadTile(vSm, vRow, vG, kBase, kvNext, nk, blockKV);
-    SmallVector<Value> yields = {newM[0], newM[1], newL[0], newL[1]};
-    yields.append(acc.begin(), acc.end());
+    SmallVector<Value> yields;
+    for (int64_t mt = 0; mt < mTiles; ++mt)
+      yields.append({newM[mt][0], newM[mt][1]});
+    for (int64_t mt = 0; mt < mTiles; ++mt)
+      yields.append({newL[mt][0], newL[mt][1]});
+    for (int64_t mt = 0; mt < mTiles; ++mt)
+      yields.append(acc[mt].begin(), acc[mt].end());
     scf::YieldOp::create(b, loc, yields);
   }
 
@@ -496,50 +585,52 @@ LogicalResult mlir::fa::buildSM80FlashAttention(const TiledAttention &attn,
   auto res = loop.getResults();
   auto v2elt = VectorType::get({2}, elt);
   Value colOut = kb.mul(t, kb.idx(2));
-  for (int r = 0; r < 2; ++r) {
-    Value mFinal = res[r];
-    Value lFinal = kb.quadReduce(res[2 + r], /*isMax=*/false);
-    Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                         lFinal, kb.f32(0.0));
-    Value inv = arith::SelectOp::create(
-        b, loc, isZero, kb.f32(0.0),
-        arith::DivFOp::create(b, loc, kb.f32(1.0), lFinal));
-    Value inRows =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rows[r], nq);
-    auto ifOp = scf::IfOp::create(b, loc, inRows, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    Value rowOff = kb.mul(kb.add(qRowBase, rows[r]), dConst);
-    for (int64_t n = 0; n < nOut; ++n) {
-      Value pair = vector::ExtractOp::create(b, loc, res[4 + n],
-                                             ArrayRef<int64_t>{r});
-      Value invVec = vector::BroadcastOp::create(
-          b, loc, VectorType::get({2}, f32), inv);
-      pair = arith::MulFOp::create(b, loc, pair, invVec);
-      Value h = arith::TruncFOp::create(b, loc, v2elt, pair);
-      vector::StoreOp::create(
-          b, loc, h, oG,
-          ValueRange{kb.add(rowOff, kb.add(colOut, kb.idx(n * 8)))});
+  for (int64_t mt = 0; mt < mTiles; ++mt)
+    for (int r = 0; r < 2; ++r) {
+      Value mFinal = res[2 * mt + r];
+      Value lFinal =
+          kb.quadReduce(res[2 * mTiles + 2 * mt + r], /*isMax=*/false);
+      Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                           lFinal, kb.f32(0.0));
+      Value inv = arith::SelectOp::create(
+          b, loc, isZero, kb.f32(0.0),
+          arith::DivFOp::create(b, loc, kb.f32(1.0), lFinal));
+      Value inRows = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                           rows[mt][r], nq);
+      auto ifOp = scf::IfOp::create(b, loc, inRows, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      Value rowOff = kb.mul(kb.add(qRowBase, rows[mt][r]), dConst);
+      for (int64_t n = 0; n < nOut; ++n) {
+        Value pair = vector::ExtractOp::create(
+            b, loc, res[4 * mTiles + mt * nOut + n], ArrayRef<int64_t>{r});
+        Value invVec = vector::BroadcastOp::create(
+            b, loc, VectorType::get({2}, f32), inv);
+        pair = arith::MulFOp::create(b, loc, pair, invVec);
+        Value h = arith::TruncFOp::create(b, loc, v2elt, pair);
+        vector::StoreOp::create(
+            b, loc, h, oG,
+            ValueRange{kb.add(rowOff, kb.add(colOut, kb.idx(n * 8)))});
+      }
+      if (hasLse) {
+        Value lead = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, t,
+                                           kb.idx(0));
+        auto lseIf = scf::IfOp::create(b, loc, lead, false);
+        OpBuilder::InsertionGuard guard2(b);
+        b.setInsertionPointToStart(&lseIf.getThenRegion().front());
+        // lse = ln(2) * (max + log2(sum)), -inf for a row with no visible key.
+        Value log2l = LLVM::CallIntrinsicOp::create(
+                          b, loc, f32, b.getStringAttr("llvm.nvvm.lg2.approx.f"),
+                          ValueRange{lFinal})
+                          .getResult(0);
+        Value lse = arith::MulFOp::create(
+            b, loc, kb.f32(M_LN2),
+            arith::AddFOp::create(b, loc, mFinal, log2l));
+        lse = arith::SelectOp::create(b, loc, isZero, kb.f32(negInf), lse);
+        memref::StoreOp::create(b, loc, lse, lseG,
+                                ValueRange{kb.add(qRowBase, rows[mt][r])});
+      }
     }
-    if (hasLse) {
-      Value lead = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, t,
-                                         kb.idx(0));
-      auto lseIf = scf::IfOp::create(b, loc, lead, false);
-      OpBuilder::InsertionGuard guard2(b);
-      b.setInsertionPointToStart(&lseIf.getThenRegion().front());
-      // lse = ln(2) * (max + log2(sum)), -inf for a row with no visible key.
-      Value log2l =
-          LLVM::CallIntrinsicOp::create(b, loc, f32,
-                                        b.getStringAttr("llvm.nvvm.lg2.approx.f"),
-                                        ValueRange{lFinal})
-              .getResult(0);
-      Value lse = arith::MulFOp::create(
-          b, loc, kb.f32(M_LN2), arith::AddFOp::create(b, loc, mFinal, log2l));
-      lse = arith::SelectOp::create(b, loc, isZero, kb.f32(negInf), lse);
-      memref::StoreOp::create(b, loc, lse, lseG,
-                              ValueRange{kb.add(qRowBase, rows[r])});
-    }
-  }
   gpu::ReturnOp::create(b, loc);
 
   // The launch manifest, for code without MLIR.
@@ -561,7 +652,6 @@ LogicalResult mlir::fa::buildSM80FlashAttention(const TiledAttention &attn,
   addParam("Hkv", "i32", "key/value heads (divides Hq)");
   addParam("Nq", "i32", "query length");
   addParam("Nk", "i32", "key/value length");
-  int64_t eltBytes = 2;
   llvm::json::Object manifest{
       {"kernel", kernelName},
       {"ptx", kernelName + ".ptx"},
@@ -577,8 +667,12 @@ LogicalResult mlir::fa::buildSM80FlashAttention(const TiledAttention &attn,
       {"grid", llvm::json::Array{"ceil(Nq/" + std::to_string(blockQ) + ")",
                                  "Hq", "B"}},
       {"block", llvm::json::Array{threads, 1, 1}},
-      {"dynamic_shared_memory_bytes", 0},
-      {"static_shared_memory_bytes", 2 * blockKV * rowStride * eltBytes},
+      {"rows_per_warp", rowsPerWarp},
+      // The lowering declares the dynamic buffer as a 1-byte .shared symbol
+      // (in the static window); 128 bytes of slack keep every access inside
+      // the block's allocation.
+      {"dynamic_shared_memory_bytes", dynamicSmem ? smemBytes + 128 : 0},
+      {"static_shared_memory_bytes", dynamicSmem ? 0 : smemBytes},
       {"params", std::move(params)}};
   std::string json;
   llvm::raw_string_ostream os(json);

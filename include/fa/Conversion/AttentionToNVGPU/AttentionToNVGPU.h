@@ -56,18 +56,27 @@ FailureOr<TiledAttention> matchTiledAttention(func::FuncOp func);
 /// (inserted before it) and attaches the launch manifest to the enclosing
 /// module; dispatches to the chip's builder. Emits a diagnostic and fails,
 /// leaving the IR untouched, when the chip or the attention is unsupported.
-LogicalResult buildNVGPUKernel(const TiledAttention &attn, StringRef chip);
+/// Knobs of the kernel builders that the tiled form does not fix (0: the
+/// chip's default).
+struct NVGPUKernelOptions {
+  /// Query rows per warp (sm_80: 16 or 32; default 32 when block-q >= 128).
+  int64_t rowsPerWarp = 0;
+};
+LogicalResult buildNVGPUKernel(const TiledAttention &attn, StringRef chip,
+                               const NVGPUKernelOptions &options = {});
 
 /// The SM80 (mma.sync) FlashAttention-2 builder, SM80FlashAttention.cpp.
 LogicalResult buildSM80FlashAttention(const TiledAttention &attn,
-                                      StringRef chip);
+                                      StringRef chip,
+                                      const NVGPUKernelOptions &options);
 
-/// The block sizes fa-to-ptx tiles with by default for `chip` (the same for
-/// head dims 64 and 128 on sm_80); {0, 0} for an unknown chip.
+/// The block sizes fa-to-ptx tiles with for `chip` and head dim `headDim`
+/// (fa-tile-attention-for-chip); 64 x 64 for an unknown chip, whose
+/// diagnostic then comes from convert-fa-to-nvgpu.
 struct NVGPUTileSizes {
   int64_t blockQ, blockKV;
 };
-NVGPUTileSizes getNVGPUTileSizes(StringRef chip);
+NVGPUTileSizes getNVGPUTileSizes(StringRef chip, int64_t headDim);
 
 } // namespace mlir::fa
 
