@@ -5,6 +5,11 @@
 // block-q / block-kv override the chip's block sizes (sm_80: 128 x 64).
 // RUN: rm -rf %t64 && fa-opt %s -split-input-file '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_80 block-q=64 block-kv=64},fa-dump-kernel{dir=%t64})' -o /dev/null
 // RUN: FileCheck %s --check-prefix=BQ64 < %t64/attn_d128_f16_causal_kernel.json
+// RUN: rm -rf %t16 && fa-opt %s -split-input-file '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_80 rows-per-warp=16},fa-dump-kernel{dir=%t16})' -o /dev/null
+// RUN: FileCheck %s --check-prefix=R16 < %t16/attn_d128_f16_causal_kernel.json
+// R16: "block": [
+// R16-NEXT: 256,
+// R16: "rows_per_warp": 16,
 // BQ64: "block": [
 // BQ64-NEXT: 128,
 // BQ64: "block_q": 64,

@@ -1,5 +1,11 @@
 // RUN: fa-opt %s -split-input-file --fa-tile-attention-for-chip | FileCheck %s
 // RUN: fa-opt %s -split-input-file --fa-tile-attention-for-chip="block-kv=64" | FileCheck %s --check-prefix=KV64
+// RUN: fa-opt %s -split-input-file --fa-tile-attention-for-chip="block-q=64" | FileCheck %s --check-prefix=BQ64
+// BQ64-LABEL: func.func @d64
+// BQ64: arith.muli %{{.+}}, %c64
+// BQ64-LABEL: func.func @d128
+// BQ64: arith.muli %{{.+}}, %c64
+// BQ64: fa.kv_block_range {{.*}}{block_kv = 32 : i64
 
 // sm_80 tiles 128 query rows per block for both head dims, with 64 keys per
 // step at head dim 64 and 32 at head dim 128; block-kv overrides.

@@ -66,3 +66,21 @@ func.func @used(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor
   // expected-error @+1 {{the function must return the scf.forall's results (out, then lse)}}
   return %e : tensor<1x1x64x64xf16>
 }
+
+// -----
+
+func.func @descale(%q: tensor<1x4x128x128xf8E4M3FN>, %k: tensor<1x1x128x128xf8E4M3FN>, %v: tensor<1x1x128x128xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32) -> tensor<1x4x128x128xbf16> {
+  // expected-error @+1 {{the kernel does not support fp8 descale}}
+  %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd) {causal} : tensor<1x4x128x128xf8E4M3FN>, tensor<1x1x128x128xf8E4M3FN>, tensor<1x1x128x128xf8E4M3FN> -> tensor<1x4x128x128xbf16>
+  return %o : tensor<1x4x128x128xbf16>
+}
+
+// -----
+
+// A diagonal operand (a row tile of a larger attention): the kernel computes
+// the bottom-right diagonal Nk - Nq itself.
+func.func @diagonal(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x128x64xf16>, %v: tensor<1x1x128x64xf16>, %d: index) -> tensor<1x1x64x64xf16> {
+  // expected-error @+1 {{the kernel supports only the bottom-right diagonal Nk - Nq, not a diagonal operand}}
+  %o = fa.attention %q, %k, %v diagonal(%d) {causal} : tensor<1x1x64x64xf16>, tensor<1x1x128x64xf16>, tensor<1x1x128x64xf16> -> tensor<1x1x64x64xf16>
+  return %o : tensor<1x1x64x64xf16>
+}
