@@ -1,6 +1,8 @@
 //===- PTXPipeline.cpp - fa-to-ptx ----------------------------------------===//
 //
 //   fa.attention in func.func
+//     -> fa-tile-attention-for-chip{chip}  fa-tile-attention per func.func with
+//                                          the chip's block sizes for its head dim
 //     -> convert-fa-to-nvgpu{chip}        gpu.module + FlashAttention-2 gpu.func
 //     -> convert-nvgpu-to-nvvm, convert-scf-to-cf, nvvm-attach-target{chip,features,O}
 //     -> (gpu.module) convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv},
@@ -10,6 +12,7 @@
 // fa-dump-kernel{dir=...} afterwards writes the PTX and launch manifest.
 //
 //===----------------------------------------------------------------------===//
+#include "fa/Conversion/AttentionToNVGPU/AttentionToNVGPU.h"
 #include "fa/Conversion/Passes.h"
 #include "fa/Pipelines/Pipelines.h"
 
@@ -23,9 +26,15 @@ using namespace mlir;
 
 void mlir::fa::buildPTXPipeline(OpPassManager &pm,
                                 const PTXPipelineOptions &options) {
+  // fa-tile-attention with the chip's block sizes for each function's head
+  // dim (an unknown chip tiles 64 x 64, and convert-fa-to-nvgpu then names the
+  // chip in its diagnostic).
+  pm.addPass(createFATileAttentionForChipPass(FATileAttentionForChipPassOptions{
+      options.chip, options.blockQ, options.blockKV}));
   pm.addPass(createConvertFAToNVGPUPass(
       ConvertFAToNVGPUPassOptions{options.chip, options.stages,
-                                  options.warpSpecialize, options.overlap}));
+                                  options.warpSpecialize, options.overlap,
+                                  options.rowsPerWarp}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createConvertNVGPUToNVVMPass());

@@ -2,6 +2,19 @@
 // RUN: FileCheck %s --check-prefix=PTX < %t/attn_d128_f16_causal_kernel.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t/attn_d64_bf16_kernel.ptx
 // RUN: FileCheck %s --check-prefix=JSON < %t/attn_d128_f16_causal_kernel.json
+// block-q / block-kv override the chip's block sizes (sm_80: 128 x 64).
+// RUN: rm -rf %t64 && fa-opt %s -split-input-file '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_80 block-q=64 block-kv=64},fa-dump-kernel{dir=%t64})' -o /dev/null
+// RUN: FileCheck %s --check-prefix=BQ64 < %t64/attn_d128_f16_causal_kernel.json
+// RUN: rm -rf %t16 && fa-opt %s -split-input-file '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_80 rows-per-warp=16},fa-dump-kernel{dir=%t16})' -o /dev/null
+// RUN: FileCheck %s --check-prefix=R16 < %t16/attn_d128_f16_causal_kernel.json
+// R16: "block": [
+// R16-NEXT: 256,
+// R16: "rows_per_warp": 16,
+// BQ64: "block": [
+// BQ64-NEXT: 128,
+// BQ64: "block_q": 64,
+// BQ64: "grid": [
+// BQ64-NEXT: "ceil(Nq/64)",
 
 // IR: gpu.binary @attn_d128_f16_causal_kernels  [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">, {{.*}}assembly = "{{.*}}.target sm_80
 // IR: gpu.binary @attn_d64_bf16_kernels
@@ -17,10 +30,12 @@
 
 // JSON: "block": [
 // JSON-NEXT: 128,
+// JSON: "block_kv": 32,
+// JSON: "block_q": 128,
 // JSON: "causal": true,
-// JSON: "dynamic_shared_memory_bytes": 0,
+// JSON: "dynamic_shared_memory_bytes": 52352,
 // JSON: "grid": [
-// JSON-NEXT: "ceil(Nq/64)",
+// JSON-NEXT: "ceil(Nq/128)",
 // JSON-NEXT: "Hq",
 // JSON-NEXT: "B"
 // JSON: "head_dim": 128,

@@ -5,26 +5,48 @@
 include "mlir/Pass/PassBase.td"
 
 def ConvertFAToNVGPUPass : Pass<"convert-fa-to-nvgpu", "ModuleOp"> {
-  let summary = "Rewrite a func.func holding fa.attention into a FlashAttention-2 gpu.func built from nvgpu ops";
+  let summary = "Rewrite a func.func holding the tiled form of fa.attention into a FlashAttention-2 gpu.func built from nvgpu ops";
   let description = [{
-    Each `func.func` that holds one `fa.attention` (static head dim 64 or 128, f16 or
-    bf16 query/key/value/out, optional causal, GQA, optional lse; no mask, window,
-    softcap or descale) is replaced by a `gpu.module @<func>_kernels` holding
-    `gpu.func @<func>_kernel`, the FlashAttention-2 forward kernel for `chip`:
+    Consumes the target-independent tiled form of `fa-tile-attention`, never
+    `fa.attention` itself. A chip-independent matcher (`matchTiledAttention`) reads
+    each `func.func` holding one tiled attention into a `TiledAttention`:
 
-    * grid `(ceil(Nq / 64), Hq, B)`, 128 threads = 4 warps, each warp 16 query rows;
-    * the query tile, then per step a 64-key K tile and V tile, copied to workgroup
-      memory with 16-byte `nvgpu.device_async_copy` (rows past Nq/Nk zero-filled
-      through `srcElements`, sources clamped in bounds), rows padded by 8 elements
-      against ldmatrix bank conflicts;
-    * `nvgpu.ldmatrix` (transposed for V) feeding `nvgpu.mma.sync` m16n8k16 with
-      f32 accumulators; S fragments are repacked in registers as the A operand of P*V;
-    * online softmax in registers: row max/sum over the 4 lanes of a row with
-      `gpu.shuffle xor`, `exp2` with `scale * log2(e)` folded, normalization after
-      the loop; causal key blocks past the diagonal are never visited.
+    * the `scf.forall` over (batch, head, query block): the grid, `block-q` from
+      the query slice offset `block * block-q`;
+    * the `tensor.extract_slice`s of the query/key/value function arguments: the
+      global tensors, the GQA head `head / (Hq / Hkv)`, `block-kv`;
+    * `fa.kv_block_range` and the three `scf.for`s (masked, unmasked, masked) or the
+      single unmasked loop: the window (causal = `[-1, 0]`) and which key blocks
+      need element masks; the kernel recomputes the range with
+      `computeKVBlockRange`, so it skips exactly the blocks the tiled form skips;
+    * the `fa.online_attention` steps: scale (no mask operand, softcap or descale);
+    * the epilogue's `tensor.parallel_insert_slice`s into the results, which the
+      function returns: out, and lse when present.
 
-    Kernel arguments: `q, k, v, out` as bare pointers (static 1-D memrefs,
-    lowered with the bare-pointer convention), `lse` (f32) when requested, then
+    Anything else is a diagnostic. The chip's builder then replaces the function by
+    a `gpu.module @<func>_kernels` holding `gpu.func @<func>_kernel`; for `sm_80`
+    (SM80FlashAttention.cpp), FlashAttention-2:
+
+    * grid `(ceil(Nq / block-q), Hq, B)`; `block-q / rows-per-warp` warps (4), each
+      owning 32 (or 16) query rows as m16 tiles, so every K and V fragment read from
+      shared memory feeds 2 (or 1) mma; block-q 64 or 128, block-kv 32 or 64;
+    * one shared buffer: the Q tile (rows-per-warp 32: kept there and read per
+      Q K^T; 16: read once into registers, its rows then reused), a K tile and a V
+      tile, filled with 16-byte `nvgpu.device_async_copy` (rows past Nq/Nk
+      zero-filled, sources clamped in bounds), rows padded by 8 elements against
+      ldmatrix bank conflicts; past 48 KiB it is dynamic shared memory
+      (`gpu.dynamic_shared_memory`, size in the manifest); K_{j+1} is issued under
+      the softmax and P V of block j, V_{j+1} under the next Q K^T;
+    * `nvgpu.ldmatrix` (transposed for V) feeding m16n8k16 `nvgpu.mma.sync` (bf16:
+      `nvvm.mma.sync`) with f32 accumulators; S fragments repacked in registers as
+      the A operand of P V;
+    * online softmax in registers: `max.f32`, row max/sum over the 4 lanes of a row
+      with `gpu.shuffle xor`, `exp2(s * scale * log2(e) - max)` as one FFMA +
+      `ex2.approx`, normalization after the loop; the per-score mask (window edges
+      and the Nk tail) only on the blocks that need it (`scf.if`).
+
+    Kernel arguments: `q, k, v, out` as bare pointers (static 1-D memrefs, lowered
+    with the bare-pointer convention), `lse` (f32) when requested, then
     `B, Hq, Hkv, Nq, Nk` as i32. The launch manifest (JSON) is attached to the
     module as `fa.manifest.<kernel>`; `fa-dump-kernel` writes it out.
 
@@ -38,17 +60,23 @@ def ConvertFAToNVGPUPass : Pass<"convert-fa-to-nvgpu", "ModuleOp"> {
     CUtensorMaps in device memory (q, k, v); the manifest lists them under
     `tensor_maps`.
 
-    Before:
+    Before (`fa-tile-attention{block-q=128 block-kv=64}` of a causal fa.attention):
     ```mlir
-    func.func @attn(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: tensor<?x?x?x64xf16>) -> tensor<?x?x?x64xf16> {
-      %o = fa.attention %q, %k, %v {causal} : ... -> tensor<?x?x?x64xf16>
-      return %o : tensor<?x?x?x64xf16>
+    func.func @attn(%q: tensor<?x?x?x64xf16>, %k: ..., %v: ...) -> tensor<?x?x?x64xf16> {
+      %r = scf.forall (%b, %h, %qb) in (%B, %Hq, %nqb) shared_outs(%o = %init) {
+        %q_t = tensor.extract_slice %q[%b, %h, %row0, 0] [1, 1, %rows, 64] [1, 1, 1, 1]
+        %begin, %fbegin, %fend, %end = fa.kv_block_range rows [%row0, %row1) keys %nk
+            diagonal %diag {block_kv = 64 : i64, window = array<i64: -1, 0>}
+        ... three scf.for with fa.online_attention, epilogue ...
+        scf.forall.in_parallel { tensor.parallel_insert_slice %o_t into %o[%b, %h, %row0, 0] ... }
+      }
+      return %r : tensor<?x?x?x64xf16>
     }
     ```
     After:
     ```mlir
     gpu.module @attn_kernels {
-      gpu.func @attn_kernel(%q: memref<2147483648xf16>, ..., %nk: i32) workgroup(...) kernel {
+      gpu.func @attn_kernel(%q: memref<1099511627776xf16>, ..., %nk: i32) workgroup(...) kernel {
         ... nvgpu.device_async_copy, nvgpu.ldmatrix, nvgpu.mma.sync, gpu.shuffle xor ...
       }
     }
@@ -65,6 +93,8 @@ def ConvertFAToNVGPUPass : Pass<"convert-fa-to-nvgpu", "ModuleOp"> {
     Option<"overlap", "overlap", "bool", /*default=*/"true",
            "sm_90a with warp-specialize: pipelined consumers (softmax of block j "
            "under P V of block j-1) and ping-pong of the two consumer warpgroups">,
+    Option<"rowsPerWarp", "rows-per-warp", "int64_t", /*default=*/"0",
+           "Query rows per warp (sm_80: 16 or 32; 0: 32 when block-q >= 128, else 16)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
@@ -72,6 +102,33 @@ def ConvertFAToNVGPUPass : Pass<"convert-fa-to-nvgpu", "ModuleOp"> {
     "::mlir::nvgpu::NVGPUDialect", "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect", "::mlir::LLVM::LLVMDialect",
     "::mlir::NVVM::NVVMDialect"
+  ];
+}
+
+def FATileAttentionForChipPass : Pass<"fa-tile-attention-for-chip", "ModuleOp"> {
+  let summary = "Run fa-tile-attention on each func.func with the block sizes a GPU chip's kernel wants for its head dim";
+  let description = [{
+    The first step of `fa-to-ptx`. For each `func.func` holding an `fa.attention`,
+    picks `block-q` and `block-kv` from the chip and the attention's head dim
+    (sm_80: 128 x 64 for head dim 64, 128 x 32 for head dim 128, where 64 keys per
+    step spill registers) and runs `fa-tile-attention{block-q block-kv}` on that
+    function (a dynamic pipeline), so that a module may hold attentions of several
+    head dims. Non-zero `block-q` / `block-kv` override the choice.
+
+    Before: `fa.attention` (head dim 128) in `func.func @f`.
+    After: the tiled form of `fa-tile-attention{block-q=128 block-kv=32}` in `@f`.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
+           "Target chip whose block sizes to use">,
+    Option<"blockQ", "block-q", "int64_t", /*default=*/"0",
+           "Query rows per block (0: the chip's choice)">,
+    Option<"blockKV", "block-kv", "int64_t", /*default=*/"0",
+           "Keys per step (0: the chip's choice)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"
   ];
 }
 

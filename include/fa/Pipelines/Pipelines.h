@@ -50,10 +50,22 @@ struct PTXPipelineOptions : public PassPipelineOptions<PTXPipelineOptions> {
   PassOptions::Option<int> optLevel{
       *this, "O", llvm::cl::desc("LLVM optimization level of the NVPTX backend"),
       llvm::cl::init(3)};
+  PassOptions::Option<int64_t> blockQ{
+      *this, "block-q",
+      llvm::cl::desc("Query rows per thread block (0: the chip's default)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> blockKV{
+      *this, "block-kv",
+      llvm::cl::desc("Keys per step (0: the chip's default)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> rowsPerWarp{
+      *this, "rows-per-warp",
+      llvm::cl::desc("Query rows per warp (0: the chip's default)"),
+      llvm::cl::init(0)};
 };
 
 /// fa.attention in func.func to a module holding gpu.binary ops with PTX
-/// (convert-fa-to-nvgpu, then the nvgpu/gpu -> nvvm lowering and
+/// (fa-tile-attention with the chip's block sizes, convert-fa-to-nvgpu, then the nvgpu/gpu -> nvvm lowering and
 /// gpu-module-to-binary{format=isa}).
 void buildPTXPipeline(OpPassManager &pm, const PTXPipelineOptions &options);
 

@@ -1,596 +1,384 @@
-//===- AttentionToNVGPU.cpp - fa.attention to a FlashAttention-2 kernel ---===//
+//===- AttentionToNVGPU.cpp - match the tiled form, dispatch per chip -----===//
 //
-// Builds, with builders, the sm_80 FlashAttention-2 forward kernel for one
-// fa.attention: a gpu.func over (query block, head, batch), 4 warps of 16 query
-// rows, K/V tiles through workgroup memory by cp.async, ldmatrix + mma.sync
-// m16n8k16, online softmax in registers. See Passes.td for the contract.
+// The chip-independent half of convert-fa-to-nvgpu: reads the tiled form of
+// fa-tile-attention (scf.forall over (batch, head, query block), slices of
+// the function arguments, fa.kv_block_range, fa.online_attention steps,
+// epilogue and parallel_insert_slice) into a TiledAttention, and hands it to
+// the kernel builder of the chip. See Passes.td for the contract.
 //
 //===----------------------------------------------------------------------===//
 #include "fa/Conversion/AttentionToNVGPU/AttentionToNVGPU.h"
 #include "fa/Conversion/AttentionToNVGPU/SM90FlashAttention.h"
 #include "fa/Conversion/Passes.h"
 #include "fa/Dialect/Attention/IR/AttentionOps.h"
+#include "fa/Dialect/Attention/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/Builders.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "llvm/Support/JSON.h"
+#include "mlir/Pass/PassManager.h"
 
-#include <cmath>
-#include <limits>
+#include <optional>
 
 namespace mlir::fa {
 #define GEN_PASS_DEF_CONVERTFATONVGPUPASS
+#define GEN_PASS_DEF_FATILEATTENTIONFORCHIPPASS
 #include "fa/Conversion/Passes.h.inc"
 } // namespace mlir::fa
 
 using namespace mlir;
 using namespace mlir::fa;
 
-/// Static extent of the 1-D memrefs that stand for the kernel's bare pointers
-/// (the bare-pointer convention needs static shapes; no access reaches it).
-static constexpr int64_t kGlobalExtent = int64_t(1) << 40;
+NVGPUTileSizes mlir::fa::getNVGPUTileSizes(StringRef chip, int64_t headDim) {
+  // sm_80: 128 query rows (4 warps x 32 rows) per block; 64 keys per step,
+  // but 32 at head dim 128, where 64 spill registers (S and the 32 x 128 f32
+  // accumulators of a warp no longer fit 255 registers).
+  if (chip == "sm_80")
+    return {128, headDim == 128 ? 32 : 64};
+  // sm_90a: two consumer warpgroups of 64 rows; 128-key TMA tiles.
+  if (chip == "sm_90a")
+    return {kSM90BlockQ, kSM90BlockKV};
+  return {64, 64};
+}
+
+LogicalResult mlir::fa::buildNVGPUKernel(const TiledAttention &attn,
+                                         StringRef chip,
+                                         const NVGPUKernelOptions &options) {
+  if (chip == "sm_80")
+    return buildSM80FlashAttention(attn, chip, options);
+  if (chip == "sm_90a")
+    return buildSM90FlashAttention(attn, options);
+  return attn.forall->emitOpError("unsupported chip '")
+         << chip << "' for convert-fa-to-nvgpu (supported: sm_80, sm_90a)";
+}
 
 namespace {
+/// The function argument number `v` is, if it is one of `func`'s.
+std::optional<unsigned> funcArgNumber(func::FuncOp func, Value v) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  if (!arg || arg.getOwner() != &func.getBody().front())
+    return std::nullopt;
+  return arg.getArgNumber();
+}
 
-/// Emits the kernel body; all tile loops are unrolled in C++.
-struct KernelBuilder {
-  OpBuilder &b;
-  Location loc;
-  Type elt;
-  int64_t headDim;
-  bool causal;
-  double scaleLog2e;
-  Value tid, lane;
+/// `c` when `v` is `iv * c` (either operand order) with a constant c.
+std::optional<int64_t> matchTimesConstant(OpFoldResult v, Value iv) {
+  auto value = dyn_cast<Value>(v);
+  if (!value)
+    return std::nullopt;
+  auto mul = value.getDefiningOp<arith::MulIOp>();
+  if (!mul)
+    return std::nullopt;
+  if (mul.getLhs() == iv)
+    return getConstantIntValue(mul.getRhs());
+  if (mul.getRhs() == iv)
+    return getConstantIntValue(mul.getLhs());
+  return std::nullopt;
+}
 
-  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value f32(double v) {
-    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
-  }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
-  Value div(Value x, int64_t d) {
-    return arith::DivUIOp::create(b, loc, x, idx(d));
-  }
-  Value rem(Value x, int64_t d) {
-    return arith::RemUIOp::create(b, loc, x, idx(d));
-  }
-  /// max by compare + select (arith.maxnumf would become a libdevice call).
-  Value fmax(Value x, Value y) {
-    Value gt =
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, y);
-    return arith::SelectOp::create(b, loc, gt, x, y);
-  }
-  /// ex2.approx.ftz.f32 (MUFU), as FlashAttention-2 uses; math.exp2 would
-  /// become a libdevice call.
-  Value exp2(Value x) {
-    return LLVM::CallIntrinsicOp::create(
-               b, loc, x.getType(),
-               b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f"), ValueRange{x})
-        .getResult(0);
+bool isValue(OpFoldResult v, Value expected) {
+  return dyn_cast<Value>(v) == expected;
+}
+
+bool isConstant(OpFoldResult v, int64_t c) {
+  std::optional<int64_t> got = getConstantIntValue(v);
+  return got && *got == c;
+}
+
+/// Whether `v` is the size of dim `dim` of `tensor` (tensor.dim or, for a
+/// static size, a constant).
+bool isDimOf(Value v, Value tensor, int64_t dim) {
+  if (auto d = v.getDefiningOp<tensor::DimOp>())
+    return d.getSource() == tensor && isConstant(d.getIndex(), dim);
+  int64_t size = cast<RankedTensorType>(tensor.getType()).getDimSize(dim);
+  return !ShapedType::isDynamic(size) && isConstant(v, size);
+}
+
+/// The matcher; each failure is a diagnostic on the op at fault.
+struct Matcher {
+  func::FuncOp func;
+  TiledAttention attn;
+  Value qTile;
+  Value kSource, vSource, rowBegin;
+
+  InFlightDiagnostic fail(Operation *op, const Twine &msg) {
+    return op->emitOpError("convert-fa-to-nvgpu: ") << msg;
   }
 
-  /// Copies rows [rowStart, rowStart + 64) x [0, D) of the [*, D] matrix at
-  /// element offset `base` of `gmem` into `smem` with 16-byte cp.async; rows at
-  /// or past `nRows` are zero-filled and their source clamped to row 0.
-  Value loadTile(Value smem, Value gmem, Value base, Value rowStart,
-                 Value nRows) {
-    int64_t chunksPerRow = headDim / 8;
-    int64_t iters = kSM80BlockKV * chunksPerRow / kSM80Threads;
-    auto tokTy = nvgpu::DeviceAsyncTokenType::get(b.getContext());
-    SmallVector<Value> tokens;
-    for (int64_t i = 0; i < iters; ++i) {
-      Value c = add(tid, idx(i * kSM80Threads));
-      Value row = div(c, chunksPerRow);
-      Value col = mul(rem(c, chunksPerRow), idx(8));
-      Value grow = add(rowStart, row);
-      Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                          grow, nRows);
-      Value srcRow = arith::SelectOp::create(b, loc, valid, grow, idx(0));
-      Value src = add(base, add(mul(srcRow, idx(headDim)), col));
-      Value n = arith::SelectOp::create(b, loc, valid, idx(8), idx(0));
-      tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
-          b, loc, tokTy, smem, ValueRange{row, col}, gmem, ValueRange{src},
-          b.getIndexAttr(8), n, b.getUnitAttr()));
+  /// The query slice: func arg [iv0, iv1, iv2 * BQ, 0] [1, 1, rows, D].
+  LogicalResult matchQuery(OnlineAttentionOp step) {
+    auto slice = step.getQuery().getDefiningOp<tensor::ExtractSliceOp>();
+    std::optional<unsigned> arg =
+        slice ? funcArgNumber(func, slice.getSource()) : std::nullopt;
+    if (!arg)
+      return fail(step, "the query tile must be a tensor.extract_slice of a "
+                        "function argument");
+    auto ivs = attn.forall.getInductionVars();
+    auto offsets = slice.getMixedOffsets(), sizes = slice.getMixedSizes();
+    std::optional<int64_t> blockQ =
+        offsets.size() == 4 ? matchTimesConstant(offsets[2], ivs[2])
+                            : std::nullopt;
+    if (offsets.size() != 4 || !isValue(offsets[0], ivs[0]) ||
+        !isValue(offsets[1], ivs[1]) || !blockQ || !isConstant(offsets[3], 0) ||
+        !isConstant(sizes[0], 1) || !isConstant(sizes[1], 1) ||
+        !slice.hasUnitStride())
+      return fail(step, "the query tile must be the slice [batch, head, "
+                        "block * block-q, 0] of the forall's (batch, head, "
+                        "block)");
+    attn.queryArg = *arg;
+    attn.blockQ = *blockQ;
+    rowBegin = cast<Value>(offsets[2]);
+    qTile = step.getQuery();
+    return success();
+  }
+
+  /// A key or value slice: func arg [iv0, kvHead, kb * BKV, 0] where kvHead
+  /// is the head iv divided by the GQA ratio.
+  LogicalResult matchKV(OnlineAttentionOp step, Value tile, StringRef what,
+                        Value &source) {
+    auto slice = tile.getDefiningOp<tensor::ExtractSliceOp>();
+    std::optional<unsigned> arg =
+        slice ? funcArgNumber(func, slice.getSource()) : std::nullopt;
+    if (!arg)
+      return fail(step, "the ") << what << " tile must be a "
+                                   "tensor.extract_slice of a function argument";
+    auto loop = dyn_cast<scf::ForOp>(step->getParentOp());
+    auto ivs = attn.forall.getInductionVars();
+    auto offsets = slice.getMixedOffsets(), sizes = slice.getMixedSizes();
+    Value head = offsets.size() == 4 ? dyn_cast<Value>(offsets[1]) : Value();
+    auto div = head ? head.getDefiningOp<arith::DivUIOp>() : nullptr;
+    bool headOk = head == ivs[1] || (div && div.getLhs() == ivs[1]);
+    std::optional<int64_t> blockKV =
+        loop && offsets.size() == 4
+            ? matchTimesConstant(offsets[2], loop.getInductionVar())
+            : std::nullopt;
+    if (offsets.size() != 4 || !isValue(offsets[0], ivs[0]) || !headOk ||
+        !blockKV || !isConstant(offsets[3], 0) || !isConstant(sizes[0], 1) ||
+        !isConstant(sizes[1], 1) || !slice.hasUnitStride())
+      return fail(step, "the ")
+             << what
+             << " tile must be the slice [batch, head / (Hq / Hkv), block * "
+                "block-kv, 0] of the forall's (batch, head) and the loop's block";
+    if (attn.blockKV && attn.blockKV != *blockKV)
+      return fail(step, "all steps must use one block-kv");
+    if (source && source != slice.getSource())
+      return fail(step, "all steps must read one ") << what << " tensor";
+    attn.blockKV = *blockKV;
+    source = slice.getSource();
+    (what == "key" ? attn.keyArg : attn.valueArg) = *arg;
+    return success();
+  }
+
+  LogicalResult matchStep(OnlineAttentionOp step) {
+    if (step.getMask())
+      return fail(step, "the kernel does not support a mask operand");
+    if (step.getSoftcap())
+      return fail(step, "the kernel does not support softcap");
+    if (step.getDescale())
+      return fail(step, "the kernel does not support fp8 descale");
+    auto loop = dyn_cast<scf::ForOp>(step->getParentOp());
+    if (!loop || loop->getParentOp() != attn.forall.getOperation())
+      return fail(step, "each step must sit directly in an scf.for directly "
+                        "in the scf.forall");
+    if (!qTile) {
+      if (failed(matchQuery(step)))
+        return failure();
+      attn.scale = step.getScale().convertToDouble();
+    } else if (step.getQuery() != qTile) {
+      return fail(step, "all steps must use one query tile");
+    } else if (step.getScale().convertToDouble() != attn.scale) {
+      return fail(step, "all steps must use one scale");
     }
-    return nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, tokTy, tokens);
+    if (failed(matchKV(step, step.getKey(), "key", kSource)) ||
+        failed(matchKV(step, step.getValue(), "value", vSource)))
+      return failure();
+    if (step.getRow0() && step.getRow0() != rowBegin)
+      return fail(step, "the positions' row must be the query tile's row");
+    return success();
   }
 
-  /// c += a * b, m16n8k16, f32 accumulators. nvgpu.mma.sync for f16; for
-  /// bf16 (which convert-nvgpu-to-nvvm cannot type) nvvm.mma.sync directly,
-  /// on the same register fragments.
-  Value mma(Value a, Value bFrag, Value c) {
-    if (elt.isF16())
-      return nvgpu::MmaSyncOp::create(b, loc, a, bFrag, c,
-                                      ArrayRef<int64_t>{16, 8, 16});
-    Type i32 = b.getI32Type(), f32 = b.getF32Type();
-    auto regs = [&](Value frag, int64_t n) {
-      SmallVector<Value> out;
-      for (int64_t i = 0; i < n; ++i)
-        out.push_back(LLVM::BitcastOp::create(
-            b, loc, i32,
-            vector::ExtractOp::create(b, loc, frag, ArrayRef<int64_t>{i})));
-      return out;
-    };
-    SmallVector<Value> cRegs;
-    for (int64_t r = 0; r < 2; ++r)
-      for (int64_t col = 0; col < 2; ++col)
-        cRegs.push_back(
-            vector::ExtractOp::create(b, loc, c, ArrayRef<int64_t>{r, col}));
-    auto resTy = LLVM::LLVMStructType::getLiteral(b.getContext(),
-                                                  {f32, f32, f32, f32});
-    Value d = NVVM::MmaOp::create(
-        b, loc, resTy, regs(a, 4), regs(bFrag, 2), cRegs,
-        ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
-        std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
-                                      NVVM::MMATypes::bf16},
-        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                       NVVM::MMALayout::col});
-    Value out = c;
-    for (int64_t i = 0; i < 4; ++i)
-      out = vector::InsertOp::create(
-          b, loc, LLVM::ExtractValueOp::create(b, loc, d, i), out,
-          ArrayRef<int64_t>{i / 2, i % 2});
-    return out;
-  }
-
-  void wait(Value token, int32_t pendingGroups) {
-    nvgpu::DeviceAsyncWaitOp::create(b, loc, token,
-                                     b.getI32IntegerAttr(pendingGroups));
-  }
-
-  /// Sum or max over the 4 lanes that share an accumulator row.
-  Value quadReduce(Value v, bool isMax) {
-    for (int32_t off : {1, 2}) {
-      Value o = gpu::ShuffleOp::create(b, loc, v, off, 32, gpu::ShuffleMode::XOR)
-                    .getShuffleResult();
-      v = isMax ? fmax(v, o) : arith::AddFOp::create(b, loc, v, o).getResult();
+  /// One loop without a window; three over fa.kv_block_range with one.
+  LogicalResult matchLoops(SmallVector<OnlineAttentionOp> &steps) {
+    SmallVector<std::pair<scf::ForOp, bool>> loops; // (loop, masked)
+    for (OnlineAttentionOp step : steps) {
+      DenseI64ArrayAttr window = step.getWindowAttr();
+      bool masked = static_cast<bool>(step.getRow0());
+      if (masked != static_cast<bool>(window))
+        return fail(step, "a step must have both positions and a window, or "
+                          "neither");
+      if (window) {
+        if (window.size() != 2)
+          return fail(step, "the window must have two entries");
+        attn.windowLeft = window[0];
+        attn.windowRight = window[1];
+      }
+      loops.push_back({cast<scf::ForOp>(step->getParentOp()), masked});
     }
-    return v;
+    for (OnlineAttentionOp step : steps)
+      if (DenseI64ArrayAttr w = step.getWindowAttr())
+        if (w[0] != attn.windowLeft || w[1] != attn.windowRight)
+          return fail(step, "all masked steps must use one window");
+
+    SmallVector<fa::KVBlockRangeOp> ranges(
+        attn.forall.getBody()->getOps<fa::KVBlockRangeOp>());
+    if (!attn.hasWindow()) {
+      if (loops.size() != 1 || !ranges.empty() ||
+          !isConstant(loops[0].first.getLowerBound(), 0))
+        return fail(steps.front(), "without a window the tiled form must "
+                                   "have one key/value loop from 0");
+      return success();
+    }
+    if (ranges.size() != 1 || loops.size() != 3)
+      return fail(attn.forall, "with a window the tiled form must have one "
+                               "fa.kv_block_range and three key/value loops");
+    fa::KVBlockRangeOp range = ranges.front();
+    if (static_cast<int64_t>(range.getBlockKv()) != attn.blockKV)
+      return fail(range, "block_kv differs from the steps' block-kv");
+    ArrayRef<int64_t> w = range.getWindow();
+    if (w.size() != 2 || w[0] != attn.windowLeft || w[1] != attn.windowRight)
+      return fail(range, "window differs from the steps' window");
+    if (range.getRowBegin() != rowBegin)
+      return fail(range, "rows must start at the query tile's row");
+    // The diagonal must be the default bottom-right one, Nk - Nq.
+    auto diag = range.getDiagonal().getDefiningOp<arith::SubIOp>();
+    if (!diag || !isDimOf(diag.getLhs(), kSource, 2) ||
+        !isDimOf(diag.getRhs(), func.getArgument(attn.queryArg), 2))
+      return fail(range, "the kernel supports only the bottom-right diagonal "
+                         "Nk - Nq, not a diagonal operand");
+    Value bounds[3][2] = {{range.getBegin(), range.getFullBegin()},
+                          {range.getFullBegin(), range.getFullEnd()},
+                          {range.getFullEnd(), range.getEnd()}};
+    for (int i = 0; i < 3; ++i) {
+      scf::ForOp loop = loops[i].first;
+      if (loop.getLowerBound() != bounds[i][0] ||
+          loop.getUpperBound() != bounds[i][1] || loops[i].second != (i != 1))
+        return fail(loop, "the key/value loops must be masked [begin, "
+                          "full_begin), unmasked [full_begin, full_end), "
+                          "masked [full_end, end) of fa.kv_block_range");
+    }
+    return success();
   }
 
-  /// vector<2x2xf32> holding `r0` in row 0 and `r1` in row 1.
-  Value rowPair(Value r0, Value r1) {
-    auto v2 = VectorType::get({2}, b.getF32Type());
-    auto v22 = VectorType::get({2, 2}, b.getF32Type());
-    Value full = vector::BroadcastOp::create(b, loc, v22, r0);
-    Value half = vector::BroadcastOp::create(b, loc, v2, r1);
-    return vector::InsertOp::create(b, loc, half, full, ArrayRef<int64_t>{1});
+  /// The forall's results are the function's results: out, then lse; each
+  /// is written by a tensor.parallel_insert_slice at [batch, head, row, 0].
+  LogicalResult matchOutputs() {
+    scf::ForallOp forall = attn.forall;
+    unsigned n = forall.getNumResults();
+    if (n != 1 && n != 2)
+      return fail(forall, "the scf.forall must have one result (out) or two "
+                          "(out, lse)");
+    attn.hasLse = n == 2;
+    auto outTy = cast<RankedTensorType>(forall.getResult(0).getType());
+    if (outTy.getElementType() != attn.elementType)
+      return fail(forall, "the kernel needs query, key, value and out of one "
+                          "element type");
+    if (outTy.getDimSize(3) != attn.headDim)
+      return fail(forall, "the kernel needs the output head dim equal to the "
+                          "query head dim");
+    auto ivs = forall.getInductionVars();
+    for (Operation &op : forall.getTerminator().getYieldingOps()) {
+      auto insert = dyn_cast<tensor::ParallelInsertSliceOp>(op);
+      if (!insert)
+        return fail(&op, "expected tensor.parallel_insert_slice");
+      auto offsets = insert.getMixedOffsets();
+      if (offsets.size() < 3 || !isValue(offsets[0], ivs[0]) ||
+          !isValue(offsets[1], ivs[1]) || !isValue(offsets[2], rowBegin))
+        return fail(insert, "the result tiles must be written at [batch, "
+                            "head, block * block-q]");
+    }
+    for (Value init : forall.getOutputs())
+      if (!init.getDefiningOp<tensor::EmptyOp>())
+        return fail(forall, "the results must start as tensor.empty (the "
+                            "kernel writes every element)");
+    // The results reach func.return (possibly through tensor.cast), in order.
+    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+    if (ret.getNumOperands() != n)
+      return fail(ret, "the function must return exactly the attention's "
+                       "results");
+    for (unsigned i = 0; i < n; ++i) {
+      Value v = ret.getOperand(i);
+      if (auto cast = v.getDefiningOp<tensor::CastOp>())
+        v = cast.getSource();
+      if (v != forall.getResult(i))
+        return fail(ret, "the function must return the scf.forall's results "
+                         "(out, then lse)");
+    }
+    return success();
+  }
+
+  FailureOr<TiledAttention> run() {
+    attn.func = func;
+    if (!func.getOps<AttentionOp>().empty() ||
+        func.walk([](AttentionOp) { return WalkResult::interrupt(); })
+            .wasInterrupted()) {
+      func.emitError("convert-fa-to-nvgpu expects the tiled form: run "
+                     "fa-tile-attention first (fa-to-ptx does)");
+      return failure();
+    }
+    SmallVector<scf::ForallOp> foralls;
+    func.walk([&](scf::ForallOp f) {
+      if (f.walk([](OnlineAttentionOp) { return WalkResult::interrupt(); })
+              .wasInterrupted())
+        foralls.push_back(f);
+    });
+    if (foralls.size() != 1) {
+      func.emitError("convert-fa-to-nvgpu expects exactly one tiled attention "
+                     "(scf.forall with fa.online_attention) per func.func, "
+                     "found ")
+          << foralls.size();
+      return failure();
+    }
+    attn.forall = foralls.front();
+    if (attn.forall.getRank() != 3 || attn.forall.getMapping()) {
+      attn.forall.emitOpError("convert-fa-to-nvgpu: expected an unmapped "
+                              "scf.forall over (batch, head, query block)");
+      return failure();
+    }
+    SmallVector<OnlineAttentionOp> steps;
+    attn.forall.walk([&](OnlineAttentionOp s) { steps.push_back(s); });
+    for (OnlineAttentionOp step : steps)
+      if (failed(matchStep(step)))
+        return failure();
+    auto qTy = cast<RankedTensorType>(qTile.getType());
+    auto kTy = cast<RankedTensorType>(steps.front().getKey().getType());
+    auto vTy = cast<RankedTensorType>(steps.front().getValue().getType());
+    attn.elementType = qTy.getElementType();
+    attn.headDim = qTy.getDimSize(1);
+    if (kTy.getElementType() != attn.elementType ||
+        vTy.getElementType() != attn.elementType) {
+      fail(steps.front(), "the kernel needs query, key, value and out of one "
+                          "element type");
+      return failure();
+    }
+    if (ShapedType::isDynamic(attn.headDim) ||
+        kTy.getDimSize(1) != attn.headDim) {
+      fail(steps.front(), "the kernel needs a static head dim shared by query "
+                          "and key");
+      return failure();
+    }
+    if (vTy.getDimSize(1) != attn.headDim) {
+      fail(steps.front(), "the kernel needs the value head dim (")
+          << vTy.getDimSize(1) << ") equal to the query head dim ("
+          << attn.headDim << ")";
+      return failure();
+    }
+    if (failed(matchLoops(steps)) || failed(matchOutputs()))
+      return failure();
+    return attn;
   }
 };
-
 } // namespace
 
-LogicalResult mlir::fa::convertAttentionFuncToNVGPU(func::FuncOp func,
-                                                    StringRef chip) {
-  SmallVector<AttentionOp> ops;
-  func.walk([&](AttentionOp op) { ops.push_back(op); });
-  if (ops.size() != 1)
-    return func.emitError("convert-fa-to-nvgpu expects exactly one "
-                          "fa.attention per func.func, found ")
-           << ops.size();
-  AttentionOp op = ops.front();
-  if (chip != "sm_80")
-    return op.emitOpError("unsupported chip '")
-           << chip << "' for convert-fa-to-nvgpu (supported: sm_80, sm_90a)";
-  RankedTensorType qTy = op.getQueryType(), kTy = op.getKeyType(),
-                   vTy = op.getValueType(), oTy = op.getOutType();
-  Type elt = qTy.getElementType();
-  if (!elt.isF16() && !elt.isBF16())
-    return op.emitOpError("sm_80 kernel needs f16 or bf16 inputs, got ") << elt;
-  if (kTy.getElementType() != elt || vTy.getElementType() != elt ||
-      oTy.getElementType() != elt)
-    return op.emitOpError(
-        "sm_80 kernel needs query, key, value and out of one element type");
-  int64_t headDim = qTy.getDimSize(3);
-  if (headDim != 64 && headDim != 128)
-    return op.emitOpError("sm_80 kernel supports head dim 64 or 128, got ")
-           << headDim;
-  if (vTy.getDimSize(3) != headDim)
-    return op.emitOpError("sm_80 kernel needs the value head dim (")
-           << vTy.getDimSize(3) << ") equal to the query head dim ("
-           << headDim << ")";
-  if (op.getMask() || op.getQDescale() || op.getWindow() || op.getSoftcap())
-    return op.emitOpError("sm_80 kernel does not support mask, descale, "
-                          "window or softcap yet");
-
-  MLIRContext *ctx = func.getContext();
-  Location loc = op.getLoc();
-  auto module = func->getParentOfType<ModuleOp>();
-  bool hasLse = static_cast<bool>(op.getLse());
-  bool causal = op.getCausal();
-  double scale = op.getEffectiveScale();
-  std::string modName = (func.getSymName() + "_kernels").str();
-  std::string kernelName = (func.getSymName() + "_kernel").str();
-
-  OpBuilder b(func);
-  Type f32 = b.getF32Type(), i32 = b.getI32Type();
-  auto gTy = MemRefType::get({kGlobalExtent}, elt);
-  auto lseTy = MemRefType::get({kGlobalExtent}, f32);
-  auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-  int64_t rowStride = headDim + 8; // pad 16 bytes: conflict-free ldmatrix
-  auto smemTy = MemRefType::get({kSM80BlockKV, rowStride}, elt,
-                                MemRefLayoutAttrInterface{}, wg);
-  SmallVector<Type> inputs = {gTy, gTy, gTy, gTy};
-  if (hasLse)
-    inputs.push_back(lseTy);
-  inputs.append(5, i32);
-
-  auto gpuMod = gpu::GPUModuleOp::create(b, loc, modName);
-  b.setInsertionPointToStart(&gpuMod.getBodyRegion().front());
-  auto kfn = gpu::GPUFuncOp::create(b, loc, kernelName,
-                                    b.getFunctionType(inputs, {}),
-                                    TypeRange{smemTy, smemTy});
-  kfn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  kfn.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({int32_t(kSM80Threads), 1, 1}));
-  Block &entry = kfn.getBody().front();
-  b.setInsertionPointToStart(&entry);
-
-  KernelBuilder kb{b, loc, elt, headDim, causal, scale * M_LOG2E, {}, {}};
-  auto args = kfn.getArguments();
-  Value qG = args[0], kG = args[1], vG = args[2], oG = args[3];
-  Value lseG = hasLse ? args[4] : Value();
-  unsigned s0 = hasLse ? 5 : 4;
-  auto asIndex = [&](Value v) -> Value {
-    return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
-  };
-  Value batch = asIndex(args[s0]);
-  (void)batch;
-  Value hq = asIndex(args[s0 + 1]), hkv = asIndex(args[s0 + 2]),
-        nq = asIndex(args[s0 + 3]), nk = asIndex(args[s0 + 4]);
-  Value kSm = kfn.getWorkgroupAttributions()[0];
-  Value vSm = kfn.getWorkgroupAttributions()[1];
-
-  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value qBlock = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value head = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
-  Value bIdx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
-  kb.tid = tid;
-  Value warp = kb.div(tid, 32);
-  Value lane = kb.rem(tid, 32);
-  kb.lane = lane;
-  Value g = kb.div(lane, 4), t = kb.rem(lane, 4);
-  // GQA: query head h reads key/value head h / (Hq / Hkv).
-  Value kvHead = arith::DivUIOp::create(
-      b, loc, head, arith::DivUIOp::create(b, loc, hq, hkv));
-  Value dConst = kb.idx(headDim);
-  Value qRowBase = kb.mul(kb.add(kb.mul(bIdx, hq), head), nq); // row index
-  Value kRowBase = kb.mul(kb.add(kb.mul(bIdx, hkv), kvHead), nk);
-  Value qBase = kb.mul(qRowBase, dConst), kBase = kb.mul(kRowBase, dConst);
-  Value q0 = kb.mul(qBlock, kb.idx(kSM80BlockQ));
-  Value warpRow = kb.mul(warp, kb.idx(16));
-
-  // Query tile through the K buffer into registers (A fragments, one per 16
-  // columns of D), kept for the whole kernel.
-  Value qTok = kb.loadTile(kSm, qG, qBase, q0, nq);
-  kb.wait(qTok, 0);
-  gpu::BarrierOp::create(b, loc);
-  auto aTy = VectorType::get({4, 2}, elt);
-  Value aRow = kb.add(warpRow, kb.rem(lane, 16));
-  Value aCol = kb.mul(kb.div(lane, 16), kb.idx(8));
-  SmallVector<Value> qFrag;
-  for (int64_t kk = 0; kk < headDim / 16; ++kk)
-    qFrag.push_back(nvgpu::LdMatrixOp::create(
-        b, loc, aTy, kSm, ValueRange{aRow, kb.add(aCol, kb.idx(kk * 16))},
-        /*transpose=*/false, /*numTiles=*/4));
-
-  // The Q tile is in registers: start streaming K_0 and V_0.
-  gpu::BarrierOp::create(b, loc);
-  kb.loadTile(kSm, kG, kBase, kb.idx(0), nk);
-  kb.loadTile(vSm, vG, kBase, kb.idx(0), nk);
-
-  // Lane addresses for ldmatrix x4 on K (two 8-key n-tiles x two 8-wide k
-  // halves) and transposed on V (two 8-key k halves x two 8-wide n-tiles).
-  Value kLaneRow = kb.add(kb.mul(kb.div(lane, 16), kb.idx(8)), kb.rem(lane, 8));
-  Value kLaneCol = kb.mul(kb.rem(kb.div(lane, 8), 2), kb.idx(8));
-  Value vLaneRow = kb.add(kb.mul(kb.rem(kb.div(lane, 8), 2), kb.idx(8)),
-                          kb.rem(lane, 8));
-  Value vLaneCol = kb.mul(kb.div(lane, 16), kb.idx(8));
-
-  // Key blocks to visit: all, or for causal up to the one holding the last
-  // visible key of the block's last row (bottom-right aligned diagonal).
-  Value numKvBlocks = kb.div(kb.add(nk, kb.idx(kSM80BlockKV - 1)), kSM80BlockKV);
-  Value diag = arith::SubIOp::create(b, loc, nk, nq);
-  Value kvEnd = numKvBlocks;
-  if (causal) {
-    Value lastRow = arith::MinSIOp::create(
-        b, loc, kb.add(q0, kb.idx(kSM80BlockQ - 1)),
-        arith::SubIOp::create(b, loc, nq, kb.idx(1)));
-    Value lastCol = kb.add(lastRow, diag);
-    Value end = kb.add(
-        arith::FloorDivSIOp::create(b, loc, lastCol, kb.idx(kSM80BlockKV)),
-        kb.idx(1));
-    end = arith::MaxSIOp::create(b, loc, end, kb.idx(0));
-    kvEnd = arith::MinSIOp::create(b, loc, end, numKvBlocks);
-  }
-
-  double negInf = -std::numeric_limits<double>::infinity();
-  auto accTy = VectorType::get({2, 2}, f32);
-  Value zeroAcc = arith::ConstantOp::create(
-      b, loc, accTy, DenseElementsAttr::get(accTy, b.getF32FloatAttr(0.0)));
-  int64_t nOut = headDim / 8;
-  SmallVector<Value> init = {kb.f32(negInf), kb.f32(negInf), kb.f32(0.0),
-                             kb.f32(0.0)};
-  init.append(nOut, zeroAcc);
-  // Rows of this thread's accumulators: g and g + 8 of the warp's 16.
-  Value row0 = kb.add(kb.add(q0, warpRow), g);
-  Value rows[2] = {row0, kb.add(row0, kb.idx(8))};
-  Value rowLimit[2];
-  for (int r = 0; r < 2; ++r)
-    rowLimit[r] = kb.add(rows[r], diag); // last visible key (causal)
-
-  auto loop = scf::ForOp::create(b, loc, kb.idx(0), kvEnd, kb.idx(1), init);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value j = loop.getInductionVar();
-    auto iter = loop.getRegionIterArgs();
-    Value m[2] = {iter[0], iter[1]}, l[2] = {iter[2], iter[3]};
-    SmallVector<Value> acc(iter.begin() + 4, iter.end());
-    Value kv0 = kb.mul(j, kb.idx(kSM80BlockKV));
-
-    Value kvNext = kb.add(kv0, kb.idx(kSM80BlockKV));
-    // Pending groups here: K_j, V_j. Wait for K_j only.
-    kb.wait(qTok, 1);
-    gpu::BarrierOp::create(b, loc);
-
-    // S = Q K^T: 16 rows x 64 keys per warp, 8 n-tiles of m16n8.
-    SmallVector<Value> s(kSM80BlockKV / 8, zeroAcc);
-    for (int64_t kk = 0; kk < headDim / 16; ++kk)
-      for (int64_t np = 0; np < kSM80BlockKV / 16; ++np) {
-        Value kf = nvgpu::LdMatrixOp::create(
-            b, loc, aTy, kSm,
-            ValueRange{kb.add(kLaneRow, kb.idx(np * 16)),
-                       kb.add(kLaneCol, kb.idx(kk * 16))},
-            false, 4);
-        for (int64_t half = 0; half < 2; ++half) {
-          Value bf = vector::ExtractStridedSliceOp::create(
-              b, loc, kf, ArrayRef<int64_t>{2 * half, 0},
-              ArrayRef<int64_t>{2, 2}, ArrayRef<int64_t>{1, 1});
-          s[2 * np + half] = kb.mma(qFrag[kk], bf, s[2 * np + half]);
-        }
-      }
-
-    // Every warp is done reading K_j: prefetch K_{j+1} under the softmax and
-    // P V (past the last block it only zero-fills, keeping the group count).
-    gpu::BarrierOp::create(b, loc);
-    Value kNextTok = kb.loadTile(kSm, kG, kBase, kvNext, nk);
-
-    // Scale into log2 units; mask the Nk tail and the causal diagonal only on
-    // blocks that need it (scf.if), then row max.
-    Value ninf = kb.f32(negInf), scaleC = kb.f32(kb.scaleLog2e);
-    Value colBase = kb.add(kv0, kb.mul(t, kb.idx(2)));
-    auto scores = [&](bool masked) {
-      // Column kv0 + 2t + o (o = n*8 + c) of row r is visible iff
-      // o <= lim[r] = min(Nk - 1, rowLimit[r]) - (kv0 + 2t): one compare each.
-      Value lim[2];
-      if (masked)
-        for (int r = 0; r < 2; ++r) {
-          Value last = arith::SubIOp::create(b, loc, nk, kb.idx(1));
-          if (causal)
-            last = arith::MinSIOp::create(b, loc, last, rowLimit[r]);
-          lim[r] = arith::SubIOp::create(b, loc, last, colBase);
-        }
-      SmallVector<Value> out[2];
-      for (int64_t n = 0; n < kSM80BlockKV / 8; ++n)
-        for (int64_t c = 0; c < 2; ++c)
-          for (int r = 0; r < 2; ++r) {
-            Value v = vector::ExtractOp::create(b, loc, s[n],
-                                                ArrayRef<int64_t>{r, c});
-            v = arith::MulFOp::create(b, loc, v, scaleC);
-            if (masked) {
-              Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
-                                               kb.idx(n * 8 + c), lim[r]);
-              v = arith::SelectOp::create(b, loc, ok, v, ninf);
-            }
-            out[r].push_back(v);
-          }
-      SmallVector<Value> flat(out[0]);
-      flat.append(out[1]);
-      return flat;
-    };
-    Value needMask = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::sgt, kvNext, nk);
-    if (causal) {
-      // Some column may pass the diagonal of the block's first row.
-      Value past = arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::sgt,
-          kb.add(kv0, kb.idx(kSM80BlockKV - 1)), kb.add(q0, diag));
-      needMask = arith::OrIOp::create(b, loc, needMask, past);
-    }
-    int64_t perRow = 2 * kSM80BlockKV / 8;
-    auto maskIf = scf::IfOp::create(
-        b, loc, SmallVector<Type>(2 * perRow, f32), needMask,
-        /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(&maskIf.getThenRegion().front());
-      scf::YieldOp::create(b, loc, scores(true));
-      b.setInsertionPointToStart(&maskIf.getElseRegion().front());
-      scf::YieldOp::create(b, loc, scores(false));
-    }
-    SmallVector<Value> p[2];
-    for (int64_t i = 0; i < perRow; ++i) {
-      p[0].push_back(maskIf.getResult(i));
-      p[1].push_back(maskIf.getResult(perRow + i));
-    }
-    Value alpha[2], newM[2], newL[2];
-    for (int r = 0; r < 2; ++r) {
-      Value mx = p[r][0];
-      for (size_t i = 1; i < p[r].size(); ++i)
-        mx = kb.fmax(mx, p[r][i]);
-      mx = kb.quadReduce(mx, /*isMax=*/true);
-      newM[r] = kb.fmax(m[r], mx);
-      // A row with no visible key so far keeps max = -inf: subtract 0 instead
-      // so that exp2 gives 0, never NaN.
-      Value isInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                          newM[r], ninf);
-      Value mUse = arith::SelectOp::create(b, loc, isInf, kb.f32(0.0), newM[r]);
-      alpha[r] = kb.exp2(arith::SubFOp::create(b, loc, m[r], mUse));
-      Value sum = kb.f32(0.0);
-      for (Value &v : p[r]) {
-        v = kb.exp2(arith::SubFOp::create(b, loc, v, mUse));
-        sum = arith::AddFOp::create(b, loc, sum, v);
-      }
-      // Per-lane partial sums; reduced across the quad after the loop.
-      newL[r] = arith::AddFOp::create(
-          b, loc, arith::MulFOp::create(b, loc, alpha[r], l[r]), sum);
-    }
-    Value alphaVec = kb.rowPair(alpha[0], alpha[1]);
-    for (Value &a : acc)
-      a = arith::MulFOp::create(b, loc, a, alphaVec);
-
-    // P as the A operand of P V, straight from the S fragments: for key chunk
-    // kc (16 keys), a0/a1 = rows g/g+8 of n-tile 2kc, a2/a3 of n-tile 2kc+1.
-    auto v2f32 = VectorType::get({2}, f32);
-    auto v2elt = VectorType::get({2}, elt);
-    Value zeroA = arith::ConstantOp::create(
-        b, loc, aTy, DenseElementsAttr::get(aTy, b.getZeroAttr(elt)));
-    SmallVector<Value> pFrag;
-    for (int64_t kc = 0; kc < kSM80BlockKV / 16; ++kc) {
-      Value a = zeroA;
-      for (int64_t i = 0; i < 4; ++i) {
-        int64_t n = 2 * kc + i / 2, r = i % 2;
-        Value pair = vector::FromElementsOp::create(
-            b, loc, v2f32, ValueRange{p[r][2 * n], p[r][2 * n + 1]});
-        Value h = arith::TruncFOp::create(b, loc, v2elt, pair);
-        a = vector::InsertOp::create(b, loc, h, a, ArrayRef<int64_t>{i});
-      }
-      pFrag.push_back(a);
-    }
-
-    // Pending: V_j, K_{j+1}. Wait for V_j.
-    kb.wait(kNextTok, 1);
-    gpu::BarrierOp::create(b, loc);
-    for (int64_t kc = 0; kc < kSM80BlockKV / 16; ++kc)
-      for (int64_t np = 0; np < headDim / 16; ++np) {
-        Value vf = nvgpu::LdMatrixOp::create(
-            b, loc, aTy, vSm,
-            ValueRange{kb.add(vLaneRow, kb.idx(kc * 16)),
-                       kb.add(vLaneCol, kb.idx(np * 16))},
-            /*transpose=*/true, 4);
-        for (int64_t half = 0; half < 2; ++half) {
-          Value bf = vector::ExtractStridedSliceOp::create(
-              b, loc, vf, ArrayRef<int64_t>{2 * half, 0},
-              ArrayRef<int64_t>{2, 2}, ArrayRef<int64_t>{1, 1});
-          acc[2 * np + half] = kb.mma(pFrag[kc], bf, acc[2 * np + half]);
-        }
-      }
-    // Every warp is done reading V_j: prefetch V_{j+1} under the next Q K^T.
-    gpu::BarrierOp::create(b, loc);
-    kb.loadTile(vSm, vG, kBase, kvNext, nk);
-    SmallVector<Value> yields = {newM[0], newM[1], newL[0], newL[1]};
-    yields.append(acc.begin(), acc.end());
-    scf::YieldOp::create(b, loc, yields);
-  }
-
-  // Drain the prefetches of the step past the last one.
-  kb.wait(qTok, 0);
-  // Deferred normalization and the store of this thread's rows.
-  auto res = loop.getResults();
-  auto v2elt = VectorType::get({2}, elt);
-  Value colOut = kb.mul(t, kb.idx(2));
-  for (int r = 0; r < 2; ++r) {
-    Value mFinal = res[r];
-    Value lFinal = kb.quadReduce(res[2 + r], /*isMax=*/false);
-    Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                         lFinal, kb.f32(0.0));
-    Value inv = arith::SelectOp::create(
-        b, loc, isZero, kb.f32(0.0),
-        arith::DivFOp::create(b, loc, kb.f32(1.0), lFinal));
-    Value inRows =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rows[r], nq);
-    auto ifOp = scf::IfOp::create(b, loc, inRows, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    Value rowOff = kb.mul(kb.add(qRowBase, rows[r]), dConst);
-    for (int64_t n = 0; n < nOut; ++n) {
-      Value pair = vector::ExtractOp::create(b, loc, res[4 + n],
-                                             ArrayRef<int64_t>{r});
-      Value invVec = vector::BroadcastOp::create(
-          b, loc, VectorType::get({2}, f32), inv);
-      pair = arith::MulFOp::create(b, loc, pair, invVec);
-      Value h = arith::TruncFOp::create(b, loc, v2elt, pair);
-      vector::StoreOp::create(
-          b, loc, h, oG,
-          ValueRange{kb.add(rowOff, kb.add(colOut, kb.idx(n * 8)))});
-    }
-    if (hasLse) {
-      Value lead = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, t,
-                                         kb.idx(0));
-      auto lseIf = scf::IfOp::create(b, loc, lead, false);
-      OpBuilder::InsertionGuard guard2(b);
-      b.setInsertionPointToStart(&lseIf.getThenRegion().front());
-      // lse = ln(2) * (max + log2(sum)), -inf for a row with no visible key.
-      Value log2l =
-          LLVM::CallIntrinsicOp::create(b, loc, f32,
-                                        b.getStringAttr("llvm.nvvm.lg2.approx.f"),
-                                        ValueRange{lFinal})
-              .getResult(0);
-      Value lse = arith::MulFOp::create(
-          b, loc, kb.f32(M_LN2), arith::AddFOp::create(b, loc, mFinal, log2l));
-      lse = arith::SelectOp::create(b, loc, isZero, kb.f32(negInf), lse);
-      memref::StoreOp::create(b, loc, lse, lseG,
-                              ValueRange{kb.add(qRowBase, rows[r])});
-    }
-  }
-  gpu::ReturnOp::create(b, loc);
-
-  // The launch manifest, for code without MLIR.
-  std::string eltName = elt.isF16() ? "f16" : "bf16";
-  llvm::json::Array params;
-  auto addParam = [&](std::string name, std::string type,
-                      std::string meaning) {
-    params.push_back(llvm::json::Object{
-        {"name", name}, {"type", type}, {"meaning", meaning}});
-  };
-  addParam("q", "ptr", "query [B, Hq, Nq, D], contiguous, " + eltName);
-  addParam("k", "ptr", "key [B, Hkv, Nk, D], contiguous, " + eltName);
-  addParam("v", "ptr", "value [B, Hkv, Nk, D], contiguous, " + eltName);
-  addParam("out", "ptr", "output [B, Hq, Nq, D], contiguous, " + eltName);
-  if (hasLse)
-    addParam("lse", "ptr", "log-sum-exp [B, Hq, Nq], contiguous, f32 (ln)");
-  addParam("B", "i32", "batch");
-  addParam("Hq", "i32", "query heads");
-  addParam("Hkv", "i32", "key/value heads (divides Hq)");
-  addParam("Nq", "i32", "query length");
-  addParam("Nk", "i32", "key/value length");
-  int64_t eltBytes = 2;
-  llvm::json::Object manifest{
-      {"kernel", kernelName},
-      {"ptx", kernelName + ".ptx"},
-      {"chip", chip},
-      {"dtype", eltName},
-      {"head_dim", headDim},
-      {"causal", causal},
-      {"scale", scale},
-      {"lse", hasLse},
-      {"block_q", kSM80BlockQ},
-      {"block_kv", kSM80BlockKV},
-      {"grid", llvm::json::Array{"ceil(Nq/64)", "Hq", "B"}},
-      {"block", llvm::json::Array{kSM80Threads, 1, 1}},
-      {"dynamic_shared_memory_bytes", 0},
-      {"static_shared_memory_bytes", 2 * kSM80BlockKV * rowStride * eltBytes},
-      {"params", std::move(params)}};
-  std::string json;
-  llvm::raw_string_ostream os(json);
-  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest)));
-  module->setAttr("fa.manifest." + modName,
-                  b.getDictionaryAttr({b.getNamedAttr(
-                                           "kernel", b.getStringAttr(kernelName)),
-                                       b.getNamedAttr("json", b.getStringAttr(json))}));
-  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                  b.getUnitAttr());
-  func.erase();
-  return success();
+FailureOr<TiledAttention> mlir::fa::matchTiledAttention(func::FuncOp func) {
+  Matcher m{func, {}, {}, {}, {}, {}};
+  return m.run();
 }
 
 namespace {
@@ -600,19 +388,52 @@ struct ConvertFAToNVGPUPass
   void runOnOperation() override {
     SmallVector<func::FuncOp> funcs;
     getOperation().walk([&](func::FuncOp f) {
-      if (!f.getOps<AttentionOp>().empty() ||
-          f.walk([](AttentionOp) { return WalkResult::interrupt(); })
-              .wasInterrupted())
+      if (f.walk([](Operation *op) {
+             return isa<AttentionOp, OnlineAttentionOp>(op)
+                        ? WalkResult::interrupt()
+                        : WalkResult::advance();
+           }).wasInterrupted())
         funcs.push_back(f);
     });
     bool failed = false;
-    for (func::FuncOp f : funcs)
-      failed |= mlir::failed(chip == "sm_90a"
-                                 ? convertAttentionFuncToSM90(f, stages, warpSpecialize,
-                                                              overlap)
-                                 : convertAttentionFuncToNVGPU(f, chip));
+    for (func::FuncOp f : funcs) {
+      FailureOr<TiledAttention> attn = matchTiledAttention(f);
+      NVGPUKernelOptions options;
+      options.rowsPerWarp = rowsPerWarp;
+      options.stages = stages;
+      options.warpSpecialize = warpSpecialize;
+      options.overlap = overlap;
+      failed |= mlir::failed(attn) ||
+                mlir::failed(buildNVGPUKernel(*attn, chip, options));
+    }
     if (failed)
       signalPassFailure();
+  }
+};
+} // namespace
+
+namespace {
+struct FATileAttentionForChipPass
+    : public fa::impl::FATileAttentionForChipPassBase<
+          FATileAttentionForChipPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    SmallVector<func::FuncOp> funcs(getOperation().getOps<func::FuncOp>());
+    for (func::FuncOp f : funcs) {
+      SmallVector<AttentionOp> ops;
+      f.walk([&](AttentionOp op) { ops.push_back(op); });
+      if (ops.empty())
+        continue;
+      NVGPUTileSizes sizes =
+          getNVGPUTileSizes(chip, ops.front().getQueryType().getDimSize(3));
+      FATileAttentionPassOptions tile;
+      tile.blockQ = blockQ ? blockQ : sizes.blockQ;
+      tile.blockKV = blockKV ? blockKV : sizes.blockKV;
+      OpPassManager pm(func::FuncOp::getOperationName());
+      pm.addPass(createFATileAttentionPass(tile));
+      if (failed(runPipeline(pm, f)))
+        return signalPassFailure();
+    }
   }
 };
 } // namespace

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fa/Conversion/AttentionToNVGPU/SM90FlashAttention.h"
+#include "fa/Conversion/AttentionToNVGPU/AttentionToNVGPU.h"
 #include "fa/Dialect/Attention/IR/AttentionOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -818,48 +819,37 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   return json;
 }
 
-LogicalResult mlir::fa::convertAttentionFuncToSM90(func::FuncOp func,
-                                                   int64_t stages,
-                                                   bool warpSpecialize,
-                                                   bool overlap) {
-  SmallVector<AttentionOp> ops;
-  func.walk([&](AttentionOp op) { ops.push_back(op); });
-  if (ops.size() != 1)
-    return func.emitError("convert-fa-to-nvgpu expects exactly one "
-                          "fa.attention per func.func, found ")
-           << ops.size();
-  AttentionOp op = ops.front();
-  RankedTensorType qTy = op.getQueryType(), kTy = op.getKeyType(),
-                   vTy = op.getValueType(), oTy = op.getOutType();
-  Type elt = qTy.getElementType();
-  if (kTy.getElementType() != elt || vTy.getElementType() != elt ||
-      oTy.getElementType() != elt)
-    return op.emitOpError(
-        "sm_90a kernel needs query, key, value and out of one element type");
-  if (vTy.getDimSize(3) != qTy.getDimSize(3))
-    return op.emitOpError("sm_90a kernel needs the value head dim equal to "
-                          "the query head dim");
-  if (op.getMask() || op.getQDescale() || op.getWindow() || op.getSoftcap())
-    return op.emitOpError("sm_90a kernel does not support mask, descale, "
-                          "window or softcap yet");
+LogicalResult
+mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
+                                  const NVGPUKernelOptions &options) {
+  Operation *anchor = attn.forall;
+  if (attn.blockQ != kSM90BlockQ || attn.blockKV != kSM90BlockKV)
+    return anchor->emitOpError("sm_90a kernel needs the tiled form with "
+                               "block-q = ")
+           << kSM90BlockQ << " and block-kv = " << kSM90BlockKV << ", got "
+           << attn.blockQ << " and " << attn.blockKV;
+  if (attn.hasWindow() && !attn.isCausal())
+    return anchor->emitOpError("sm_90a kernel supports causal or no "
+                               "positional mask, not a sliding window yet");
+  func::FuncOp func = attn.func;
   SM90AttentionDesc desc;
   desc.kernelName = (func.getSymName() + "_kernel").str();
   desc.moduleName = (func.getSymName() + "_kernels").str();
-  desc.elementType = elt;
-  desc.headDim = qTy.getDimSize(3);
-  desc.causal = op.getCausal();
-  desc.scale = op.getEffectiveScale();
-  desc.hasLse = static_cast<bool>(op.getLse());
-  desc.stages = stages;
-  desc.warpSpecialized = warpSpecialize;
-  desc.overlap = overlap;
+  desc.elementType = attn.elementType;
+  desc.headDim = attn.headDim;
+  desc.causal = attn.isCausal();
+  desc.scale = attn.scale;
+  desc.hasLse = attn.hasLse;
+  desc.stages = options.stages;
+  desc.warpSpecialized = options.warpSpecialize;
+  desc.overlap = options.overlap;
   std::string why = checkSM90AttentionDesc(desc);
   if (!why.empty())
-    return op.emitOpError(why);
+    return anchor->emitOpError(why);
 
   auto module = func->getParentOfType<ModuleOp>();
   OpBuilder b(func);
-  std::string json = buildSM90AttentionKernel(b, op.getLoc(), desc);
+  std::string json = buildSM90AttentionKernel(b, anchor->getLoc(), desc);
   module->setAttr("fa.manifest." + desc.moduleName,
                   b.getDictionaryAttr(
                       {b.getNamedAttr("kernel", b.getStringAttr(desc.kernelName)),

@@ -1,6 +1,6 @@
-// RUN: fa-opt %s --convert-fa-to-nvgpu="chip=sm_90a stages=3" | FileCheck %s
-// RUN: fa-opt %s --convert-fa-to-nvgpu="chip=sm_90a stages=1" | FileCheck %s --check-prefix=ONE
-// RUN: fa-opt %s --convert-fa-to-nvgpu="chip=sm_90a stages=1 warp-specialize=false" | FileCheck %s --check-prefix=ONE-NOWS
+// RUN: fa-opt %s --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a stages=3" | FileCheck %s
+// RUN: fa-opt %s --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a stages=1" | FileCheck %s --check-prefix=ONE
+// RUN: fa-opt %s --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a stages=1 warp-specialize=false" | FileCheck %s --check-prefix=ONE-NOWS
 
 // A 3-deep K/V ring: a K, a V and a "released" mbarrier per stage plus the Q one.
 // CHECK: \22dynamic_shared_memory_bytes\22: 148480

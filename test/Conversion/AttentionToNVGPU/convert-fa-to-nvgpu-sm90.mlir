@@ -1,6 +1,6 @@
-// RUN: fa-opt %s -split-input-file --convert-fa-to-nvgpu="chip=sm_90a warp-specialize=false" | FileCheck %s
-// RUN: fa-opt %s -split-input-file --convert-fa-to-nvgpu="chip=sm_90a" | FileCheck %s --check-prefix=WS
-// RUN: fa-opt %s -split-input-file --convert-fa-to-nvgpu="chip=sm_90a overlap=false" | FileCheck %s --check-prefix=NOOV
+// RUN: fa-opt %s -split-input-file --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a warp-specialize=false" | FileCheck %s
+// RUN: fa-opt %s -split-input-file --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a" | FileCheck %s --check-prefix=WS
+// RUN: fa-opt %s -split-input-file --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a overlap=false" | FileCheck %s --check-prefix=NOOV
 
 // Default: warp specialized. Warpgroup 2 is the producer (setmaxnreg down,
 // one thread streams K/V, waiting on the "stage released" mbarriers that all

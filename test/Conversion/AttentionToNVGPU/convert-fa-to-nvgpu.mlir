@@ -1,20 +1,37 @@
-// RUN: fa-opt %s -split-input-file --convert-fa-to-nvgpu | FileCheck %s
+// RUN: fa-opt %s -split-input-file --fa-tile-attention="block-q=128 block-kv=64" --convert-fa-to-nvgpu | FileCheck %s
+// RUN: fa-opt %s -split-input-file --fa-tile-attention="block-q=64 block-kv=64" --convert-fa-to-nvgpu | FileCheck %s --check-prefix=BQ64
+// RUN: fa-opt %s -split-input-file --fa-tile-attention="block-q=128 block-kv=64" --convert-fa-to-nvgpu="rows-per-warp=16" | FileCheck %s --check-prefix=R16
+
+// The input is the tiled form (fa-tile-attention). block-q = 128 gives 4 warps
+// of 32 rows by default (rows-per-warp=16: 8 warps of 16), block-q = 64 gives
+// 4 warps of 16 rows; with Q fragments in registers, the Q tile is staged
+// through the K/V rows of the buffer.
 
 // CHECK: module attributes {fa.manifest.attn_d128_f16_kernels = {json = "{{.*}}attn_d128_f16_kernel.ptx{{.*}}", kernel = "attn_d128_f16_kernel"}, gpu.container_module}
 // CHECK-NOT: func.func
 // CHECK-LABEL: gpu.module @attn_d128_f16_kernels
-// CHECK: gpu.func @attn_d128_f16_kernel(%[[Q:.+]]: memref<1099511627776xf16>, %{{.+}}: memref<1099511627776xf16>, %{{.+}}: memref<1099511627776xf16>, %{{.+}}: memref<1099511627776xf16>, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32) workgroup(%[[KS:.+]] : memref<64x136xf16, #gpu.address_space<workgroup>>, %[[VS:.+]] : memref<64x136xf16, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
+// 4 warps x 32 rows; at head dim 128 Q stays in shared memory (rows [0, 128)),
+// K and V follow (rows [128, 192), [192, 256)): 69632 bytes, dynamic.
+// CHECK: gpu.func @attn_d128_f16_kernel(%[[Q:.+]]: memref<1099511627776xf16>, %{{.+}}: memref<1099511627776xf16>, %{{.+}}: memref<1099511627776xf16>, %{{.+}}: memref<1099511627776xf16>, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
+// CHECK: %[[RAW:.+]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK: %[[KS:.+]] = memref.view %[[RAW]][%{{.+}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<256x136xf16, #gpu.address_space<workgroup>>
 // CHECK: nvgpu.device_async_copy %[[Q]][%{{.+}}], %[[KS]][%{{.+}}, %{{.+}}], 8, %{{.+}} {bypassL1}
 // CHECK: nvgpu.device_async_wait %{{.+}} {numGroups = 0 : i32}
-// CHECK: nvgpu.ldmatrix %[[KS]][%{{.+}}, %{{.+}}] {numTiles = 4 : i32, transpose = false} : memref<64x136xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
 // CHECK: scf.for
 // CHECK: nvgpu.device_async_wait %{{.+}} {numGroups = 1 : i32}
+// CHECK: nvgpu.ldmatrix %[[KS]][%{{.+}}, %{{.+}}] {numTiles = 4 : i32, transpose = false} : memref<256x136xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
 // CHECK: nvgpu.mma.sync(%{{.+}}, %{{.+}}, %{{.+}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK: llvm.intr.maxnum
 // CHECK: gpu.shuffle  xor %{{.+}}, %{{.+}}, %{{.+}} : f32
+// CHECK: llvm.intr.fma
 // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
 // CHECK: arith.truncf %{{.+}} : vector<2xf32> to vector<2xf16>
-// CHECK: nvgpu.ldmatrix %[[VS]][%{{.+}}, %{{.+}}] {numTiles = 4 : i32, transpose = true}
+// CHECK: nvgpu.ldmatrix %[[KS]][%{{.+}}, %{{.+}}] {numTiles = 4 : i32, transpose = true}
 // CHECK: vector.store %{{.+}}, %{{.+}}[%{{.+}}] : memref<1099511627776xf16>, vector<2xf16>
+// BQ64-LABEL: gpu.module @attn_d128_f16_kernels
+// BQ64: workgroup(%{{.+}} : memref<128x136xf16, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
+// R16-LABEL: gpu.module @attn_d128_f16_kernels
+// R16: workgroup(%{{.+}} : memref<128x136xf16, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
 func.func @attn_d128_f16(%q: tensor<?x?x?x128xf16>, %k: tensor<?x?x?x128xf16>, %v: tensor<?x?x?x128xf16>) -> tensor<?x?x?x128xf16> {
   %o = fa.attention %q, %k, %v {causal} : tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16> -> tensor<?x?x?x128xf16>
   return %o : tensor<?x?x?x128xf16>
@@ -23,11 +40,11 @@ func.func @attn_d128_f16(%q: tensor<?x?x?x128xf16>, %k: tensor<?x?x?x128xf16>, %
 // -----
 
 // CHECK-LABEL: gpu.module @attn_d64_bf16_kernels
-// CHECK: gpu.func @attn_d64_bf16_kernel({{.*}}memref<1099511627776xbf16>{{.*}}workgroup(%[[KS:.+]] : memref<64x72xbf16, #gpu.address_space<workgroup>>, %[[VS:.+]] : memref<64x72xbf16, #gpu.address_space<workgroup>>)
+// CHECK: gpu.func @attn_d64_bf16_kernel({{.*}}memref<1099511627776xbf16>{{.*}}workgroup(%[[KS:.+]] : memref<256x72xbf16, #gpu.address_space<workgroup>>)
 // CHECK: nvgpu.device_async_copy
 // CHECK: nvgpu.ldmatrix %[[KS]]{{.*}} -> vector<4x2xbf16>
 // CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
-// CHECK: nvgpu.ldmatrix %[[VS]]{{.*}}transpose = true
+// CHECK: nvgpu.ldmatrix %[[KS]]{{.*}}transpose = true
 func.func @attn_d64_bf16(%q: tensor<2x8x100x64xbf16>, %k: tensor<2x2x77x64xbf16>, %v: tensor<2x2x77x64xbf16>) -> tensor<2x8x100x64xbf16> {
   %o = fa.attention %q, %k, %v : tensor<2x8x100x64xbf16>, tensor<2x2x77x64xbf16>, tensor<2x2x77x64xbf16> -> tensor<2x8x100x64xbf16>
   return %o : tensor<2x8x100x64xbf16>
@@ -48,9 +65,28 @@ func.func @attn_d64_f16_lse(%q: tensor<1x4x64x64xf16>, %k: tensor<1x4x64x64xf16>
 // -----
 
 // CHECK-LABEL: gpu.module @attn_d128_bf16_kernels
-// CHECK: workgroup(%{{.+}} : memref<64x136xbf16, #gpu.address_space<workgroup>>
+// CHECK: memref.view %{{.+}} : memref<?xi8, #gpu.address_space<workgroup>> to memref<256x136xbf16, #gpu.address_space<workgroup>>
 // CHECK: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>
 func.func @attn_d128_bf16(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
   %o = fa.attention %q, %k, %v {causal} : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
   return %o : tensor<?x?x?x128xbf16>
+}
+
+// -----
+
+// A sliding window: the kernel's key loop runs over the blocks of the tiled
+// form's fa.kv_block_range (computed in the kernel by the same arithmetic),
+// and the straddling blocks test both window edges.
+// CHECK-LABEL: gpu.module @attn_window_kernels
+// CHECK: arith.ceildivsi %{{.+}}, %c64{{.*}} : index
+// CHECK: scf.for %[[J:.+]] = %{{.+}} to %{{.+}} step %c1
+// CHECK: arith.cmpi slt, %[[J]], %{{.+}} : index
+// CHECK: arith.cmpi sge, %[[J]], %{{.+}} : index
+// CHECK: scf.if
+// CHECK: arith.cmpi sle, %{{.+}}, %{{.+}} : index
+// CHECK: arith.cmpi sge, %{{.+}}, %{{.+}} : index
+// CHECK: arith.andi
+func.func @attn_window(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: tensor<?x?x?x64xf16>) -> tensor<?x?x?x64xf16> {
+  %o = fa.attention %q, %k, %v {window = array<i64: 100, 0>} : tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16> -> tensor<?x?x?x64xf16>
+  return %o : tensor<?x?x?x64xf16>
 }

@@ -1,6 +1,6 @@
-// RUN: fa-opt %s -split-input-file --convert-fa-to-nvgpu="chip=sm_90a" -verify-diagnostics
-// RUN: not fa-opt %s --convert-fa-to-nvgpu="chip=sm_90a stages=3" -split-input-file 2>&1 | FileCheck %s --check-prefix=SMEM
-// RUN: not fa-opt %s --convert-fa-to-nvgpu="chip=sm_90a stages=5" -split-input-file 2>&1 | FileCheck %s --check-prefix=FIVE
+// RUN: fa-opt %s -split-input-file --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a" -verify-diagnostics
+// RUN: not fa-opt %s --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a stages=3" -split-input-file 2>&1 | FileCheck %s --check-prefix=SMEM
+// RUN: not fa-opt %s --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a stages=5" -split-input-file 2>&1 | FileCheck %s --check-prefix=FIVE
 
 // FIVE: sm_90a kernel supports 1 to 4 K/V stages, got 5
 // SMEM: sm_90a kernel with 3 stages needs 263168 bytes of shared memory (at most 232448)
@@ -22,7 +22,7 @@ func.func @d96(%q: tensor<1x1x64x96xf16>, %k: tensor<1x1x64x96xf16>, %v: tensor<
 // -----
 
 func.func @window(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>) -> tensor<1x1x64x64xf16> {
-  // expected-error @+1 {{sm_90a kernel does not support mask, descale, window or softcap yet}}
+  // expected-error @+1 {{sm_90a kernel supports causal or no positional mask, not a sliding window yet}}
   %o = fa.attention %q, %k, %v {window = array<i64: 16, 0>} : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf16>
   return %o : tensor<1x1x64x64xf16>
 }

@@ -1,4 +1,6 @@
-// RUN: fa-opt %s -split-input-file --convert-fa-to-nvgpu -verify-diagnostics
+// RUN: fa-opt %s -split-input-file --fa-tile-attention="block-q=128 block-kv=64" --convert-fa-to-nvgpu -verify-diagnostics
+
+// The diagnostics name what the kernel cannot take from the tiled form.
 
 func.func @d32(%q: tensor<1x1x64x32xf16>, %k: tensor<1x1x64x32xf16>, %v: tensor<1x1x64x32xf16>) -> tensor<1x1x64x32xf16> {
   // expected-error @+1 {{sm_80 kernel supports head dim 64 or 128, got 32}}
@@ -17,32 +19,68 @@ func.func @f32(%q: tensor<1x1x64x64xf32>, %k: tensor<1x1x64x64xf32>, %v: tensor<
 // -----
 
 func.func @f32out(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>) -> tensor<1x1x64x64xf32> {
-  // expected-error @+1 {{sm_80 kernel needs query, key, value and out of one element type}}
+  // expected-error @+1 {{the kernel needs query, key, value and out of one element type}}
   %o = fa.attention %q, %k, %v : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf32>
   return %o : tensor<1x1x64x64xf32>
 }
 
 // -----
 
-func.func @window(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>) -> tensor<1x1x64x64xf16> {
-  // expected-error @+1 {{sm_80 kernel does not support mask, descale, window or softcap yet}}
-  %o = fa.attention %q, %k, %v {window = array<i64: 16, 0>} : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf16>
-  return %o : tensor<1x1x64x64xf16>
-}
-
-// -----
-
 func.func @dv(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x128xf16>) -> tensor<1x1x64x128xf16> {
-  // expected-error @+1 {{sm_80 kernel needs the value head dim (128) equal to the query head dim (64)}}
+  // expected-error @+1 {{the kernel needs the value head dim (128) equal to the query head dim (64)}}
   %o = fa.attention %q, %k, %v : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x128xf16> -> tensor<1x1x64x128xf16>
   return %o : tensor<1x1x64x128xf16>
 }
 
 // -----
 
-// expected-error @+1 {{convert-fa-to-nvgpu expects exactly one fa.attention per func.func, found 2}}
+func.func @softcap(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>) -> tensor<1x1x64x64xf16> {
+  // expected-error @+1 {{the kernel does not support softcap}}
+  %o = fa.attention %q, %k, %v {softcap = 30.0 : f32} : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf16>
+  return %o : tensor<1x1x64x64xf16>
+}
+
+// -----
+
+func.func @mask(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>, %m: tensor<1x1x64x64xi1>) -> tensor<1x1x64x64xf16> {
+  // expected-error @+1 {{the kernel does not support a mask operand}}
+  %o = fa.attention %q, %k, %v mask(%m : tensor<1x1x64x64xi1>) : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf16>
+  return %o : tensor<1x1x64x64xf16>
+}
+
+// -----
+
+// expected-error @+1 {{convert-fa-to-nvgpu expects exactly one tiled attention (scf.forall with fa.online_attention) per func.func, found 2}}
 func.func @two(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>) -> (tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>) {
   %o = fa.attention %q, %k, %v : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf16>
   %o2 = fa.attention %q, %k, %v : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf16>
   return %o, %o2 : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>
+}
+
+// -----
+
+// The output must be returned as is: the kernel writes it to its pointer.
+func.func @used(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>) -> tensor<1x1x64x64xf16> {
+  %o = fa.attention %q, %k, %v : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf16>
+  %e = tensor.empty() : tensor<1x1x64x64xf16>
+  // expected-error @+1 {{the function must return the scf.forall's results (out, then lse)}}
+  return %e : tensor<1x1x64x64xf16>
+}
+
+// -----
+
+func.func @descale(%q: tensor<1x4x128x128xf8E4M3FN>, %k: tensor<1x1x128x128xf8E4M3FN>, %v: tensor<1x1x128x128xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32) -> tensor<1x4x128x128xbf16> {
+  // expected-error @+1 {{the kernel does not support fp8 descale}}
+  %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd) {causal} : tensor<1x4x128x128xf8E4M3FN>, tensor<1x1x128x128xf8E4M3FN>, tensor<1x1x128x128xf8E4M3FN> -> tensor<1x4x128x128xbf16>
+  return %o : tensor<1x4x128x128xbf16>
+}
+
+// -----
+
+// A diagonal operand (a row tile of a larger attention): the kernel computes
+// the bottom-right diagonal Nk - Nq itself.
+func.func @diagonal(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x128x64xf16>, %v: tensor<1x1x128x64xf16>, %d: index) -> tensor<1x1x64x64xf16> {
+  // expected-error @+1 {{the kernel supports only the bottom-right diagonal Nk - Nq, not a diagonal operand}}
+  %o = fa.attention %q, %k, %v diagonal(%d) {causal} : tensor<1x1x64x64xf16>, tensor<1x1x128x64xf16>, tensor<1x1x128x64xf16> -> tensor<1x1x64x64xf16>
+  return %o : tensor<1x1x64x64xf16>
 }

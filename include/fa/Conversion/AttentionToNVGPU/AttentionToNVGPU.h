@@ -1,22 +1,92 @@
-//===- AttentionToNVGPU.h - fa.attention to an nvgpu kernel -----*- C++ -*-===//
+//===- AttentionToNVGPU.h - the tiled form to an nvgpu kernel ---*- C++ -*-===//
+//
+// convert-fa-to-nvgpu in two halves: a chip-independent match of the tiled
+// form that fa-tile-attention produces (TiledAttention), and one kernel
+// builder per chip that consumes it (SM80 today; an SM90 builder reuses the
+// same description).
+//
+//===----------------------------------------------------------------------===//
 #ifndef FA_CONVERSION_ATTENTIONTONVGPU_ATTENTIONTONVGPU_H
 #define FA_CONVERSION_ATTENTIONTONVGPU_ATTENTIONTONVGPU_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Support/LLVM.h"
 
 namespace mlir::fa {
 
-/// Rows of queries per thread block and keys per step of the sm_80 kernel.
-constexpr int64_t kSM80BlockQ = 64;
-constexpr int64_t kSM80BlockKV = 64;
-constexpr int64_t kSM80Threads = 128;
+/// One attention in the tiled form (fa-tile-attention), as a kernel builder
+/// needs it. Read off the IR: the scf.forall over (batch, head, query block)
+/// gives the grid, the tensor.extract_slices of the function arguments give
+/// the global tensors and the GQA head mapping, fa.kv_block_range and the
+/// fa.online_attention ops give the key/value loops, scale and window, the
+/// tensor.parallel_insert_slices give the outputs.
+struct TiledAttention {
+  func::FuncOp func;
+  scf::ForallOp forall;
+  /// Function argument numbers of the query, key and value tensors
+  /// ([B, Hq, Nq, D], [B, Hkv, Nk, D], [B, Hkv, Nk, D]).
+  unsigned queryArg = 0, keyArg = 1, valueArg = 2;
+  /// Element type of query, key, value and out.
+  Type elementType;
+  /// Head dim of query/key and value (equal).
+  int64_t headDim = 0;
+  /// Query rows per forall iteration and keys per fa.online_attention step.
+  int64_t blockQ = 0, blockKV = 0;
+  /// The positional window of the masked steps, relative to the bottom-right
+  /// diagonal Nk - Nq (causal: left = -1, right = 0); -1 is unbounded.
+  int64_t windowLeft = -1, windowRight = -1;
+  /// Softmax scale, natural units (the kernel folds log2(e)).
+  double scale = 1.0;
+  /// Whether the log-sum-exp is a second result.
+  bool hasLse = false;
 
-/// Replaces `func` (which must hold exactly one fa.attention) by a gpu.module
-/// with the FlashAttention-2 kernel for `chip`, inserted before `func`, and
-/// attaches the launch manifest to the enclosing module. Emits a diagnostic and
-/// fails, leaving the IR untouched, when the attention is not supported.
-LogicalResult convertAttentionFuncToNVGPU(func::FuncOp func, StringRef chip);
+  bool hasWindow() const { return windowLeft >= 0 || windowRight >= 0; }
+  bool isCausal() const { return windowLeft < 0 && windowRight == 0; }
+};
+
+/// Matches the tiled form in `func`: exactly one scf.forall holding
+/// fa.online_attention ops, whose results are the function's results (out,
+/// then lse when present). Emits a diagnostic and fails on anything a kernel
+/// cannot take (fa.attention not tiled yet, mask, softcap, descale, a
+/// diagonal operand, another shape of loops or slices).
+FailureOr<TiledAttention> matchTiledAttention(func::FuncOp func);
+
+/// Replaces `attn.func` by a gpu.module holding the kernel for `chip`
+/// (inserted before it) and attaches the launch manifest to the enclosing
+/// module; dispatches to the chip's builder. Emits a diagnostic and fails,
+/// leaving the IR untouched, when the chip or the attention is unsupported.
+/// Knobs of the kernel builders that the tiled form does not fix (0: the
+/// chip's default).
+struct NVGPUKernelOptions {
+  /// Query rows per warp (sm_80: 16 or 32; default 32 when block-q >= 128).
+  int64_t rowsPerWarp = 0;
+  /// sm_90a: depth of the K/V shared-memory ring.
+  int64_t stages = 2;
+  /// sm_90a: a producer warpgroup issues the TMA loads (setmaxnreg).
+  bool warpSpecialize = true;
+  /// sm_90a: pipelined consumers and warpgroup ping-pong.
+  bool overlap = true;
+};
+LogicalResult buildNVGPUKernel(const TiledAttention &attn, StringRef chip,
+                               const NVGPUKernelOptions &options = {});
+
+/// The SM80 (mma.sync) FlashAttention-2 builder, SM80FlashAttention.cpp.
+LogicalResult buildSM80FlashAttention(const TiledAttention &attn,
+                                      StringRef chip,
+                                      const NVGPUKernelOptions &options);
+
+/// The SM90 (TMA + mbarrier + wgmma) builder, SM90FlashAttention.cpp.
+LogicalResult buildSM90FlashAttention(const TiledAttention &attn,
+                                      const NVGPUKernelOptions &options);
+
+/// The block sizes fa-to-ptx tiles with for `chip` and head dim `headDim`
+/// (fa-tile-attention-for-chip); 64 x 64 for an unknown chip, whose
+/// diagnostic then comes from convert-fa-to-nvgpu.
+struct NVGPUTileSizes {
+  int64_t blockQ, blockKV;
+};
+NVGPUTileSizes getNVGPUTileSizes(StringRef chip, int64_t headDim);
 
 } // namespace mlir::fa
 

@@ -51,11 +51,6 @@ std::string checkSM90AttentionDesc(const SM90AttentionDesc &desc);
 std::string buildSM90AttentionKernel(OpBuilder &b, Location loc,
                                      const SM90AttentionDesc &desc);
 
-/// Replaces `func` (holding exactly one fa.attention) by the gpu.module of
-/// its sm_90a kernel and attaches the manifest to the enclosing module (as the
-/// sm_80 conversion does); emits a diagnostic and fails when unsupported.
-LogicalResult convertAttentionFuncToSM90(func::FuncOp func, int64_t stages,
-                                         bool warpSpecialize, bool overlap);
 
 } // namespace mlir::fa
 
