@@ -39,6 +39,26 @@ struct SM90AttentionDesc {
   /// the P V GEMM) and ping-pong of the two consumer warpgroups; needs
   /// warpSpecialized.
   bool overlap = true;
+  /// P fed to the P V wgmma from registers (wgmma with A in registers, emitted
+  /// as llvm.inline_asm: the nvvm dialect has only the shared-memory form)
+  /// instead of a swizzled shared-memory tile + fence.proxy.async + a named
+  /// barrier per block; frees 2 x 16 KiB of shared memory.
+  bool pFromRegisters = true;
+  /// One elected arrival per consumer warp (lane 0, after the warp's
+  /// wgmma.wait_group) on the "stage released" mbarriers instead of one per
+  /// consumer thread.
+  bool warpArrive = true;
+  /// Softmax with fewer instructions: the row max as a tree of max.f32 on
+  /// the unscaled scores, exp2(s * scale * log2(e) - m) as one FMA (instead
+  /// of a serial compare/select chain and a multiply + subtract per score).
+  bool fastSoftmax = true;
+  /// With overlap and pFromRegisters: O *= alpha_{j-1} between issuing S_j
+  /// and P_{j-1} V_{j-1} (FlashAttention-3's place, under the S GEMM)
+  /// instead of after P_{j-1} V_{j-1} completes.
+  bool rescaleBeforePV = false;
+  /// With overlap: the two consumer warpgroups take turns issuing their GEMMs
+  /// (named barriers 3 and 4).
+  bool pingPong = true;
   int64_t producerRegs = 24;  ///< setmaxnreg.dec of the producer
   int64_t consumerRegs = 240; ///< setmaxnreg.inc of the consumers
 };
@@ -54,6 +74,11 @@ std::string buildSM90AttentionKernel(OpBuilder &b, Location loc,
 /// Replaces `func` (holding exactly one fa.attention) by the gpu.module of
 /// its sm_90a kernel and attaches the manifest to the enclosing module (as the
 /// sm_80 conversion does); emits a diagnostic and fails when unsupported.
+/// Until the pass grows options for them, `pFromRegisters`, `warpArrive`,
+/// `fastSoftmax`, `rescaleBeforePV` and `pingPong` can be overridden per
+/// function with the bool attributes `fa.sm90.p_from_registers`,
+/// `fa.sm90.warp_arrive`, `fa.sm90.fast_softmax`, `fa.sm90.rescale_before_pv`
+/// and `fa.sm90.ping_pong` on `func`.
 LogicalResult convertAttentionFuncToSM90(func::FuncOp func, int64_t stages,
                                          bool warpSpecialize, bool overlap);
 
