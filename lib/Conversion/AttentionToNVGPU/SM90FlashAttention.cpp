@@ -1,15 +1,16 @@
 //===- SM90FlashAttention.cpp - sm_90a FlashAttention-3 style kernel ------===//
 //
 // Builds, with builders, the Hopper forward kernel for one attention:
-// grid (ceil(Nq/128), Hq, B), 256 threads = 2 consumer warpgroups of 64 query
-// rows; Q, K and V tiles brought by TMA (nvgpu.tma.async.load, 128-byte
-// swizzle, zero fill out of bounds) into dynamic shared memory, a ring of
-// `stages` K/V buffers guarded by mbarriers (expect_tx by the issuing thread,
-// try_wait.parity by the consumers); S = Q K^T and O += P V by wgmma
-// (nvvm.wgmma.mma_async, both operands in shared memory, f32 accumulators in
-// registers); online softmax in registers; P through shared memory (swizzled
-// like TMA would, fence.proxy.async before the wgmma reads it); deferred
-// normalization; O staged in shared memory and stored with 16-byte stores.
+// grid (ceil(Nq/128), Hq, B), 2 consumer warpgroups of 64 query rows (+ a
+// producer warpgroup when warp specialized); Q, K and V tiles brought by TMA
+// (nvgpu.tma.async.load, 128-byte swizzle, zero fill out of bounds) into
+// dynamic shared memory, a ring of `stages` K/V buffers guarded by mbarriers
+// (expect_tx by the issuing thread, try_wait.parity by the consumers);
+// S = Q K^T by nvvm.wgmma.mma_async (both operands in shared memory, f32
+// accumulators in registers); online softmax in registers; O += P V with P
+// from registers (inline-PTX wgmma with A in registers; optionally P through
+// swizzled shared memory + fence.proxy.async and the descriptor form);
+// deferred normalization; O staged in shared memory, 16-byte stores.
 // See docs/SM90.md.
 //
 //===----------------------------------------------------------------------===//
