@@ -38,7 +38,6 @@ using namespace mlir::fa;
 static constexpr int64_t kGlobalExtent = int64_t(1) << 40;
 static constexpr int64_t kWG = kSM90Warpgroups;
 static constexpr int64_t kRows = kSM90RowsPerWarpgroup;
-static constexpr int64_t kBN = kSM90BlockKV;
 /// Elements per 128-byte swizzle row (16-bit types).
 static constexpr int64_t kSwz = 64;
 
@@ -48,6 +47,11 @@ std::string mlir::fa::checkSM90AttentionDesc(const SM90AttentionDesc &d) {
   if (d.headDim != 64 && d.headDim != 128)
     return "sm_90a kernel supports head dim 64 or 128, got " +
            std::to_string(d.headDim);
+  int64_t kBN = d.blockKV;
+  if (kBN < 16 || kBN > 256 || kBN % 16 || (!d.pFromRegisters && kBN % 64))
+    return "sm_90a kernel supports K/V tiles of 16 to 256 keys in steps of 16 "
+           "(of 64 with P through shared memory), got " +
+           std::to_string(kBN);
   if (d.stages < 1 || d.stages > 4)
     return "sm_90a kernel supports 1 to 4 K/V stages, got " +
            std::to_string(d.stages);
@@ -222,6 +226,7 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   bool ws = d.warpSpecialized;
   bool ov = ws && d.overlap; // the pipelined schedule needs the producer
   bool pr = d.pFromRegisters;
+  const int64_t kBN = d.blockKV; // keys per K/V tile (wgmma N of S)
   // Scores stay unscaled until the exponent: exp2(s * c - m) as one FMA
   // (needs c > 0 so that the max commutes with the scaling).
   bool fast = d.fastSoftmax && d.scale > 0;
@@ -1053,6 +1058,8 @@ LogicalResult mlir::fa::convertAttentionFuncToSM90(func::FuncOp func,
     desc.rescaleBeforePV = a.getValue();
   if (auto a = func->getAttrOfType<BoolAttr>("fa.sm90.ping_pong"))
     desc.pingPong = a.getValue();
+  if (auto a = func->getAttrOfType<IntegerAttr>("fa.sm90.block_kv"))
+    desc.blockKV = a.getInt();
   std::string why = checkSM90AttentionDesc(desc);
   if (!why.empty())
     return op.emitOpError(why);

@@ -44,3 +44,19 @@ func.func @d128_smem_p(%q: tensor<1x1x64x128xf16>, %k: tensor<1x1x64x128xf16>, %
   %o = fa.attention %q, %k, %v : tensor<1x1x64x128xf16>, tensor<1x1x64x128xf16>, tensor<1x1x64x128xf16> -> tensor<1x1x64x128xf16>
   return %o : tensor<1x1x64x128xf16>
 }
+
+// -----
+
+func.func @block_kv_100(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>) -> tensor<1x1x64x64xf16> attributes {fa.sm90.block_kv = 100 : i64} {
+  // expected-error @+1 {{sm_90a kernel supports K/V tiles of 16 to 256 keys in steps of 16 (of 64 with P through shared memory), got 100}}
+  %o = fa.attention %q, %k, %v : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf16>
+  return %o : tensor<1x1x64x64xf16>
+}
+
+// -----
+
+func.func @block_kv_176_smem_p(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>) -> tensor<1x1x64x64xf16> attributes {fa.sm90.block_kv = 176 : i64, fa.sm90.p_from_registers = false} {
+  // expected-error @+1 {{got 176}}
+  %o = fa.attention %q, %k, %v : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf16>
+  return %o : tensor<1x1x64x64xf16>
+}

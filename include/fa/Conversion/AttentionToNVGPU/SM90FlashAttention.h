@@ -16,7 +16,7 @@
 namespace mlir::fa {
 
 /// Query rows per consumer warpgroup (wgmma M), consumer warpgroups per CTA,
-/// keys per K/V tile.
+/// default keys per K/V tile.
 constexpr int64_t kSM90RowsPerWarpgroup = 64;
 constexpr int64_t kSM90Warpgroups = 2;
 constexpr int64_t kSM90BlockQ = kSM90RowsPerWarpgroup * kSM90Warpgroups;
@@ -59,6 +59,9 @@ struct SM90AttentionDesc {
   /// With overlap: the two consumer warpgroups take turns issuing their GEMMs
   /// (named barriers 3 and 4).
   bool pingPong = true;
+  /// Keys per K/V tile = the N of the S wgmma (16..256, a multiple of 16; of
+  /// 64 with P through shared memory). FlashAttention-3 uses 176 at d128.
+  int64_t blockKV = kSM90BlockKV;
   int64_t producerRegs = 24;  ///< setmaxnreg.dec of the producer
   int64_t consumerRegs = 240; ///< setmaxnreg.inc of the consumers
 };
@@ -78,7 +81,8 @@ std::string buildSM90AttentionKernel(OpBuilder &b, Location loc,
 /// `fastSoftmax`, `rescaleBeforePV` and `pingPong` can be overridden per
 /// function with the bool attributes `fa.sm90.p_from_registers`,
 /// `fa.sm90.warp_arrive`, `fa.sm90.fast_softmax`, `fa.sm90.rescale_before_pv`
-/// and `fa.sm90.ping_pong` on `func`.
+/// and `fa.sm90.ping_pong` on `func`; `blockKV` with the integer attribute
+/// `fa.sm90.block_kv`.
 LogicalResult convertAttentionFuncToSM90(func::FuncOp func, int64_t stages,
                                          bool warpSpecialize, bool overlap);
 
