@@ -94,7 +94,36 @@ def gemm_ceiling(iters):
     return 2 * 8192 ** 3 / (ms * 1e-3) / 1e12
 
 
-def bench(k90, k80, seqlens, iters, dtypes, dims, partial=None, variants=(), var_min_seqlen=0):
+def time_interleaved(fns, iters):
+    """Median ms of each callable in `fns` (name -> fn), timed round-robin: one call of each per
+    round, the order rotated every round, so that clock/power drift over a row hits all alike."""
+    names = list(fns)
+    for nm in names:
+        fns[nm]()
+    torch.cuda.synchronize()
+    times = {nm: [] for nm in names}
+    for it in range(iters):
+        k = it % len(names)
+        for nm in names[k:] + names[:k]:
+            a = torch.cuda.Event(enable_timing=True)
+            b = torch.cuda.Event(enable_timing=True)
+            a.record()
+            fns[nm]()
+            b.record()
+            torch.cuda.synchronize()
+            times[nm].append(a.elapsed_time(b))
+    return {nm: sorted(t)[len(t) // 2] for nm, t in times.items()}
+
+
+def _sdpa(be, q, k, v, causal):
+    def f():
+        with sdpa_kernel([be]):
+            F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    return f
+
+
+def bench(k90, k80, seqlens, iters, dtypes, dims, partial=None, variants=(), var_min_seqlen=0,
+          interleave=False):
     rows = []
     for dt in dtypes:
         for d in dims:
@@ -109,22 +138,41 @@ def bench(k90, k80, seqlens, iters, dtypes, dims, partial=None, variants=(), var
                     out = torch.empty_like(q)
                     flops = 4 * B * H * n * n * d / (2 if causal else 1)
                     row = dict(dtype=dt, d=d, causal=causal, seqlen=n, B=B, H=H)
-                    row["sm90_ms"] = time_ms(lambda: kern(q, k, v, out=out), iters)
-                    row["sm80_ms"] = time_ms(lambda: kern80(q, k, v, out=out), iters) if kern80 else None
-                    for vname, vdir in variants:  # other sm_90a schedules, same process, same inputs
-                        if n < var_min_seqlen:
-                            continue
-                        kv = load(vdir, dt, d, causal)
-                        row["v_" + vname + "_ms"] = time_ms(lambda: kv(q, k, v, out=out), iters)
-                    for name, be in (("flash", SDPBackend.FLASH_ATTENTION),
-                                     ("cudnn", SDPBackend.CUDNN_ATTENTION)):
-                        try:
-                            with sdpa_kernel([be]):
-                                row[name + "_ms"] = time_ms(
-                                    lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal), iters)
-                        except Exception as e:  # backend unavailable for this shape
-                            row[name + "_ms"] = None
-                            print(f"  {name} failed: {e}", flush=True)
+                    if interleave:
+                        fns = {"sm90": lambda: kern(q, k, v, out=out)}
+                        if kern80:
+                            fns["sm80"] = lambda: kern80(q, k, v, out=out)
+                        for vname, vdir in variants:
+                            if n >= var_min_seqlen:
+                                fns["v_" + vname] = (lambda kv: lambda: kv(q, k, v, out=out))(
+                                    load(vdir, dt, d, causal))
+                        for name, be in (("flash", SDPBackend.FLASH_ATTENTION),
+                                         ("cudnn", SDPBackend.CUDNN_ATTENTION)):
+                            try:
+                                _sdpa(be, q, k, v, causal)()
+                                fns[name] = _sdpa(be, q, k, v, causal)
+                            except Exception as e:  # backend unavailable for this shape
+                                print(f"  {name} failed: {e}", flush=True)
+                        row.update({nm + "_ms": ms for nm, ms in time_interleaved(fns, iters).items()})
+                        for name in ("sm80", "flash", "cudnn"):
+                            row.setdefault(name + "_ms", None)
+                    else:
+                        row["sm90_ms"] = time_ms(lambda: kern(q, k, v, out=out), iters)
+                        row["sm80_ms"] = time_ms(lambda: kern80(q, k, v, out=out), iters) if kern80 else None
+                        for vname, vdir in variants:  # other sm_90a schedules, same process, same inputs
+                            if n < var_min_seqlen:
+                                continue
+                            kv = load(vdir, dt, d, causal)
+                            row["v_" + vname + "_ms"] = time_ms(lambda: kv(q, k, v, out=out), iters)
+                        for name, be in (("flash", SDPBackend.FLASH_ATTENTION),
+                                         ("cudnn", SDPBackend.CUDNN_ATTENTION)):
+                            try:
+                                with sdpa_kernel([be]):
+                                    row[name + "_ms"] = time_ms(
+                                        lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal), iters)
+                            except Exception as e:  # backend unavailable for this shape
+                                row[name + "_ms"] = None
+                                print(f"  {name} failed: {e}", flush=True)
                     for name in ("sm90", "sm80", "flash", "cudnn"):
                         ms = row[name + "_ms"]
                         row[name + "_tflops"] = flops / (ms * 1e-3) / 1e12 if ms else None
@@ -216,6 +264,8 @@ def main():
     ap.add_argument("--variants", default="",
                     help="NAME=DIR,...: more sm_90a kernel sets timed in the same process")
     ap.add_argument("--variant-min-seqlen", type=int, default=0)
+    ap.add_argument("--interleave", action="store_true",
+                    help="time all implementations of a row round-robin (rotated order) instead of in turn")
     ap.add_argument("--check-variants", action="store_true",
                     help="also run the correctness sweep on every variant")
     a = ap.parse_args()
@@ -241,7 +291,8 @@ def main():
         res["bench"] = bench(a.k90, a.k80, [int(s) for s in a.seqlens.split(",")], a.iters,
                              a.dtypes.split(","), [int(x) for x in a.dims.split(",")],
                              partial=base + ".partial.json", variants=variants,
-                             var_min_seqlen=a.variant_min_seqlen)
+                             var_min_seqlen=a.variant_min_seqlen, interleave=a.interleave)
+        res["interleaved"] = a.interleave
     with open(a.out, "w") as f:
         json.dump(res, f, indent=1)
     report(res, base + ".md", base + ".png")
