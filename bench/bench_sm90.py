@@ -25,7 +25,18 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
 
-from bench_sm80 import DT, load, reference, time_ms  # noqa: E402
+from bench_sm80 import DT, reference, time_ms  # noqa: E402
+from bench_sm80 import load as _load  # noqa: E402
+
+_loaded = {}
+
+
+def load(kdir, dt, d, causal, lse=False):
+    """bench_sm80.load, memoized (each load JIT-compiles the PTX)."""
+    key = (kdir, dt, d, causal, lse)
+    if key not in _loaded:
+        _loaded[key] = _load(kdir, dt, d, causal, lse)
+    return _loaded[key]
 
 
 def check(kdir):
@@ -83,7 +94,36 @@ def gemm_ceiling(iters):
     return 2 * 8192 ** 3 / (ms * 1e-3) / 1e12
 
 
-def bench(k90, k80, seqlens, iters, dtypes, dims, partial=None):
+def time_interleaved(fns, iters):
+    """Median ms of each callable in `fns` (name -> fn), timed round-robin: one call of each per
+    round, the order rotated every round, so that clock/power drift over a row hits all alike."""
+    names = list(fns)
+    for nm in names:
+        fns[nm]()
+    torch.cuda.synchronize()
+    times = {nm: [] for nm in names}
+    for it in range(iters):
+        k = it % len(names)
+        for nm in names[k:] + names[:k]:
+            a = torch.cuda.Event(enable_timing=True)
+            b = torch.cuda.Event(enable_timing=True)
+            a.record()
+            fns[nm]()
+            b.record()
+            torch.cuda.synchronize()
+            times[nm].append(a.elapsed_time(b))
+    return {nm: sorted(t)[len(t) // 2] for nm, t in times.items()}
+
+
+def _sdpa(be, q, k, v, causal):
+    def f():
+        with sdpa_kernel([be]):
+            F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    return f
+
+
+def bench(k90, k80, seqlens, iters, dtypes, dims, partial=None, variants=(), var_min_seqlen=0,
+          interleave=False):
     rows = []
     for dt in dtypes:
         for d in dims:
@@ -98,26 +138,57 @@ def bench(k90, k80, seqlens, iters, dtypes, dims, partial=None):
                     out = torch.empty_like(q)
                     flops = 4 * B * H * n * n * d / (2 if causal else 1)
                     row = dict(dtype=dt, d=d, causal=causal, seqlen=n, B=B, H=H)
-                    row["sm90_ms"] = time_ms(lambda: kern(q, k, v, out=out), iters)
-                    row["sm80_ms"] = time_ms(lambda: kern80(q, k, v, out=out), iters) if kern80 else None
-                    for name, be in (("flash", SDPBackend.FLASH_ATTENTION),
-                                     ("cudnn", SDPBackend.CUDNN_ATTENTION)):
-                        try:
-                            with sdpa_kernel([be]):
-                                row[name + "_ms"] = time_ms(
-                                    lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal), iters)
-                        except Exception as e:  # backend unavailable for this shape
-                            row[name + "_ms"] = None
-                            print(f"  {name} failed: {e}", flush=True)
+                    if interleave:
+                        fns = {"sm90": lambda: kern(q, k, v, out=out)}
+                        if kern80:
+                            fns["sm80"] = lambda: kern80(q, k, v, out=out)
+                        for vname, vdir in variants:
+                            if n >= var_min_seqlen:
+                                fns["v_" + vname] = (lambda kv: lambda: kv(q, k, v, out=out))(
+                                    load(vdir, dt, d, causal))
+                        for name, be in (("flash", SDPBackend.FLASH_ATTENTION),
+                                         ("cudnn", SDPBackend.CUDNN_ATTENTION)):
+                            try:
+                                _sdpa(be, q, k, v, causal)()
+                                fns[name] = _sdpa(be, q, k, v, causal)
+                            except Exception as e:  # backend unavailable for this shape
+                                print(f"  {name} failed: {e}", flush=True)
+                        row.update({nm + "_ms": ms for nm, ms in time_interleaved(fns, iters).items()})
+                        for name in ("sm80", "flash", "cudnn"):
+                            row.setdefault(name + "_ms", None)
+                    else:
+                        row["sm90_ms"] = time_ms(lambda: kern(q, k, v, out=out), iters)
+                        row["sm80_ms"] = time_ms(lambda: kern80(q, k, v, out=out), iters) if kern80 else None
+                        for vname, vdir in variants:  # other sm_90a schedules, same process, same inputs
+                            if n < var_min_seqlen:
+                                continue
+                            kv = load(vdir, dt, d, causal)
+                            row["v_" + vname + "_ms"] = time_ms(lambda: kv(q, k, v, out=out), iters)
+                        for name, be in (("flash", SDPBackend.FLASH_ATTENTION),
+                                         ("cudnn", SDPBackend.CUDNN_ATTENTION)):
+                            try:
+                                with sdpa_kernel([be]):
+                                    row[name + "_ms"] = time_ms(
+                                        lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal), iters)
+                            except Exception as e:  # backend unavailable for this shape
+                                row[name + "_ms"] = None
+                                print(f"  {name} failed: {e}", flush=True)
                     for name in ("sm90", "sm80", "flash", "cudnn"):
                         ms = row[name + "_ms"]
                         row[name + "_tflops"] = flops / (ms * 1e-3) / 1e12 if ms else None
+                    for vname, _ in variants:
+                        ms = row.get("v_" + vname + "_ms")
+                        if ms and row["cudnn_ms"]:
+                            row["v_" + vname + "_tflops"] = flops / (ms * 1e-3) / 1e12
+                            row["v_" + vname + "_ratio_cudnn"] = row["cudnn_ms"] / ms
                     for peer in ("sm80", "flash", "cudnn"):
                         row["ratio_" + peer] = (row["sm90_tflops"] / row[peer + "_tflops"]
                                                 if row[peer + "_tflops"] else None)
                     print(f"bench {dt} d{d} causal={causal} n{n}: sm90 {row['sm90_tflops']:.1f} "
                           f"sm80 {row['sm80_tflops'] or 0:.1f} flash {row['flash_tflops'] or 0:.1f} "
-                          f"cudnn {row['cudnn_tflops'] or 0:.1f} TFLOP/s", flush=True)
+                          f"cudnn {row['cudnn_tflops'] or 0:.1f} TFLOP/s" +
+                          "".join(f" {vn} {row['v_' + vn + '_tflops']:.1f}" for vn, _ in variants
+                                  if row.get('v_' + vn + '_tflops')), flush=True)
                     rows.append(row)
                     if partial:  # keep what was measured if the run is cut short
                         with open(partial, "w") as fh:
@@ -144,6 +215,17 @@ def report(res, md_path, png_path):
             lines.append(f"| {x['dtype']} | {x['d']} | {'yes' if x['causal'] else 'no'} | {x['seqlen']} | "
                          f"{f(x['sm90_tflops'])} | {f(x['sm80_tflops'])} | {f(x['flash_tflops'])} | "
                          f"{f(x['cudnn_tflops'])} | {r(x['ratio_cudnn'])} | {r(x['ratio_flash'])} | {r(x['ratio_sm80'])} |")
+    vnames = res.get("variants", [])
+    vrows = [x for x in res.get("bench", []) if any(x.get("v_" + vn + "_ms") for vn in vnames)]
+    if vrows:
+        lines += ["", "Variants (other sm_90a schedules, same process and inputs): TFLOP/s (ratio to cudnn)", "",
+                  "| dtype | d | causal | seqlen | cudnn | default | " + " | ".join(vnames) + " |",
+                  "|---|---|---|---|---|---|" + "---|" * len(vnames)]
+        for x in vrows:
+            cells = [f"{f(x.get('v_' + vn + '_tflops'))} ({r(x.get('v_' + vn + '_ratio_cudnn'))})" for vn in vnames]
+            lines.append(f"| {x['dtype']} | {x['d']} | {'yes' if x['causal'] else 'no'} | {x['seqlen']} | "
+                         f"{f(x['cudnn_tflops'])} | {f(x['sm90_tflops'])} ({r(x['ratio_cudnn'])}) | " +
+                         " | ".join(cells) + " |")
     with open(md_path, "w") as fh:
         fh.write("\n".join(lines) + "\n")
     try:
@@ -179,13 +261,28 @@ def main():
     ap.add_argument("--dims", default="64,128")
     ap.add_argument("--iters", type=int, default=10)
     ap.add_argument("--out", default="bench_sm90.json")
+    ap.add_argument("--variants", default="",
+                    help="NAME=DIR,...: more sm_90a kernel sets timed in the same process")
+    ap.add_argument("--variant-min-seqlen", type=int, default=0)
+    ap.add_argument("--interleave", action="store_true",
+                    help="time all implementations of a row round-robin (rotated order) instead of in turn")
+    ap.add_argument("--check-variants", action="store_true",
+                    help="also run the correctness sweep on every variant")
     a = ap.parse_args()
+    variants = [tuple(x.split("=", 1)) for x in a.variants.split(",") if x]
     res = dict(date=time.strftime("%Y-%m-%d"), device=torch.cuda.get_device_name(),
-               torch=torch.__version__)
+               torch=torch.__version__, variants=[vn for vn, _ in variants])
     base = os.path.splitext(a.out)[0]
     if a.check:
         res["check"] = check(a.k90)
         print("check: %d/%d OK" % (sum(r["ok"] for r in res["check"]), len(res["check"])), flush=True)
+        if a.check_variants:
+            res["check_variants"] = {}
+            for vname, vdir in variants:
+                c = check(vdir)
+                res["check_variants"][vname] = dict(ok=sum(r["ok"] for r in c), n=len(c),
+                                                    max_err=max(r["max_abs_err"] for r in c))
+                print(f"check {vname}: {res['check_variants'][vname]}", flush=True)
         with open(a.out, "w") as f:
             json.dump(res, f, indent=1)
     if a.bench:
@@ -193,7 +290,9 @@ def main():
         print(f"gemm bf16 8192^3: {res['gemm_bf16_tflops']:.0f} TFLOP/s", flush=True)
         res["bench"] = bench(a.k90, a.k80, [int(s) for s in a.seqlens.split(",")], a.iters,
                              a.dtypes.split(","), [int(x) for x in a.dims.split(",")],
-                             partial=base + ".partial.json")
+                             partial=base + ".partial.json", variants=variants,
+                             var_min_seqlen=a.variant_min_seqlen, interleave=a.interleave)
+        res["interleaved"] = a.interleave
     with open(a.out, "w") as f:
         json.dump(res, f, indent=1)
     report(res, base + ".md", base + ".png")

@@ -3,6 +3,12 @@
 // RUN: %ptxas -arch=sm_90a -v %t/attn_d128_f16_kernel.ptx -o %t/d128.cubin 2>&1 | FileCheck %s --check-prefix=D128
 // RUN: %ptxas -arch=sm_90a -v %t/attn_d64_bf16_lse_kernel.ptx -o %t/d64.cubin 2>&1 | FileCheck %s --check-prefix=D64
 // RUN: %ptxas -arch=sm_90a -v %t/attn_d128_bf16_causal_kernel.ptx -o %t/d128c.cubin 2>&1 | FileCheck %s --check-prefix=CAUSAL
+// The measured configuration (3 stages, P in registers, fast softmax): no
+// spills and no ptxas warning (e.g. wgmma serialization).
+// RUN: rm -rf %t3 && fa-opt %s -split-input-file '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a stages=3},fa-dump-kernel{dir=%t3})' -o /dev/null
+// RUN: %ptxas -arch=sm_90a -v %t3/attn_d128_f16_kernel.ptx -o %t3/d128.cubin 2>&1 | FileCheck %s --check-prefix=D128 --implicit-check-not=warning
+// RUN: %ptxas -arch=sm_90a -v %t3/attn_d128_bf16_causal_kernel.ptx -o %t3/d128c.cubin 2>&1 | FileCheck %s --check-prefix=CAUSAL --implicit-check-not=warning
+// RUN: %ptxas -arch=sm_90a -v %t3/attn_d64_bf16_lse_kernel.ptx -o %t3/d64.cubin 2>&1 | FileCheck %s --check-prefix=D64 --implicit-check-not=warning
 // wgmma needs the "a" target: the PTX is for sm_90a only.
 // RUN: not %ptxas -arch=sm_90 %t/attn_d128_f16_kernel.ptx -o %t/plain.cubin 2>&1 | FileCheck %s --check-prefix=PLAIN
 

@@ -2,6 +2,8 @@
 // RUN: FileCheck %s --check-prefix=PTX < %t/attn_d128_f16_causal_kernel.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t/attn_d64_bf16_lse_kernel.ptx
 // RUN: FileCheck %s --check-prefix=JSON < %t/attn_d128_f16_causal_kernel.json
+// P goes to the P V wgmma in registers: no generic-to-async proxy fence.
+// RUN: not grep -q fence.proxy.async %t/attn_d128_f16_causal_kernel.ptx
 
 // IR: gpu.binary @attn_d128_f16_causal_kernels  [#gpu.object<#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">, {{.*}}assembly = "{{.*}}.target sm_90a
 // IR: gpu.binary @attn_d64_bf16_lse_kernels
@@ -17,7 +19,12 @@
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.{{f16.f16|bf16.bf16}}
 // PTX-DAG: wgmma.commit_group.sync.aligned
 // PTX-DAG: wgmma.wait_group.sync.aligned 0
-// PTX-DAG: fence.proxy.async.shared::cta
+// The P V wgmma with A (P, f16x2/bf16x2) in 4 registers per k-step, B (V)
+// MN-major by descriptor (tnspB = 1), emitted as inline PTX.
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n{{64|128}}k16.f32.{{f16.f16|bf16.bf16}} {%r{{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
+// fast softmax: row max by max.f32, exp2(s * c - m) as one fma.
+// PTX-DAG: max.f32
+// PTX-DAG: fma.rn.f32
 // PTX-DAG: ex2.approx.ftz.f32
 // PTX-DAG: shfl.sync.bfly.b32
 // PTX-DAG: st.global.v4.b32
@@ -26,7 +33,8 @@
 // PTX-DAG: mbarrier.arrive.shared.b64
 
 // JSON: "chip": "sm_90a"
-// JSON: "dynamic_shared_memory_bytes": 197632
+// 32 KiB of Q + 3 stages x (K + V) x 128 keys x 128 x 2 bytes + 1 KiB (the default 3 stages).
+// JSON: "dynamic_shared_memory_bytes": 230400
 // JSON: "grid": [
 // JSON-NEXT: "ceil(Nq/128)",
 // JSON: "type": "tensormap"

@@ -86,7 +86,7 @@ def ConvertFAToNVGPUPass : Pass<"convert-fa-to-nvgpu", "ModuleOp"> {
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
            "Target chip: sm_80 (FlashAttention-2 kernel) or sm_90a "
            "(TMA + mbarrier + wgmma kernel, see docs/SM90.md)">,
-    Option<"stages", "stages", "int64_t", /*default=*/"2",
+    Option<"stages", "stages", "int64_t", /*default=*/"3",
            "sm_90a: depth of the K/V shared-memory ring (1 to 4)">,
     Option<"warpSpecialize", "warp-specialize", "bool", /*default=*/"true",
            "sm_90a: a producer warpgroup issues the TMA loads (setmaxnreg)">,

@@ -35,7 +35,7 @@ struct PTXPipelineOptions : public PassPipelineOptions<PTXPipelineOptions> {
   PassOptions::Option<int64_t> stages{
       *this, "stages",
       llvm::cl::desc("sm_90a: depth of the K/V shared-memory ring (1 to 4)"),
-      llvm::cl::init(2)};
+      llvm::cl::init(3)};
   PassOptions::Option<bool> warpSpecialize{
       *this, "warp-specialize",
       llvm::cl::desc("sm_90a: a producer warpgroup issues the TMA loads"),

@@ -1,15 +1,16 @@
 //===- SM90FlashAttention.cpp - sm_90a FlashAttention-3 style kernel ------===//
 //
 // Builds, with builders, the Hopper forward kernel for one attention:
-// grid (ceil(Nq/128), Hq, B), 256 threads = 2 consumer warpgroups of 64 query
-// rows; Q, K and V tiles brought by TMA (nvgpu.tma.async.load, 128-byte
-// swizzle, zero fill out of bounds) into dynamic shared memory, a ring of
-// `stages` K/V buffers guarded by mbarriers (expect_tx by the issuing thread,
-// try_wait.parity by the consumers); S = Q K^T and O += P V by wgmma
-// (nvvm.wgmma.mma_async, both operands in shared memory, f32 accumulators in
-// registers); online softmax in registers; P through shared memory (swizzled
-// like TMA would, fence.proxy.async before the wgmma reads it); deferred
-// normalization; O staged in shared memory and stored with 16-byte stores.
+// grid (ceil(Nq/128), Hq, B), 2 consumer warpgroups of 64 query rows (+ a
+// producer warpgroup when warp specialized); Q, K and V tiles brought by TMA
+// (nvgpu.tma.async.load, 128-byte swizzle, zero fill out of bounds) into
+// dynamic shared memory, a ring of `stages` K/V buffers guarded by mbarriers
+// (expect_tx by the issuing thread, try_wait.parity by the consumers);
+// S = Q K^T by nvvm.wgmma.mma_async (both operands in shared memory, f32
+// accumulators in registers); online softmax in registers; O += P V with P
+// from registers (inline-PTX wgmma with A in registers; optionally P through
+// swizzled shared memory + fence.proxy.async and the descriptor form);
+// deferred normalization; O staged in shared memory, 16-byte stores.
 // See docs/SM90.md.
 //
 //===----------------------------------------------------------------------===//
@@ -38,7 +39,6 @@ using namespace mlir::fa;
 static constexpr int64_t kGlobalExtent = int64_t(1) << 40;
 static constexpr int64_t kWG = kSM90Warpgroups;
 static constexpr int64_t kRows = kSM90RowsPerWarpgroup;
-static constexpr int64_t kBN = kSM90BlockKV;
 /// Elements per 128-byte swizzle row (16-bit types).
 static constexpr int64_t kSwz = 64;
 
@@ -48,11 +48,16 @@ std::string mlir::fa::checkSM90AttentionDesc(const SM90AttentionDesc &d) {
   if (d.headDim != 64 && d.headDim != 128)
     return "sm_90a kernel supports head dim 64 or 128, got " +
            std::to_string(d.headDim);
+  int64_t kBN = d.blockKV;
+  if (kBN < 16 || kBN > 256 || kBN % 16 || (!d.pFromRegisters && kBN % 64))
+    return "sm_90a kernel supports K/V tiles of 16 to 256 keys in steps of 16 "
+           "(of 64 with P through shared memory), got " +
+           std::to_string(kBN);
   if (d.stages < 1 || d.stages > 4)
     return "sm_90a kernel supports 1 to 4 K/V stages, got " +
            std::to_string(d.stages);
   int64_t bytes = kWG * kRows * d.headDim * 2 + 2 * d.stages * kBN * d.headDim * 2 +
-                  kWG * kRows * kBN * 2 + 1024;
+                  (d.pFromRegisters ? 0 : kWG * kRows * kBN * 2) + 1024;
   if (bytes > 227 * 1024)
     return "sm_90a kernel with " + std::to_string(d.stages) +
            " stages needs " + std::to_string(bytes) +
@@ -136,6 +141,70 @@ struct SM90Builder {
         transB ? NVVM::MMALayout::row : NVVM::MMALayout::col,
         NVVM::MMAIntOverflowAttr());
   }
+  /// One m64nNk16 wgmma with A (4 x b32: f16x2/bf16x2 pairs in the
+  /// accumulator-fragment layout) in registers and B MN-major from shared
+  /// memory (`tnspB`), accumulating into `acc`. The nvvm dialect only has the
+  /// shared-memory-A form, so this is inline PTX; the accumulator is tied
+  /// (outputs 0..N/2-1, inputs "0".."N/2-1").
+  Value wgmmaRegA(Value acc, ArrayRef<Value> a, Value descB, int64_t n) {
+    int64_t nAcc = n / 2;
+    std::string ty = d.elementType.isF16() ? "f16" : "bf16";
+    std::string str = "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                      "wgmma.mma_async.sync.aligned.m64n" +
+                      std::to_string(n) + "k16.f32." + ty + "." + ty + " {";
+    std::string cons;
+    for (int64_t i = 0; i < nAcc; ++i) {
+      str += (i ? ", $" : "$") + std::to_string(i);
+      cons += (i ? ",=f" : "=f");
+    }
+    for (int64_t i = 0; i < nAcc; ++i)
+      cons += "," + std::to_string(i);
+    str += "}, {";
+    for (int64_t i = 0; i < 4; ++i) {
+      str += (i ? ", $" : "$") + std::to_string(2 * nAcc + i);
+      cons += ",r";
+    }
+    str += "}, $" + std::to_string(2 * nAcc + 4) + ", p, 1, 1, 1;\n}";
+    cons += ",l";
+    SmallVector<Value> ops;
+    for (int64_t i = 0; i < nAcc; ++i)
+      ops.push_back(extract(acc, i));
+    ops.append(a.begin(), a.end());
+    ops.push_back(descB);
+    return LLVM::InlineAsmOp::create(
+               b, loc, acc.getType(), ops, str, cons,
+               /*has_side_effects=*/true, /*is_align_stack=*/false,
+               LLVM::tailcallkind::TailCallKind::None,
+               LLVM::AsmDialectAttr::get(b.getContext(),
+                                         LLVM::AsmDialect::AD_ATT),
+               ArrayAttr())
+        .getResult(0);
+  }
+  /// Keeps the i32 `regs` alive (and unmodified) up to this point: an empty
+  /// inline asm that "rewrites" them. Placed after the wgmma.wait_group of a
+  /// register-A wgmma so that the next block's P cannot be assigned the
+  /// registers that wgmma is still reading.
+  SmallVector<Value> fenceRegs(ArrayRef<Value> regs) {
+    std::string cons;
+    SmallVector<Type> tys(regs.size(), b.getI32Type());
+    for (size_t i = 0; i < regs.size(); ++i)
+      cons += (i ? ",=r" : "=r");
+    for (size_t i = 0; i < regs.size(); ++i)
+      cons += "," + std::to_string(i);
+    auto st = LLVM::LLVMStructType::getLiteral(b.getContext(), tys);
+    Value r = LLVM::InlineAsmOp::create(
+                  b, loc, st, regs, "", cons, /*has_side_effects=*/true,
+                  /*is_align_stack=*/false,
+                  LLVM::tailcallkind::TailCallKind::None,
+                  LLVM::AsmDialectAttr::get(b.getContext(),
+                                            LLVM::AsmDialect::AD_ATT),
+                  ArrayAttr())
+                  .getResult(0);
+    SmallVector<Value> out;
+    for (size_t i = 0; i < regs.size(); ++i)
+      out.push_back(extract(r, i));
+    return out;
+  }
   Value extract(Value s, int64_t i) {
     return LLVM::ExtractValueOp::create(b, loc, s, ArrayRef<int64_t>{i});
   }
@@ -157,6 +226,13 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   Type elt = d.elementType;
   bool ws = d.warpSpecialized;
   bool ov = ws && d.overlap; // the pipelined schedule needs the producer
+  bool pr = d.pFromRegisters;
+  const int64_t kBN = d.blockKV; // keys per K/V tile (wgmma N of S)
+  // Scores stay unscaled until the exponent: exp2(s * c - m) as one FMA
+  // (needs c > 0 so that the max commutes with the scaling).
+  bool fast = d.fastSoftmax && d.scale > 0;
+  bool early = ov && pr && d.rescaleBeforePV;
+  bool warpArrive = ws && d.warpArrive;
   // Consumer warpgroups 0..kWG-1; with warp specialization, warpgroup kWG is
   // the producer (one thread issues every TMA).
   int64_t kThreads = 128 * (kWG + (ws ? 1 : 0));
@@ -174,7 +250,8 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   int64_t qOff = 0, qBytes = kWG * kRows * D * 2;
   int64_t stageBytes = kBN * D * 2;
   int64_t kOff = qOff + qBytes, vOff = kOff + S * stageBytes;
-  int64_t pOff = vOff + S * stageBytes, pBytesPerWG = kRows * kBN * 2;
+  int64_t pOff = vOff + S * stageBytes;
+  int64_t pBytesPerWG = pr ? 0 : kRows * kBN * 2;
   int64_t total = pOff + kWG * pBytesPerWG;
   int64_t dynBytes = total + 1024;
 
@@ -262,7 +339,8 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   kb.ifThen(isIssuer, [&] {
     for (int64_t i = 0; i < numBars; ++i)
       nvgpu::MBarrierInitOp::create(b, loc, bars,
-                                    kb.idx(i > 2 * S ? kWG * 128 : 1),
+                                    kb.idx(i > 2 * S ? kWG * (warpArrive ? 4 : 128)
+                                                     : 1),
                                     kb.idx(i), Value());
     NVVM::FenceMbarrierInitOp::create(b, loc);
   });
@@ -456,7 +534,8 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
         for (int64_t c = 0; c < 2; ++c)
           for (int r = 0; r < 2; ++r) {
             Value v = kb.extract(s, 4 * n + 2 * r + c);
-            v = arith::MulFOp::create(b, loc, v, scaleC);
+            if (!fast)
+              v = arith::MulFOp::create(b, loc, v, scaleC);
             if (masked) {
               Value ok = kb.cmp(arith::CmpIPredicate::sle, kb.idx(n * 8 + c),
                                 lim[r]);
@@ -489,19 +568,45 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
       o.p[1].push_back(maskIf.getResult(perRow + i));
     }
     for (int r = 0; r < 2; ++r) {
-      Value mx = o.p[r][0];
-      for (size_t i = 1; i < o.p[r].size(); ++i)
-        mx = kb.fmax(mx, o.p[r][i]);
-      mx = kb.quadReduce(mx, /*isMax=*/true);
-      o.newM[r] = kb.fmax(m[r], mx);
+      Value mx;
+      if (fast) {
+        // Tree of max.f32 (no serial compare/select chain), then scaled.
+        SmallVector<Value> lvl(o.p[r]);
+        while (lvl.size() > 1) {
+          SmallVector<Value> nxt;
+          for (size_t i = 0; i + 1 < lvl.size(); i += 2)
+            nxt.push_back(LLVM::MaxNumOp::create(b, loc, lvl[i], lvl[i + 1]));
+          if (lvl.size() % 2)
+            nxt.push_back(lvl.back());
+          lvl.swap(nxt);
+        }
+        mx = lvl[0];
+        for (int32_t off : {1, 2}) {
+          Value o2 = gpu::ShuffleOp::create(b, loc, mx, off, 32,
+                                            gpu::ShuffleMode::XOR)
+                         .getShuffleResult();
+          mx = LLVM::MaxNumOp::create(b, loc, mx, o2);
+        }
+        mx = arith::MulFOp::create(b, loc, mx, scaleC);
+        o.newM[r] = LLVM::MaxNumOp::create(b, loc, m[r], mx);
+      } else {
+        mx = o.p[r][0];
+        for (size_t i = 1; i < o.p[r].size(); ++i)
+          mx = kb.fmax(mx, o.p[r][i]);
+        mx = kb.quadReduce(mx, /*isMax=*/true);
+        o.newM[r] = kb.fmax(m[r], mx);
+      }
       Value isInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
                                           o.newM[r], ninf);
       Value mUse =
           arith::SelectOp::create(b, loc, isInf, kb.f32(0.0), o.newM[r]);
       o.alpha[r] = kb.exp2(arith::SubFOp::create(b, loc, m[r], mUse));
       Value sum = kb.f32(0.0);
+      Value negM = arith::NegFOp::create(b, loc, mUse);
       for (Value &v : o.p[r]) {
-        v = kb.exp2(arith::SubFOp::create(b, loc, v, mUse));
+        v = kb.exp2(fast ? LLVM::FMAOp::create(b, loc, v, scaleC, negM)
+                               .getResult()
+                         : arith::SubFOp::create(b, loc, v, mUse).getResult());
         sum = arith::AddFOp::create(b, loc, sum, v);
       }
       o.newL[r] = arith::AddFOp::create(
@@ -536,9 +641,40 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
     return acc;
   };
   auto release = [&](Value stage) {
-    nvgpu::MBarrierArriveOp::create(b, loc,
-                                    nvgpu::MBarrierTokenType::get(ctx), bars,
-                                    kb.add(kb.idx(1 + 2 * S), stage));
+    auto arrive = [&] {
+      nvgpu::MBarrierArriveOp::create(b, loc,
+                                      nvgpu::MBarrierTokenType::get(ctx), bars,
+                                      kb.add(kb.idx(1 + 2 * S), stage));
+    };
+    if (warpArrive) // after the warp's wgmma.wait_group: lane 0 for the warp
+      kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, lane, kb.idx(0)), arrive);
+    else
+      arrive();
+  };
+  // P as the A operand of the register-A wgmma: per 16-key step kc, 4 x b32
+  // = (row g, keys 16kc+2t..+1), (row g+8, same), (row g, keys 16kc+8+2t..+1),
+  // (row g+8, same), i.e. the S accumulator fragment, converted in pairs.
+  auto packP = [&](Soft &o) {
+    auto v2f32 = VectorType::get({2}, f32);
+    auto v2elt = VectorType::get({2}, elt);
+    SmallVector<Value> regs;
+    for (int64_t kc = 0; kc < kBN / 16; ++kc)
+      for (int64_t h = 0; h < 2; ++h)
+        for (int r = 0; r < 2; ++r) {
+          int64_t c = 4 * kc + 2 * h;
+          Value pair = vector::FromElementsOp::create(
+              b, loc, v2f32, ValueRange{o.p[r][c], o.p[r][c + 1]});
+          Value hv = arith::TruncFOp::create(b, loc, v2elt, pair);
+          regs.push_back(LLVM::BitcastOp::create(b, loc, i32, hv));
+        }
+    return regs;
+  };
+  auto issuePVRegs = [&](Value acc, ArrayRef<Value> pRegs, Value kDescS) {
+    for (int64_t kc = 0; kc < kBN / 16; ++kc) {
+      Value dv = kb.desc(kDescS, vOff + kc * 16 * kSwz * 2, subTileKV);
+      acc = kb.wgmmaRegA(acc, pRegs.slice(4 * kc, 4), dv, D);
+    }
+    return acc;
   };
   auto commitWait = [&](int64_t pending) {
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
@@ -550,11 +686,16 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   Value myTurn = arith::IndexCastOp::create(b, loc, i32, kb.add(wgi, kb.idx(3)));
   Value otherTurn = arith::IndexCastOp::create(
       b, loc, i32, kb.add(kb.rem(kb.add(wgi, kb.idx(1)), kWG), kb.idx(3)));
+  bool pp = d.pingPong;
   auto turnSync = [&] {
+    if (!pp)
+      return;
     NVVM::BarrierOp::create(b, loc, Type(), myTurn, i32_256,
                             NVVM::BarrierReductionAttr(), Value());
   };
   auto turnPass = [&](Value j) {
+    if (!pp)
+      return;
     // The last warpgroup does not hand over after its last block, so that
     // every sync has exactly one matching arrive.
     Value last = kb.cmp(arith::CmpIPredicate::eq, j,
@@ -585,13 +726,21 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
     Value s = issueS(kDescS);
     commitWait(0);
     Soft o = softmax(s, j, m, l);
-    writeP(o);
-    acc = rescale(acc, o.alpha); // while the other threads finish writing P
-    wgBarrier();
+    SmallVector<Value> pRegs;
+    if (pr) {
+      pRegs = packP(o);
+      acc = rescale(acc, o.alpha);
+    } else {
+      writeP(o);
+      acc = rescale(acc, o.alpha); // while the other threads finish writing P
+      wgBarrier();
+    }
     waitBar(kb.add(kb.idx(1 + S), stage), parity);
     NVVM::WgmmaFenceAlignedOp::create(b, loc);
-    acc = issuePV(acc, kDescS);
+    acc = pr ? issuePVRegs(acc, pRegs, kDescS) : issuePV(acc, kDescS);
     commitWait(0);
+    if (pr)
+      kb.fenceRegs(pRegs);
     if (ws) {
       release(stage);
     } else {
@@ -612,10 +761,13 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
     // the tensor cores, and the two consumer warpgroups take turns issuing
     // GEMMs (ping-pong), so one's softmax runs under the other's GEMMs.
     Value any = kb.cmp(arith::CmpIPredicate::sgt, kvEnd, kb.idx(0));
-    kb.ifThen(arith::AndIOp::create(
-                  b, loc, any,
-                  kb.cmp(arith::CmpIPredicate::eq, wgi, kb.idx(kWG - 1))),
-              [&] { NVVM::BarrierArriveOp::create(b, loc, otherTurn, i32_256); });
+    if (pp)
+      kb.ifThen(arith::AndIOp::create(
+                    b, loc, any,
+                    kb.cmp(arith::CmpIPredicate::eq, wgi, kb.idx(kWG - 1))),
+                [&] {
+                  NVVM::BarrierArriveOp::create(b, loc, otherTurn, i32_256);
+                });
     auto top = scf::IfOp::create(b, loc, TypeRange(ValueRange(init)), any,
                                  /*withElseRegion=*/true);
     {
@@ -635,10 +787,18 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
       NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
       Value m0[2] = {init[0], init[1]}, l0[2] = {init[2], init[3]};
       Soft o0 = softmax(s0, zero, m0, l0);
-      writeP(o0);
-      wgBarrier();
       SmallVector<Value> init1 = {o0.newM[0], o0.newM[1], o0.newL[0],
                                   o0.newL[1], oInit};
+      if (pr) {
+        // P_0 travels in registers as loop-carried values (then, with
+        // rescaleBeforePV, the two alphas of block 0).
+        init1.append(packP(o0));
+        if (early)
+          init1.append({o0.alpha[0], o0.alpha[1]});
+      } else {
+        writeP(o0);
+        wgBarrier();
+      }
       auto loop =
           scf::ForOp::create(b, loc, kb.idx(1), kvEnd, kb.idx(1), init1);
       {
@@ -656,27 +816,57 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
         NVVM::WgmmaFenceAlignedOp::create(b, loc);
         Value s = issueS(stageDescOf(stage));
         NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-        acc = issuePV(acc, stageDescOf(prevStage));
+        int64_t nP = pr ? kBN / 4 : 0;
+        SmallVector<Value> pPrev(iter.begin() + 5, iter.begin() + 5 + nP);
+        if (early) {
+          // O *= alpha_{j-1} while S_j is on the tensor cores (FA3's place),
+          // instead of after P_{j-1} V_{j-1} completes.
+          Value alphaPrev[2] = {iter[5 + nP], iter[6 + nP]};
+          acc = rescale(acc, alphaPrev);
+          NVVM::WgmmaFenceAlignedOp::create(b, loc);
+        }
+        acc = pr ? issuePVRegs(acc, pPrev, stageDescOf(prevStage))
+                 : issuePV(acc, stageDescOf(prevStage));
         NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
         turnPass(j);
         NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1); // S_j done
         Soft o = softmax(s, j, m, l);
         NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0); // P_{j-1} V_{j-1} done
+        if (pr)
+          kb.fenceRegs(pPrev);
         release(prevStage);
-        acc = rescale(acc, o.alpha);
-        writeP(o);
-        wgBarrier();
-        scf::YieldOp::create(b, loc,
-                             ValueRange{o.newM[0], o.newM[1], o.newL[0],
-                                        o.newL[1], acc});
+        if (!early)
+          acc = rescale(acc, o.alpha);
+        SmallVector<Value> next = {o.newM[0], o.newM[1], o.newL[0], o.newL[1],
+                                   acc};
+        if (pr) {
+          next.append(packP(o));
+          if (early)
+            next.append({o.alpha[0], o.alpha[1]});
+        } else {
+          writeP(o);
+          wgBarrier();
+        }
+        scf::YieldOp::create(b, loc, next);
       }
       // The last block's P V.
       Value jl = arith::SubIOp::create(b, loc, kvEnd, kb.idx(1));
       Value lastStage = stageOf(jl);
       waitBar(kb.add(kb.idx(1 + S), lastStage), parityOfBlock(jl));
+      int64_t nP = pr ? kBN / 4 : 0;
+      SmallVector<Value> pLast(loop.getResults().begin() + 5,
+                               loop.getResults().begin() + 5 + nP);
+      Value accIn = loop.getResult(4);
+      if (early) {
+        Value alphaLast[2] = {loop.getResult(5 + nP), loop.getResult(6 + nP)};
+        accIn = rescale(accIn, alphaLast);
+      }
       NVVM::WgmmaFenceAlignedOp::create(b, loc);
-      Value acc = issuePV(loop.getResult(4), stageDescOf(lastStage));
+      Value acc = pr ? issuePVRegs(accIn, pLast, stageDescOf(lastStage))
+                     : issuePV(accIn, stageDescOf(lastStage));
       commitWait(0);
+      if (pr)
+        kb.fenceRegs(pLast);
       release(lastStage);
       scf::YieldOp::create(b, loc,
                            ValueRange{loop.getResult(0), loop.getResult(1),
@@ -806,6 +996,11 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
       {"stages", S},
       {"warp_specialized", ws},
       {"overlap", ov},
+      {"p_from_registers", pr},
+      {"warp_arrive", warpArrive},
+      {"fast_softmax", fast},
+      {"rescale_before_pv", early},
+      {"ping_pong", ov && pp},
       {"grid", llvm::json::Array{"ceil(Nq/" + std::to_string(kSM90BlockQ) + ")",
                                  "Hq", "B"}},
       {"block", llvm::json::Array{kThreads, 1, 1}},
@@ -823,11 +1018,10 @@ LogicalResult
 mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
                                   const NVGPUKernelOptions &options) {
   Operation *anchor = attn.forall;
-  if (attn.blockQ != kSM90BlockQ || attn.blockKV != kSM90BlockKV)
+  if (attn.blockQ != kSM90BlockQ)
     return anchor->emitOpError("sm_90a kernel needs the tiled form with "
                                "block-q = ")
-           << kSM90BlockQ << " and block-kv = " << kSM90BlockKV << ", got "
-           << attn.blockQ << " and " << attn.blockKV;
+           << kSM90BlockQ << ", got " << attn.blockQ;
   if (attn.hasWindow() && !attn.isCausal())
     return anchor->emitOpError("sm_90a kernel supports causal or no "
                                "positional mask, not a sliding window yet");
@@ -843,6 +1037,17 @@ mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
   desc.stages = options.stages;
   desc.warpSpecialized = options.warpSpecialize;
   desc.overlap = options.overlap;
+  desc.blockKV = attn.blockKV;
+  if (auto a = func->getAttrOfType<BoolAttr>("fa.sm90.p_from_registers"))
+    desc.pFromRegisters = a.getValue();
+  if (auto a = func->getAttrOfType<BoolAttr>("fa.sm90.warp_arrive"))
+    desc.warpArrive = a.getValue();
+  if (auto a = func->getAttrOfType<BoolAttr>("fa.sm90.fast_softmax"))
+    desc.fastSoftmax = a.getValue();
+  if (auto a = func->getAttrOfType<BoolAttr>("fa.sm90.rescale_before_pv"))
+    desc.rescaleBeforePV = a.getValue();
+  if (auto a = func->getAttrOfType<BoolAttr>("fa.sm90.ping_pong"))
+    desc.pingPong = a.getValue();
   std::string why = checkSM90AttentionDesc(desc);
   if (!why.empty())
     return anchor->emitOpError(why);

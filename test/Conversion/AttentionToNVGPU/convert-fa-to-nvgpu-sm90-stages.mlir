@@ -3,7 +3,8 @@
 // RUN: fa-opt %s --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a stages=1 warp-specialize=false" | FileCheck %s --check-prefix=ONE-NOWS
 
 // A 3-deep K/V ring: a K, a V and a "released" mbarrier per stage plus the Q one.
-// CHECK: \22dynamic_shared_memory_bytes\22: 148480
+// (P in registers: Q 16 KiB + 3 x (K + V) 32 KiB + 1 KiB of realignment.)
+// CHECK: \22dynamic_shared_memory_bytes\22: 115712
 // CHECK: \22stages\22: 3
 // CHECK: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 10>
 // ONE: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>

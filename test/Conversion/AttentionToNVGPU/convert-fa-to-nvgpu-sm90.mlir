@@ -1,6 +1,9 @@
-// RUN: fa-opt %s -split-input-file --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a warp-specialize=false" | FileCheck %s
-// RUN: fa-opt %s -split-input-file --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a" | FileCheck %s --check-prefix=WS
-// RUN: fa-opt %s -split-input-file --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a overlap=false" | FileCheck %s --check-prefix=NOOV
+// RUN: fa-opt %s -split-input-file --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a stages=2 warp-specialize=false" | FileCheck %s
+// RUN: fa-opt %s -split-input-file --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a stages=2" | FileCheck %s --check-prefix=WS
+// RUN: fa-opt %s -split-input-file --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a stages=2 overlap=false" | FileCheck %s --check-prefix=NOOV
+// The P-through-shared-memory schedules (fa.sm90.p_from_registers = false,
+// one "released" arrival per consumer thread); the default register-A P path
+// is in convert-fa-to-nvgpu-sm90-pregs.mlir.
 
 // Default: warp specialized. Warpgroup 2 is the producer (setmaxnreg down,
 // one thread streams K/V, waiting on the "stage released" mbarriers that all
@@ -80,7 +83,7 @@
 // CHECK: scf.yield
 // CHECK: vector.load %{{.+}}[%{{.+}}] {alignment = 16 : i64} : memref<{{[0-9]+}}xf16, #gpu.address_space<workgroup>>, vector<8xf16>
 // CHECK: vector.store %{{.+}}, %{{.+}}[%{{.+}}] {alignment = 16 : i64} : memref<1099511627776xf16>, vector<8xf16>
-func.func @attn_d128_f16(%q: tensor<?x?x?x128xf16>, %k: tensor<?x?x?x128xf16>, %v: tensor<?x?x?x128xf16>) -> tensor<?x?x?x128xf16> {
+func.func @attn_d128_f16(%q: tensor<?x?x?x128xf16>, %k: tensor<?x?x?x128xf16>, %v: tensor<?x?x?x128xf16>) -> tensor<?x?x?x128xf16> attributes {fa.sm90.p_from_registers = false, fa.sm90.warp_arrive = false} {
   %o = fa.attention %q, %k, %v : tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16> -> tensor<?x?x?x128xf16>
   return %o : tensor<?x?x?x128xf16>
 }
@@ -95,7 +98,7 @@ func.func @attn_d128_f16(%q: tensor<?x?x?x128xf16>, %k: tensor<?x?x?x128xf16>, %
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
 // CHECK: llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"
 // CHECK: memref.store %{{.+}}, %[[LSE]]
-func.func @attn_d64_bf16_lse(%q: tensor<?x?x?x64xbf16>, %k: tensor<?x?x?x64xbf16>, %v: tensor<?x?x?x64xbf16>) -> (tensor<?x?x?x64xbf16>, tensor<?x?x?xf32>) {
+func.func @attn_d64_bf16_lse(%q: tensor<?x?x?x64xbf16>, %k: tensor<?x?x?x64xbf16>, %v: tensor<?x?x?x64xbf16>) -> (tensor<?x?x?x64xbf16>, tensor<?x?x?xf32>) attributes {fa.sm90.p_from_registers = false, fa.sm90.warp_arrive = false} {
   %o, %lse = fa.attention %q, %k, %v {causal} : tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16> -> (tensor<?x?x?x64xbf16>, tensor<?x?x?xf32>)
   return %o, %lse : tensor<?x?x?x64xbf16>, tensor<?x?x?xf32>
 }

@@ -1,9 +1,13 @@
-// RUN: fa-opt %s -split-input-file --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a" -verify-diagnostics
-// RUN: not fa-opt %s --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a stages=3" -split-input-file 2>&1 | FileCheck %s --check-prefix=SMEM
+// RUN: fa-opt %s -split-input-file --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a stages=2" -verify-diagnostics
+// RUN: not fa-opt %s --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a stages=4" -split-input-file 2>&1 | FileCheck %s --check-prefix=SMEM
+// RUN: not fa-opt %s --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a stages=3" -split-input-file 2>&1 | FileCheck %s --check-prefix=SMEMP
 // RUN: not fa-opt %s --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a stages=5" -split-input-file 2>&1 | FileCheck %s --check-prefix=FIVE
 
 // FIVE: sm_90a kernel supports 1 to 4 K/V stages, got 5
-// SMEM: sm_90a kernel with 3 stages needs 263168 bytes of shared memory (at most 232448)
+// With P in registers (default) d128 fits 3 stages (230400 bytes), not 4;
+// with P through shared memory (2 x 16 KiB more) not 3.
+// SMEM: sm_90a kernel with 4 stages needs 295936 bytes of shared memory (at most 232448)
+// SMEMP: sm_90a kernel with 3 stages needs 263168 bytes of shared memory (at most 232448)
 
 func.func @f32(%q: tensor<1x1x64x64xf32>, %k: tensor<1x1x64x64xf32>, %v: tensor<1x1x64x64xf32>) -> tensor<1x1x64x64xf32> {
   // expected-error @+1 {{sm_90a kernel needs f16 or bf16 inputs}}
@@ -30,6 +34,13 @@ func.func @window(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tens
 // -----
 
 func.func @d128(%q: tensor<1x1x64x128xf16>, %k: tensor<1x1x64x128xf16>, %v: tensor<1x1x64x128xf16>) -> tensor<1x1x64x128xf16> {
+  %o = fa.attention %q, %k, %v : tensor<1x1x64x128xf16>, tensor<1x1x64x128xf16>, tensor<1x1x64x128xf16> -> tensor<1x1x64x128xf16>
+  return %o : tensor<1x1x64x128xf16>
+}
+
+// -----
+
+func.func @d128_smem_p(%q: tensor<1x1x64x128xf16>, %k: tensor<1x1x64x128xf16>, %v: tensor<1x1x64x128xf16>) -> tensor<1x1x64x128xf16> attributes {fa.sm90.p_from_registers = false} {
   %o = fa.attention %q, %k, %v : tensor<1x1x64x128xf16>, tensor<1x1x64x128xf16>, tensor<1x1x64x128xf16> -> tensor<1x1x64x128xf16>
   return %o : tensor<1x1x64x128xf16>
 }

@@ -62,7 +62,7 @@ struct NVGPUKernelOptions {
   /// Query rows per warp (sm_80: 16 or 32; default 32 when block-q >= 128).
   int64_t rowsPerWarp = 0;
   /// sm_90a: depth of the K/V shared-memory ring.
-  int64_t stages = 2;
+  int64_t stages = 3;
   /// sm_90a: a producer warpgroup issues the TMA loads (setmaxnreg).
   bool warpSpecialize = true;
   /// sm_90a: pipelined consumers and warpgroup ping-pong.

@@ -16,7 +16,7 @@
 namespace mlir::fa {
 
 /// Query rows per consumer warpgroup (wgmma M), consumer warpgroups per CTA,
-/// keys per K/V tile.
+/// default keys per K/V tile.
 constexpr int64_t kSM90RowsPerWarpgroup = 64;
 constexpr int64_t kSM90Warpgroups = 2;
 constexpr int64_t kSM90BlockQ = kSM90RowsPerWarpgroup * kSM90Warpgroups;
@@ -31,7 +31,7 @@ struct SM90AttentionDesc {
   bool causal = false;    ///< bottom-right aligned causal mask
   double scale = 1.0;     ///< softmax scale
   bool hasLse = false;    ///< also write the log-sum-exp [B, Hq, Nq] f32
-  int64_t stages = 2;     ///< K/V ring depth
+  int64_t stages = 3;     ///< K/V ring depth
   /// A producer warpgroup issuing the TMA loads (registers rebalanced with
   /// setmaxnreg) instead of thread 0 of the consumers plus a CTA barrier.
   bool warpSpecialized = true;
@@ -39,6 +39,29 @@ struct SM90AttentionDesc {
   /// the P V GEMM) and ping-pong of the two consumer warpgroups; needs
   /// warpSpecialized.
   bool overlap = true;
+  /// P fed to the P V wgmma from registers (wgmma with A in registers, emitted
+  /// as llvm.inline_asm: the nvvm dialect has only the shared-memory form)
+  /// instead of a swizzled shared-memory tile + fence.proxy.async + a named
+  /// barrier per block; frees 2 x 16 KiB of shared memory.
+  bool pFromRegisters = true;
+  /// One elected arrival per consumer warp (lane 0, after the warp's
+  /// wgmma.wait_group) on the "stage released" mbarriers instead of one per
+  /// consumer thread.
+  bool warpArrive = true;
+  /// Softmax with fewer instructions: the row max as a tree of max.f32 on
+  /// the unscaled scores, exp2(s * scale * log2(e) - m) as one FMA (instead
+  /// of a serial compare/select chain and a multiply + subtract per score).
+  bool fastSoftmax = true;
+  /// With overlap and pFromRegisters: O *= alpha_{j-1} between issuing S_j
+  /// and P_{j-1} V_{j-1} (FlashAttention-3's place, under the S GEMM)
+  /// instead of after P_{j-1} V_{j-1} completes.
+  bool rescaleBeforePV = false;
+  /// With overlap: the two consumer warpgroups take turns issuing their GEMMs
+  /// (named barriers 3 and 4).
+  bool pingPong = true;
+  /// Keys per K/V tile = the N of the S wgmma (16..256, a multiple of 16; of
+  /// 64 with P through shared memory). FlashAttention-3 uses 176 at d128.
+  int64_t blockKV = kSM90BlockKV;
   int64_t producerRegs = 24;  ///< setmaxnreg.dec of the producer
   int64_t consumerRegs = 240; ///< setmaxnreg.inc of the consumers
 };
