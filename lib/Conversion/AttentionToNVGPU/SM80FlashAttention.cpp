@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fa/Conversion/AttentionToNVGPU/AttentionToNVGPU.h"
+#include "KernelBuilderBase.h"
 #include "fa/Dialect/Attention/Utils/AttentionUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -35,38 +36,16 @@ static constexpr int64_t kGlobalExtent = int64_t(1) << 40;
 namespace {
 
 /// Emits the kernel body; all tile loops are unrolled in C++.
-struct KernelBuilder {
-  OpBuilder &b;
-  Location loc;
+struct KernelBuilder : fa::detail::KernelBuilderBase {
   Type elt;
   int64_t headDim;
   int64_t blockKV, threads;
   double scaleLog2e;
   Value tid, lane;
 
-  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value f32(double v) {
-    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
-  }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
-  Value div(Value x, int64_t d) {
-    return arith::DivUIOp::create(b, loc, x, idx(d));
-  }
-  Value rem(Value x, int64_t d) {
-    return arith::RemUIOp::create(b, loc, x, idx(d));
-  }
   /// max.f32 (FMNMX; -inf is its identity) through llvm.intr.maxnum: one
   /// instruction where compare + select are two.
   Value fmax(Value x, Value y) { return LLVM::MaxNumOp::create(b, loc, x, y); }
-  /// ex2.approx.ftz.f32 (MUFU), as FlashAttention-2 uses; math.exp2 would
-  /// become a libdevice call.
-  Value exp2(Value x) {
-    return LLVM::CallIntrinsicOp::create(
-               b, loc, x.getType(),
-               b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f"), ValueRange{x})
-        .getResult(0);
-  }
 
   /// Copies rows [rowStart, rowStart + numRows) x [0, D) of the [*, D] matrix
   /// at element offset `base` of `gmem` into rows [smemRow, smemRow + numRows)
@@ -239,8 +218,8 @@ mlir::fa::buildSM80FlashAttention(const TiledAttention &attn, StringRef chip,
   Block &entry = kfn.getBody().front();
   b.setInsertionPointToStart(&entry);
 
-  KernelBuilder kb{b,       loc,     elt, headDim, blockKV,
-                   threads, scale * M_LOG2E, {},  {}};
+  KernelBuilder kb{{b, loc}, elt, headDim, blockKV, threads, scale * M_LOG2E,
+                   {}, {}};
   auto args = kfn.getArguments();
   Value qG = args[0], kG = args[1], vG = args[2], oG = args[3];
   Value lseG = hasLse ? args[4] : Value();

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 #include "fa/Conversion/AttentionToNVGPU/SM90FlashAttention.h"
 #include "fa/Conversion/AttentionToNVGPU/AttentionToNVGPU.h"
+#include "KernelBuilderBase.h"
 #include "fa/Dialect/Attention/IR/AttentionOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -66,25 +67,11 @@ std::string mlir::fa::checkSM90AttentionDesc(const SM90AttentionDesc &d) {
 }
 
 namespace {
-struct SM90Builder {
-  OpBuilder &b;
-  Location loc;
+struct SM90Builder : fa::detail::KernelBuilderBase {
   const SM90AttentionDesc &d;
 
-  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   Value i64c(int64_t v) {
     return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
-  }
-  Value f32(double v) {
-    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
-  }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
-  Value div(Value x, int64_t v) {
-    return arith::DivUIOp::create(b, loc, x, idx(v));
-  }
-  Value rem(Value x, int64_t v) {
-    return arith::RemUIOp::create(b, loc, x, idx(v));
   }
   Value cmp(arith::CmpIPredicate p, Value x, Value y) {
     return arith::CmpIOp::create(b, loc, p, x, y);
@@ -92,12 +79,6 @@ struct SM90Builder {
   Value fmax(Value x, Value y) {
     Value gt = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, y);
     return arith::SelectOp::create(b, loc, gt, x, y);
-  }
-  Value exp2(Value x) {
-    return LLVM::CallIntrinsicOp::create(
-               b, loc, x.getType(),
-               b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f"), ValueRange{x})
-        .getResult(0);
   }
   Value quadReduce(Value v, bool isMax) {
     for (int32_t off : {1, 2}) {
@@ -268,7 +249,7 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   kfn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   kfn.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(kThreads), 1, 1}));
   b.setInsertionPointToStart(&kfn.getBody().front());
-  SM90Builder kb{b, loc, d};
+  SM90Builder kb{{b, loc}, d};
 
   auto args = kfn.getArguments();
   Value oG = args[3];
