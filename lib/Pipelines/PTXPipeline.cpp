@@ -34,7 +34,10 @@ void mlir::fa::buildPTXPipeline(OpPassManager &pm,
   pm.addPass(createConvertFAToNVGPUPass(
       ConvertFAToNVGPUPassOptions{options.chip, options.stages,
                                   options.warpSpecialize, options.overlap,
-                                  options.rowsPerWarp}));
+                                  options.pFromRegisters, options.fastSoftmax,
+                                  /*warpArrive=*/true,
+                                  /*rescaleBeforePV=*/false,
+                                  /*pingPong=*/true, options.rowsPerWarp}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createConvertNVGPUToNVVMPass());

@@ -93,6 +93,19 @@ def ConvertFAToNVGPUPass : Pass<"convert-fa-to-nvgpu", "ModuleOp"> {
     Option<"overlap", "overlap", "bool", /*default=*/"true",
            "sm_90a with warp-specialize: pipelined consumers (softmax of block j "
            "under P V of block j-1) and ping-pong of the two consumer warpgroups">,
+    Option<"pFromRegisters", "p-from-registers", "bool", /*default=*/"true",
+           "sm_90a: feed P to the P V wgmma from registers (inline-asm wgmma); "
+           "false: through swizzled shared memory">,
+    Option<"fastSoftmax", "fast-softmax", "bool", /*default=*/"true",
+           "sm_90a: max.f32 tree on unscaled scores and one FFMA per score">,
+    Option<"warpArrive", "warp-arrive", "bool", /*default=*/"true",
+           "sm_90a: one arrival per warp (not per thread) on the stage-released "
+           "mbarriers">,
+    Option<"rescaleBeforePV", "rescale-before-pv", "bool", /*default=*/"false",
+           "sm_90a: rescale O between issuing S_j and P_{j-1} V_{j-1}">,
+    Option<"pingPong", "ping-pong", "bool", /*default=*/"true",
+           "sm_90a with overlap: the two consumer warpgroups take turns issuing "
+           "their wgmmas (named barriers)">,
     Option<"rowsPerWarp", "rows-per-warp", "int64_t", /*default=*/"0",
            "Query rows per warp (sm_80: 16 or 32; 0: 32 when block-q >= 128, else 16)">,
   ];

@@ -44,6 +44,14 @@ struct PTXPipelineOptions : public PassPipelineOptions<PTXPipelineOptions> {
       *this, "overlap",
       llvm::cl::desc("sm_90a: pipelined consumers and warpgroup ping-pong"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> pFromRegisters{
+      *this, "p-from-registers",
+      llvm::cl::desc("sm_90a: P to the P V wgmma from registers"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> fastSoftmax{
+      *this, "fast-softmax",
+      llvm::cl::desc("sm_90a: max.f32 tree and one FFMA per score"),
+      llvm::cl::init(true)};
   PassOptions::Option<std::string> features{
       *this, "features", llvm::cl::desc("PTX features for nvvm-attach-target"),
       llvm::cl::init("+ptx80")};

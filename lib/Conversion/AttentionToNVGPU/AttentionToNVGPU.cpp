@@ -403,6 +403,11 @@ struct ConvertFAToNVGPUPass
       options.stages = stages;
       options.warpSpecialize = warpSpecialize;
       options.overlap = overlap;
+      options.pFromRegisters = pFromRegisters;
+      options.fastSoftmax = fastSoftmax;
+      options.warpArrive = warpArrive;
+      options.rescaleBeforePV = rescaleBeforePV;
+      options.pingPong = pingPong;
       failed |= mlir::failed(attn) ||
                 mlir::failed(buildNVGPUKernel(*attn, chip, options));
     }

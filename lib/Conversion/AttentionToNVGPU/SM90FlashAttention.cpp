@@ -1019,6 +1019,11 @@ mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
   desc.warpSpecialized = options.warpSpecialize;
   desc.overlap = options.overlap;
   desc.blockKV = attn.blockKV;
+  desc.pFromRegisters = options.pFromRegisters;
+  desc.fastSoftmax = options.fastSoftmax;
+  desc.warpArrive = options.warpArrive;
+  desc.rescaleBeforePV = options.rescaleBeforePV;
+  desc.pingPong = options.pingPong;
   if (auto a = func->getAttrOfType<BoolAttr>("fa.sm90.p_from_registers"))
     desc.pFromRegisters = a.getValue();
   if (auto a = func->getAttrOfType<BoolAttr>("fa.sm90.warp_arrive"))

@@ -67,6 +67,13 @@ struct NVGPUKernelOptions {
   bool warpSpecialize = true;
   /// sm_90a: pipelined consumers and warpgroup ping-pong.
   bool overlap = true;
+  /// sm_90a schedule switches (SM90AttentionDesc; a function's `fa.sm90.*`
+  /// attributes override them for that function's kernel).
+  bool pFromRegisters = true;
+  bool fastSoftmax = true;
+  bool warpArrive = true;
+  bool rescaleBeforePV = false;
+  bool pingPong = true;
 };
 LogicalResult buildNVGPUKernel(const TiledAttention &attn, StringRef chip,
                                const NVGPUKernelOptions &options = {});
