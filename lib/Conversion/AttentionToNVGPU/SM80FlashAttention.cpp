@@ -617,20 +617,12 @@ mlir::fa::buildSM80FlashAttention(const TiledAttention &attn, StringRef chip,
   llvm::json::Array params;
   auto addParam = [&](std::string name, std::string type,
                       std::string meaning) {
-    params.push_back(llvm::json::Object{
-        {"name", name}, {"type", type}, {"meaning", meaning}});
+    fa::detail::addManifestParam(params, name, type, meaning);
   };
   addParam("q", "ptr", "query [B, Hq, Nq, D], contiguous, " + eltName);
   addParam("k", "ptr", "key [B, Hkv, Nk, D], contiguous, " + eltName);
   addParam("v", "ptr", "value [B, Hkv, Nk, D], contiguous, " + eltName);
-  addParam("out", "ptr", "output [B, Hq, Nq, D], contiguous, " + eltName);
-  if (hasLse)
-    addParam("lse", "ptr", "log-sum-exp [B, Hq, Nq], contiguous, f32 (ln)");
-  addParam("B", "i32", "batch");
-  addParam("Hq", "i32", "query heads");
-  addParam("Hkv", "i32", "key/value heads (divides Hq)");
-  addParam("Nq", "i32", "query length");
-  addParam("Nk", "i32", "key/value length");
+  fa::detail::addOutputAndSizeParams(params, eltName, hasLse);
   llvm::json::Object manifest{
       {"kernel", kernelName},
       {"ptx", kernelName + ".ptx"},

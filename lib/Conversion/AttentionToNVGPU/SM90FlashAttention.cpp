@@ -928,21 +928,13 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   std::string eltName = elt.isF16() ? "f16" : "bf16";
   llvm::json::Array params;
   auto addParam = [&](std::string name, std::string type, std::string meaning) {
-    params.push_back(llvm::json::Object{
-        {"name", name}, {"type", type}, {"meaning", meaning}});
+    fa::detail::addManifestParam(params, name, type, meaning);
   };
   addParam("q_map", "tensormap",
            "pointer to the CUtensorMap of q (device memory, 64-byte aligned)");
   addParam("k_map", "tensormap", "pointer to the CUtensorMap of k");
   addParam("v_map", "tensormap", "pointer to the CUtensorMap of v");
-  addParam("out", "ptr", "output [B, Hq, Nq, D], contiguous, " + eltName);
-  if (d.hasLse)
-    addParam("lse", "ptr", "log-sum-exp [B, Hq, Nq], contiguous, f32 (ln)");
-  addParam("B", "i32", "batch");
-  addParam("Hq", "i32", "query heads");
-  addParam("Hkv", "i32", "key/value heads (divides Hq)");
-  addParam("Nq", "i32", "query length");
-  addParam("Nk", "i32", "key/value length");
+  fa::detail::addOutputAndSizeParams(params, eltName, d.hasLse);
   llvm::json::Array maps;
   auto addMap = [&](std::string param, std::string tensor, std::string n,
                     std::string h, int64_t rows) {
