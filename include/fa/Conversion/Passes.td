@@ -108,6 +108,9 @@ def ConvertFAToNVGPUPass : Pass<"convert-fa-to-nvgpu", "ModuleOp"> {
            "their wgmmas (named barriers)">,
     Option<"rowsPerWarp", "rows-per-warp", "int64_t", /*default=*/"0",
            "Query rows per warp (sm_80: 16 or 32; 0: 32 when block-q >= 128, else 16)">,
+    Option<"longestFirst", "longest-first", "bool", /*default=*/"true",
+           "sm_90a, causal: CTAs take query blocks longest first (the grid's "
+           "tail holds the shortest)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

@@ -408,6 +408,7 @@ struct ConvertFAToNVGPUPass
       options.warpArrive = warpArrive;
       options.rescaleBeforePV = rescaleBeforePV;
       options.pingPong = pingPong;
+      options.longestFirst = longestFirst;
       failed |= mlir::failed(attn) ||
                 mlir::failed(buildNVGPUKernel(*attn, chip, options));
     }

@@ -280,6 +280,16 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
 
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value qBlock = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  // Causal work grows with the query block: hand the longest ones out first
+  // (CTAs start in blockIdx order, x fastest) so the grid ends on short ones.
+  bool longestFirst = d.longestFirst && d.causal;
+  if (longestFirst)
+    qBlock = arith::SubIOp::create(
+        b, loc,
+        arith::SubIOp::create(
+            b, loc, gpu::GridDimOp::create(b, loc, gpu::Dimension::x),
+            kb.idx(1)),
+        qBlock);
   Value head = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
   Value bIdx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
   Value wgi = kb.div(tid, 128), ltid = kb.rem(tid, 128);
@@ -974,6 +984,7 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
       {"fast_softmax", fast},
       {"rescale_before_pv", early},
       {"ping_pong", ov && pp},
+      {"longest_first", longestFirst},
       {"grid", llvm::json::Array{"ceil(Nq/" + std::to_string(kSM90BlockQ) + ")",
                                  "Hq", "B"}},
       {"block", llvm::json::Array{kThreads, 1, 1}},
@@ -1016,6 +1027,7 @@ mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
   desc.warpArrive = options.warpArrive;
   desc.rescaleBeforePV = options.rescaleBeforePV;
   desc.pingPong = options.pingPong;
+  desc.longestFirst = options.longestFirst;
   if (auto a = func->getAttrOfType<BoolAttr>("fa.sm90.p_from_registers"))
     desc.pFromRegisters = a.getValue();
   if (auto a = func->getAttrOfType<BoolAttr>("fa.sm90.warp_arrive"))
@@ -1026,6 +1038,8 @@ mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
     desc.rescaleBeforePV = a.getValue();
   if (auto a = func->getAttrOfType<BoolAttr>("fa.sm90.ping_pong"))
     desc.pingPong = a.getValue();
+  if (auto a = func->getAttrOfType<BoolAttr>("fa.sm90.longest_first"))
+    desc.longestFirst = a.getValue();
   std::string why = checkSM90AttentionDesc(desc);
   if (!why.empty())
     return anchor->emitOpError(why);

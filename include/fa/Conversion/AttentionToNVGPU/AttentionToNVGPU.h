@@ -74,6 +74,7 @@ struct NVGPUKernelOptions {
   bool warpArrive = true;
   bool rescaleBeforePV = false;
   bool pingPong = true;
+  bool longestFirst = true;
 };
 LogicalResult buildNVGPUKernel(const TiledAttention &attn, StringRef chip,
                                const NVGPUKernelOptions &options = {});

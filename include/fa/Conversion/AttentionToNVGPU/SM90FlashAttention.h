@@ -59,6 +59,10 @@ struct SM90AttentionDesc {
   /// With overlap: the two consumer warpgroups take turns issuing their GEMMs
   /// (named barriers 3 and 4).
   bool pingPong = true;
+  /// Causal: CTAs take query blocks in descending order of work (the last
+  /// query block, which visits the most key blocks, first), so that the last
+  /// CTAs of the grid are the short ones instead of the longest.
+  bool longestFirst = true;
   /// Keys per K/V tile = the N of the S wgmma (16..256, a multiple of 16; of
   /// 64 with P through shared memory). FlashAttention-3 uses 176 at d128.
   int64_t blockKV = kSM90BlockKV;
