@@ -111,6 +111,9 @@ def ConvertFAToNVGPUPass : Pass<"convert-fa-to-nvgpu", "ModuleOp"> {
     Option<"longestFirst", "longest-first", "bool", /*default=*/"true",
            "sm_90a, causal: CTAs take query blocks longest first (the grid's "
            "tail holds the shortest)">,
+    Option<"exp2PolyEvery", "exp2-poly-every", "int64_t", /*default=*/"0",
+           "sm_90a: every n-th softmax exponent by an FMA-pipe polynomial "
+           "instead of the MUFU (0: none)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

@@ -409,6 +409,7 @@ struct ConvertFAToNVGPUPass
       options.rescaleBeforePV = rescaleBeforePV;
       options.pingPong = pingPong;
       options.longestFirst = longestFirst;
+      options.exp2PolyEvery = exp2PolyEvery;
       failed |= mlir::failed(attn) ||
                 mlir::failed(buildNVGPUKernel(*attn, chip, options));
     }

@@ -54,6 +54,9 @@ std::string mlir::fa::checkSM90AttentionDesc(const SM90AttentionDesc &d) {
     return "sm_90a kernel supports K/V tiles of 16 to 256 keys in steps of 16 "
            "(of 64 with P through shared memory), got " +
            std::to_string(kBN);
+  if (d.exp2PolyEvery < 0)
+    return "sm_90a kernel needs exp2-poly-every >= 0, got " +
+           std::to_string(d.exp2PolyEvery);
   if (d.stages < 1 || d.stages > 4)
     return "sm_90a kernel supports 1 to 4 K/V stages, got " +
            std::to_string(d.stages);
@@ -214,6 +217,7 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   bool fast = d.fastSoftmax && d.scale > 0;
   bool early = ov && pr && d.rescaleBeforePV;
   bool warpArrive = ws && d.warpArrive;
+  int64_t polyEvery = d.exp2PolyEvery;
   // Consumer warpgroups 0..kWG-1; with warp specialization, warpgroup kWG is
   // the producer (one thread issues every TMA).
   int64_t kThreads = 128 * (kWG + (ws ? 1 : 0));
@@ -594,10 +598,13 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
       o.alpha[r] = kb.exp2(arith::SubFOp::create(b, loc, m[r], mUse));
       Value sum = kb.f32(0.0);
       Value negM = arith::NegFOp::create(b, loc, mUse);
-      for (Value &v : o.p[r]) {
-        v = kb.exp2(fast ? LLVM::FMAOp::create(b, loc, v, scaleC, negM)
-                               .getResult()
-                         : arith::SubFOp::create(b, loc, v, mUse).getResult());
+      for (int64_t i = 0, e = o.p[r].size(); i < e; ++i) {
+        Value &v = o.p[r][i];
+        Value x = fast ? LLVM::FMAOp::create(b, loc, v, scaleC, negM).getResult()
+                       : arith::SubFOp::create(b, loc, v, mUse).getResult();
+        // Every polyEvery-th exponent on the FMA pipes (see exp2PolyEvery).
+        bool poly = polyEvery > 0 && i % polyEvery == polyEvery - 1;
+        v = poly ? kb.exp2Poly(x) : kb.exp2(x);
         sum = arith::AddFOp::create(b, loc, sum, v);
       }
       o.newL[r] = arith::AddFOp::create(
@@ -985,6 +992,7 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
       {"rescale_before_pv", early},
       {"ping_pong", ov && pp},
       {"longest_first", longestFirst},
+      {"exp2_poly_every", polyEvery},
       {"grid", llvm::json::Array{"ceil(Nq/" + std::to_string(kSM90BlockQ) + ")",
                                  "Hq", "B"}},
       {"block", llvm::json::Array{kThreads, 1, 1}},
@@ -1028,6 +1036,7 @@ mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
   desc.rescaleBeforePV = options.rescaleBeforePV;
   desc.pingPong = options.pingPong;
   desc.longestFirst = options.longestFirst;
+  desc.exp2PolyEvery = options.exp2PolyEvery;
   if (auto a = func->getAttrOfType<BoolAttr>("fa.sm90.p_from_registers"))
     desc.pFromRegisters = a.getValue();
   if (auto a = func->getAttrOfType<BoolAttr>("fa.sm90.warp_arrive"))
@@ -1040,6 +1049,8 @@ mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
     desc.pingPong = a.getValue();
   if (auto a = func->getAttrOfType<BoolAttr>("fa.sm90.longest_first"))
     desc.longestFirst = a.getValue();
+  if (auto a = func->getAttrOfType<IntegerAttr>("fa.sm90.exp2_poly_every"))
+    desc.exp2PolyEvery = a.getInt();
   std::string why = checkSM90AttentionDesc(desc);
   if (!why.empty())
     return anchor->emitOpError(why);

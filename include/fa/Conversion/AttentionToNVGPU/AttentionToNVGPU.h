@@ -75,6 +75,7 @@ struct NVGPUKernelOptions {
   bool rescaleBeforePV = false;
   bool pingPong = true;
   bool longestFirst = true;
+  int64_t exp2PolyEvery = 0;
 };
 LogicalResult buildNVGPUKernel(const TiledAttention &attn, StringRef chip,
                                const NVGPUKernelOptions &options = {});

@@ -63,6 +63,10 @@ struct SM90AttentionDesc {
   /// query block, which visits the most key blocks, first), so that the last
   /// CTAs of the grid are the short ones instead of the longest.
   bool longestFirst = true;
+  /// Every n-th softmax exponent (n > 0) computed by a polynomial on the FMA
+  /// pipes instead of ex2.approx on the MUFU, which is the unit the softmax
+  /// waits on (ncu: MUFU issue stalls); 0 = all on the MUFU. Same accuracy.
+  int64_t exp2PolyEvery = 0;
   /// Keys per K/V tile = the N of the S wgmma (16..256, a multiple of 16; of
   /// 64 with P through shared memory). FlashAttention-3 uses 176 at d128.
   int64_t blockKV = kSM90BlockKV;
