@@ -42,9 +42,10 @@ NVGPUTileSizes mlir::fa::getNVGPUTileSizes(StringRef chip, int64_t headDim) {
   // accumulators of a warp no longer fit 255 registers).
   if (chip == "sm_80")
     return {128, headDim == 128 ? 32 : 64};
-  // sm_90a: two consumer warpgroups of 64 rows; 128-key TMA tiles.
+  // sm_90a: two consumer warpgroups of 64 rows; 128-key TMA tiles, but 80 at
+  // head dim 256 (FlashAttention-3's tile: 2 stages fit shared memory).
   if (chip == "sm_90a")
-    return {kSM90BlockQ, kSM90BlockKV};
+    return {kSM90BlockQ, headDim == 256 ? kSM90BlockKVD256 : kSM90BlockKV};
   return {64, 64};
 }
 

@@ -46,8 +46,8 @@ static constexpr int64_t kSwz = 64;
 std::string mlir::fa::checkSM90AttentionDesc(const SM90AttentionDesc &d) {
   if (!d.elementType || !(d.elementType.isF16() || d.elementType.isBF16()))
     return "sm_90a kernel needs f16 or bf16 inputs";
-  if (d.headDim != 64 && d.headDim != 128)
-    return "sm_90a kernel supports head dim 64 or 128, got " +
+  if (d.headDim != 64 && d.headDim != 128 && d.headDim != 256)
+    return "sm_90a kernel supports head dim 64, 128 or 256, got " +
            std::to_string(d.headDim);
   int64_t kBN = d.blockKV;
   if (kBN < 16 || kBN > 256 || kBN % 16 || (!d.pFromRegisters && kBN % 64))
@@ -65,7 +65,9 @@ std::string mlir::fa::checkSM90AttentionDesc(const SM90AttentionDesc &d) {
   if (bytes > 227 * 1024)
     return "sm_90a kernel with " + std::to_string(d.stages) +
            " stages needs " + std::to_string(bytes) +
-           " bytes of shared memory (at most 232448)";
+           " bytes of shared memory (at most 232448) at head dim " +
+           std::to_string(d.headDim) + " with " + std::to_string(kBN) +
+           "-key K/V tiles: use fewer stages or a smaller block-kv";
   return "";
 }
 
@@ -1026,7 +1028,8 @@ mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
   desc.causal = attn.isCausal();
   desc.scale = attn.scale;
   desc.hasLse = attn.hasLse;
-  desc.stages = options.stages;
+  desc.stages = options.stages > 0 ? options.stages
+                                   : getSM90DefaultStages(attn.headDim);
   desc.warpSpecialized = options.warpSpecialize;
   desc.overlap = options.overlap;
   desc.blockKV = attn.blockKV;

@@ -61,8 +61,9 @@ FailureOr<TiledAttention> matchTiledAttention(func::FuncOp func);
 struct NVGPUKernelOptions {
   /// Query rows per warp (sm_80: 16 or 32; default 32 when block-q >= 128).
   int64_t rowsPerWarp = 0;
-  /// sm_90a: depth of the K/V shared-memory ring.
-  int64_t stages = 3;
+  /// sm_90a: depth of the K/V shared-memory ring (0: 3, but 2 at head dim
+  /// 256; getSM90DefaultStages).
+  int64_t stages = 0;
   /// sm_90a: a producer warpgroup issues the TMA loads (setmaxnreg).
   bool warpSpecialize = true;
   /// sm_90a: pipelined consumers and warpgroup ping-pong.

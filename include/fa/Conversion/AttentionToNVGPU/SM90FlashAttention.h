@@ -21,13 +21,23 @@ constexpr int64_t kSM90RowsPerWarpgroup = 64;
 constexpr int64_t kSM90Warpgroups = 2;
 constexpr int64_t kSM90BlockQ = kSM90RowsPerWarpgroup * kSM90Warpgroups;
 constexpr int64_t kSM90BlockKV = 128;
+/// Head dim 256: FlashAttention-3's 80-key K/V tile at 2 stages (Q 64 KiB +
+/// 2 x (K + V) 80 KiB fits the 227 KiB of shared memory; 128 keys would not
+/// fit even 2 stages).
+constexpr int64_t kSM90BlockKVD256 = 80;
+
+/// The K/V ring depth used when none is asked for: 3, but 2 at head dim 256
+/// (3 stages of 80-key tiles need 288 KiB).
+constexpr int64_t getSM90DefaultStages(int64_t headDim) {
+  return headDim == 256 ? 2 : 3;
+}
 
 /// What the sm_90a builder needs to know about one attention.
 struct SM90AttentionDesc {
   std::string kernelName; ///< gpu.func name
   std::string moduleName; ///< gpu.module name
   Type elementType;       ///< f16 or bf16 (q, k, v and out)
-  int64_t headDim = 128;  ///< 64 or 128 (Dv = D)
+  int64_t headDim = 128;  ///< 64, 128 or 256 (Dv = D)
   bool causal = false;    ///< bottom-right aligned causal mask
   double scale = 1.0;     ///< softmax scale
   bool hasLse = false;    ///< also write the log-sum-exp [B, Hq, Nq] f32
