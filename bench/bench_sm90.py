@@ -6,12 +6,12 @@ DIR90 / DIR80 hold <kernel>.ptx + <kernel>.json from
     fa-opt bench/kernels_sm80.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a},fa-dump-kernel{dir=DIR90})'
     fa-opt bench/kernels_sm80.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_80},fa-dump-kernel{dir=DIR80})'
 (the same fa.attention IR for both chips).
---check: ours (sm_90a) vs an f32 torch reference (bottom-right causal, GQA, odd lengths, Nq != Nk, lse;
-head dim 256 in check_d256, when DIR90 has those kernels: bench/kernels_sm90.mlir);
+--check: ours (sm_90a) vs an f32 torch reference (bottom-right causal, GQA, odd lengths, Nq != Nk, lse);
 --bench: in this one process, ours sm_90a, ours sm_80, torch SDPA flash and cudnn on the FA-paper sweep
 (16k tokens, hidden 2048; FLOPs = 4 B H N^2 D, halved when causal; median of CUDA-event timings),
-plus the bf16 8192^3 GEMM ceiling. Head dim 256 rows (--dims) have no sm_80 kernel, and a peer that
-rejects a shape is left out of its row.
+plus the bf16 8192^3 GEMM ceiling. Head dim 256 (sm_90a only; DIR90 from bench/kernels_sm90.mlir):
+check_d256 in --check, d256 rows in --bench without an sm_80 kernel (a peer that rejects a shape is
+left out of its row).
 """
 import argparse
 import json
@@ -39,54 +39,6 @@ def load(kdir, dt, d, causal, lse=False):
     if key not in _loaded:
         _loaded[key] = _load(kdir, dt, d, causal, lse)
     return _loaded[key]
-
-
-def check(kdir):
-    torch.manual_seed(0)
-    rows, cases = [], []
-    for dt in ("f16", "bf16"):
-        for d in (64, 128):
-            for causal in (False, True):
-                cases += [(dt, d, causal, 2, 8, 2, 1000, 1000), (dt, d, causal, 1, 4, 4, 77, 333),
-                          (dt, d, causal, 2, 6, 3, 333, 77), (dt, d, causal, 1, 2, 1, 1, 1),
-                          (dt, d, causal, 3, 4, 1, 129, 200), (dt, d, causal, 1, 2, 2, 255, 257)]
-                for n in (512, 2048, 4096):
-                    cases.append((dt, d, causal, 16384 // n, 2048 // d, 2048 // d, n, n))
-    for dt, d, causal, B, Hq, Hkv, Nq, Nk in cases:
-        kern = load(kdir, dt, d, causal)
-        q = torch.randn(B, Hq, Nq, d, device="cuda", dtype=DT[dt])
-        k = torch.randn(B, Hkv, Nk, d, device="cuda", dtype=DT[dt])
-        v = torch.randn(B, Hkv, Nk, d, device="cuda", dtype=DT[dt])
-        o = kern(q, k, v)
-        torch.cuda.synchronize()
-        ref, _ = reference(q, k, v, causal)
-        err = (o.float() - ref).abs().max().item()
-        tol = 4e-3 if dt == "f16" else 3e-2
-        ok = err <= tol and not math.isnan(err)
-        rows.append(dict(dtype=dt, d=d, causal=causal, B=B, Hq=Hq, Hkv=Hkv, Nq=Nq, Nk=Nk,
-                         max_abs_err=err, tol=tol, ok=ok))
-        print(f"check {dt} d{d} causal={causal} B{B} Hq{Hq} Hkv{Hkv} Nq{Nq} Nk{Nk}: "
-              f"err {err:.2e} {'OK' if ok else 'FAIL'}", flush=True)
-        del q, k, v, o, ref
-    for dt, d, causal, Nq, Nk in (("f16", 64, True, 300, 200), ("bf16", 128, False, 200, 333),
-                                  ("f16", 128, True, 1000, 1000)):
-        kern = load(kdir, dt, d, causal, lse=True)
-        q = torch.randn(2, 4, Nq, d, device="cuda", dtype=DT[dt])
-        k = torch.randn(2, 2, Nk, d, device="cuda", dtype=DT[dt])
-        v = torch.randn(2, 2, Nk, d, device="cuda", dtype=DT[dt])
-        o, lse = kern(q, k, v)
-        ref, rlse = reference(q, k, v, causal)
-        fin = torch.isfinite(rlse)
-        lerr = (lse[fin] - rlse[fin]).abs().max().item()
-        inf_ok = bool(torch.all(torch.isneginf(lse[~fin])).item())
-        err = (o.float() - ref).abs().max().item()
-        tol = 4e-3 if dt == "f16" else 3e-2
-        ok = err <= tol and lerr <= 1e-3 and inf_ok
-        print(f"check lse {dt} d{d} causal={causal} Nq{Nq} Nk{Nk}: out err {err:.2e} lse err {lerr:.2e} "
-              f"masked rows -inf {inf_ok} {'OK' if ok else 'FAIL'}", flush=True)
-        rows.append(dict(dtype=dt, d=d, causal=causal, lse=True, B=2, Hq=4, Hkv=2, Nq=Nq, Nk=Nk,
-                         max_abs_err=err, lse_err=lerr, ok=ok))
-    return rows
 
 
 def has_kernel(kdir, dt, d, causal, lse=False):
@@ -122,6 +74,54 @@ def check_d256(kdir):
                       f"err {err:.2e} {'OK' if ok else 'FAIL'}", flush=True)
                 del q, k, v, o, ref
     for dt, causal, Nq, Nk in (("f16", True, 300, 200), ("bf16", False, 200, 333)):
+        kern = load(kdir, dt, d, causal, lse=True)
+        q = torch.randn(2, 4, Nq, d, device="cuda", dtype=DT[dt])
+        k = torch.randn(2, 2, Nk, d, device="cuda", dtype=DT[dt])
+        v = torch.randn(2, 2, Nk, d, device="cuda", dtype=DT[dt])
+        o, lse = kern(q, k, v)
+        ref, rlse = reference(q, k, v, causal)
+        fin = torch.isfinite(rlse)
+        lerr = (lse[fin] - rlse[fin]).abs().max().item()
+        inf_ok = bool(torch.all(torch.isneginf(lse[~fin])).item())
+        err = (o.float() - ref).abs().max().item()
+        tol = 4e-3 if dt == "f16" else 3e-2
+        ok = err <= tol and lerr <= 1e-3 and inf_ok
+        print(f"check lse {dt} d{d} causal={causal} Nq{Nq} Nk{Nk}: out err {err:.2e} lse err {lerr:.2e} "
+              f"masked rows -inf {inf_ok} {'OK' if ok else 'FAIL'}", flush=True)
+        rows.append(dict(dtype=dt, d=d, causal=causal, lse=True, B=2, Hq=4, Hkv=2, Nq=Nq, Nk=Nk,
+                         max_abs_err=err, lse_err=lerr, ok=ok))
+    return rows
+
+
+def check(kdir):
+    torch.manual_seed(0)
+    rows, cases = [], []
+    for dt in ("f16", "bf16"):
+        for d in (64, 128):
+            for causal in (False, True):
+                cases += [(dt, d, causal, 2, 8, 2, 1000, 1000), (dt, d, causal, 1, 4, 4, 77, 333),
+                          (dt, d, causal, 2, 6, 3, 333, 77), (dt, d, causal, 1, 2, 1, 1, 1),
+                          (dt, d, causal, 3, 4, 1, 129, 200), (dt, d, causal, 1, 2, 2, 255, 257)]
+                for n in (512, 2048, 4096):
+                    cases.append((dt, d, causal, 16384 // n, 2048 // d, 2048 // d, n, n))
+    for dt, d, causal, B, Hq, Hkv, Nq, Nk in cases:
+        kern = load(kdir, dt, d, causal)
+        q = torch.randn(B, Hq, Nq, d, device="cuda", dtype=DT[dt])
+        k = torch.randn(B, Hkv, Nk, d, device="cuda", dtype=DT[dt])
+        v = torch.randn(B, Hkv, Nk, d, device="cuda", dtype=DT[dt])
+        o = kern(q, k, v)
+        torch.cuda.synchronize()
+        ref, _ = reference(q, k, v, causal)
+        err = (o.float() - ref).abs().max().item()
+        tol = 4e-3 if dt == "f16" else 3e-2
+        ok = err <= tol and not math.isnan(err)
+        rows.append(dict(dtype=dt, d=d, causal=causal, B=B, Hq=Hq, Hkv=Hkv, Nq=Nq, Nk=Nk,
+                         max_abs_err=err, tol=tol, ok=ok))
+        print(f"check {dt} d{d} causal={causal} B{B} Hq{Hq} Hkv{Hkv} Nq{Nq} Nk{Nk}: "
+              f"err {err:.2e} {'OK' if ok else 'FAIL'}", flush=True)
+        del q, k, v, o, ref
+    for dt, d, causal, Nq, Nk in (("f16", 64, True, 300, 200), ("bf16", 128, False, 200, 333),
+                                  ("f16", 128, True, 1000, 1000)):
         kern = load(kdir, dt, d, causal, lse=True)
         q = torch.randn(2, 4, Nq, d, device="cuda", dtype=DT[dt])
         k = torch.randn(2, 2, Nk, d, device="cuda", dtype=DT[dt])

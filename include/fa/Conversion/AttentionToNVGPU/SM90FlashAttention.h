@@ -27,7 +27,7 @@ constexpr int64_t kSM90BlockKV = 128;
 constexpr int64_t kSM90BlockKVD256 = 80;
 
 /// The K/V ring depth used when none is asked for: 3, but 2 at head dim 256
-/// (3 stages of 80-key tiles need 288 KiB).
+/// (3 stages of 80-key tiles need 305 KiB).
 constexpr int64_t getSM90DefaultStages(int64_t headDim) {
   return headDim == 256 ? 2 : 3;
 }
@@ -37,7 +37,7 @@ struct SM90AttentionDesc {
   std::string kernelName; ///< gpu.func name
   std::string moduleName; ///< gpu.module name
   Type elementType;       ///< f16 or bf16 (q, k, v and out)
-  int64_t headDim = 128;  ///< 64, 128 or 256 (Dv = D)
+  int64_t headDim = 128;  ///< 64 or 128 (Dv = D)
   bool causal = false;    ///< bottom-right aligned causal mask
   double scale = 1.0;     ///< softmax scale
   bool hasLse = false;    ///< also write the log-sum-exp [B, Hq, Nq] f32
@@ -84,7 +84,8 @@ struct SM90AttentionDesc {
   int64_t consumerRegs = 240; ///< setmaxnreg.inc of the consumers
 };
 
-/// Checks that `desc` can be built for sm_90a; on failure returns the reason.
+/// Checks that `desc` can be built for sm_90a (head dim 64, 128 or 256, f16 or
+/// bf16, shared memory, tile and stage ranges); on failure returns the reason.
 std::string checkSM90AttentionDesc(const SM90AttentionDesc &desc);
 
 /// Builds, at the builder's insertion point (inside a module), the gpu.module
