@@ -3,10 +3,11 @@
 Usage (on the GPU machine, no MLIR needed):
     python3 bench/bench_sm90.py --k90 DIR90 [--k80 DIR80] [--check] [--bench] [--out results.json]
 DIR90 / DIR80 hold <kernel>.ptx + <kernel>.json from
-    fa-opt bench/kernels_sm80.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a},fa-dump-kernel{dir=DIR90})'
+    fa-opt bench/kernels_sm90.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a},fa-dump-kernel{dir=DIR90})'
     fa-opt bench/kernels_sm80.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_80},fa-dump-kernel{dir=DIR80})'
-(the same fa.attention IR for both chips).
---check: ours (sm_90a) vs an f32 torch reference (bottom-right causal, GQA, odd lengths, Nq != Nk, lse);
+(the sm_90a set is the sm_80 one plus lse variants and a [256, 64] window with lse).
+--check: ours (sm_90a) vs an f32 torch reference (bottom-right causal, GQA, odd lengths, Nq != Nk, lse,
+sliding windows);
 --bench: in this one process, ours sm_90a, ours sm_80, torch SDPA flash and cudnn on the FA-paper sweep
 (16k tokens, hidden 2048; FLOPs = 4 B H N^2 D, halved when causal; median of CUDA-event timings),
 plus the bf16 8192^3 GEMM ceiling. Head dim 256 (sm_90a only; DIR90 from bench/kernels_sm90.mlir):
@@ -29,6 +30,7 @@ from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
 
 from bench_sm80 import DT, reference, time_ms  # noqa: E402
 from bench_sm80 import load as _load  # noqa: E402
+from fa_runtime import Kernel  # noqa: E402
 
 _loaded = {}
 
@@ -138,6 +140,50 @@ def check(kdir):
               f"masked rows -inf {inf_ok} {'OK' if ok else 'FAIL'}", flush=True)
         rows.append(dict(dtype=dt, d=d, causal=causal, lse=True, B=2, Hq=4, Hkv=2, Nq=Nq, Nk=Nk,
                          max_abs_err=err, lse_err=lerr, ok=ok))
+    rows += check_windows(kdir)
+    return rows
+
+
+def check_windows(kdir):
+    """Sliding-window kernels of bench/kernels_sm90.mlir: Nq != Nk both ways, lengths not multiples
+    of 128, CTAs whose key range is empty (Nq >> Nk: early rows see no key, out 0, lse -inf),
+    a one-row decode whose range starts past block 0, and a window wider than the K/V ring
+    (stage/parity wrap with begin > 0)."""
+    rows = []
+    shapes = ((2, 4, 2, 1000, 1000), (1, 2, 1, 333, 517), (1, 2, 2, 517, 200),
+              (1, 4, 1, 1000, 77), (1, 4, 4, 1, 1000), (1, 2, 1, 4096, 4096))
+    for name, dt, d, win, has_lse in (("attn_f16_d64_window", "f16", 64, (100, 0), False),
+                                      ("attn_bf16_d128_window", "bf16", 128, (100, 0), False),
+                                      ("attn_bf16_d128_window_256_64_lse", "bf16", 128, (256, 64), True)):
+        path = os.path.join(kdir, name + "_kernel.json")
+        if path not in _loaded:
+            _loaded[path] = Kernel.load(path)
+        kern = _loaded[path]
+        for B, Hq, Hkv, Nq, Nk in shapes:
+            q = torch.randn(B, Hq, Nq, d, device="cuda", dtype=DT[dt])
+            k = torch.randn(B, Hkv, Nk, d, device="cuda", dtype=DT[dt])
+            v = torch.randn(B, Hkv, Nk, d, device="cuda", dtype=DT[dt])
+            o, lse = kern(q, k, v) if has_lse else (kern(q, k, v), None)
+            torch.cuda.synchronize()
+            ref, rlse = reference(q, k, v, False, window=win)
+            err = (o.float() - ref).abs().max().item()
+            tol = 4e-3 if dt == "f16" else 3e-2
+            ok = err <= tol and not math.isnan(err)
+            row = dict(dtype=dt, d=d, causal=False, window=list(win), B=B, Hq=Hq, Hkv=Hkv, Nq=Nq, Nk=Nk,
+                       max_abs_err=err, tol=tol)
+            msg = ""
+            if has_lse:
+                fin = torch.isfinite(rlse)
+                lerr = (lse[fin] - rlse[fin]).abs().max().item() if bool(fin.any()) else 0.0
+                inf_ok = bool(torch.all(torch.isneginf(lse[~fin])).item())
+                ok = ok and lerr <= 1e-3 and inf_ok
+                row.update(lse=True, lse_err=lerr, masked_rows=int((~fin).sum().item()))
+                msg = f" lse err {lerr:.2e} masked rows -inf {inf_ok} ({row['masked_rows']})"
+            row["ok"] = ok
+            print(f"check window{win} {dt} d{d} B{B} Hq{Hq} Hkv{Hkv} Nq{Nq} Nk{Nk}: err {err:.2e}{msg} "
+                  f"{'OK' if ok else 'FAIL'}", flush=True)
+            rows.append(row)
+            del q, k, v, o, ref
     return rows
 
 

@@ -18,6 +18,7 @@
 #include "fa/Conversion/AttentionToNVGPU/AttentionToNVGPU.h"
 #include "KernelBuilderBase.h"
 #include "fa/Dialect/Attention/IR/AttentionOps.h"
+#include "fa/Dialect/Attention/Utils/AttentionUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -57,6 +58,10 @@ std::string mlir::fa::checkSM90AttentionDesc(const SM90AttentionDesc &d) {
   if (d.exp2PolyEvery < 0)
     return "sm_90a kernel needs exp2-poly-every >= 0, got " +
            std::to_string(d.exp2PolyEvery);
+  if (d.windowLeft < -1 || d.windowRight < -1)
+    return "sm_90a kernel needs window edges >= -1, got [" +
+           std::to_string(d.windowLeft) + ", " + std::to_string(d.windowRight) +
+           "]";
   if (d.stages < 1 || d.stages > 4)
     return "sm_90a kernel supports 1 to 4 K/V stages, got " +
            std::to_string(d.stages);
@@ -286,9 +291,11 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
 
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value qBlock = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  // Causal work grows with the query block: hand the longest ones out first
-  // (CTAs start in blockIdx order, x fastest) so the grid ends on short ones.
-  bool longestFirst = d.longestFirst && d.causal;
+  // With a right edge and no left one (causal) the work grows with the query
+  // block: hand the longest ones out first (CTAs start in blockIdx order, x
+  // fastest) so that the grid ends on short ones.
+  bool longestFirst =
+      d.longestFirst && d.windowLeft < 0 && d.windowRight >= 0;
   if (longestFirst)
     qBlock = arith::SubIOp::create(
         b, loc,
@@ -343,21 +350,38 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   });
   gpu::BarrierOp::create(b, loc);
 
-  // Key blocks to visit (causal: up to the block holding the last visible key
-  // of the CTA's last row; bottom-right aligned diagonal).
-  Value numKv = kb.div(kb.add(nk, kb.idx(kBN - 1)), kBN);
+  // Key blocks to visit, [kvBegin, kvEnd), as the tiled form's
+  // fa.kv_block_range computes them for the CTA's rows [q0, min(q0 + 128, Nq))
+  // (bottom-right diagonal Nk - Nq); blocks outside [fullBegin, fullEnd)
+  // straddle a window edge and need per-score masks. Without a window that is
+  // [0, ceil(Nk / BN)), computed as before the window support (same PTX).
+  // Loops run over blocks j in [kvBegin, kvEnd); the ring stage and the
+  // mbarrier parities come from the iteration count j - kvBegin.
   Value diag = arith::SubIOp::create(b, loc, nk, nq);
-  Value kvEnd = numKv;
-  if (d.causal) {
-    Value lastRow = arith::MinSIOp::create(
-        b, loc, kb.add(q0, kb.idx(kSM90BlockQ - 1)),
-        arith::SubIOp::create(b, loc, nq, kb.idx(1)));
-    Value end = kb.add(arith::FloorDivSIOp::create(
-                           b, loc, kb.add(lastRow, diag), kb.idx(kBN)),
-                       kb.idx(1));
-    end = arith::MaxSIOp::create(b, loc, end, kb.idx(0));
-    kvEnd = arith::MinSIOp::create(b, loc, end, numKv);
+  Value kvBegin, kvEnd, fullBegin, fullEnd;
+  if (d.hasWindow()) {
+    Value qEnd = arith::MinSIOp::create(b, loc, kb.add(q0, kb.idx(kSM90BlockQ)),
+                                        nq);
+    KVBlockRange range = computeKVBlockRange(
+        b, loc, q0, qEnd, nk, diag, kBN, d.windowLeft, d.windowRight);
+    // Without a left edge range.begin is min(0, Nk) / BN, i.e. 0 (Nk >= 0),
+    // which the folders cannot see: use the constant (causal loops as before).
+    kvBegin = d.windowLeft >= 0 ? range.begin : kb.idx(0);
+    kvEnd = range.end;
+    fullBegin = range.fullBegin;
+    fullEnd = range.fullEnd;
+  } else {
+    kvBegin = kb.idx(0);
+    kvEnd = kb.div(kb.add(nk, kb.idx(kBN - 1)), kBN);
   }
+  // The iteration count of block j, from which stages and parities follow.
+  auto iterOf = [&](Value j) -> Value {
+    return arith::SubIOp::create(b, loc, j, kvBegin);
+  };
+  // Block kvBegin + k (a constant without a left edge).
+  auto blockAt = [&](int64_t k) -> Value {
+    return d.windowLeft >= 0 ? kb.add(kvBegin, kb.idx(k)) : kb.idx(k);
+  };
 
   // TMA issue (thread 0 only).
   auto issueKV = [&](Value block, Value stage) {
@@ -402,9 +426,11 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   if (!ws) {
     kb.ifThen(isIssuer, [&] {
       issueQ();
-      for (int64_t s = 0; s < S; ++s)
-        kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, kb.idx(s), kvEnd),
-                  [&] { issueKV(kb.idx(s), kb.idx(s)); });
+      for (int64_t s = 0; s < S; ++s) {
+        Value block = blockAt(s);
+        kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, block, kvEnd),
+                  [&] { issueKV(block, kb.idx(s)); });
+      }
     });
   } else {
     // Producer warpgroup: gives registers back, then one thread streams
@@ -419,13 +445,14 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
                                      NVVM::SetMaxRegisterAction::decrease);
       kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, ltid, kb.idx(0)), [&] {
         issueQ();
-        auto ploop = scf::ForOp::create(b, loc, kb.idx(0), kvEnd, kb.idx(1));
+        auto ploop = scf::ForOp::create(b, loc, kvBegin, kvEnd, kb.idx(1));
         OpBuilder::InsertionGuard g3(b);
         b.setInsertionPointToStart(ploop.getBody());
         Value j = ploop.getInductionVar();
-        Value stage = kb.rem(j, S);
-        kb.ifThen(kb.cmp(arith::CmpIPredicate::sge, j, kb.idx(S)), [&] {
-          Value round = arith::SubIOp::create(b, loc, kb.div(j, S), kb.idx(1));
+        Value it = iterOf(j);
+        Value stage = kb.rem(it, S);
+        kb.ifThen(kb.cmp(arith::CmpIPredicate::sge, it, kb.idx(S)), [&] {
+          Value round = arith::SubIOp::create(b, loc, kb.div(it, S), kb.idx(1));
           waitBar(kb.add(kb.idx(1 + 2 * S), stage), parityOf(round));
         });
         issueKV(j, stage);
@@ -449,13 +476,13 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   LLVM::LLVMStructType sTy = kb.accType(kBN), oTy = kb.accType(D);
   Value oInit = LLVM::ZeroOp::create(b, loc, oTy);
   Value sUndef = LLVM::PoisonOp::create(b, loc, sTy);
-  Value rowInWG[2], rowQ[2], rowLimit[2];
+  Value rowInWG[2], rowQ[2], rowDiag[2];
   rowInWG[0] = kb.add(kb.mul(warp, kb.idx(16)), g);
   rowInWG[1] = kb.add(rowInWG[0], kb.idx(8));
   Value wgRow0 = kb.add(q0, kb.mul(wgi, kb.idx(kRows)));
   for (int r = 0; r < 2; ++r) {
     rowQ[r] = kb.add(wgRow0, rowInWG[r]);
-    rowLimit[r] = kb.add(rowQ[r], diag);
+    rowDiag[r] = kb.add(rowQ[r], diag); // the row's diagonal key
   }
   Value pFlatW = kb.add(kb.idx(pOff / 2), kb.mul(wgi, kb.idx(pBytesPerWG / 2)));
   Value qFlatW = kb.add(kb.idx(qOff / 2), kb.mul(wgi, kb.idx(subs * subTileQ / 2)));
@@ -480,8 +507,9 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   // ---- Pieces of a consumer step (one K/V block) ----
   Value ninf = kb.f32(negInf), scaleC = kb.f32(d.scale * M_LOG2E);
   int64_t perRow = kBN / 4;
-  auto stageOf = [&](Value j) { return kb.rem(j, S); };
-  auto parityOfBlock = [&](Value j) { return parityOf(kb.div(j, S)); };
+  // Stage and "full" parity of the block at iteration count `it`.
+  auto stageOf = [&](Value it) { return kb.rem(it, S); };
+  auto parityOfIter = [&](Value it) { return parityOf(kb.div(it, S)); };
   auto stageDescOf = [&](Value stage) -> Value {
     return arith::AddIOp::create(
         b, loc, descBase, kb.toI64(kb.mul(stage, kb.idx(stageBytes / 16))));
@@ -518,13 +546,26 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
     Value kvNext = kb.add(kv0, kb.idx(kBN));
     Value colBase = kb.add(kv0, t2);
     auto scores = [&](bool masked) {
-      Value lim[2];
+      // Column kv0 + 2t + o (o = 8n + c) of row r is visible iff
+      // lo[r] <= o <= lim[r]: lim[r] = min(Nk - 1, rowDiag[r] + right) -
+      // (kv0 + 2t), lo[r] = rowDiag[r] - left - (kv0 + 2t) (only with a left
+      // edge); one compare per score and edge.
+      Value lim[2], lo[2];
       if (masked)
         for (int r = 0; r < 2; ++r) {
           Value last = arith::SubIOp::create(b, loc, nk, kb.idx(1));
-          if (d.causal)
-            last = arith::MinSIOp::create(b, loc, last, rowLimit[r]);
+          if (d.windowRight >= 0)
+            last = arith::MinSIOp::create(
+                b, loc, last,
+                d.windowRight ? kb.add(rowDiag[r], kb.idx(d.windowRight))
+                              : rowDiag[r]);
           lim[r] = arith::SubIOp::create(b, loc, last, colBase);
+          if (d.windowLeft >= 0)
+            lo[r] = arith::SubIOp::create(
+                b, loc,
+                arith::SubIOp::create(b, loc, rowDiag[r],
+                                      kb.idx(d.windowLeft)),
+                colBase);
         }
       SmallVector<Value> out[2];
       for (int64_t n = 0; n < kBN / 8; ++n)
@@ -534,8 +575,11 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
             if (!fast)
               v = arith::MulFOp::create(b, loc, v, scaleC);
             if (masked) {
-              Value ok = kb.cmp(arith::CmpIPredicate::sle, kb.idx(n * 8 + c),
-                                lim[r]);
+              Value o = kb.idx(n * 8 + c);
+              Value ok = kb.cmp(arith::CmpIPredicate::sle, o, lim[r]);
+              if (lo[r])
+                ok = arith::AndIOp::create(
+                    b, loc, ok, kb.cmp(arith::CmpIPredicate::sge, o, lo[r]));
               v = arith::SelectOp::create(b, loc, ok, v, ninf);
             }
             out[r].push_back(v);
@@ -544,12 +588,16 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
       flatOut.append(out[1]);
       return flatOut;
     };
+    // Masked: the block crossing Nk (TMA zero-filled its tail) and blocks
+    // outside [fullBegin, fullEnd). Without a left edge fullBegin = kvBegin,
+    // without a right edge fullEnd = kvEnd: those compares are never true.
     Value needMask = kb.cmp(arith::CmpIPredicate::sgt, kvNext, nk);
-    if (d.causal) {
-      Value past = kb.cmp(arith::CmpIPredicate::sgt,
-                          kb.add(kv0, kb.idx(kBN - 1)), kb.add(q0, diag));
-      needMask = arith::OrIOp::create(b, loc, needMask, past);
-    }
+    if (d.windowLeft >= 0)
+      needMask = arith::OrIOp::create(
+          b, loc, needMask, kb.cmp(arith::CmpIPredicate::slt, j, fullBegin));
+    if (d.windowRight >= 0)
+      needMask = arith::OrIOp::create(
+          b, loc, needMask, kb.cmp(arith::CmpIPredicate::sge, j, fullEnd));
     auto maskIf = scf::IfOp::create(b, loc, SmallVector<Type>(2 * perRow, f32),
                                     needMask, /*withElseRegion=*/true);
     {
@@ -712,14 +760,15 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   SmallVector<Value> res;
   if (!ov) {
     // One block per step: S, softmax, P V, each GEMM waited at once.
-    auto loop = scf::ForOp::create(b, loc, kb.idx(0), kvEnd, kb.idx(1), init);
+    auto loop = scf::ForOp::create(b, loc, kvBegin, kvEnd, kb.idx(1), init);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value j = loop.getInductionVar();
     auto iter = loop.getRegionIterArgs();
     Value m[2] = {iter[0], iter[1]}, l[2] = {iter[2], iter[3]};
     Value acc = iter[4];
-    Value stage = stageOf(j), parity = parityOfBlock(j);
+    Value it = iterOf(j);
+    Value stage = stageOf(it), parity = parityOfIter(it);
     Value kDescS = stageDescOf(stage);
     waitBar(kb.add(kb.idx(1), stage), parity);
     NVVM::WgmmaFenceAlignedOp::create(b, loc);
@@ -760,7 +809,7 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
     // O += P_{j-1} V_{j-1} together, runs the softmax of S_j while P V is on
     // the tensor cores, and the two consumer warpgroups take turns issuing
     // GEMMs (ping-pong), so one's softmax runs under the other's GEMMs.
-    Value any = kb.cmp(arith::CmpIPredicate::sgt, kvEnd, kb.idx(0));
+    Value any = kb.cmp(arith::CmpIPredicate::sgt, kvEnd, kvBegin);
     if (pp)
       kb.ifThen(arith::AndIOp::create(
                     b, loc, any,
@@ -775,18 +824,18 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
       b.setInsertionPointToStart(&top.getElseRegion().front());
       scf::YieldOp::create(b, loc, init);
       b.setInsertionPointToStart(&top.getThenRegion().front());
-      // Block 0: S_0 and its softmax.
+      // Block kvBegin (iteration 0, stage 0): S and its softmax.
       Value zero = kb.idx(0);
       Value kDesc0 = stageDescOf(zero);
-      waitBar(kb.idx(1), parityOfBlock(zero));
+      waitBar(kb.idx(1), parityOfIter(zero));
       turnSync();
       NVVM::WgmmaFenceAlignedOp::create(b, loc);
       Value s0 = issueS(kDesc0);
       NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-      turnPass(zero);
+      turnPass(kvBegin);
       NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
       Value m0[2] = {init[0], init[1]}, l0[2] = {init[2], init[3]};
-      Soft o0 = softmax(s0, zero, m0, l0);
+      Soft o0 = softmax(s0, kvBegin, m0, l0);
       SmallVector<Value> init1 = {o0.newM[0], o0.newM[1], o0.newL[0],
                                   o0.newL[1], oInit};
       if (pr) {
@@ -800,7 +849,7 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
         wgBarrier();
       }
       auto loop =
-          scf::ForOp::create(b, loc, kb.idx(1), kvEnd, kb.idx(1), init1);
+          scf::ForOp::create(b, loc, blockAt(1), kvEnd, kb.idx(1), init1);
       {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(loop.getBody());
@@ -809,9 +858,10 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
         Value m[2] = {iter[0], iter[1]}, l[2] = {iter[2], iter[3]};
         Value acc = iter[4];
         Value jp = arith::SubIOp::create(b, loc, j, kb.idx(1));
-        Value stage = stageOf(j), prevStage = stageOf(jp);
-        waitBar(kb.add(kb.idx(1), stage), parityOfBlock(j));
-        waitBar(kb.add(kb.idx(1 + S), prevStage), parityOfBlock(jp));
+        Value it = iterOf(j), itp = iterOf(jp);
+        Value stage = stageOf(it), prevStage = stageOf(itp);
+        waitBar(kb.add(kb.idx(1), stage), parityOfIter(it));
+        waitBar(kb.add(kb.idx(1 + S), prevStage), parityOfIter(itp));
         turnSync();
         NVVM::WgmmaFenceAlignedOp::create(b, loc);
         Value s = issueS(stageDescOf(stage));
@@ -851,8 +901,9 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
       }
       // The last block's P V.
       Value jl = arith::SubIOp::create(b, loc, kvEnd, kb.idx(1));
-      Value lastStage = stageOf(jl);
-      waitBar(kb.add(kb.idx(1 + S), lastStage), parityOfBlock(jl));
+      Value itl = iterOf(jl);
+      Value lastStage = stageOf(itl);
+      waitBar(kb.add(kb.idx(1 + S), lastStage), parityOfIter(itl));
       int64_t nP = pr ? kBN / 4 : 0;
       SmallVector<Value> pLast(loop.getResults().begin() + 5,
                                loop.getResults().begin() + 5 + nP);
@@ -980,7 +1031,8 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
       {"chip", "sm_90a"},
       {"dtype", eltName},
       {"head_dim", D},
-      {"causal", d.causal},
+      {"causal", d.isCausal()},
+      {"window", llvm::json::Array{d.windowLeft, d.windowRight}},
       {"scale", d.scale},
       {"lse", d.hasLse},
       {"block_q", kSM90BlockQ},
@@ -1016,16 +1068,14 @@ mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
     return anchor->emitOpError("sm_90a kernel needs the tiled form with "
                                "block-q = ")
            << kSM90BlockQ << ", got " << attn.blockQ;
-  if (attn.hasWindow() && !attn.isCausal())
-    return anchor->emitOpError("sm_90a kernel supports causal or no "
-                               "positional mask, not a sliding window yet");
   func::FuncOp func = attn.func;
   SM90AttentionDesc desc;
   desc.kernelName = (func.getSymName() + "_kernel").str();
   desc.moduleName = (func.getSymName() + "_kernels").str();
   desc.elementType = attn.elementType;
   desc.headDim = attn.headDim;
-  desc.causal = attn.isCausal();
+  desc.windowLeft = attn.windowLeft;
+  desc.windowRight = attn.windowRight;
   desc.scale = attn.scale;
   desc.hasLse = attn.hasLse;
   desc.stages = options.stages > 0 ? options.stages

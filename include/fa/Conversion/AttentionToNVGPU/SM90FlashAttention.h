@@ -38,7 +38,11 @@ struct SM90AttentionDesc {
   std::string moduleName; ///< gpu.module name
   Type elementType;       ///< f16 or bf16 (q, k, v and out)
   int64_t headDim = 128;  ///< 64 or 128 (Dv = D)
-  bool causal = false;    ///< bottom-right aligned causal mask
+  /// Positional window around the bottom-right diagonal Nk - Nq
+  /// (docs/Attention.md): query row i sees key j iff
+  /// i + Nk - Nq - left <= j <= i + Nk - Nq + right; -1 is unbounded.
+  /// Causal is {-1, 0}, no positional mask {-1, -1}.
+  int64_t windowLeft = -1, windowRight = -1;
   double scale = 1.0;     ///< softmax scale
   bool hasLse = false;    ///< also write the log-sum-exp [B, Hq, Nq] f32
   int64_t stages = 3;     ///< K/V ring depth
@@ -69,9 +73,9 @@ struct SM90AttentionDesc {
   /// With overlap: the two consumer warpgroups take turns issuing their GEMMs
   /// (named barriers 3 and 4).
   bool pingPong = true;
-  /// Causal: CTAs take query blocks in descending order of work (the last
-  /// query block, which visits the most key blocks, first), so that the last
-  /// CTAs of the grid are the short ones instead of the longest.
+  /// Causal (a right edge and no left one): CTAs take query blocks in
+  /// descending order of work (the last query block, which visits the most
+  /// key blocks, first), so that the last CTAs of the grid are the short ones.
   bool longestFirst = true;
   /// Every n-th softmax exponent (n > 0) computed by a polynomial on the FMA
   /// pipes instead of ex2.approx on the MUFU, which is the unit the softmax
@@ -82,6 +86,9 @@ struct SM90AttentionDesc {
   int64_t blockKV = kSM90BlockKV;
   int64_t producerRegs = 24;  ///< setmaxnreg.dec of the producer
   int64_t consumerRegs = 240; ///< setmaxnreg.inc of the consumers
+
+  bool hasWindow() const { return windowLeft >= 0 || windowRight >= 0; }
+  bool isCausal() const { return windowLeft < 0 && windowRight == 0; }
 };
 
 /// Checks that `desc` can be built for sm_90a (head dim 64, 128 or 256, f16 or
