@@ -7,6 +7,9 @@
 // RUN: FileCheck %s --check-prefix=JSON < %t/attn_d256_f16_kernel.json
 // RUN: %ptxas -arch=sm_90a -v %t/attn_d256_f16_kernel.ptx -o %t/f16.cubin 2>&1 | FileCheck %s --check-prefix=F16 --implicit-check-not=warning
 // RUN: %ptxas -arch=sm_90a -v %t/attn_d256_bf16_causal_lse_kernel.ptx -o %t/bf16.cubin 2>&1 | FileCheck %s --check-prefix=BF16 --implicit-check-not=warning
+// A two-edge sliding window gets 64-key tiles by default at d256: no spills.
+// RUN: %ptxas -arch=sm_90a -v %t/attn_d256_bf16_window_256_64_lse_kernel.ptx -o %t/win.cubin 2>&1 | FileCheck %s --check-prefix=WIN --implicit-check-not=warning
+// RUN: FileCheck %s --check-prefix=WINJSON < %t/attn_d256_bf16_window_256_64_lse_kernel.json
 // 64-key tiles (block-kv) at 2 stages also assemble without spills.
 // RUN: rm -rf %t64 && fa-opt %s -split-input-file '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a block-kv=64},fa-dump-kernel{dir=%t64})' -o /dev/null
 // RUN: %ptxas -arch=sm_90a -v %t64/attn_d256_bf16_causal_lse_kernel.ptx -o %t64/bf16.cubin 2>&1 | FileCheck %s --check-prefix=BF16 --implicit-check-not=warning
@@ -52,6 +55,9 @@
 // F16: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // BF16: Compiling entry function 'attn_d256_bf16_causal_lse_kernel' for 'sm_90a'
 // BF16: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// WIN: Compiling entry function 'attn_d256_bf16_window_256_64_lse_kernel' for 'sm_90a'
+// WIN: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// WINJSON: "block_kv": 64,
 // TIGHT: Compiling entry function 'attn_d256_f16_kernel' for 'sm_90a'
 // TIGHT-NOT: 0 bytes spill stores
 // TIGHT: bytes spill stores
@@ -65,5 +71,12 @@ func.func @attn_d256_f16(%q: tensor<?x?x?x256xf16>, %k: tensor<?x?x?x256xf16>, %
 
 func.func @attn_d256_bf16_causal_lse(%q: tensor<?x?x?x256xbf16>, %k: tensor<?x?x?x256xbf16>, %v: tensor<?x?x?x256xbf16>) -> (tensor<?x?x?x256xbf16>, tensor<?x?x?xf32>) {
   %o, %lse = fa.attention %q, %k, %v {causal} : tensor<?x?x?x256xbf16>, tensor<?x?x?x256xbf16>, tensor<?x?x?x256xbf16> -> (tensor<?x?x?x256xbf16>, tensor<?x?x?xf32>)
+  return %o, %lse : tensor<?x?x?x256xbf16>, tensor<?x?x?xf32>
+}
+
+// -----
+
+func.func @attn_d256_bf16_window_256_64_lse(%q: tensor<?x?x?x256xbf16>, %k: tensor<?x?x?x256xbf16>, %v: tensor<?x?x?x256xbf16>) -> (tensor<?x?x?x256xbf16>, tensor<?x?x?xf32>) {
+  %o, %lse = fa.attention %q, %k, %v {window = array<i64: 256, 64>} : tensor<?x?x?x256xbf16>, tensor<?x?x?x256xbf16>, tensor<?x?x?x256xbf16> -> (tensor<?x?x?x256xbf16>, tensor<?x?x?xf32>)
   return %o, %lse : tensor<?x?x?x256xbf16>, tensor<?x?x?xf32>
 }

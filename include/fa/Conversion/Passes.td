@@ -132,7 +132,8 @@ def FATileAttentionForChipPass : Pass<"fa-tile-attention-for-chip", "ModuleOp"> 
     picks `block-q` and `block-kv` from the chip and the attention's head dim
     (sm_80: 128 x 64 for head dim 64, 128 x 32 for head dim 128, where 64 keys per
     step spill registers; sm_90a: 128 x 128, 128 x 80 for head dim 256, where
-    2 stages of 128-key K/V tiles exceed shared memory) and runs `fa-tile-attention{block-q block-kv}` on that
+    2 stages of 128-key K/V tiles exceed shared memory, 128 x 64 there with a
+    left window edge, where 80 keys spill) and runs `fa-tile-attention{block-q block-kv}` on that
     function (a dynamic pipeline), so that a module may hold attentions of several
     head dims. Non-zero `block-q` / `block-kv` override the choice.
 

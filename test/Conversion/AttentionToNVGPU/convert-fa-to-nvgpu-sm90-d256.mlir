@@ -87,3 +87,30 @@ func.func @attn_d256_bf16_causal_lse(%q: tensor<?x?x?x256xbf16>, %k: tensor<?x?x
   %o, %lse = fa.attention %q, %k, %v {causal} : tensor<?x?x?x256xbf16>, tensor<?x?x?x256xbf16>, tensor<?x?x?x256xbf16> -> (tensor<?x?x?x256xbf16>, tensor<?x?x?xf32>)
   return %o, %lse : tensor<?x?x?x256xbf16>, tensor<?x?x?xf32>
 }
+
+// -----
+
+// A sliding window with a left edge: its second compare per masked score
+// spills at 80 keys, so fa-tile-attention-for-chip takes 64 keys at d256
+// (2 stages; a right-edge-only band such as causal keeps 80).
+// CHECK: \22block_kv\22: 64
+// CHECK-SAME: \22dynamic_shared_memory_bytes\22: 197632
+// CHECK-SAME: \22stages\22: 2
+// CHECK-SAME: \22window\22: [\0A{{ *}}100,\0A{{ *}}0\0A{{ *}}]
+// CHECK-LABEL: gpu.module @attn_d256_f16_window_kernels
+// CHECK: <m = 64, n = 64, k = 16>, D[<f32>, <zero>]
+// CHECK: m64n256k16.f32.f16.f16
+func.func @attn_d256_f16_window(%q: tensor<?x?x?x256xf16>, %k: tensor<?x?x?x256xf16>, %v: tensor<?x?x?x256xf16>) -> tensor<?x?x?x256xf16> {
+  %o = fa.attention %q, %k, %v {window = array<i64: 100, 0>} : tensor<?x?x?x256xf16>, tensor<?x?x?x256xf16>, tensor<?x?x?x256xf16> -> tensor<?x?x?x256xf16>
+  return %o : tensor<?x?x?x256xf16>
+}
+
+// -----
+
+// CHECK: \22block_kv\22: 80
+// CHECK-SAME: \22window\22: [\0A{{ *}}-1,\0A{{ *}}64\0A{{ *}}]
+// CHECK-LABEL: gpu.module @attn_d256_bf16_right_band_kernels
+func.func @attn_d256_bf16_right_band(%q: tensor<?x?x?x256xbf16>, %k: tensor<?x?x?x256xbf16>, %v: tensor<?x?x?x256xbf16>) -> tensor<?x?x?x256xbf16> {
+  %o = fa.attention %q, %k, %v {window = array<i64: -1, 64>} : tensor<?x?x?x256xbf16>, tensor<?x?x?x256xbf16>, tensor<?x?x?x256xbf16> -> tensor<?x?x?x256xbf16>
+  return %o : tensor<?x?x?x256xbf16>
+}

@@ -25,6 +25,9 @@ constexpr int64_t kSM90BlockKV = 128;
 /// 2 x (K + V) 80 KiB fits the 227 KiB of shared memory; 128 keys would not
 /// fit even 2 stages).
 constexpr int64_t kSM90BlockKVD256 = 80;
+/// Head dim 256 with a left window edge: at 80 keys the two-edge mask spills
+/// (32 bytes at 240 registers), at 64 it does not.
+constexpr int64_t kSM90BlockKVD256LeftEdge = 64;
 
 /// The K/V ring depth used when none is asked for: 3, but 2 at head dim 256
 /// (3 stages of 80-key tiles need 305 KiB).
@@ -37,7 +40,7 @@ struct SM90AttentionDesc {
   std::string kernelName; ///< gpu.func name
   std::string moduleName; ///< gpu.module name
   Type elementType;       ///< f16 or bf16 (q, k, v and out)
-  int64_t headDim = 128;  ///< 64 or 128 (Dv = D)
+  int64_t headDim = 128;  ///< 64, 128 or 256 (Dv = D)
   /// Positional window around the bottom-right diagonal Nk - Nq
   /// (docs/Attention.md): query row i sees key j iff
   /// i + Nk - Nq - left <= j <= i + Nk - Nq + right; -1 is unbounded.
