@@ -50,7 +50,8 @@ def has_kernel(kdir, dt, d, causal, lse=False):
 
 def check_d256(kdir):
     """Head dim 256 (128 x 80 tile, 2 stages): odd lengths, Nq != Nk both ways, GQA/MQA, the
-    sweep shapes, lse; [] (with a note) when `kdir` has no d256 kernels."""
+    sweep shapes, lse, a two-edge window (64-key tile); [] (with a note) when `kdir` has no d256
+    kernels."""
     if not has_kernel(kdir, "f16", 256, False):
         print(f"check d256: no d256 kernels in {kdir}, skipped", flush=True)
         return []
@@ -92,6 +93,29 @@ def check_d256(kdir):
               f"masked rows -inf {inf_ok} {'OK' if ok else 'FAIL'}", flush=True)
         rows.append(dict(dtype=dt, d=d, causal=causal, lse=True, B=2, Hq=4, Hkv=2, Nq=Nq, Nk=Nk,
                          max_abs_err=err, lse_err=lerr, ok=ok))
+    # A [256, 64] window (left edge: 64-key tiles at d256), with lse.
+    path = os.path.join(kdir, "attn_bf16_d256_window_256_64_lse_kernel.json")
+    if os.path.exists(path):
+        if path not in _loaded:
+            _loaded[path] = Kernel.load(path)
+        kern = _loaded[path]
+        for B, Hq, Hkv, Nq, Nk in ((2, 4, 2, 1000, 1000), (1, 2, 1, 333, 517), (1, 4, 1, 1000, 77),
+                                   (1, 4, 4, 1, 1000)):
+            q = torch.randn(B, Hq, Nq, d, device="cuda", dtype=torch.bfloat16)
+            k = torch.randn(B, Hkv, Nk, d, device="cuda", dtype=torch.bfloat16)
+            v = torch.randn(B, Hkv, Nk, d, device="cuda", dtype=torch.bfloat16)
+            o, lse = kern(q, k, v)
+            ref, rlse = reference(q, k, v, False, window=(256, 64))
+            fin = torch.isfinite(rlse)
+            lerr = (lse[fin] - rlse[fin]).abs().max().item() if bool(fin.any()) else 0.0
+            inf_ok = bool(torch.all(torch.isneginf(lse[~fin])).item())
+            err = (o.float() - ref).abs().max().item()
+            ok = err <= 3e-2 and lerr <= 1e-3 and inf_ok
+            print(f"check window(256, 64) bf16 d{d} B{B} Hq{Hq} Hkv{Hkv} Nq{Nq} Nk{Nk}: err {err:.2e} "
+                  f"lse err {lerr:.2e} masked rows -inf {inf_ok} {'OK' if ok else 'FAIL'}", flush=True)
+            rows.append(dict(dtype="bf16", d=d, causal=False, window=[256, 64], lse=True, B=B, Hq=Hq,
+                             Hkv=Hkv, Nq=Nq, Nk=Nk, max_abs_err=err, lse_err=lerr, ok=ok))
+            del q, k, v, o, ref
     return rows
 
 

@@ -72,6 +72,11 @@ func.func @attn_bf16_d256_full_lse(%q: tensor<?x?x?x256xbf16>, %k: tensor<?x?x?x
   return %o, %l : tensor<?x?x?x256xbf16>, tensor<?x?x?xf32>
 }
 
+func.func @attn_bf16_d256_window_256_64_lse(%q: tensor<?x?x?x256xbf16>, %k: tensor<?x?x?x256xbf16>, %v: tensor<?x?x?x256xbf16>) -> (tensor<?x?x?x256xbf16>, tensor<?x?x?xf32>) {
+  %o, %l = fa.attention %q, %k, %v {window = array<i64: 256, 64>} : tensor<?x?x?x256xbf16>, tensor<?x?x?x256xbf16>, tensor<?x?x?x256xbf16> -> (tensor<?x?x?x256xbf16>, tensor<?x?x?xf32>)
+  return %o, %l : tensor<?x?x?x256xbf16>, tensor<?x?x?xf32>
+}
+
 func.func @attn_f16_d64_causal_lse(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: tensor<?x?x?x64xf16>) -> (tensor<?x?x?x64xf16>, tensor<?x?x?xf32>) {
   %o, %l = fa.attention %q, %k, %v {causal} : tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16> -> (tensor<?x?x?x64xf16>, tensor<?x?x?xf32>)
   return %o, %l : tensor<?x?x?x64xf16>, tensor<?x?x?xf32>
