@@ -65,6 +65,11 @@ std::string mlir::fa::checkSM90AttentionDesc(const SM90AttentionDesc &d) {
   if (d.stages < 1 || d.stages > 4)
     return "sm_90a kernel supports 1 to 4 K/V stages, got " +
            std::to_string(d.stages);
+  // The pipelined consumers hold block j-1's stage (P V in flight) while they
+  // wait for block j: with one stage that wait never ends.
+  if (d.warpSpecialized && d.overlap && d.stages < 2)
+    return "sm_90a pipelined schedule (overlap) needs at least 2 K/V stages, "
+           "got 1 (or overlap=false)";
   int64_t bytes = kWG * kRows * d.headDim * 2 + 2 * d.stages * kBN * d.headDim * 2 +
                   (d.pFromRegisters ? 0 : kWG * kRows * kBN * 2) + 1024;
   if (bytes > 227 * 1024)
