@@ -13,149 +13,44 @@ DIR holds <kernel>.ptx + <kernel>.json from
 """
 import argparse
 import json
-import math
 import os
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
 
-from fa_runtime import Kernel  # noqa: E402
-
-DT = {"f16": torch.float16, "bf16": torch.bfloat16}
-
-
-_LOADED = {}
-
-
-def load(kdir, dt, d, causal, lse=False):
-    """The kernel's module, JIT-compiled once per process."""
-    name = f"attn_{dt}_d{d}_{'causal' if causal else 'full'}" + ("_lse" if lse else "") + "_kernel"
-    path = os.path.join(kdir, name + ".json")
-    if path not in _LOADED:
-        _LOADED[path] = Kernel.load(path)
-    return _LOADED[path]
-
-
-def reference(q, k, v, causal, window=None):
-    """f32 reference; causal is bottom-right aligned; window = (left, right) keys
-    around the bottom-right diagonal (-1 unbounded); fully masked rows -> 0."""
-    B, Hq, Nq, D = q.shape
-    Hkv, Nk = k.shape[1], k.shape[2]
-    r = Hq // Hkv
-    kf = k.float().repeat_interleave(r, dim=1)
-    vf = v.float().repeat_interleave(r, dim=1)
-    s = torch.matmul(q.float(), kf.transpose(-1, -2)) / math.sqrt(D)
-    if causal:
-        window = (-1, 0)
-    if window:
-        i = torch.arange(Nq, device=q.device)[:, None]
-        j = torch.arange(Nk, device=q.device)[None, :]
-        dist = j - (i + (Nk - Nq))
-        left, right = window
-        if right >= 0:
-            s = s.masked_fill(dist > right, float("-inf"))
-        if left >= 0:
-            s = s.masked_fill(dist < -left, float("-inf"))
-    m = s.amax(-1, keepdim=True)
-    m = torch.where(torch.isinf(m), torch.zeros_like(m), m)
-    p = torch.exp(s - m)
-    l = p.sum(-1, keepdim=True)
-    o = torch.matmul(p, vf) / torch.where(l == 0, torch.ones_like(l), l)
-    lse = (m + torch.log(l)).squeeze(-1)
-    return o, lse
+from common import DT, check_case, load, load_named, time_ms  # noqa: E402
 
 
 def check(kdir, quick=False):
+    """Odd lengths, GQA, MQA, Nq != Nk both ways, tiny, the FA-paper sweep shapes (16k tokens),
+    a sliding window (left 100, right 0) and lse with fully masked rows; `quick` (variants) keeps
+    the shapes up to 2k."""
     torch.manual_seed(0)
-    rows = []
-    cases = []
+    rows, cases = [], []
     for dt in ("f16", "bf16"):
         for d in (64, 128):
             for causal in (False, True):
-                # odd lengths, GQA, MQA, Nq != Nk both ways, tiny
                 cases += [(dt, d, causal, 2, 8, 2, 1000, 1000), (dt, d, causal, 1, 4, 4, 77, 333),
                           (dt, d, causal, 2, 6, 3, 333, 77), (dt, d, causal, 1, 2, 1, 1, 1),
                           (dt, d, causal, 3, 4, 1, 129, 200)]
                 for n in (512, 1024, 2048, 4096) + ((8192,) if d == 128 else ()):
-                    # FA-paper sweep shapes (16k tokens)
                     cases.append((dt, d, causal, 16384 // n, 2048 // d, 2048 // d, n, n))
-    if quick:  # variants: the odd shapes and one large one per kernel
+    if quick:
         cases = [c for c in cases if c[6] <= 2048]
     for dt, d, causal, B, Hq, Hkv, Nq, Nk in cases:
-        kern = load(kdir, dt, d, causal)
-        q = torch.randn(B, Hq, Nq, d, device="cuda", dtype=DT[dt])
-        k = torch.randn(B, Hkv, Nk, d, device="cuda", dtype=DT[dt])
-        v = torch.randn(B, Hkv, Nk, d, device="cuda", dtype=DT[dt])
-        o = kern(q, k, v)
-        torch.cuda.synchronize()
-        ref, _ = reference(q, k, v, causal)
-        err = (o.float() - ref).abs().max().item()
-        # error of torch's own low-precision SDPA vs the same reference, for scale
-        if causal and Nq != Nk:
-            terr = float("nan")
-        else:
-            to = F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=Hq != Hkv)
-            terr = (to.float() - ref).abs().max().item()
-        tol = 4e-3 if dt == "f16" else 3e-2
-        ok = err <= tol and not math.isnan(err)
-        rows.append(dict(dtype=dt, d=d, causal=causal, B=B, Hq=Hq, Hkv=Hkv, Nq=Nq, Nk=Nk,
-                         max_abs_err=err, torch_sdpa_err=terr, tol=tol, ok=ok))
-        print(f"check {dt} d{d} causal={causal} B{B} Hq{Hq} Hkv{Hkv} Nq{Nq} Nk{Nk}: "
-              f"err {err:.2e} (torch {terr:.2e}) {'OK' if ok else 'FAIL'}", flush=True)
-        del q, k, v, o, ref
-    # sliding window (left 100, right 0), Nq != Nk both ways
+        rows.append(check_case(load(kdir, dt, d, causal), dt, d, B, Hq, Hkv, Nq, Nk, causal=causal,
+                               torch_err=True))
     for dt, d in (("f16", 64), ("bf16", 128)):
-        kern = Kernel.load(os.path.join(kdir, f"attn_{dt}_d{d}_window_kernel.json"))
+        kern = load_named(kdir, f"attn_{dt}_d{d}_window")
         for B, Hq, Hkv, Nq, Nk in ((2, 4, 2, 1000, 1000), (1, 2, 1, 333, 517), (1, 2, 2, 517, 200)):
-            q = torch.randn(B, Hq, Nq, d, device="cuda", dtype=DT[dt])
-            k = torch.randn(B, Hkv, Nk, d, device="cuda", dtype=DT[dt])
-            v = torch.randn(B, Hkv, Nk, d, device="cuda", dtype=DT[dt])
-            o = kern(q, k, v)
-            ref, _ = reference(q, k, v, False, window=(100, 0))
-            err = (o.float() - ref).abs().max().item()
-            tol = 4e-3 if dt == "f16" else 3e-2
-            ok = err <= tol and not math.isnan(err)
-            print(f"check window(100,0) {dt} d{d} B{B} Hq{Hq} Hkv{Hkv} Nq{Nq} Nk{Nk}: err {err:.2e} "
-                  f"{'OK' if ok else 'FAIL'}", flush=True)
-            rows.append(dict(dtype=dt, d=d, causal=False, window=[100, 0], B=B, Hq=Hq, Hkv=Hkv,
-                             Nq=Nq, Nk=Nk, max_abs_err=err, tol=tol, ok=ok))
-    # lse variant
-    kern = load(kdir, "f16", 64, True, lse=True)
-    q = torch.randn(2, 4, 300, 64, device="cuda", dtype=torch.float16)
-    k = torch.randn(2, 2, 200, 64, device="cuda", dtype=torch.float16)
-    v = torch.randn(2, 2, 200, 64, device="cuda", dtype=torch.float16)
-    o, lse = kern(q, k, v)
-    ref, rlse = reference(q, k, v, True)
-    fin = torch.isfinite(rlse)
-    lerr = (lse[fin] - rlse[fin]).abs().max().item()
-    inf_ok = bool(torch.all(torch.isneginf(lse[~fin])).item())
-    err = (o.float() - ref).abs().max().item()
-    ok = err <= 4e-3 and lerr <= 1e-3 and inf_ok
-    print(f"check lse f16 d64 causal Nq300 Nk200: out err {err:.2e} lse err {lerr:.2e} "
-          f"masked rows -inf {inf_ok} {'OK' if ok else 'FAIL'}", flush=True)
-    rows.append(dict(dtype="f16", d=64, causal=True, lse=True, B=2, Hq=4, Hkv=2, Nq=300, Nk=200,
-                     max_abs_err=err, lse_err=lerr, ok=ok))
+            rows.append(check_case(kern, dt, d, B, Hq, Hkv, Nq, Nk, window=(100, 0)))
+    rows.append(check_case(load(kdir, "f16", 64, True, lse=True), "f16", 64, 2, 4, 2, 300, 200,
+                           causal=True, lse=True))
     return rows
-
-
-def time_ms(fn, iters):
-    fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(iters):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        torch.cuda.synchronize()
-        times.append(a.elapsed_time(b))
-    times.sort()
-    return times[len(times) // 2]
 
 
 def bench(kdir, seqlens, iters, variants=()):

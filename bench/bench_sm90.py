@@ -16,7 +16,6 @@ left out of its row).
 """
 import argparse
 import json
-import math
 import os
 import sys
 import time
@@ -28,186 +27,63 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
 
-from bench_sm80 import DT, reference, time_ms  # noqa: E402
-from bench_sm80 import load as _load  # noqa: E402
-from fa_runtime import Kernel  # noqa: E402
+from common import DT, check_case, has_kernel, kernel_name, load, load_named, time_ms  # noqa: E402
 
-_loaded = {}
-
-
-def load(kdir, dt, d, causal, lse=False):
-    """bench_sm80.load, memoized (each load JIT-compiles the PTX)."""
-    key = (kdir, dt, d, causal, lse)
-    if key not in _loaded:
-        _loaded[key] = _load(kdir, dt, d, causal, lse)
-    return _loaded[key]
-
-
-def has_kernel(kdir, dt, d, causal, lse=False):
-    name = f"attn_{dt}_d{d}_{'causal' if causal else 'full'}" + ("_lse" if lse else "") + "_kernel"
-    return bool(kdir) and os.path.exists(os.path.join(kdir, name + ".json"))
-
-
-def check_d256(kdir):
-    """Head dim 256 (128 x 80 tile, 2 stages): odd lengths, Nq != Nk both ways, GQA/MQA, the
-    sweep shapes, lse, a two-edge window (64-key tile); [] (with a note) when `kdir` has no d256
-    kernels."""
-    if not has_kernel(kdir, "f16", 256, False):
-        print(f"check d256: no d256 kernels in {kdir}, skipped", flush=True)
-        return []
-    torch.manual_seed(256)
-    d, rows = 256, []
-    for dt in ("f16", "bf16"):
-        tol = 4e-3 if dt == "f16" else 3e-2
-        for causal in (False, True):
-            shapes = [(2, 8, 2, 1000, 1000), (1, 4, 4, 77, 333), (2, 6, 3, 333, 77), (1, 2, 1, 1, 1),
-                      (3, 4, 1, 129, 200), (1, 2, 2, 255, 257), (4, 8, 8, 4096, 4096)]
-            for B, Hq, Hkv, Nq, Nk in shapes:
-                kern = load(kdir, dt, d, causal)
-                q = torch.randn(B, Hq, Nq, d, device="cuda", dtype=DT[dt])
-                k = torch.randn(B, Hkv, Nk, d, device="cuda", dtype=DT[dt])
-                v = torch.randn(B, Hkv, Nk, d, device="cuda", dtype=DT[dt])
-                o = kern(q, k, v)
-                ref, _ = reference(q, k, v, causal)
-                err = (o.float() - ref).abs().max().item()
-                ok = err <= tol and not math.isnan(err)
-                rows.append(dict(dtype=dt, d=d, causal=causal, B=B, Hq=Hq, Hkv=Hkv, Nq=Nq, Nk=Nk,
-                                 max_abs_err=err, tol=tol, ok=ok))
-                print(f"check {dt} d{d} causal={causal} B{B} Hq{Hq} Hkv{Hkv} Nq{Nq} Nk{Nk}: "
-                      f"err {err:.2e} {'OK' if ok else 'FAIL'}", flush=True)
-                del q, k, v, o, ref
-    for dt, causal, Nq, Nk in (("f16", True, 300, 200), ("bf16", False, 200, 333)):
-        kern = load(kdir, dt, d, causal, lse=True)
-        q = torch.randn(2, 4, Nq, d, device="cuda", dtype=DT[dt])
-        k = torch.randn(2, 2, Nk, d, device="cuda", dtype=DT[dt])
-        v = torch.randn(2, 2, Nk, d, device="cuda", dtype=DT[dt])
-        o, lse = kern(q, k, v)
-        ref, rlse = reference(q, k, v, causal)
-        fin = torch.isfinite(rlse)
-        lerr = (lse[fin] - rlse[fin]).abs().max().item()
-        inf_ok = bool(torch.all(torch.isneginf(lse[~fin])).item())
-        err = (o.float() - ref).abs().max().item()
-        tol = 4e-3 if dt == "f16" else 3e-2
-        ok = err <= tol and lerr <= 1e-3 and inf_ok
-        print(f"check lse {dt} d{d} causal={causal} Nq{Nq} Nk{Nk}: out err {err:.2e} lse err {lerr:.2e} "
-              f"masked rows -inf {inf_ok} {'OK' if ok else 'FAIL'}", flush=True)
-        rows.append(dict(dtype=dt, d=d, causal=causal, lse=True, B=2, Hq=4, Hkv=2, Nq=Nq, Nk=Nk,
-                         max_abs_err=err, lse_err=lerr, ok=ok))
-    # A [256, 64] window (left edge: 64-key tiles at d256), with lse.
-    path = os.path.join(kdir, "attn_bf16_d256_window_256_64_lse_kernel.json")
-    if os.path.exists(path):
-        if path not in _loaded:
-            _loaded[path] = Kernel.load(path)
-        kern = _loaded[path]
-        for B, Hq, Hkv, Nq, Nk in ((2, 4, 2, 1000, 1000), (1, 2, 1, 333, 517), (1, 4, 1, 1000, 77),
-                                   (1, 4, 4, 1, 1000)):
-            q = torch.randn(B, Hq, Nq, d, device="cuda", dtype=torch.bfloat16)
-            k = torch.randn(B, Hkv, Nk, d, device="cuda", dtype=torch.bfloat16)
-            v = torch.randn(B, Hkv, Nk, d, device="cuda", dtype=torch.bfloat16)
-            o, lse = kern(q, k, v)
-            ref, rlse = reference(q, k, v, False, window=(256, 64))
-            fin = torch.isfinite(rlse)
-            lerr = (lse[fin] - rlse[fin]).abs().max().item() if bool(fin.any()) else 0.0
-            inf_ok = bool(torch.all(torch.isneginf(lse[~fin])).item())
-            err = (o.float() - ref).abs().max().item()
-            ok = err <= 3e-2 and lerr <= 1e-3 and inf_ok
-            print(f"check window(256, 64) bf16 d{d} B{B} Hq{Hq} Hkv{Hkv} Nq{Nq} Nk{Nk}: err {err:.2e} "
-                  f"lse err {lerr:.2e} masked rows -inf {inf_ok} {'OK' if ok else 'FAIL'}", flush=True)
-            rows.append(dict(dtype="bf16", d=d, causal=False, window=[256, 64], lse=True, B=B, Hq=Hq,
-                             Hkv=Hkv, Nq=Nq, Nk=Nk, max_abs_err=err, lse_err=lerr, ok=ok))
-            del q, k, v, o, ref
-    return rows
+# Odd lengths, GQA 4:1 and MQA, Nq != Nk both ways, a single row.
+ODD_SHAPES = ((2, 8, 2, 1000, 1000), (1, 4, 4, 77, 333), (2, 6, 3, 333, 77), (1, 2, 1, 1, 1),
+              (3, 4, 1, 129, 200), (1, 2, 2, 255, 257))
+# Sliding windows: also CTAs whose key range is empty (Nq >> Nk: early rows see no key, out 0,
+# lse -inf), a one-row decode whose range starts past block 0, and a window wider than the K/V
+# ring (stage/parity wrap with begin > 0).
+WINDOW_SHAPES = ((2, 4, 2, 1000, 1000), (1, 2, 1, 333, 517), (1, 2, 2, 517, 200),
+                 (1, 4, 1, 1000, 77), (1, 4, 4, 1, 1000), (1, 2, 1, 4096, 4096))
 
 
 def check(kdir):
+    """d64/d128: the odd shapes and the sweep shapes up to 4k, causal or not, lse, windows."""
     torch.manual_seed(0)
-    rows, cases = [], []
+    rows = []
     for dt in ("f16", "bf16"):
         for d in (64, 128):
             for causal in (False, True):
-                cases += [(dt, d, causal, 2, 8, 2, 1000, 1000), (dt, d, causal, 1, 4, 4, 77, 333),
-                          (dt, d, causal, 2, 6, 3, 333, 77), (dt, d, causal, 1, 2, 1, 1, 1),
-                          (dt, d, causal, 3, 4, 1, 129, 200), (dt, d, causal, 1, 2, 2, 255, 257)]
-                for n in (512, 2048, 4096):
-                    cases.append((dt, d, causal, 16384 // n, 2048 // d, 2048 // d, n, n))
-    for dt, d, causal, B, Hq, Hkv, Nq, Nk in cases:
-        kern = load(kdir, dt, d, causal)
-        q = torch.randn(B, Hq, Nq, d, device="cuda", dtype=DT[dt])
-        k = torch.randn(B, Hkv, Nk, d, device="cuda", dtype=DT[dt])
-        v = torch.randn(B, Hkv, Nk, d, device="cuda", dtype=DT[dt])
-        o = kern(q, k, v)
-        torch.cuda.synchronize()
-        ref, _ = reference(q, k, v, causal)
-        err = (o.float() - ref).abs().max().item()
-        tol = 4e-3 if dt == "f16" else 3e-2
-        ok = err <= tol and not math.isnan(err)
-        rows.append(dict(dtype=dt, d=d, causal=causal, B=B, Hq=Hq, Hkv=Hkv, Nq=Nq, Nk=Nk,
-                         max_abs_err=err, tol=tol, ok=ok))
-        print(f"check {dt} d{d} causal={causal} B{B} Hq{Hq} Hkv{Hkv} Nq{Nq} Nk{Nk}: "
-              f"err {err:.2e} {'OK' if ok else 'FAIL'}", flush=True)
-        del q, k, v, o, ref
+                shapes = ODD_SHAPES + tuple((16384 // n, 2048 // d, 2048 // d, n, n)
+                                            for n in (512, 2048, 4096))
+                for B, Hq, Hkv, Nq, Nk in shapes:
+                    rows.append(check_case(load(kdir, dt, d, causal), dt, d, B, Hq, Hkv, Nq, Nk,
+                                           causal=causal))
     for dt, d, causal, Nq, Nk in (("f16", 64, True, 300, 200), ("bf16", 128, False, 200, 333),
                                   ("f16", 128, True, 1000, 1000)):
-        kern = load(kdir, dt, d, causal, lse=True)
-        q = torch.randn(2, 4, Nq, d, device="cuda", dtype=DT[dt])
-        k = torch.randn(2, 2, Nk, d, device="cuda", dtype=DT[dt])
-        v = torch.randn(2, 2, Nk, d, device="cuda", dtype=DT[dt])
-        o, lse = kern(q, k, v)
-        ref, rlse = reference(q, k, v, causal)
-        fin = torch.isfinite(rlse)
-        lerr = (lse[fin] - rlse[fin]).abs().max().item()
-        inf_ok = bool(torch.all(torch.isneginf(lse[~fin])).item())
-        err = (o.float() - ref).abs().max().item()
-        tol = 4e-3 if dt == "f16" else 3e-2
-        ok = err <= tol and lerr <= 1e-3 and inf_ok
-        print(f"check lse {dt} d{d} causal={causal} Nq{Nq} Nk{Nk}: out err {err:.2e} lse err {lerr:.2e} "
-              f"masked rows -inf {inf_ok} {'OK' if ok else 'FAIL'}", flush=True)
-        rows.append(dict(dtype=dt, d=d, causal=causal, lse=True, B=2, Hq=4, Hkv=2, Nq=Nq, Nk=Nk,
-                         max_abs_err=err, lse_err=lerr, ok=ok))
-    rows += check_windows(kdir)
+        rows.append(check_case(load(kdir, dt, d, causal, lse=True), dt, d, 2, 4, 2, Nq, Nk,
+                               causal=causal, lse=True))
+    for name, dt, d, win, lse in (("attn_f16_d64_window", "f16", 64, (100, 0), False),
+                                  ("attn_bf16_d128_window", "bf16", 128, (100, 0), False),
+                                  ("attn_bf16_d128_window_256_64_lse", "bf16", 128, (256, 64), True)):
+        kern = load_named(kdir, name)
+        for B, Hq, Hkv, Nq, Nk in WINDOW_SHAPES:
+            rows.append(check_case(kern, dt, d, B, Hq, Hkv, Nq, Nk, window=win, lse=lse))
     return rows
 
 
-def check_windows(kdir):
-    """Sliding-window kernels of bench/kernels_sm90.mlir: Nq != Nk both ways, lengths not multiples
-    of 128, CTAs whose key range is empty (Nq >> Nk: early rows see no key, out 0, lse -inf),
-    a one-row decode whose range starts past block 0, and a window wider than the K/V ring
-    (stage/parity wrap with begin > 0)."""
+def check_d256(kdir):
+    """Head dim 256 (128 x 80 tile, 2 stages): the odd shapes and 4k, causal or not, lse, a
+    two-edge window (64-key tile); [] (with a note) when `kdir` has no d256 kernels."""
+    if not has_kernel(kdir, kernel_name("f16", 256, False)):
+        print(f"check d256: no d256 kernels in {kdir}, skipped", flush=True)
+        return []
+    torch.manual_seed(256)
     rows = []
-    shapes = ((2, 4, 2, 1000, 1000), (1, 2, 1, 333, 517), (1, 2, 2, 517, 200),
-              (1, 4, 1, 1000, 77), (1, 4, 4, 1, 1000), (1, 2, 1, 4096, 4096))
-    for name, dt, d, win, has_lse in (("attn_f16_d64_window", "f16", 64, (100, 0), False),
-                                      ("attn_bf16_d128_window", "bf16", 128, (100, 0), False),
-                                      ("attn_bf16_d128_window_256_64_lse", "bf16", 128, (256, 64), True)):
-        path = os.path.join(kdir, name + "_kernel.json")
-        if path not in _loaded:
-            _loaded[path] = Kernel.load(path)
-        kern = _loaded[path]
-        for B, Hq, Hkv, Nq, Nk in shapes:
-            q = torch.randn(B, Hq, Nq, d, device="cuda", dtype=DT[dt])
-            k = torch.randn(B, Hkv, Nk, d, device="cuda", dtype=DT[dt])
-            v = torch.randn(B, Hkv, Nk, d, device="cuda", dtype=DT[dt])
-            o, lse = kern(q, k, v) if has_lse else (kern(q, k, v), None)
-            torch.cuda.synchronize()
-            ref, rlse = reference(q, k, v, False, window=win)
-            err = (o.float() - ref).abs().max().item()
-            tol = 4e-3 if dt == "f16" else 3e-2
-            ok = err <= tol and not math.isnan(err)
-            row = dict(dtype=dt, d=d, causal=False, window=list(win), B=B, Hq=Hq, Hkv=Hkv, Nq=Nq, Nk=Nk,
-                       max_abs_err=err, tol=tol)
-            msg = ""
-            if has_lse:
-                fin = torch.isfinite(rlse)
-                lerr = (lse[fin] - rlse[fin]).abs().max().item() if bool(fin.any()) else 0.0
-                inf_ok = bool(torch.all(torch.isneginf(lse[~fin])).item())
-                ok = ok and lerr <= 1e-3 and inf_ok
-                row.update(lse=True, lse_err=lerr, masked_rows=int((~fin).sum().item()))
-                msg = f" lse err {lerr:.2e} masked rows -inf {inf_ok} ({row['masked_rows']})"
-            row["ok"] = ok
-            print(f"check window{win} {dt} d{d} B{B} Hq{Hq} Hkv{Hkv} Nq{Nq} Nk{Nk}: err {err:.2e}{msg} "
-                  f"{'OK' if ok else 'FAIL'}", flush=True)
-            rows.append(row)
-            del q, k, v, o, ref
+    for dt in ("f16", "bf16"):
+        for causal in (False, True):
+            for B, Hq, Hkv, Nq, Nk in ODD_SHAPES + ((4, 8, 8, 4096, 4096),):
+                rows.append(check_case(load(kdir, dt, 256, causal), dt, 256, B, Hq, Hkv, Nq, Nk,
+                                       causal=causal))
+    for dt, causal, Nq, Nk in (("f16", True, 300, 200), ("bf16", False, 200, 333)):
+        rows.append(check_case(load(kdir, dt, 256, causal, lse=True), dt, 256, 2, 4, 2, Nq, Nk,
+                               causal=causal, lse=True))
+    if has_kernel(kdir, "attn_bf16_d256_window_256_64_lse"):
+        kern = load_named(kdir, "attn_bf16_d256_window_256_64_lse")
+        for B, Hq, Hkv, Nq, Nk in WINDOW_SHAPES[:2] + WINDOW_SHAPES[3:5]:
+            rows.append(check_case(kern, "bf16", 256, B, Hq, Hkv, Nq, Nk, window=(256, 64), lse=True))
     return rows
 
 
@@ -253,7 +129,7 @@ def bench(k90, k80, seqlens, iters, dtypes, dims, partial=None, variants=(), var
         for d in dims:
             for causal in (False, True):
                 kern = load(k90, dt, d, causal)
-                kern80 = load(k80, dt, d, causal) if has_kernel(k80, dt, d, causal) else None  # no sm_80 d256
+                kern80 = load(k80, dt, d, causal) if has_kernel(k80, kernel_name(dt, d, causal)) else None  # no sm_80 d256
                 for n in seqlens:
                     B, H = 16384 // n, 2048 // d
                     q = torch.randn(B, H, n, d, device="cuda", dtype=DT[dt])
@@ -267,7 +143,7 @@ def bench(k90, k80, seqlens, iters, dtypes, dims, partial=None, variants=(), var
                         if kern80:
                             fns["sm80"] = lambda: kern80(q, k, v, out=out)
                         for vname, vdir in variants:
-                            if n >= var_min_seqlen and has_kernel(vdir, dt, d, causal):
+                            if n >= var_min_seqlen and has_kernel(vdir, kernel_name(dt, d, causal)):
                                 fns["v_" + vname] = (lambda kv: lambda: kv(q, k, v, out=out))(
                                     load(vdir, dt, d, causal))
                         for name, be in (("flash", SDPBackend.FLASH_ATTENTION),
@@ -284,7 +160,7 @@ def bench(k90, k80, seqlens, iters, dtypes, dims, partial=None, variants=(), var
                         row["sm90_ms"] = time_ms(lambda: kern(q, k, v, out=out), iters)
                         row["sm80_ms"] = time_ms(lambda: kern80(q, k, v, out=out), iters) if kern80 else None
                         for vname, vdir in variants:  # other sm_90a schedules, same process, same inputs
-                            if n < var_min_seqlen or not has_kernel(vdir, dt, d, causal):
+                            if n < var_min_seqlen or not has_kernel(vdir, kernel_name(dt, d, causal)):
                                 continue
                             kv = load(vdir, dt, d, causal)
                             row["v_" + vname + "_ms"] = time_ms(lambda: kv(q, k, v, out=out), iters)

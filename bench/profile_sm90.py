@@ -19,7 +19,7 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
 
-from bench_sm80 import DT, load  # noqa: E402
+from common import DT, load  # noqa: E402
 
 
 def main():

@@ -1,0 +1,127 @@
+"""What the fa GPU benchmarks share: kernel loading, the f32 reference, one correctness case, timing.
+
+bench_sm80.py and bench_sm90.py only list their cases and their timing rows.
+"""
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+from fa_runtime import Kernel  # noqa: E402
+
+DT = {"f16": torch.float16, "bf16": torch.bfloat16}
+# Max abs error against the f32 reference (unit-variance inputs): a few ulps of the output type
+# at |o| ~ 1, what torch's own f16/bf16 SDPA reaches against the same reference.
+TOL = {"f16": 4e-3, "bf16": 3e-2}
+LSE_TOL = 1e-3
+
+_LOADED = {}
+
+
+def kernel_name(dt, d, causal, lse=False):
+    return f"attn_{dt}_d{d}_{'causal' if causal else 'full'}" + ("_lse" if lse else "")
+
+
+def has_kernel(kdir, name):
+    return bool(kdir) and os.path.exists(os.path.join(kdir, name + "_kernel.json"))
+
+
+def load_named(kdir, name):
+    """The kernel `name` (a func.func of the bench .mlir) of `kdir`, JIT-compiled once per process."""
+    path = os.path.join(kdir, name + "_kernel.json")
+    if path not in _LOADED:
+        _LOADED[path] = Kernel.load(path)
+    return _LOADED[path]
+
+
+def load(kdir, dt, d, causal, lse=False):
+    return load_named(kdir, kernel_name(dt, d, causal, lse))
+
+
+def reference(q, k, v, causal, window=None):
+    """f32 reference; causal is bottom-right aligned; window = (left, right) keys
+    around the bottom-right diagonal (-1 unbounded); fully masked rows -> 0, lse -inf."""
+    B, Hq, Nq, D = q.shape
+    Hkv, Nk = k.shape[1], k.shape[2]
+    r = Hq // Hkv
+    kf = k.float().repeat_interleave(r, dim=1)
+    vf = v.float().repeat_interleave(r, dim=1)
+    s = torch.matmul(q.float(), kf.transpose(-1, -2)) / math.sqrt(D)
+    if causal:
+        window = (-1, 0)
+    if window:
+        i = torch.arange(Nq, device=q.device)[:, None]
+        j = torch.arange(Nk, device=q.device)[None, :]
+        dist = j - (i + (Nk - Nq))
+        left, right = window
+        if right >= 0:
+            s = s.masked_fill(dist > right, float("-inf"))
+        if left >= 0:
+            s = s.masked_fill(dist < -left, float("-inf"))
+    m = s.amax(-1, keepdim=True)
+    m = torch.where(torch.isinf(m), torch.zeros_like(m), m)
+    p = torch.exp(s - m)
+    l = p.sum(-1, keepdim=True)
+    o = torch.matmul(p, vf) / torch.where(l == 0, torch.ones_like(l), l)
+    lse = (m + torch.log(l)).squeeze(-1)
+    return o, lse
+
+
+def check_case(kern, dt, d, B, Hq, Hkv, Nq, Nk, causal=False, window=None, lse=False,
+               torch_err=False):
+    """Runs `kern` on random inputs [B, H, N, d] and compares with `reference`: max abs error of
+    the output (and of lse, whose fully masked rows must be -inf). With `torch_err`, also the error
+    of torch's own SDPA against the same reference, for scale. Prints one line, returns the row."""
+    q = torch.randn(B, Hq, Nq, d, device="cuda", dtype=DT[dt])
+    k = torch.randn(B, Hkv, Nk, d, device="cuda", dtype=DT[dt])
+    v = torch.randn(B, Hkv, Nk, d, device="cuda", dtype=DT[dt])
+    o, olse = kern(q, k, v) if lse else (kern(q, k, v), None)
+    torch.cuda.synchronize()
+    ref, rlse = reference(q, k, v, causal, window)
+    err = (o.float() - ref).abs().max().item()
+    tol = TOL[dt]
+    ok = err <= tol and not math.isnan(err)
+    row = dict(dtype=dt, d=d, causal=causal, B=B, Hq=Hq, Hkv=Hkv, Nq=Nq, Nk=Nk,
+               max_abs_err=err, tol=tol)
+    what = f"causal={causal}" if window is None else f"window{tuple(window)}"
+    msg = ""
+    if window is not None:
+        row["window"] = list(window)
+    if torch_err:
+        if (causal or window is not None) and Nq != Nk:
+            terr = float("nan")  # torch aligns causal top-left
+        else:
+            to = F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=Hq != Hkv)
+            terr = (to.float() - ref).abs().max().item()
+        row["torch_sdpa_err"] = terr
+        msg += f" (torch {terr:.2e})"
+    if lse:
+        fin = torch.isfinite(rlse)
+        lerr = (olse[fin] - rlse[fin]).abs().max().item() if bool(fin.any()) else 0.0
+        inf_ok = bool(torch.all(torch.isneginf(olse[~fin])).item())
+        ok = ok and lerr <= LSE_TOL and inf_ok
+        row.update(lse=True, lse_err=lerr, masked_rows=int((~fin).sum().item()))
+        msg += f" lse err {lerr:.2e} masked rows -inf {inf_ok} ({row['masked_rows']})"
+    row["ok"] = ok
+    print(f"check {dt} d{d} {what}{' lse' if lse else ''} B{B} Hq{Hq} Hkv{Hkv} Nq{Nq} Nk{Nk}: "
+          f"err {err:.2e}{msg} {'OK' if ok else 'FAIL'}", flush=True)
+    return row
+
+
+def time_ms(fn, iters):
+    """Median ms of `iters` CUDA-event-timed calls after a warm-up call."""
+    fn()
+    torch.cuda.synchronize()
+    ts = []
+    for _ in range(iters):
+        a = torch.cuda.Event(enable_timing=True)
+        b = torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        torch.cuda.synchronize()
+        ts.append(a.elapsed_time(b))
+    return sorted(ts)[len(ts) // 2]
