@@ -10,7 +10,9 @@ DIR90 / DIR80 hold <kernel>.ptx + <kernel>.json from
 sliding windows);
 --bench: in this one process, ours sm_90a, ours sm_80, torch SDPA flash and cudnn on the FA-paper sweep
 (16k tokens, hidden 2048; FLOPs = 4 B H N^2 D, halved when causal; median of CUDA-event timings),
-plus the bf16 8192^3 GEMM ceiling.
+plus the bf16 8192^3 GEMM ceiling. Head dim 256 (sm_90a only; DIR90 from bench/kernels_sm90.mlir):
+check_d256 in --check, d256 rows in --bench without an sm_80 kernel (a peer that rejects a shape is
+left out of its row).
 """
 import argparse
 import json
@@ -39,6 +41,82 @@ def load(kdir, dt, d, causal, lse=False):
     if key not in _loaded:
         _loaded[key] = _load(kdir, dt, d, causal, lse)
     return _loaded[key]
+
+
+def has_kernel(kdir, dt, d, causal, lse=False):
+    name = f"attn_{dt}_d{d}_{'causal' if causal else 'full'}" + ("_lse" if lse else "") + "_kernel"
+    return bool(kdir) and os.path.exists(os.path.join(kdir, name + ".json"))
+
+
+def check_d256(kdir):
+    """Head dim 256 (128 x 80 tile, 2 stages): odd lengths, Nq != Nk both ways, GQA/MQA, the
+    sweep shapes, lse, a two-edge window (64-key tile); [] (with a note) when `kdir` has no d256
+    kernels."""
+    if not has_kernel(kdir, "f16", 256, False):
+        print(f"check d256: no d256 kernels in {kdir}, skipped", flush=True)
+        return []
+    torch.manual_seed(256)
+    d, rows = 256, []
+    for dt in ("f16", "bf16"):
+        tol = 4e-3 if dt == "f16" else 3e-2
+        for causal in (False, True):
+            shapes = [(2, 8, 2, 1000, 1000), (1, 4, 4, 77, 333), (2, 6, 3, 333, 77), (1, 2, 1, 1, 1),
+                      (3, 4, 1, 129, 200), (1, 2, 2, 255, 257), (4, 8, 8, 4096, 4096)]
+            for B, Hq, Hkv, Nq, Nk in shapes:
+                kern = load(kdir, dt, d, causal)
+                q = torch.randn(B, Hq, Nq, d, device="cuda", dtype=DT[dt])
+                k = torch.randn(B, Hkv, Nk, d, device="cuda", dtype=DT[dt])
+                v = torch.randn(B, Hkv, Nk, d, device="cuda", dtype=DT[dt])
+                o = kern(q, k, v)
+                ref, _ = reference(q, k, v, causal)
+                err = (o.float() - ref).abs().max().item()
+                ok = err <= tol and not math.isnan(err)
+                rows.append(dict(dtype=dt, d=d, causal=causal, B=B, Hq=Hq, Hkv=Hkv, Nq=Nq, Nk=Nk,
+                                 max_abs_err=err, tol=tol, ok=ok))
+                print(f"check {dt} d{d} causal={causal} B{B} Hq{Hq} Hkv{Hkv} Nq{Nq} Nk{Nk}: "
+                      f"err {err:.2e} {'OK' if ok else 'FAIL'}", flush=True)
+                del q, k, v, o, ref
+    for dt, causal, Nq, Nk in (("f16", True, 300, 200), ("bf16", False, 200, 333)):
+        kern = load(kdir, dt, d, causal, lse=True)
+        q = torch.randn(2, 4, Nq, d, device="cuda", dtype=DT[dt])
+        k = torch.randn(2, 2, Nk, d, device="cuda", dtype=DT[dt])
+        v = torch.randn(2, 2, Nk, d, device="cuda", dtype=DT[dt])
+        o, lse = kern(q, k, v)
+        ref, rlse = reference(q, k, v, causal)
+        fin = torch.isfinite(rlse)
+        lerr = (lse[fin] - rlse[fin]).abs().max().item()
+        inf_ok = bool(torch.all(torch.isneginf(lse[~fin])).item())
+        err = (o.float() - ref).abs().max().item()
+        tol = 4e-3 if dt == "f16" else 3e-2
+        ok = err <= tol and lerr <= 1e-3 and inf_ok
+        print(f"check lse {dt} d{d} causal={causal} Nq{Nq} Nk{Nk}: out err {err:.2e} lse err {lerr:.2e} "
+              f"masked rows -inf {inf_ok} {'OK' if ok else 'FAIL'}", flush=True)
+        rows.append(dict(dtype=dt, d=d, causal=causal, lse=True, B=2, Hq=4, Hkv=2, Nq=Nq, Nk=Nk,
+                         max_abs_err=err, lse_err=lerr, ok=ok))
+    # A [256, 64] window (left edge: 64-key tiles at d256), with lse.
+    path = os.path.join(kdir, "attn_bf16_d256_window_256_64_lse_kernel.json")
+    if os.path.exists(path):
+        if path not in _loaded:
+            _loaded[path] = Kernel.load(path)
+        kern = _loaded[path]
+        for B, Hq, Hkv, Nq, Nk in ((2, 4, 2, 1000, 1000), (1, 2, 1, 333, 517), (1, 4, 1, 1000, 77),
+                                   (1, 4, 4, 1, 1000)):
+            q = torch.randn(B, Hq, Nq, d, device="cuda", dtype=torch.bfloat16)
+            k = torch.randn(B, Hkv, Nk, d, device="cuda", dtype=torch.bfloat16)
+            v = torch.randn(B, Hkv, Nk, d, device="cuda", dtype=torch.bfloat16)
+            o, lse = kern(q, k, v)
+            ref, rlse = reference(q, k, v, False, window=(256, 64))
+            fin = torch.isfinite(rlse)
+            lerr = (lse[fin] - rlse[fin]).abs().max().item() if bool(fin.any()) else 0.0
+            inf_ok = bool(torch.all(torch.isneginf(lse[~fin])).item())
+            err = (o.float() - ref).abs().max().item()
+            ok = err <= 3e-2 and lerr <= 1e-3 and inf_ok
+            print(f"check window(256, 64) bf16 d{d} B{B} Hq{Hq} Hkv{Hkv} Nq{Nq} Nk{Nk}: err {err:.2e} "
+                  f"lse err {lerr:.2e} masked rows -inf {inf_ok} {'OK' if ok else 'FAIL'}", flush=True)
+            rows.append(dict(dtype="bf16", d=d, causal=False, window=[256, 64], lse=True, B=B, Hq=Hq,
+                             Hkv=Hkv, Nq=Nq, Nk=Nk, max_abs_err=err, lse_err=lerr, ok=ok))
+            del q, k, v, o, ref
+    return rows
 
 
 def check(kdir):
@@ -175,7 +253,7 @@ def bench(k90, k80, seqlens, iters, dtypes, dims, partial=None, variants=(), var
         for d in dims:
             for causal in (False, True):
                 kern = load(k90, dt, d, causal)
-                kern80 = load(k80, dt, d, causal) if k80 else None
+                kern80 = load(k80, dt, d, causal) if has_kernel(k80, dt, d, causal) else None  # no sm_80 d256
                 for n in seqlens:
                     B, H = 16384 // n, 2048 // d
                     q = torch.randn(B, H, n, d, device="cuda", dtype=DT[dt])
@@ -189,7 +267,7 @@ def bench(k90, k80, seqlens, iters, dtypes, dims, partial=None, variants=(), var
                         if kern80:
                             fns["sm80"] = lambda: kern80(q, k, v, out=out)
                         for vname, vdir in variants:
-                            if n >= var_min_seqlen:
+                            if n >= var_min_seqlen and has_kernel(vdir, dt, d, causal):
                                 fns["v_" + vname] = (lambda kv: lambda: kv(q, k, v, out=out))(
                                     load(vdir, dt, d, causal))
                         for name, be in (("flash", SDPBackend.FLASH_ATTENTION),
@@ -206,7 +284,7 @@ def bench(k90, k80, seqlens, iters, dtypes, dims, partial=None, variants=(), var
                         row["sm90_ms"] = time_ms(lambda: kern(q, k, v, out=out), iters)
                         row["sm80_ms"] = time_ms(lambda: kern80(q, k, v, out=out), iters) if kern80 else None
                         for vname, vdir in variants:  # other sm_90a schedules, same process, same inputs
-                            if n < var_min_seqlen:
+                            if n < var_min_seqlen or not has_kernel(vdir, dt, d, causal):
                                 continue
                             kv = load(vdir, dt, d, causal)
                             row["v_" + vname + "_ms"] = time_ms(lambda: kv(q, k, v, out=out), iters)
@@ -304,7 +382,7 @@ def main():
     ap.add_argument("--bench", action="store_true")
     ap.add_argument("--seqlens", default="512,1024,2048,4096,8192,16384")
     ap.add_argument("--dtypes", default="f16,bf16")
-    ap.add_argument("--dims", default="64,128")
+    ap.add_argument("--dims", default="64,128,256")
     ap.add_argument("--iters", type=int, default=10)
     ap.add_argument("--out", default="bench_sm90.json")
     ap.add_argument("--variants", default="",
@@ -320,12 +398,12 @@ def main():
                torch=torch.__version__, variants=[vn for vn, _ in variants])
     base = os.path.splitext(a.out)[0]
     if a.check:
-        res["check"] = check(a.k90)
+        res["check"] = check(a.k90) + check_d256(a.k90)
         print("check: %d/%d OK" % (sum(r["ok"] for r in res["check"]), len(res["check"])), flush=True)
         if a.check_variants:
             res["check_variants"] = {}
             for vname, vdir in variants:
-                c = check(vdir)
+                c = check(vdir) + check_d256(vdir)
                 res["check_variants"][vname] = dict(ok=sum(r["ok"] for r in c), n=len(c),
                                                     max_err=max(r["max_abs_err"] for r in c))
                 print(f"check {vname}: {res['check_variants'][vname]}", flush=True)

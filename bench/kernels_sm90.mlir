@@ -41,6 +41,42 @@ func.func @attn_bf16_d128_full(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128x
   return %o : tensor<?x?x?x128xbf16>
 }
 
+// Head dim 256 (sm_90a only: 128 x 80 tile, 2 stages by default; bench/bench_sm90.py check_d256).
+func.func @attn_f16_d256_causal(%q: tensor<?x?x?x256xf16>, %k: tensor<?x?x?x256xf16>, %v: tensor<?x?x?x256xf16>) -> tensor<?x?x?x256xf16> {
+  %o = fa.attention %q, %k, %v {causal} : tensor<?x?x?x256xf16>, tensor<?x?x?x256xf16>, tensor<?x?x?x256xf16> -> tensor<?x?x?x256xf16>
+  return %o : tensor<?x?x?x256xf16>
+}
+
+func.func @attn_f16_d256_full(%q: tensor<?x?x?x256xf16>, %k: tensor<?x?x?x256xf16>, %v: tensor<?x?x?x256xf16>) -> tensor<?x?x?x256xf16> {
+  %o = fa.attention %q, %k, %v : tensor<?x?x?x256xf16>, tensor<?x?x?x256xf16>, tensor<?x?x?x256xf16> -> tensor<?x?x?x256xf16>
+  return %o : tensor<?x?x?x256xf16>
+}
+
+func.func @attn_bf16_d256_causal(%q: tensor<?x?x?x256xbf16>, %k: tensor<?x?x?x256xbf16>, %v: tensor<?x?x?x256xbf16>) -> tensor<?x?x?x256xbf16> {
+  %o = fa.attention %q, %k, %v {causal} : tensor<?x?x?x256xbf16>, tensor<?x?x?x256xbf16>, tensor<?x?x?x256xbf16> -> tensor<?x?x?x256xbf16>
+  return %o : tensor<?x?x?x256xbf16>
+}
+
+func.func @attn_bf16_d256_full(%q: tensor<?x?x?x256xbf16>, %k: tensor<?x?x?x256xbf16>, %v: tensor<?x?x?x256xbf16>) -> tensor<?x?x?x256xbf16> {
+  %o = fa.attention %q, %k, %v : tensor<?x?x?x256xbf16>, tensor<?x?x?x256xbf16>, tensor<?x?x?x256xbf16> -> tensor<?x?x?x256xbf16>
+  return %o : tensor<?x?x?x256xbf16>
+}
+
+func.func @attn_f16_d256_causal_lse(%q: tensor<?x?x?x256xf16>, %k: tensor<?x?x?x256xf16>, %v: tensor<?x?x?x256xf16>) -> (tensor<?x?x?x256xf16>, tensor<?x?x?xf32>) {
+  %o, %l = fa.attention %q, %k, %v {causal} : tensor<?x?x?x256xf16>, tensor<?x?x?x256xf16>, tensor<?x?x?x256xf16> -> (tensor<?x?x?x256xf16>, tensor<?x?x?xf32>)
+  return %o, %l : tensor<?x?x?x256xf16>, tensor<?x?x?xf32>
+}
+
+func.func @attn_bf16_d256_full_lse(%q: tensor<?x?x?x256xbf16>, %k: tensor<?x?x?x256xbf16>, %v: tensor<?x?x?x256xbf16>) -> (tensor<?x?x?x256xbf16>, tensor<?x?x?xf32>) {
+  %o, %l = fa.attention %q, %k, %v : tensor<?x?x?x256xbf16>, tensor<?x?x?x256xbf16>, tensor<?x?x?x256xbf16> -> (tensor<?x?x?x256xbf16>, tensor<?x?x?xf32>)
+  return %o, %l : tensor<?x?x?x256xbf16>, tensor<?x?x?xf32>
+}
+
+func.func @attn_bf16_d256_window_256_64_lse(%q: tensor<?x?x?x256xbf16>, %k: tensor<?x?x?x256xbf16>, %v: tensor<?x?x?x256xbf16>) -> (tensor<?x?x?x256xbf16>, tensor<?x?x?xf32>) {
+  %o, %l = fa.attention %q, %k, %v {window = array<i64: 256, 64>} : tensor<?x?x?x256xbf16>, tensor<?x?x?x256xbf16>, tensor<?x?x?x256xbf16> -> (tensor<?x?x?x256xbf16>, tensor<?x?x?xf32>)
+  return %o, %l : tensor<?x?x?x256xbf16>, tensor<?x?x?xf32>
+}
+
 func.func @attn_f16_d64_causal_lse(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: tensor<?x?x?x64xf16>) -> (tensor<?x?x?x64xf16>, tensor<?x?x?xf32>) {
   %o, %l = fa.attention %q, %k, %v {causal} : tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16> -> (tensor<?x?x?x64xf16>, tensor<?x?x?xf32>)
   return %o, %l : tensor<?x?x?x64xf16>, tensor<?x?x?xf32>

@@ -86,8 +86,9 @@ def ConvertFAToNVGPUPass : Pass<"convert-fa-to-nvgpu", "ModuleOp"> {
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
            "Target chip: sm_80 (FlashAttention-2 kernel) or sm_90a "
            "(TMA + mbarrier + wgmma kernel, see docs/SM90.md)">,
-    Option<"stages", "stages", "int64_t", /*default=*/"3",
-           "sm_90a: depth of the K/V shared-memory ring (1 to 4)">,
+    Option<"stages", "stages", "int64_t", /*default=*/"0",
+           "sm_90a: depth of the K/V shared-memory ring (1 to 4; 0: 3, but 2 "
+           "at head dim 256)">,
     Option<"warpSpecialize", "warp-specialize", "bool", /*default=*/"true",
            "sm_90a: a producer warpgroup issues the TMA loads (setmaxnreg)">,
     Option<"overlap", "overlap", "bool", /*default=*/"true",
@@ -134,7 +135,9 @@ def FATileAttentionForChipPass : Pass<"fa-tile-attention-for-chip", "ModuleOp"> 
     The first step of `fa-to-ptx`. For each `func.func` holding an `fa.attention`,
     picks `block-q` and `block-kv` from the chip and the attention's head dim
     (sm_80: 128 x 64 for head dim 64, 128 x 32 for head dim 128, where 64 keys per
-    step spill registers) and runs `fa-tile-attention{block-q block-kv}` on that
+    step spill registers; sm_90a: 128 x 128, 128 x 80 for head dim 256, where
+    2 stages of 128-key K/V tiles exceed shared memory, 128 x 64 there with a
+    left window edge, where 80 keys spill) and runs `fa-tile-attention{block-q block-kv}` on that
     function (a dynamic pipeline), so that a module may hold attentions of several
     head dims. Non-zero `block-q` / `block-kv` override the choice.
 

@@ -34,8 +34,9 @@ struct PTXPipelineOptions : public PassPipelineOptions<PTXPipelineOptions> {
       llvm::cl::init("sm_80")};
   PassOptions::Option<int64_t> stages{
       *this, "stages",
-      llvm::cl::desc("sm_90a: depth of the K/V shared-memory ring (1 to 4)"),
-      llvm::cl::init(3)};
+      llvm::cl::desc("sm_90a: depth of the K/V shared-memory ring (1 to 4; "
+                     "0: 3, but 2 at head dim 256)"),
+      llvm::cl::init(0)};
   PassOptions::Option<bool> warpSpecialize{
       *this, "warp-specialize",
       llvm::cl::desc("sm_90a: a producer warpgroup issues the TMA loads"),

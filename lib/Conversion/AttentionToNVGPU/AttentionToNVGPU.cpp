@@ -36,15 +36,22 @@ namespace mlir::fa {
 using namespace mlir;
 using namespace mlir::fa;
 
-NVGPUTileSizes mlir::fa::getNVGPUTileSizes(StringRef chip, int64_t headDim) {
+NVGPUTileSizes mlir::fa::getNVGPUTileSizes(StringRef chip, int64_t headDim,
+                                           bool leftWindowEdge) {
   // sm_80: 128 query rows (4 warps x 32 rows) per block; 64 keys per step,
   // but 32 at head dim 128, where 64 spill registers (S and the 32 x 128 f32
   // accumulators of a warp no longer fit 255 registers).
   if (chip == "sm_80")
     return {128, headDim == 128 ? 32 : 64};
-  // sm_90a: two consumer warpgroups of 64 rows; 128-key TMA tiles.
-  if (chip == "sm_90a")
-    return {kSM90BlockQ, kSM90BlockKV};
+  // sm_90a: two consumer warpgroups of 64 rows; 128-key TMA tiles, but 80 at
+  // head dim 256 (FlashAttention-3's tile: 2 stages fit shared memory), and
+  // 64 there with a left window edge (80 spills registers).
+  if (chip == "sm_90a") {
+    if (headDim != 256)
+      return {kSM90BlockQ, kSM90BlockKV};
+    return {kSM90BlockQ,
+            leftWindowEdge ? kSM90BlockKVD256LeftEdge : kSM90BlockKVD256};
+  }
   return {64, 64};
 }
 
@@ -432,8 +439,10 @@ struct FATileAttentionForChipPass
       f.walk([&](AttentionOp op) { ops.push_back(op); });
       if (ops.empty())
         continue;
-      NVGPUTileSizes sizes =
-          getNVGPUTileSizes(chip, ops.front().getQueryType().getDimSize(3));
+      DenseI64ArrayAttr window = ops.front().getWindowAttr();
+      bool leftEdge = window && window.size() == 2 && window[0] >= 0;
+      NVGPUTileSizes sizes = getNVGPUTileSizes(
+          chip, ops.front().getQueryType().getDimSize(3), leftEdge);
       FATileAttentionPassOptions tile;
       tile.blockQ = blockQ ? blockQ : sizes.blockQ;
       tile.blockKV = blockKV ? blockKV : sizes.blockKV;

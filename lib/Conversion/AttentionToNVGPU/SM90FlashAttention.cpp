@@ -47,8 +47,8 @@ static constexpr int64_t kSwz = 64;
 std::string mlir::fa::checkSM90AttentionDesc(const SM90AttentionDesc &d) {
   if (!d.elementType || !(d.elementType.isF16() || d.elementType.isBF16()))
     return "sm_90a kernel needs f16 or bf16 inputs";
-  if (d.headDim != 64 && d.headDim != 128)
-    return "sm_90a kernel supports head dim 64 or 128, got " +
+  if (d.headDim != 64 && d.headDim != 128 && d.headDim != 256)
+    return "sm_90a kernel supports head dim 64, 128 or 256, got " +
            std::to_string(d.headDim);
   int64_t kBN = d.blockKV;
   if (kBN < 16 || kBN > 256 || kBN % 16 || (!d.pFromRegisters && kBN % 64))
@@ -67,12 +67,19 @@ std::string mlir::fa::checkSM90AttentionDesc(const SM90AttentionDesc &d) {
   if (d.stages < 1 || d.stages > 4)
     return "sm_90a kernel supports 1 to 4 K/V stages, got " +
            std::to_string(d.stages);
+  // The pipelined consumers hold block j-1's stage (P V in flight) while they
+  // wait for block j: with one stage that wait never ends.
+  if (d.warpSpecialized && d.overlap && d.stages < 2)
+    return "sm_90a pipelined schedule (overlap) needs at least 2 K/V stages, "
+           "got 1 (or overlap=false)";
   int64_t bytes = kWG * kRows * d.headDim * 2 + 2 * d.stages * kBN * d.headDim * 2 +
                   (d.pFromRegisters ? 0 : kWG * kRows * kBN * 2) + 1024;
   if (bytes > 227 * 1024)
     return "sm_90a kernel with " + std::to_string(d.stages) +
            " stages needs " + std::to_string(bytes) +
-           " bytes of shared memory (at most 232448)";
+           " bytes of shared memory (at most 232448) at head dim " +
+           std::to_string(d.headDim) + " with " + std::to_string(kBN) +
+           "-key K/V tiles: use fewer stages or a smaller block-kv";
   return "";
 }
 
@@ -1291,7 +1298,8 @@ mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
   desc.windowRight = attn.windowRight;
   desc.scale = attn.scale;
   desc.hasLse = attn.hasLse;
-  desc.stages = options.stages;
+  desc.stages = options.stages > 0 ? options.stages
+                                   : getSM90DefaultStages(attn.headDim);
   desc.warpSpecialized = options.warpSpecialize;
   desc.overlap = options.overlap;
   desc.blockKV = attn.blockKV;

@@ -1,5 +1,6 @@
 // RUN: fa-opt %s --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a stages=3" | FileCheck %s
-// RUN: fa-opt %s --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a stages=1" | FileCheck %s --check-prefix=ONE
+// RUN: fa-opt %s --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a stages=1 overlap=false" | FileCheck %s --check-prefix=ONE
+// RUN: not fa-opt %s --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a stages=1" 2>&1 | FileCheck %s --check-prefix=ONE-OVERLAP
 // RUN: fa-opt %s --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a stages=1 warp-specialize=false" | FileCheck %s --check-prefix=ONE-NOWS
 
 // A 3-deep K/V ring: a K, a V and a "released" mbarrier per stage plus the Q one.
@@ -7,6 +8,9 @@
 // CHECK: \22dynamic_shared_memory_bytes\22: 115712
 // CHECK: \22stages\22: 3
 // CHECK: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 10>
+// One stage with the pipelined consumers would deadlock (block j-1's stage is
+// held while block j is awaited): rejected.
+// ONE-OVERLAP: error: 'scf.forall' op sm_90a pipelined schedule (overlap) needs at least 2 K/V stages, got 1 (or overlap=false)
 // ONE: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
 // ONE-NOWS: \22warp_specialized\22: false
 // ONE-NOWS: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 3>

@@ -18,7 +18,7 @@ func.func @f32(%q: tensor<1x1x64x64xf32>, %k: tensor<1x1x64x64xf32>, %v: tensor<
 // -----
 
 func.func @d96(%q: tensor<1x1x64x96xf16>, %k: tensor<1x1x64x96xf16>, %v: tensor<1x1x64x96xf16>) -> tensor<1x1x64x96xf16> {
-  // expected-error @+1 {{sm_90a kernel supports head dim 64 or 128, got 96}}
+  // expected-error @+1 {{sm_90a kernel supports head dim 64, 128 or 256, got 96}}
   %o = fa.attention %q, %k, %v : tensor<1x1x64x96xf16>, tensor<1x1x64x96xf16>, tensor<1x1x64x96xf16> -> tensor<1x1x64x96xf16>
   return %o : tensor<1x1x64x96xf16>
 }

@@ -61,8 +61,9 @@ FailureOr<TiledAttention> matchTiledAttention(func::FuncOp func);
 struct NVGPUKernelOptions {
   /// Query rows per warp (sm_80: 16 or 32; default 32 when block-q >= 128).
   int64_t rowsPerWarp = 0;
-  /// sm_90a: depth of the K/V shared-memory ring.
-  int64_t stages = 3;
+  /// sm_90a: depth of the K/V shared-memory ring (0: 3, but 2 at head dim
+  /// 256; getSM90DefaultStages).
+  int64_t stages = 0;
   /// sm_90a: a producer warpgroup issues the TMA loads (setmaxnreg).
   bool warpSpecialize = true;
   /// sm_90a: pipelined consumers and warpgroup ping-pong.
@@ -92,11 +93,14 @@ LogicalResult buildSM90FlashAttention(const TiledAttention &attn,
 
 /// The block sizes fa-to-ptx tiles with for `chip` and head dim `headDim`
 /// (fa-tile-attention-for-chip); 64 x 64 for an unknown chip, whose
-/// diagnostic then comes from convert-fa-to-nvgpu.
+/// diagnostic then comes from convert-fa-to-nvgpu. `leftWindowEdge`: the
+/// attention has a sliding window with a left edge (window[0] >= 0), whose
+/// second compare per masked score costs registers.
 struct NVGPUTileSizes {
   int64_t blockQ, blockKV;
 };
-NVGPUTileSizes getNVGPUTileSizes(StringRef chip, int64_t headDim);
+NVGPUTileSizes getNVGPUTileSizes(StringRef chip, int64_t headDim,
+                                 bool leftWindowEdge = false);
 
 } // namespace mlir::fa
 

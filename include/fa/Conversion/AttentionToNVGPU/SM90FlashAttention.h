@@ -21,13 +21,26 @@ constexpr int64_t kSM90RowsPerWarpgroup = 64;
 constexpr int64_t kSM90Warpgroups = 2;
 constexpr int64_t kSM90BlockQ = kSM90RowsPerWarpgroup * kSM90Warpgroups;
 constexpr int64_t kSM90BlockKV = 128;
+/// Head dim 256: FlashAttention-3's 80-key K/V tile at 2 stages (Q 64 KiB +
+/// 2 x (K + V) 80 KiB fits the 227 KiB of shared memory; 128 keys would not
+/// fit even 2 stages).
+constexpr int64_t kSM90BlockKVD256 = 80;
+/// Head dim 256 with a left window edge: at 80 keys the two-edge mask spills
+/// (32 bytes at 240 registers), at 64 it does not.
+constexpr int64_t kSM90BlockKVD256LeftEdge = 64;
+
+/// The K/V ring depth used when none is asked for: 3, but 2 at head dim 256
+/// (3 stages of 80-key tiles need 305 KiB).
+constexpr int64_t getSM90DefaultStages(int64_t headDim) {
+  return headDim == 256 ? 2 : 3;
+}
 
 /// What the sm_90a builder needs to know about one attention.
 struct SM90AttentionDesc {
   std::string kernelName; ///< gpu.func name
   std::string moduleName; ///< gpu.module name
   Type elementType;       ///< f16 or bf16 (q, k, v and out)
-  int64_t headDim = 128;  ///< 64 or 128 (Dv = D)
+  int64_t headDim = 128;  ///< 64, 128 or 256 (Dv = D)
   /// Positional window around the bottom-right diagonal Nk - Nq
   /// (docs/Attention.md): query row i sees key j iff
   /// i + Nk - Nq - left <= j <= i + Nk - Nq + right; -1 is unbounded.
@@ -88,7 +101,8 @@ struct SM90AttentionDesc {
   bool isCausal() const { return windowLeft < 0 && windowRight == 0; }
 };
 
-/// Checks that `desc` can be built for sm_90a; on failure returns the reason.
+/// Checks that `desc` can be built for sm_90a (head dim 64, 128 or 256, f16 or
+/// bf16, shared memory, tile and stage ranges); on failure returns the reason.
 std::string checkSM90AttentionDesc(const SM90AttentionDesc &desc);
 
 /// Builds, at the builder's insertion point (inside a module), the gpu.module
