@@ -76,6 +76,24 @@ def encode_tensor_map(spec, address, sizes):
     return bytes(buf)
 
 
+_CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16
+_sms = {}
+
+
+def _num_sms():
+    """Multiprocessor count of the current context's device."""
+    _ensure_context()
+    cu = _cuda()
+    dev = ctypes.c_int()
+    _check(cu.cuCtxGetDevice(ctypes.byref(dev)), "cuCtxGetDevice")
+    if dev.value not in _sms:
+        n = ctypes.c_int()
+        _check(cu.cuDeviceGetAttribute(ctypes.byref(n), _CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                                       dev), "cuDeviceGetAttribute")
+        _sms[dev.value] = n.value
+    return _sms[dev.value]
+
+
 def _ceil_div(a, b):
     return (a + b - 1) // b
 
@@ -109,15 +127,18 @@ class Kernel:
         return cls(manifest, ptx)
 
     def grid(self, sizes):
-        """Evaluates the manifest's grid formulas (ceil(X/n), X) on sizes."""
-        dims = []
-        for expr in self.manifest["grid"]:
-            if expr.startswith("ceil("):
-                name, div = expr[5:-1].split("/")
-                dims.append(_ceil_div(sizes[name], int(div)))
-            else:
-                dims.append(sizes[expr])
-        return dims
+        """Evaluates the manifest's grid formulas on sizes: integers, size
+        names, ceil(X/n), and for persistent kernels min(tiles, num_sms)
+        with tiles = the manifest's "tiles" formula and num_sms = the
+        device's multiprocessor count."""
+        env = dict(sizes)
+        env["num_sms"] = _num_sms() if self.manifest.get("persistent") else 0
+        fns = {"ceil": lambda x: math.ceil(x), "min": min, "max": max}
+        ev = lambda e: int(e) if isinstance(e, int) else int(  # noqa: E731
+            eval(str(e), {"__builtins__": {}, **fns}, env))
+        if "tiles" in self.manifest:
+            env["tiles"] = ev(self.manifest["tiles"])
+        return [ev(e) for e in self.manifest["grid"]]
 
     def launch_ptrs(self, *ptrs, stream=0, **sizes):
         """Launches on raw device pointers (in manifest order) and i32 sizes."""

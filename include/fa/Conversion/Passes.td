@@ -115,6 +115,10 @@ def ConvertFAToNVGPUPass : Pass<"convert-fa-to-nvgpu", "ModuleOp"> {
     Option<"exp2PolyEvery", "exp2-poly-every", "int64_t", /*default=*/"0",
            "sm_90a: every n-th softmax exponent by an FMA-pipe polynomial "
            "instead of the MUFU (0: none)">,
+    Option<"persistent", "persistent", "bool", /*default=*/"false",
+           "sm_90a with warp-specialize: persistent CTAs (1-D grid of "
+           "min(tiles, SMs) CTAs looping over the (query block, head, batch) "
+           "tiles, K/V ring carried across tiles)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

@@ -417,6 +417,7 @@ struct ConvertFAToNVGPUPass
       options.pingPong = pingPong;
       options.longestFirst = longestFirst;
       options.exp2PolyEvery = exp2PolyEvery;
+      options.persistent = persistent;
       failed |= mlir::failed(attn) ||
                 mlir::failed(buildNVGPUKernel(*attn, chip, options));
     }

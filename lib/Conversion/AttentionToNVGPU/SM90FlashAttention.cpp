@@ -62,6 +62,8 @@ std::string mlir::fa::checkSM90AttentionDesc(const SM90AttentionDesc &d) {
     return "sm_90a kernel needs window edges >= -1, got [" +
            std::to_string(d.windowLeft) + ", " + std::to_string(d.windowRight) +
            "]";
+  if (d.persistent && !d.warpSpecialized)
+    return "sm_90a persistent kernel needs warp-specialize";
   if (d.stages < 1 || d.stages > 4)
     return "sm_90a kernel supports 1 to 4 K/V stages, got " +
            std::to_string(d.stages);
@@ -207,6 +209,21 @@ struct SM90Builder : fa::detail::KernelBuilderBase {
   Value insert(Value s, Value v, int64_t i) {
     return LLVM::InsertValueOp::create(b, loc, s, v, ArrayRef<int64_t>{i});
   }
+  /// `v` (an index below 2^31) through an empty inline asm: the same value,
+  /// but nothing derived from it can be hoisted above this point or merged
+  /// with what was derived from `v` before.
+  Value opaque(Value v) {
+    Value x = arith::IndexCastOp::create(b, loc, b.getI32Type(), v);
+    Value y = LLVM::InlineAsmOp::create(
+                  b, loc, b.getI32Type(), ValueRange{x}, "mov.u32 $0, $1;",
+                  "=r,r", /*has_side_effects=*/true, /*is_align_stack=*/false,
+                  LLVM::tailcallkind::TailCallKind::None,
+                  LLVM::AsmDialectAttr::get(b.getContext(),
+                                            LLVM::AsmDialect::AD_ATT),
+                  ArrayAttr())
+                  .getResult(0);
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), y);
+  }
   template <typename Fn> void ifThen(Value cond, Fn fn) {
     auto ifOp = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard g(b);
@@ -294,30 +311,73 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   Value kMap = castDesc(args[1], tmaTy(kBN));
   Value vMap = castDesc(args[2], tmaTy(kBN));
 
+  // Persistent: the tile values below (query block, head, batch and what
+  // follows from them) are set per tile inside the producer's and the
+  // consumers' tile loops; otherwise once per CTA from blockIdx.
+  bool persistent = ws && d.persistent;
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value qBlock = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   // With a right edge and no left one (causal) the work grows with the query
   // block: hand the longest ones out first (CTAs start in blockIdx order, x
   // fastest) so that the grid ends on short ones.
   bool longestFirst =
       d.longestFirst && d.windowLeft < 0 && d.windowRight >= 0;
-  if (longestFirst)
-    qBlock = arith::SubIOp::create(
-        b, loc,
-        arith::SubIOp::create(
-            b, loc, gpu::GridDimOp::create(b, loc, gpu::Dimension::x),
-            kb.idx(1)),
-        qBlock);
-  Value head = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
-  Value bIdx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+  Value qBlock, head, bIdx;
+  if (!persistent) {
+    qBlock = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    if (longestFirst)
+      qBlock = arith::SubIOp::create(
+          b, loc,
+          arith::SubIOp::create(
+              b, loc, gpu::GridDimOp::create(b, loc, gpu::Dimension::x),
+              kb.idx(1)),
+          qBlock);
+    head = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+    bIdx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+  }
   Value wgi = kb.div(tid, 128), ltid = kb.rem(tid, 128);
   Value warp = kb.div(ltid, 32), lane = kb.rem(ltid, 32);
   Value g = kb.div(lane, 4), t4 = kb.rem(lane, 4);
-  Value kvHead = arith::DivUIOp::create(
-      b, loc, head, arith::DivUIOp::create(b, loc, hq, hkv));
-  Value qPlane = kb.add(kb.mul(bIdx, hq), head);
-  Value kvPlane = kb.add(kb.mul(bIdx, hkv), kvHead);
-  Value q0 = kb.mul(qBlock, kb.idx(kSM90BlockQ));
+  Value kvHead, qPlane, kvPlane, q0;
+  auto tilePlanes = [&] {
+    kvHead = arith::DivUIOp::create(
+        b, loc, head, arith::DivUIOp::create(b, loc, hq, hkv));
+    qPlane = kb.add(kb.mul(bIdx, hq), head);
+    kvPlane = kb.add(kb.mul(bIdx, hkv), kvHead);
+    q0 = kb.mul(qBlock, kb.idx(kSM90BlockQ));
+  };
+  if (!persistent)
+    tilePlanes();
+  // The static tile scheduler: tiles = ceil(Nq/128) * Hq * B, CTA c takes
+  // tiles c, c + gridDim.x, ...; tile t is (query block, head, batch) with
+  // the query block fastest, or, longest first, the heads and batches of the
+  // last query block first (query block = nqb - 1 - t / (Hq * B)).
+  Value numQBlocks, numTiles;
+  if (persistent) {
+    numQBlocks = kb.div(kb.add(nq, kb.idx(kSM90BlockQ - 1)), kSM90BlockQ);
+    numTiles = kb.mul(kb.mul(numQBlocks, hq), asIndex(args[s0]));
+  }
+  auto decodeTile = [&](Value tile) {
+    auto divV = [&](Value x, Value y) -> Value {
+      return arith::DivUIOp::create(b, loc, x, y);
+    };
+    auto remV = [&](Value x, Value y) -> Value {
+      return arith::RemUIOp::create(b, loc, x, y);
+    };
+    Value rest;
+    if (longestFirst) {
+      Value planes = kb.mul(hq, asIndex(args[s0]));
+      qBlock = arith::SubIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, numQBlocks, kb.idx(1)),
+          divV(tile, planes));
+      rest = remV(tile, planes);
+    } else {
+      qBlock = remV(tile, numQBlocks);
+      rest = divV(tile, numQBlocks);
+    }
+    head = remV(rest, hq);
+    bIdx = divV(rest, hq);
+    tilePlanes();
+  };
   Value isIssuer = kb.cmp(arith::CmpIPredicate::eq, tid, kb.idx(0));
 
   // Dynamic shared memory, realigned to 1024 bytes (128-byte swizzle atoms).
@@ -341,16 +401,21 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   };
 
   // mbarriers: 0 = Q, 1 + s = K stage s, 1 + S + s = V stage s; with warp
-  // specialization 1 + 2S + s = stage s released by all consumer threads.
-  int64_t numBars = 1 + (ws ? 3 : 2) * S;
+  // specialization 1 + 2S + s = stage s released by all consumer threads;
+  // persistent: 1 + 3S = the Q tile is free (every consumer thread arrives
+  // after its epilogue has read O back from it).
+  int64_t qFreeBar = 1 + 3 * S;
+  int64_t numBars = 1 + (ws ? 3 : 2) * S + (persistent ? 1 : 0);
   auto barTy = nvgpu::MBarrierGroupType::get(ctx, wg, numBars);
   Value bars = nvgpu::MBarrierCreateOp::create(b, loc, barTy);
   kb.ifThen(isIssuer, [&] {
     for (int64_t i = 0; i < numBars; ++i)
-      nvgpu::MBarrierInitOp::create(b, loc, bars,
-                                    kb.idx(i > 2 * S ? kWG * (warpArrive ? 4 : 128)
-                                                     : 1),
-                                    kb.idx(i), Value());
+      nvgpu::MBarrierInitOp::create(
+          b, loc, bars,
+          kb.idx(i == qFreeBar ? kWG * 128
+                 : i > 2 * S   ? kWG * (warpArrive ? 4 : 128)
+                               : 1),
+          kb.idx(i), Value());
     NVVM::FenceMbarrierInitOp::create(b, loc);
   });
   gpu::BarrierOp::create(b, loc);
@@ -362,8 +427,9 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   // [0, ceil(Nk / BN)), computed as before the window support (same PTX).
   // Loops run over blocks j in [kvBegin, kvEnd); the ring stage and the
   // mbarrier parities come from the iteration count j - kvBegin.
-  Value diag = arith::SubIOp::create(b, loc, nk, nq);
-  Value kvBegin, kvEnd, fullBegin, fullEnd;
+  Value diag, kvBegin, kvEnd, fullBegin, fullEnd;
+  auto tileRange = [&] {
+  diag = arith::SubIOp::create(b, loc, nk, nq);
   if (d.hasWindow()) {
     Value qEnd = arith::MinSIOp::create(b, loc, kb.add(q0, kb.idx(kSM90BlockQ)),
                                         nq);
@@ -379,9 +445,17 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
     kvBegin = kb.idx(0);
     kvEnd = kb.div(kb.add(nk, kb.idx(kBN - 1)), kBN);
   }
+  };
+  if (!persistent)
+    tileRange();
+  // Persistent: the K/V blocks of the CTA's earlier tiles (the running block
+  // counter carried by the tile loops), so that ring stages and parities run
+  // on across tiles.
+  Value kvBase;
   // The iteration count of block j, from which stages and parities follow.
   auto iterOf = [&](Value j) -> Value {
-    return arith::SubIOp::create(b, loc, j, kvBegin);
+    Value it = arith::SubIOp::create(b, loc, j, kvBegin);
+    return kvBase ? kb.add(kvBase, it) : it;
   };
   // Block kvBegin + k (a constant without a left edge).
   auto blockAt = [&](int64_t k) -> Value {
@@ -449,18 +523,82 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
       NVVM::SetMaxRegisterOp::create(b, loc, d.producerRegs,
                                      NVVM::SetMaxRegisterAction::decrease);
       kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, ltid, kb.idx(0)), [&] {
-        issueQ();
-        auto ploop = scf::ForOp::create(b, loc, kvBegin, kvEnd, kb.idx(1));
+        if (!persistent) {
+          issueQ();
+          auto ploop = scf::ForOp::create(b, loc, kvBegin, kvEnd, kb.idx(1));
+          OpBuilder::InsertionGuard g3(b);
+          b.setInsertionPointToStart(ploop.getBody());
+          Value j = ploop.getInductionVar();
+          Value it = iterOf(j);
+          Value stage = kb.rem(it, S);
+          kb.ifThen(kb.cmp(arith::CmpIPredicate::sge, it, kb.idx(S)), [&] {
+            Value round =
+                arith::SubIOp::create(b, loc, kb.div(it, S), kb.idx(1));
+            waitBar(kb.add(kb.idx(1 + 2 * S), stage), parityOf(round));
+          });
+          issueKV(j, stage);
+          return;
+        }
+        // The tile loop; carries the running block counter and the CTA's
+        // tile count n. Q of tile n > 0 goes into the Q tile once the
+        // consumers have freed it (Q-free phase n - 1), issued after the
+        // first min(S, blocks) K/V blocks of the tile (which only need ring
+        // stages, released before the previous epilogue), so the ring fills
+        // under that epilogue; tile 0's Q goes first. The producer runs on
+        // 24 registers: the K/V loop runs over the running count itself and
+        // the Q coordinates are decoded again where Q is issued.
+        auto tloop = scf::ForOp::create(
+            b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x),
+            numTiles, gpu::GridDimOp::create(b, loc, gpu::Dimension::x),
+            ValueRange{kb.idx(0), kb.idx(0)});
         OpBuilder::InsertionGuard g3(b);
-        b.setInsertionPointToStart(ploop.getBody());
-        Value j = ploop.getInductionVar();
-        Value it = iterOf(j);
-        Value stage = kb.rem(it, S);
-        kb.ifThen(kb.cmp(arith::CmpIPredicate::sge, it, kb.idx(S)), [&] {
-          Value round = arith::SubIOp::create(b, loc, kb.div(it, S), kb.idx(1));
-          waitBar(kb.add(kb.idx(1 + 2 * S), stage), parityOf(round));
-        });
-        issueKV(j, stage);
+        b.setInsertionPointToStart(tloop.getBody());
+        Value tile = tloop.getInductionVar();
+        decodeTile(tile);
+        tileRange();
+        Value base = tloop.getRegionIterArgs()[0];
+        Value n = tloop.getRegionIterArgs()[1];
+        Value count = arith::SubIOp::create(b, loc, kvEnd, kvBegin);
+        Value first = kb.cmp(arith::CmpIPredicate::eq, n, kb.idx(0));
+        Value qAt = arith::SelectOp::create(
+            b, loc, first, kb.idx(0),
+            arith::MinSIOp::create(b, loc, count, kb.idx(S)));
+        Value itEnd = kb.add(base, count), qAtIt = kb.add(base, qAt);
+        Value jOff = arith::SubIOp::create(b, loc, kvBegin, base);
+        auto loadQ = [&] {
+          kb.ifThen(kb.cmp(arith::CmpIPredicate::ne, n, kb.idx(0)), [&] {
+            waitBar(kb.idx(qFreeBar),
+                    parityOf(arith::SubIOp::create(b, loc, n, kb.idx(1))));
+          });
+          Value saved[] = {qBlock, head,    bIdx, kvHead,
+                           qPlane, kvPlane, q0,   shift};
+          decodeTile(kb.opaque(tile));
+          shift = kb.opaque(shift);
+          issueQ();
+          std::tie(qBlock, head, bIdx, kvHead, qPlane, kvPlane, q0, shift) =
+              std::tie(saved[0], saved[1], saved[2], saved[3], saved[4],
+                       saved[5], saved[6], saved[7]);
+        };
+        {
+          auto ploop = scf::ForOp::create(b, loc, base, itEnd, kb.idx(1));
+          OpBuilder::InsertionGuard g4(b);
+          b.setInsertionPointToStart(ploop.getBody());
+          Value it = ploop.getInductionVar();
+          kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, it, qAtIt), loadQ);
+          Value stage = kb.rem(it, S);
+          kb.ifThen(kb.cmp(arith::CmpIPredicate::sge, it, kb.idx(S)), [&] {
+            Value round =
+                arith::SubIOp::create(b, loc, kb.div(it, S), kb.idx(1));
+            waitBar(kb.add(kb.idx(1 + 2 * S), stage), parityOf(round));
+          });
+          Value savedShift = shift;
+          shift = kb.opaque(shift); // addresses computed here, not hoisted
+          issueKV(kb.add(it, jOff), stage);
+          shift = savedShift;
+        }
+        kb.ifThen(kb.cmp(arith::CmpIPredicate::sle, itEnd, qAtIt), loadQ);
+        scf::YieldOp::create(b, loc,
+                             ValueRange{itEnd, kb.add(n, kb.idx(1))});
       });
     }
     // Consumers: everything below runs in the else branch.
@@ -469,7 +607,45 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
                                    NVVM::SetMaxRegisterAction::increase);
   }
 
-  waitBar(kb.idx(0), arith::ConstantOp::create(b, loc, b.getBoolAttr(false)));
+  // Persistent consumers: the same tile loop as the producer's, carrying the
+  // running block counter and the tile count n (the Q parity); it ends after
+  // the epilogue (Q-free arrival).
+  Value tileN, tileIdx;
+  if (persistent) {
+    auto tloop = scf::ForOp::create(
+        b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x), numTiles,
+        gpu::GridDimOp::create(b, loc, gpu::Dimension::x),
+        ValueRange{kb.idx(0), kb.idx(0)});
+    b.setInsertionPointToStart(tloop.getBody());
+    tileIdx = tloop.getInductionVar();
+    decodeTile(tileIdx);
+    tileRange();
+    kvBase = tloop.getRegionIterArgs()[0];
+    tileN = tloop.getRegionIterArgs()[1];
+    // The thread index again, through an opaque read, so that what the tile
+    // body derives from it (swizzled epilogue addresses, descriptors) stays
+    // in the body instead of being hoisted out of the tile loop and held in
+    // registers across the K/V loop (spills at the 168-register cap).
+    tid = arith::IndexCastOp::create(
+        b, loc, b.getIndexType(),
+        LLVM::InlineAsmOp::create(
+            b, loc, i32, ValueRange{}, "mov.u32 $0, %tid.x;", "=r",
+            /*has_side_effects=*/true, /*is_align_stack=*/false,
+            LLVM::tailcallkind::TailCallKind::None,
+            LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
+            ArrayAttr())
+            .getResult(0));
+    wgi = kb.div(tid, 128);
+    ltid = kb.rem(tid, 128);
+    warp = kb.div(ltid, 32);
+    lane = kb.rem(ltid, 32);
+    g = kb.div(lane, 4);
+    t4 = kb.rem(lane, 4);
+    waitBar(kb.idx(0), parityOf(tileN));
+  } else {
+    waitBar(kb.idx(0),
+            arith::ConstantOp::create(b, loc, b.getBoolAttr(false)));
+  }
 
   // Per-warpgroup descriptor bases (address >> 4).
   Value qDescW = arith::AddIOp::create(
@@ -830,9 +1006,17 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
       scf::YieldOp::create(b, loc, init);
       b.setInsertionPointToStart(&top.getThenRegion().front());
       // Block kvBegin (iteration 0, stage 0): S and its softmax.
-      Value zero = kb.idx(0);
-      Value kDesc0 = stageDescOf(zero);
-      waitBar(kb.idx(1), parityOfIter(zero));
+      Value kDesc0;
+      if (persistent) {
+        // Iteration kvBase of the running count (any stage).
+        Value stage0 = stageOf(kvBase);
+        kDesc0 = stageDescOf(stage0);
+        waitBar(kb.add(kb.idx(1), stage0), parityOfIter(kvBase));
+      } else {
+        Value zero = kb.idx(0);
+        kDesc0 = stageDescOf(zero);
+        waitBar(kb.idx(1), parityOfIter(zero));
+      }
       turnSync();
       NVVM::WgmmaFenceAlignedOp::create(b, loc);
       Value s0 = issueS(kDesc0);
@@ -931,6 +1115,17 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
     }
     res.assign(top.getResults().begin(), top.getResults().end());
   }
+  if (persistent) {
+    // The tile's coordinates again for the epilogue, from an opaque copy of
+    // the tile index: only the index stays live across the K/V loop, not the
+    // values derived from it (ptxas cannot rematerialize them as it does the
+    // ones derived from blockIdx).
+    decodeTile(kb.opaque(tileIdx));
+    tileRange();
+    wgRow0 = kb.add(q0, kb.mul(wgi, kb.idx(kRows)));
+    for (int r = 0; r < 2; ++r)
+      rowQ[r] = kb.add(wgRow0, rowInWG[r]);
+  }
   // Deferred normalization; O staged (swizzled) in this warpgroup's Q tile.
   Value acc = res[4];
   Value inv[2], lFinal[2], isZero[2];
@@ -996,6 +1191,19 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
                               llvm::MaybeAlign(16));
     });
   }
+  if (persistent) {
+    // This thread is done with the Q tile (O read back): order its generic
+    // accesses before the next Q's TMA (async proxy) write, then release it.
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+    nvgpu::MBarrierArriveOp::create(b, loc, nvgpu::MBarrierTokenType::get(ctx),
+                                    bars, kb.idx(qFreeBar));
+    scf::YieldOp::create(
+        b, loc,
+        ValueRange{kb.add(kvBase, arith::SubIOp::create(b, loc, kvEnd, kvBegin)),
+                   kb.add(tileN, kb.idx(1))});
+  }
   b.setInsertionPointToEnd(&kfn.getBody().front());
   gpu::ReturnOp::create(b, loc);
 
@@ -1052,13 +1260,20 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
       {"ping_pong", ov && pp},
       {"longest_first", longestFirst},
       {"exp2_poly_every", polyEvery},
-      {"grid", llvm::json::Array{"ceil(Nq/" + std::to_string(kSM90BlockQ) + ")",
-                                 "Hq", "B"}},
+      {"persistent", persistent},
+      {"grid", persistent
+                   ? llvm::json::Array{"min(tiles, num_sms)", 1, 1}
+                   : llvm::json::Array{"ceil(Nq/" +
+                                           std::to_string(kSM90BlockQ) + ")",
+                                       "Hq", "B"}},
       {"block", llvm::json::Array{kThreads, 1, 1}},
       {"dynamic_shared_memory_bytes", dynBytes},
       {"static_shared_memory_bytes", 8 * numBars},
       {"tensor_maps", std::move(maps)},
       {"params", std::move(params)}};
+  if (persistent)
+    manifest["tiles"] =
+        "ceil(Nq/" + std::to_string(kSM90BlockQ) + ")*Hq*B";
   std::string json;
   llvm::raw_string_ostream os(json);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest)));
@@ -1095,6 +1310,7 @@ mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
   desc.pingPong = options.pingPong;
   desc.longestFirst = options.longestFirst;
   desc.exp2PolyEvery = options.exp2PolyEvery;
+  desc.persistent = options.persistent;
   if (auto a = func->getAttrOfType<BoolAttr>("fa.sm90.p_from_registers"))
     desc.pFromRegisters = a.getValue();
   if (auto a = func->getAttrOfType<BoolAttr>("fa.sm90.warp_arrive"))
@@ -1109,6 +1325,8 @@ mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
     desc.longestFirst = a.getValue();
   if (auto a = func->getAttrOfType<IntegerAttr>("fa.sm90.exp2_poly_every"))
     desc.exp2PolyEvery = a.getInt();
+  if (auto a = func->getAttrOfType<BoolAttr>("fa.sm90.persistent"))
+    desc.persistent = a.getValue();
   std::string why = checkSM90AttentionDesc(desc);
   if (!why.empty())
     return anchor->emitOpError(why);

@@ -77,6 +77,7 @@ struct NVGPUKernelOptions {
   bool pingPong = true;
   bool longestFirst = true;
   int64_t exp2PolyEvery = 0;
+  bool persistent = false;
 };
 LogicalResult buildNVGPUKernel(const TiledAttention &attn, StringRef chip,
                                const NVGPUKernelOptions &options = {});

@@ -84,6 +84,13 @@ struct SM90AttentionDesc {
   /// pipes instead of ex2.approx on the MUFU, which is the unit the softmax
   /// waits on (ncu: MUFU issue stalls); 0 = all on the MUFU. Same accuracy.
   int64_t exp2PolyEvery = 0;
+  /// Persistent CTAs with a static tile scheduler: a 1-D grid of
+  /// min(tiles, SMs) CTAs, each looping over tiles blockIdx.x, +gridDim.x, ...
+  /// (tiles = ceil(Nq/128) * Hq * B); the K/V ring's stage and parity run on
+  /// across tiles and a "Q free" mbarrier lets the producer load the next
+  /// tile's Q once the consumers' epilogue is done with the Q tile. Needs
+  /// warpSpecialized.
+  bool persistent = false;
   /// Keys per K/V tile = the N of the S wgmma (16..256, a multiple of 16; of
   /// 64 with P through shared memory). FlashAttention-3 uses 176 at d128.
   int64_t blockKV = kSM90BlockKV;

@@ -1,0 +1,115 @@
+// RUN: fa-opt %s -split-input-file --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a persistent=true" | FileCheck %s
+// RUN: fa-opt %s -split-input-file --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a" | FileCheck %s --check-prefix=OFF
+// RUN: not fa-opt %s -split-input-file --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a persistent=true warp-specialize=false" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOWS
+
+// Persistent CTAs (causal, longest first): a 1-D grid of min(tiles, SMs) CTAs;
+// producer and consumers loop over tiles blockIdx.x, +gridDim.x below
+// tiles = ceil(Nq/128) * Hq * B, carrying the running K/V block count and the
+// CTA's tile count n.
+// CHECK: \22grid\22: [\0A{{ *}}\22min(tiles, num_sms)\22,\0A{{ *}}1,\0A{{ *}}1\0A{{ *}}]
+// CHECK-SAME: \22persistent\22: true
+// CHECK-SAME: \22static_shared_memory_bytes\22: 88
+// CHECK-SAME: \22tiles\22: \22ceil(Nq/128)*Hq*B\22
+// CHECK-LABEL: gpu.func @attn_kernel(
+// CHECK-SAME: %[[B:[^:]+]]: i32, %[[HQ:[^:]+]]: i32, %{{[^:]+}}: i32, %[[NQ:[^:]+]]: i32, %{{[^:]+}}: i32)
+// CHECK-NOT: gpu.block_id  y
+// CHECK: %[[NQI:.+]] = arith.index_cast %[[NQ]] : i32 to index
+// CHECK: %[[NQP:.+]] = arith.addi %[[NQI]], %c127 : index
+// CHECK: %[[NQB:.+]] = arith.divui %[[NQP]], %c128{{.*}} : index
+// CHECK: %[[T0:.+]] = arith.muli %[[NQB]], %{{.+}} : index
+// CHECK: %[[TILES:.+]] = arith.muli %[[T0]], %{{.+}} : index
+// The Q-free mbarrier (1 + 3 stages) counts the 256 consumer threads.
+// CHECK: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 11>
+// CHECK: nvgpu.mbarrier.init %{{.+}}[%c10], %c256
+
+// Producer: tile loop; longest first, query block = nqb - 1 - tile / (Hq * B).
+// CHECK: nvvm.setmaxregister  decrease 24
+// CHECK: %[[BX:.+]] = gpu.block_id  x
+// CHECK-NEXT: %[[GX:.+]] = gpu.grid_dim  x
+// CHECK: %{{.+}}:2 = scf.for %[[TILE:.+]] = %[[BX]] to %[[TILES]] step %[[GX]] iter_args(%[[BASE:.+]] = %c0{{.*}}, %[[N:.+]] = %c0{{.*}}) -> (index, index) {
+// CHECK: %[[PLANES:.+]] = arith.muli
+// CHECK: %[[NQB1:.+]] = arith.subi %[[NQB]], %c1
+// CHECK-NEXT: %[[QB:.+]] = arith.divui %[[TILE]], %[[PLANES]] : index
+// CHECK-NEXT: arith.subi %[[NQB1]], %[[QB]] : index
+// The K/V loop runs over the running count [base, base + blocks); Q goes
+// after min(3, blocks) blocks (first tile: before any), waiting for Q-free
+// phase n - 1 from the second tile on.
+// CHECK: %[[FIRST:.+]] = arith.cmpi eq, %[[N]], %c0
+// CHECK: %[[MIN:.+]] = arith.minsi %[[CNT:.+]], %c3
+// CHECK: %[[QAT:.+]] = arith.select %[[FIRST]], %c0{{.*}}, %[[MIN]] : index
+// CHECK: %[[ITEND:.+]] = arith.addi %[[BASE]], %[[CNT]] : index
+// CHECK: %[[QATIT:.+]] = arith.addi %[[BASE]], %[[QAT]] : index
+// CHECK: scf.for %[[IT:.+]] = %[[BASE]] to %[[ITEND]] step
+// CHECK-NEXT: %[[ISQ:.+]] = arith.cmpi eq, %[[IT]], %[[QATIT]] : index
+// CHECK-NEXT: scf.if %[[ISQ]] {
+// CHECK: %[[NOTFIRST:.+]] = arith.cmpi ne, %[[N]], %c0
+// CHECK: scf.if %[[NOTFIRST]] {
+// CHECK: %[[NM1:.+]] = arith.subi %[[N]], %c1
+// CHECK: %[[PQF:.+]] = arith.remui %[[NM1]], %c2
+// CHECK: nvgpu.mbarrier.try_wait.parity %{{.+}}[%c10], %{{.+}}, %{{.+}} :
+// CHECK: nvgpu.mbarrier.arrive.expect_tx %{{.+}}[%c0{{.*}}], %c32768
+// CHECK: nvgpu.tma.async.load
+// Ring stage and release parity from the running count.
+// CHECK: %[[ST:.+]] = arith.remui %[[IT]], %c3
+// CHECK: arith.cmpi sge, %[[IT]], %c3
+// CHECK: arith.divui %[[IT]], %c3
+// CHECK: nvgpu.mbarrier.try_wait.parity
+// CHECK: arith.muli %[[ST]], %c32768
+// CHECK: nvgpu.tma.async.load
+// CHECK: arith.cmpi sle, %[[ITEND]], %[[QATIT]] : index
+// CHECK: scf.yield %[[ITEND]], %{{.+}} : index, index
+
+// Consumers: the same tile loop; Q "full" parity = n % 2; block `begin` is
+// iteration `base` of the running count (stage base % 3).
+// CHECK: nvvm.setmaxregister  increase 240
+// CHECK: %[[CBX:.+]] = gpu.block_id  x
+// CHECK-NEXT: %[[CGX:.+]] = gpu.grid_dim  x
+// CHECK: %{{.+}}:2 = scf.for %{{.+}} = %[[CBX]] to %[[TILES]] step %[[CGX]] iter_args(%[[CBASE:.+]] = %c0{{.*}}, %[[CN:.+]] = %c0{{.*}}) -> (index, index) {
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "mov.u32 $0, %tid.x;"
+// CHECK: %[[QP:.+]] = arith.remui %[[CN]], %c2
+// CHECK: nvgpu.mbarrier.try_wait.parity %{{.+}}[%c0{{.*}}], %{{.+}}, %{{.+}} :
+// CHECK: %[[ST0:.+]] = arith.remui %[[CBASE]], %c3
+// CHECK: %[[B0:.+]] = arith.addi %c1{{.*}}, %[[ST0]] : index
+// CHECK: arith.divui %[[CBASE]], %c3
+// CHECK: nvgpu.mbarrier.try_wait.parity %{{.+}}[%[[B0]]]
+// Epilogue done: each thread fences and arrives on Q-free; the running count
+// grows by the tile's blocks.
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: %{{.+}} = nvgpu.mbarrier.arrive %{{.+}}[%c10]
+// CHECK: %[[CCNT:.+]] = arith.subi
+// CHECK-NEXT: %[[NEXT:.+]] = arith.addi %[[CBASE]], %[[CCNT]] : index
+// CHECK: %[[NEXTN:.+]] = arith.addi %[[CN]], %c1
+// CHECK: scf.yield %[[NEXT]], %[[NEXTN]] : index, index
+
+// Off (default): the 3-D grid, no tile loop, no Q-free barrier.
+// OFF: \22grid\22: [\0A{{ *}}\22ceil(Nq/128)\22,\0A{{ *}}\22Hq\22,\0A{{ *}}\22B\22\0A{{ *}}]
+// OFF-SAME: \22persistent\22: false
+// OFF-LABEL: gpu.func @attn_kernel(
+// OFF: gpu.block_id  y
+// OFF: num_barriers = 10>
+// OFF-NOT: nvgpu.mbarrier.init %{{.+}}[%c10]
+// OFF-NOT: iter_args(%{{.+}} = %c0{{.*}}, %{{.+}} = %c0{{.*}}) -> (index, index)
+// OFF: gpu.return
+
+// NOWS: error: 'scf.forall' op sm_90a persistent kernel needs warp-specialize
+
+func.func @attn(%q: tensor<?x?x?x128xf16>, %k: tensor<?x?x?x128xf16>, %v: tensor<?x?x?x128xf16>) -> tensor<?x?x?x128xf16> {
+  %o = fa.attention %q, %k, %v {causal} : tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16> -> tensor<?x?x?x128xf16>
+  return %o : tensor<?x?x?x128xf16>
+}
+
+// -----
+
+// Not causal (no longest-first order): the query block is the fastest part of
+// the tile index. The attribute switches it on for this function only.
+// CHECK-LABEL: gpu.func @attn_full_kernel(
+// CHECK: scf.for %[[TILE2:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args
+// CHECK: %[[QB2:.+]] = arith.remui %[[TILE2]], %{{.+}} : index
+// CHECK-NEXT: %[[REST2:.+]] = arith.divui %[[TILE2]], %{{.+}} : index
+// OFF: \22persistent\22: true
+// OFF-LABEL: gpu.func @attn_full_kernel(
+// OFF: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%{{.+}} = %c0{{.*}}, %{{.+}} = %c0{{.*}}) -> (index, index)
+func.func @attn_full(%q: tensor<?x?x?x64xbf16>, %k: tensor<?x?x?x64xbf16>, %v: tensor<?x?x?x64xbf16>) -> tensor<?x?x?x64xbf16> attributes {fa.sm90.persistent = true} {
+  %o = fa.attention %q, %k, %v : tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16> -> tensor<?x?x?x64xbf16>
+  return %o : tensor<?x?x?x64xbf16>
+}

@@ -1,0 +1,56 @@
+// REQUIRES: ptxas
+// RUN: rm -rf %t && fa-opt %s -split-input-file '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a},fa-dump-kernel{dir=%t})' -o /dev/null
+// RUN: FileCheck %s --check-prefix=PTX < %t/attn_f16_d128_causal_lse_kernel.ptx
+// RUN: FileCheck %s --check-prefix=JSON < %t/attn_f16_d128_causal_lse_kernel.json
+// RUN: %ptxas -arch=sm_90a -v %t/attn_f16_d128_causal_lse_kernel.ptx -o %t/a.cubin 2>&1 | FileCheck %s --check-prefix=ASM --implicit-check-not=warning
+// RUN: %ptxas -arch=sm_90a -v %t/attn_bf16_d64_full_kernel.ptx -o %t/b.cubin 2>&1 | FileCheck %s --check-prefix=ASM --implicit-check-not=warning
+// RUN: %ptxas -arch=sm_90a -v %t/attn_bf16_d128_window_kernel.ptx -o %t/c.cubin 2>&1 | FileCheck %s --check-prefix=ASM --implicit-check-not=warning
+// RUN: %ptxas -arch=sm_90a -v %t/attn_f16_d64_causal_kernel.ptx -o %t/d.cubin 2>&1 | FileCheck %s --check-prefix=ASM --implicit-check-not=warning
+
+// Persistent kernels (fa.sm90.persistent) assemble for sm_90a without
+// warnings. NOT YET: 0 spills. The producer warpgroup runs its tile loop on
+// 24 registers (setmaxnreg) and ptxas spills 60-140 bytes (see docs/SM90.md,
+// "Persistent CTAs"); turn the ASM-NOT below into a 0-spill check once fixed.
+// ASM: Compiling entry function 'attn_{{.+}}_kernel' for 'sm_90a'
+// ASM: bytes stack frame, {{[0-9]+}} bytes spill stores
+
+// PTX: .target sm_90a
+// PTX: .visible .entry attn_f16_d128_causal_lse_kernel(
+// PTX-DAG: mov.u32 %r{{[0-9]+}}, %nctaid.x;
+// PTX-DAG: mbarrier.try_wait.parity.shared.b64
+// PTX-DAG: fence.proxy.async.shared::cta
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+
+// JSON: "grid": [
+// JSON-NEXT: "min(tiles, num_sms)",
+// JSON-NEXT: 1,
+// JSON-NEXT: 1
+// JSON-NEXT: ],
+// JSON: "persistent": true,
+// JSON: "tiles": "ceil(Nq/128)*Hq*B"
+
+func.func @attn_f16_d128_causal_lse(%q: tensor<?x?x?x128xf16>, %k: tensor<?x?x?x128xf16>, %v: tensor<?x?x?x128xf16>) -> (tensor<?x?x?x128xf16>, tensor<?x?x?xf32>) attributes {fa.sm90.persistent = true} {
+  %o, %l = fa.attention %q, %k, %v {causal} : tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16> -> (tensor<?x?x?x128xf16>, tensor<?x?x?xf32>)
+  return %o, %l : tensor<?x?x?x128xf16>, tensor<?x?x?xf32>
+}
+
+// -----
+
+func.func @attn_bf16_d64_full(%q: tensor<?x?x?x64xbf16>, %k: tensor<?x?x?x64xbf16>, %v: tensor<?x?x?x64xbf16>) -> tensor<?x?x?x64xbf16> attributes {fa.sm90.persistent = true} {
+  %o = fa.attention %q, %k, %v : tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16> -> tensor<?x?x?x64xbf16>
+  return %o : tensor<?x?x?x64xbf16>
+}
+
+// -----
+
+func.func @attn_bf16_d128_window(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> attributes {fa.sm90.persistent = true} {
+  %o = fa.attention %q, %k, %v {window = array<i64: 256, 64>} : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
+  return %o : tensor<?x?x?x128xbf16>
+}
+
+// -----
+
+func.func @attn_f16_d64_causal(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: tensor<?x?x?x64xf16>) -> tensor<?x?x?x64xf16> attributes {fa.sm90.persistent = true} {
+  %o = fa.attention %q, %k, %v {causal} : tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16> -> tensor<?x?x?x64xf16>
+  return %o : tensor<?x?x?x64xf16>
+}
