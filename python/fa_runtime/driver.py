@@ -126,19 +126,35 @@ class Kernel:
             ptx = f.read() + b"\0"
         return cls(manifest, ptx)
 
+    _GRID_FNS = {"__builtins__": {}, "ceil": math.ceil, "min": min, "max": max}
+
     def grid(self, sizes):
         """Evaluates the manifest's grid formulas on sizes: integers, size
         names, ceil(X/n), and for persistent kernels min(tiles, num_sms)
         with tiles = the manifest's "tiles" formula and num_sms = the
-        device's multiprocessor count."""
+        device's multiprocessor count. The formulas are compiled once and the
+        grid is memoized per sizes: this runs on every launch, and at short
+        sequence lengths the host's launch path is as long as the kernel."""
+        key = tuple(sorted(sizes.items()))
+        memo = self.__dict__.setdefault("_grids", {})
+        if key in memo:
+            return memo[key]
+        code = self.__dict__.get("_grid_code")
+        if code is None:
+            comp = lambda e: compile(str(e), "<grid>", "eval")  # noqa: E731
+            code = self._grid_code = (
+                comp(self.manifest["tiles"]) if "tiles" in self.manifest else None,
+                [e if isinstance(e, int) else comp(e) for e in self.manifest["grid"]])
         env = dict(sizes)
         env["num_sms"] = _num_sms() if self.manifest.get("persistent") else 0
-        fns = {"ceil": lambda x: math.ceil(x), "min": min, "max": max}
-        ev = lambda e: int(e) if isinstance(e, int) else int(  # noqa: E731
-            eval(str(e), {"__builtins__": {}, **fns}, env))
-        if "tiles" in self.manifest:
-            env["tiles"] = ev(self.manifest["tiles"])
-        return [ev(e) for e in self.manifest["grid"]]
+        ev = lambda c: c if isinstance(c, int) else int(eval(c, self._GRID_FNS, env))  # noqa: E731
+        if code[0] is not None:
+            env["tiles"] = ev(code[0])
+        dims = [ev(c) for c in code[1]]
+        if len(memo) > 256:
+            memo.clear()
+        memo[key] = dims
+        return dims
 
     def launch_ptrs(self, *ptrs, stream=0, **sizes):
         """Launches on raw device pointers (in manifest order) and i32 sizes."""
