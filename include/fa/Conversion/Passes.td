@@ -110,8 +110,8 @@ def ConvertFAToNVGPUPass : Pass<"convert-fa-to-nvgpu", "ModuleOp"> {
     Option<"rowsPerWarp", "rows-per-warp", "int64_t", /*default=*/"0",
            "Query rows per warp (sm_80: 16 or 32; 0: 32 when block-q >= 128, else 16)">,
     Option<"longestFirst", "longest-first", "bool", /*default=*/"true",
-           "sm_90a, causal: CTAs take query blocks longest first (the grid's "
-           "tail holds the shortest)">,
+           "sm_90a, causal, D <= 128: CTAs take query blocks longest first (the "
+           "grid's tail holds the shortest); fa.sm90.longest_first forces it">,
     Option<"exp2PolyEvery", "exp2-poly-every", "int64_t", /*default=*/"0",
            "sm_90a: every n-th softmax exponent by an FMA-pipe polynomial "
            "instead of the MUFU (0: none)">,

@@ -1308,7 +1308,10 @@ mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
   desc.warpArrive = options.warpArrive;
   desc.rescaleBeforePV = options.rescaleBeforePV;
   desc.pingPong = options.pingPong;
-  desc.longestFirst = options.longestFirst;
+  // Measured on the H200 (bench/results/final_s2_2026-11-29_final.md): the
+  // longest-first order gains up to 6% causal at d64/d128 but loses up to 6%
+  // at d256, so d256 keeps blockIdx order unless fa.sm90.longest_first says.
+  desc.longestFirst = options.longestFirst && attn.headDim <= 128;
   desc.exp2PolyEvery = options.exp2PolyEvery;
   desc.persistent = options.persistent;
   if (auto a = func->getAttrOfType<BoolAttr>("fa.sm90.p_from_registers"))

@@ -79,6 +79,7 @@ struct SM90AttentionDesc {
   /// Causal (a right edge and no left one): CTAs take query blocks in
   /// descending order of work (the last query block, which visits the most
   /// key blocks, first), so that the last CTAs of the grid are the short ones.
+  /// The conversion turns it off at D = 256, where it measured slower.
   bool longestFirst = true;
   /// Every n-th softmax exponent (n > 0) computed by a polynomial on the FMA
   /// pipes instead of ex2.approx on the MUFU, which is the unit the softmax
