@@ -51,7 +51,8 @@ grep -A3 'fa.attention' "$EXAMPLE" | grep -v '^//' | head -4
 echo
 echo "== after fa-tile-attention{block-q=4 block-kv=4}, canonicalize, cse (function @attention)"
 "$FA_OPT" "$EXAMPLE" --fa-tile-attention="block-q=4 block-kv=4" --canonicalize --cse \
-  | awk '/func.func @attention/{on=1} on{print} on&&/^  }$/{exit}'
+  | awk '/func.func @attention/ && !done {on=1} on {print} on && /^  }$/ {on=0; done=1}'
+# (awk reads to the end: exiting early would SIGPIPE fa-opt and fail the pipeline)
 echo
 echo "== run on the CPU: tiled form (fa-to-cpu) vs reference (fa-to-cpu{reference=1})"
 "$FA_OPT" "$EXAMPLE" --fa-to-cpu="block-q=4 block-kv=4" | "${RUNNER[@]}" > "$TMP/tiled.out"
