@@ -115,6 +115,9 @@ def ConvertFAToNVGPUPass : Pass<"convert-fa-to-nvgpu", "ModuleOp"> {
     Option<"exp2PolyEvery", "exp2-poly-every", "int64_t", /*default=*/"0",
            "sm_90a: every n-th softmax exponent by an FMA-pipe polynomial "
            "instead of the MUFU (0: none)">,
+    Option<"splitRelease", "split-release", "bool", /*default=*/"false",
+           "sm_90a, warp-specialized: release K of a stage once S is done and V "
+           "once P V is (separate mbarriers) instead of both after P V">,
     Option<"persistent", "persistent", "bool", /*default=*/"false",
            "sm_90a with warp-specialize: persistent CTAs (1-D grid of "
            "min(tiles, SMs) CTAs looping over the (query block, head, batch) "

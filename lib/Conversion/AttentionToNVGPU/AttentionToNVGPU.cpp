@@ -418,6 +418,7 @@ struct ConvertFAToNVGPUPass
       options.longestFirst = longestFirst;
       options.exp2PolyEvery = exp2PolyEvery;
       options.persistent = persistent;
+      options.splitRelease = splitRelease;
       failed |= mlir::failed(attn) ||
                 mlir::failed(buildNVGPUKernel(*attn, chip, options));
     }

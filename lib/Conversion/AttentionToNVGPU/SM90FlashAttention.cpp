@@ -315,6 +315,7 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   // follows from them) are set per tile inside the producer's and the
   // consumers' tile loops; otherwise once per CTA from blockIdx.
   bool persistent = ws && d.persistent;
+  bool splitRelease = ws && d.splitRelease;
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   // With a right edge and no left one (causal) the work grows with the query
   // block: hand the longest ones out first (CTAs start in blockIdx order, x
@@ -401,11 +402,14 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   };
 
   // mbarriers: 0 = Q, 1 + s = K stage s, 1 + S + s = V stage s; with warp
-  // specialization 1 + 2S + s = stage s released by all consumer threads;
-  // persistent: 1 + 3S = the Q tile is free (every consumer thread arrives
-  // after its epilogue has read O back from it).
-  int64_t qFreeBar = 1 + 3 * S;
-  int64_t numBars = 1 + (ws ? 3 : 2) * S + (persistent ? 1 : 0);
+  // specialization 1 + 2S + s = stage s released by all consumer threads
+  // (with splitRelease: K of stage s released, and 1 + 3S + s = V of stage s
+  // released); persistent: then one more, the Q tile is free (every consumer
+  // thread arrives after its epilogue has read O back from it).
+  int64_t relKBar = 1 + 2 * S, relVBar = splitRelease ? 1 + 3 * S : relKBar;
+  int64_t qFreeBar = 1 + (splitRelease ? 4 : 3) * S;
+  int64_t numBars =
+      1 + (ws ? (splitRelease ? 4 : 3) : 2) * S + (persistent ? 1 : 0);
   auto barTy = nvgpu::MBarrierGroupType::get(ctx, wg, numBars);
   Value bars = nvgpu::MBarrierCreateOp::create(b, loc, barTy);
   kb.ifThen(isIssuer, [&] {
@@ -463,9 +467,9 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   };
 
   // TMA issue (thread 0 only).
-  auto issueKV = [&](Value block, Value stage) {
+  auto issueOne = [&](Value block, Value stage, int kv) {
     Value stageOff = kb.mul(stage, kb.idx(stageBytes));
-    for (int kv = 0; kv < 2; ++kv) {
+    {
       Value barId = kb.add(kb.idx(1 + kv * S), stage);
       nvgpu::MBarrierArriveExpectTxOp::create(b, loc, bars,
                                               kb.idx(stageBytes), barId,
@@ -480,6 +484,10 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
             barId, Value(), Value());
       }
     }
+  };
+  auto issueKV = [&](Value block, Value stage) {
+    issueOne(block, stage, 0);
+    issueOne(block, stage, 1);
   };
   auto issueQ = [&] {
     nvgpu::MBarrierArriveExpectTxOp::create(b, loc, bars, kb.idx(qBytes),
@@ -501,6 +509,32 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
     return arith::TruncIOp::create(
         b, loc, b.getI1Type(),
         arith::IndexCastOp::create(b, loc, i32, kb.rem(round, 2)));
+  };
+  // The producer's step for ring iteration `it` (stage `stage`): wait until
+  // the consumers released the stage's previous use, then `issue` the loads
+  // (kv = 0: K, 1: V, -1: both). With splitRelease K and V are released and
+  // refilled separately: K_j's buffer is free once S_j is done, half a step
+  // before P V frees V's.
+  auto streamBlock = [&](Value it, Value stage,
+                         llvm::function_ref<void(int)> issue) {
+    auto waitReleased = [&](int64_t bar) {
+      kb.ifThen(kb.cmp(arith::CmpIPredicate::sge, it, kb.idx(S)), [&] {
+        Value round = arith::SubIOp::create(b, loc, kb.div(it, S), kb.idx(1));
+        waitBar(kb.add(kb.idx(bar), stage), parityOf(round));
+      });
+    };
+    waitReleased(relKBar);
+    if (!splitRelease)
+      return issue(-1);
+    issue(0);
+    waitReleased(relVBar);
+    issue(1);
+  };
+  auto issueSome = [&](Value block, Value stage, int kv) {
+    if (kv < 0)
+      issueKV(block, stage);
+    else
+      issueOne(block, stage, kv);
   };
   if (!ws) {
     kb.ifThen(isIssuer, [&] {
@@ -531,12 +565,7 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
           Value j = ploop.getInductionVar();
           Value it = iterOf(j);
           Value stage = kb.rem(it, S);
-          kb.ifThen(kb.cmp(arith::CmpIPredicate::sge, it, kb.idx(S)), [&] {
-            Value round =
-                arith::SubIOp::create(b, loc, kb.div(it, S), kb.idx(1));
-            waitBar(kb.add(kb.idx(1 + 2 * S), stage), parityOf(round));
-          });
-          issueKV(j, stage);
+          streamBlock(it, stage, [&](int kv) { issueSome(j, stage, kv); });
           return;
         }
         // The tile loop; carries the running block counter and the CTA's
@@ -586,15 +615,12 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
           Value it = ploop.getInductionVar();
           kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, it, qAtIt), loadQ);
           Value stage = kb.rem(it, S);
-          kb.ifThen(kb.cmp(arith::CmpIPredicate::sge, it, kb.idx(S)), [&] {
-            Value round =
-                arith::SubIOp::create(b, loc, kb.div(it, S), kb.idx(1));
-            waitBar(kb.add(kb.idx(1 + 2 * S), stage), parityOf(round));
+          streamBlock(it, stage, [&](int kv) {
+            Value savedShift = shift;
+            shift = kb.opaque(shift); // addresses computed here, not hoisted
+            issueSome(kb.add(it, jOff), stage, kv);
+            shift = savedShift;
           });
-          Value savedShift = shift;
-          shift = kb.opaque(shift); // addresses computed here, not hoisted
-          issueKV(kb.add(it, jOff), stage);
-          shift = savedShift;
         }
         kb.ifThen(kb.cmp(arith::CmpIPredicate::sle, itEnd, qAtIt), loadQ);
         scf::YieldOp::create(b, loc,
@@ -869,16 +895,28 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
     }
     return acc;
   };
-  auto release = [&](Value stage) {
+  auto releaseBar = [&](int64_t bar, Value stage) {
     auto arrive = [&] {
       nvgpu::MBarrierArriveOp::create(b, loc,
                                       nvgpu::MBarrierTokenType::get(ctx), bars,
-                                      kb.add(kb.idx(1 + 2 * S), stage));
+                                      kb.add(kb.idx(bar), stage));
     };
     if (warpArrive) // after the warp's wgmma.wait_group: lane 0 for the warp
       kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, lane, kb.idx(0)), arrive);
     else
       arrive();
+  };
+  // The stage's K (splitRelease: once S is done) and V (once P V is done);
+  // without splitRelease one barrier, arrived on when P V is done.
+  auto releaseK = [&](Value stage) {
+    if (splitRelease)
+      releaseBar(relKBar, stage);
+  };
+  auto release = [&](Value stage) {
+    if (splitRelease)
+      releaseBar(relVBar, stage);
+    else
+      releaseBar(relKBar, stage);
   };
   // P as the A operand of the register-A wgmma: per 16-key step kc, 4 x b32
   // = (row g, keys 16kc+2t..+1), (row g+8, same), (row g, keys 16kc+8+2t..+1),
@@ -972,6 +1010,7 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
     if (pr)
       kb.fenceRegs(pRegs);
     if (ws) {
+      releaseK(stage);
       release(stage);
     } else {
       // Everyone is done with this stage (and with P): refill it.
@@ -1006,16 +1045,16 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
       scf::YieldOp::create(b, loc, init);
       b.setInsertionPointToStart(&top.getThenRegion().front());
       // Block kvBegin (iteration 0, stage 0): S and its softmax.
-      Value kDesc0;
+      Value kDesc0, stage0;
       if (persistent) {
         // Iteration kvBase of the running count (any stage).
-        Value stage0 = stageOf(kvBase);
+        stage0 = stageOf(kvBase);
         kDesc0 = stageDescOf(stage0);
         waitBar(kb.add(kb.idx(1), stage0), parityOfIter(kvBase));
       } else {
-        Value zero = kb.idx(0);
-        kDesc0 = stageDescOf(zero);
-        waitBar(kb.idx(1), parityOfIter(zero));
+        stage0 = kb.idx(0);
+        kDesc0 = stageDescOf(stage0);
+        waitBar(kb.idx(1), parityOfIter(stage0));
       }
       turnSync();
       NVVM::WgmmaFenceAlignedOp::create(b, loc);
@@ -1023,6 +1062,7 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
       NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
       turnPass(kvBegin);
       NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+      releaseK(stage0);
       Value m0[2] = {init[0], init[1]}, l0[2] = {init[2], init[3]};
       Soft o0 = softmax(s0, kvBegin, m0, l0);
       SmallVector<Value> init1 = {o0.newM[0], o0.newM[1], o0.newL[0],
@@ -1069,6 +1109,7 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
         NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
         turnPass(j);
         NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1); // S_j done
+        releaseK(stage);
         Soft o = softmax(s, j, m, l);
         NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0); // P_{j-1} V_{j-1} done
         if (pr)
@@ -1261,6 +1302,7 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
       {"longest_first", longestFirst},
       {"exp2_poly_every", polyEvery},
       {"persistent", persistent},
+      {"split_release", splitRelease},
       {"grid", persistent
                    ? llvm::json::Array{"min(tiles, num_sms)", 1, 1}
                    : llvm::json::Array{"ceil(Nq/" +
@@ -1314,6 +1356,12 @@ mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
   desc.longestFirst = options.longestFirst && attn.headDim <= 128;
   desc.exp2PolyEvery = options.exp2PolyEvery;
   desc.persistent = options.persistent;
+  // Measured on the H200 (bench/results/sm90_h200_2026-11-29_s2_split_release*):
+  // at D = 256 (2 stages) the split release is 20-39% faster without a
+  // causal band (0.99-1.02x cudnn); causal d256 gains 15-24% but then spills
+  // 12-16 bytes, so it stays opt-in there; d64/d128 (3 stages): within 1%.
+  desc.splitRelease = options.splitRelease ||
+                      (attn.headDim == 256 && !attn.hasWindow());
   if (auto a = func->getAttrOfType<BoolAttr>("fa.sm90.p_from_registers"))
     desc.pFromRegisters = a.getValue();
   if (auto a = func->getAttrOfType<BoolAttr>("fa.sm90.warp_arrive"))
@@ -1330,6 +1378,8 @@ mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
     desc.exp2PolyEvery = a.getInt();
   if (auto a = func->getAttrOfType<BoolAttr>("fa.sm90.persistent"))
     desc.persistent = a.getValue();
+  if (auto a = func->getAttrOfType<BoolAttr>("fa.sm90.split_release"))
+    desc.splitRelease = a.getValue();
   std::string why = checkSM90AttentionDesc(desc);
   if (!why.empty())
     return anchor->emitOpError(why);

@@ -15,8 +15,9 @@
 // CHECK-SAME: \22box\22: [\0A{{ *}}64,\0A{{ *}}80,\0A{{ *}}1\0A{{ *}}]
 // CHECK-LABEL: gpu.module @attn_d256_f16_kernels
 // CHECK: nvgpu.tensormap.descriptor<tensor = memref<1x80x64xf16
-// A K, a V and a "released" mbarrier per stage plus the Q one.
-// CHECK: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 7>
+// A K, a V, a K-released and a V-released mbarrier per stage (split release,
+// the d256 default without a band) plus the Q one.
+// CHECK: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 9>
 // Q: 2 warpgroups x 4 sub-tiles; K and V: 4 sub-tiles each.
 // CHECK-COUNT-8: nvgpu.tma.async.load %{{.+}} -> memref<1x64x64xf16
 // CHECK: scf.for

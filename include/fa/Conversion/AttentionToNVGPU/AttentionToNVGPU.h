@@ -78,6 +78,7 @@ struct NVGPUKernelOptions {
   bool longestFirst = true;
   int64_t exp2PolyEvery = 0;
   bool persistent = false;
+  bool splitRelease = false;
 };
 LogicalResult buildNVGPUKernel(const TiledAttention &attn, StringRef chip,
                                const NVGPUKernelOptions &options = {});

@@ -92,6 +92,11 @@ struct SM90AttentionDesc {
   /// tile's Q once the consumers' epilogue is done with the Q tile. Needs
   /// warpSpecialized.
   bool persistent = false;
+  /// With warp specialization: K and V of a ring stage released (and
+  /// refilled) separately, K as soon as S_j is done instead of when
+  /// P_j V_j is: the producer gets about one more step to bring the next
+  /// K/V blocks in, which matters with 2 stages (D = 256).
+  bool splitRelease = false;
   /// Keys per K/V tile = the N of the S wgmma (16..256, a multiple of 16; of
   /// 64 with P through shared memory). FlashAttention-3 uses 176 at d128.
   int64_t blockKV = kSM90BlockKV;
