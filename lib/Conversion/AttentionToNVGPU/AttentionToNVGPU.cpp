@@ -447,6 +447,11 @@ struct FATileAttentionForChipPass
       FATileAttentionPassOptions tile;
       tile.blockQ = blockQ ? blockQ : sizes.blockQ;
       tile.blockKV = blockKV ? blockKV : sizes.blockKV;
+      // A function's fa.sm90.block_kv (like the other fa.sm90.* schedule
+      // attributes) wins over the option for its kernel.
+      if (chip == "sm_90a")
+        if (auto a = f->getAttrOfType<IntegerAttr>("fa.sm90.block_kv"))
+          tile.blockKV = a.getInt();
       OpPassManager pm(func::FuncOp::getOperationName());
       pm.addPass(createFATileAttentionPass(tile));
       if (failed(runPipeline(pm, f)))
