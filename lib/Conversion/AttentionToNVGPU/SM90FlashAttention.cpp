@@ -1359,7 +1359,8 @@ mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
   // Measured on the H200 (bench/results/sm90_h200_2026-11-29_s2_split_release*):
   // at D = 256 (2 stages) the split release is 20-39% faster without a
   // causal band (0.99-1.02x cudnn); causal d256 gains 15-24% but then spills
-  // 12-16 bytes, so it stays opt-in there; d64/d128 (3 stages): within 1%.
+  // 12-16 bytes (its consumers sit at the edge of 240 registers), so it stays
+  // opt-in there; d64/d128 (3 stages): within 1%.
   desc.splitRelease = options.splitRelease ||
                       (attn.headDim == 256 && !attn.hasWindow());
   if (auto a = func->getAttrOfType<BoolAttr>("fa.sm90.p_from_registers"))
