@@ -1363,24 +1363,21 @@ mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
   // opt-in there; d64/d128 (3 stages): within 1%.
   desc.splitRelease = options.splitRelease ||
                       (attn.headDim == 256 && !attn.hasWindow());
-  if (auto a = func->getAttrOfType<BoolAttr>("fa.sm90.p_from_registers"))
-    desc.pFromRegisters = a.getValue();
-  if (auto a = func->getAttrOfType<BoolAttr>("fa.sm90.warp_arrive"))
-    desc.warpArrive = a.getValue();
-  if (auto a = func->getAttrOfType<BoolAttr>("fa.sm90.fast_softmax"))
-    desc.fastSoftmax = a.getValue();
-  if (auto a = func->getAttrOfType<BoolAttr>("fa.sm90.rescale_before_pv"))
-    desc.rescaleBeforePV = a.getValue();
-  if (auto a = func->getAttrOfType<BoolAttr>("fa.sm90.ping_pong"))
-    desc.pingPong = a.getValue();
-  if (auto a = func->getAttrOfType<BoolAttr>("fa.sm90.longest_first"))
-    desc.longestFirst = a.getValue();
+  // A function's fa.sm90.<name> attributes override the options for its kernel.
+  std::pair<StringRef, bool *> switches[] = {
+      {"p_from_registers", &desc.pFromRegisters},
+      {"warp_arrive", &desc.warpArrive},
+      {"fast_softmax", &desc.fastSoftmax},
+      {"rescale_before_pv", &desc.rescaleBeforePV},
+      {"ping_pong", &desc.pingPong},
+      {"longest_first", &desc.longestFirst},
+      {"persistent", &desc.persistent},
+      {"split_release", &desc.splitRelease}};
+  for (auto [name, field] : switches)
+    if (auto a = func->getAttrOfType<BoolAttr>(("fa.sm90." + name).str()))
+      *field = a.getValue();
   if (auto a = func->getAttrOfType<IntegerAttr>("fa.sm90.exp2_poly_every"))
     desc.exp2PolyEvery = a.getInt();
-  if (auto a = func->getAttrOfType<BoolAttr>("fa.sm90.persistent"))
-    desc.persistent = a.getValue();
-  if (auto a = func->getAttrOfType<BoolAttr>("fa.sm90.split_release"))
-    desc.splitRelease = a.getValue();
   std::string why = checkSM90AttentionDesc(desc);
   if (!why.empty())
     return anchor->emitOpError(why);
