@@ -408,17 +408,18 @@ struct ConvertFAToNVGPUPass
       NVGPUKernelOptions options;
       options.rowsPerWarp = rowsPerWarp;
       options.stages = stages;
-      options.warpSpecialize = warpSpecialize;
-      options.overlap = overlap;
-      options.pFromRegisters = pFromRegisters;
-      options.fastSoftmax = fastSoftmax;
-      options.warpArrive = warpArrive;
-      options.rescaleBeforePV = rescaleBeforePV;
-      options.pingPong = pingPong;
-      options.longestFirst = longestFirst;
-      options.exp2PolyEvery = exp2PolyEvery;
-      options.persistent = persistent;
-      options.splitRelease = splitRelease;
+      SM90Schedule &sm90 = options.sm90;
+      sm90.warpSpecialized = warpSpecialize;
+      sm90.overlap = overlap;
+      sm90.pFromRegisters = pFromRegisters;
+      sm90.fastSoftmax = fastSoftmax;
+      sm90.warpArrive = warpArrive;
+      sm90.rescaleBeforePV = rescaleBeforePV;
+      sm90.pingPong = pingPong;
+      sm90.longestFirst = longestFirst;
+      sm90.exp2PolyEvery = exp2PolyEvery;
+      sm90.persistent = persistent;
+      sm90.splitRelease = splitRelease;
       failed |= mlir::failed(attn) ||
                 mlir::failed(buildNVGPUKernel(*attn, chip, options));
     }

@@ -1065,18 +1065,23 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
       releaseK(stage0);
       Value m0[2] = {init[0], init[1]}, l0[2] = {init[2], init[3]};
       Soft o0 = softmax(s0, kvBegin, m0, l0);
-      SmallVector<Value> init1 = {o0.newM[0], o0.newM[1], o0.newL[0],
-                                  o0.newL[1], oInit};
-      if (pr) {
-        // P_0 travels in registers as loop-carried values (then, with
-        // rescaleBeforePV, the two alphas of block 0).
-        init1.append(packP(o0));
-        if (early)
-          init1.append({o0.alpha[0], o0.alpha[1]});
-      } else {
-        writeP(o0);
-        wgBarrier();
-      }
+      // What a step hands to the next: m, l, O and, with P in registers, P_j
+      // (then, with rescaleBeforePV, the two alphas of block j) as
+      // loop-carried values; otherwise P_j goes to shared memory.
+      auto carry = [&](Soft &o, Value acc) {
+        SmallVector<Value> out = {o.newM[0], o.newM[1], o.newL[0], o.newL[1],
+                                  acc};
+        if (pr) {
+          out.append(packP(o));
+          if (early)
+            out.append({o.alpha[0], o.alpha[1]});
+        } else {
+          writeP(o);
+          wgBarrier();
+        }
+        return out;
+      };
+      SmallVector<Value> init1 = carry(o0, oInit);
       auto loop =
           scf::ForOp::create(b, loc, blockAt(1), kvEnd, kb.idx(1), init1);
       {
@@ -1117,17 +1122,7 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
         release(prevStage);
         if (!early)
           acc = rescale(acc, o.alpha);
-        SmallVector<Value> next = {o.newM[0], o.newM[1], o.newL[0], o.newL[1],
-                                   acc};
-        if (pr) {
-          next.append(packP(o));
-          if (early)
-            next.append({o.alpha[0], o.alpha[1]});
-        } else {
-          writeP(o);
-          wgBarrier();
-        }
-        scf::YieldOp::create(b, loc, next);
+        scf::YieldOp::create(b, loc, carry(o, acc));
       }
       // The last block's P V.
       Value jl = arith::SubIOp::create(b, loc, kvEnd, kb.idx(1));
@@ -1342,27 +1337,18 @@ mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
   desc.hasLse = attn.hasLse;
   desc.stages = options.stages > 0 ? options.stages
                                    : getSM90DefaultStages(attn.headDim);
-  desc.warpSpecialized = options.warpSpecialize;
-  desc.overlap = options.overlap;
   desc.blockKV = attn.blockKV;
-  desc.pFromRegisters = options.pFromRegisters;
-  desc.fastSoftmax = options.fastSoftmax;
-  desc.warpArrive = options.warpArrive;
-  desc.rescaleBeforePV = options.rescaleBeforePV;
-  desc.pingPong = options.pingPong;
+  static_cast<SM90Schedule &>(desc) = options.sm90;
   // Measured on the H200 (bench/results/final_s2_2026-11-29_final.md): the
   // longest-first order gains up to 6% causal at d64/d128 but loses up to 6%
   // at d256, so d256 keeps blockIdx order unless fa.sm90.longest_first says.
-  desc.longestFirst = options.longestFirst && attn.headDim <= 128;
-  desc.exp2PolyEvery = options.exp2PolyEvery;
-  desc.persistent = options.persistent;
+  desc.longestFirst &= attn.headDim <= 128;
   // Measured on the H200 (bench/results/sm90_h200_2026-11-29_s2_split_release*):
   // at D = 256 (2 stages) the split release is 20-39% faster without a
   // causal band (0.99-1.02x cudnn); causal d256 gains 15-24% but then spills
   // 12-16 bytes (its consumers sit at the edge of 240 registers), so it stays
   // opt-in there; d64/d128 (3 stages): within 1%.
-  desc.splitRelease = options.splitRelease ||
-                      (attn.headDim == 256 && !attn.hasWindow());
+  desc.splitRelease |= attn.headDim == 256 && !attn.hasWindow();
   // A function's fa.sm90.<name> attributes override the options for its kernel.
   std::pair<StringRef, bool *> switches[] = {
       {"p_from_registers", &desc.pFromRegisters},

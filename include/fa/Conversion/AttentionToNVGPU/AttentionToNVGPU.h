@@ -9,6 +9,7 @@
 #ifndef FA_CONVERSION_ATTENTIONTONVGPU_ATTENTIONTONVGPU_H
 #define FA_CONVERSION_ATTENTIONTONVGPU_ATTENTIONTONVGPU_H
 
+#include "fa/Conversion/AttentionToNVGPU/SM90FlashAttention.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Support/LLVM.h"
@@ -64,21 +65,9 @@ struct NVGPUKernelOptions {
   /// sm_90a: depth of the K/V shared-memory ring (0: 3, but 2 at head dim
   /// 256; getSM90DefaultStages).
   int64_t stages = 0;
-  /// sm_90a: a producer warpgroup issues the TMA loads (setmaxnreg).
-  bool warpSpecialize = true;
-  /// sm_90a: pipelined consumers and warpgroup ping-pong.
-  bool overlap = true;
-  /// sm_90a schedule switches (SM90AttentionDesc; a function's `fa.sm90.*`
-  /// attributes override them for that function's kernel).
-  bool pFromRegisters = true;
-  bool fastSoftmax = true;
-  bool warpArrive = true;
-  bool rescaleBeforePV = false;
-  bool pingPong = true;
-  bool longestFirst = true;
-  int64_t exp2PolyEvery = 0;
-  bool persistent = false;
-  bool splitRelease = false;
+  /// sm_90a schedule switches (a function's `fa.sm90.*` attributes override
+  /// them for that function's kernel).
+  SM90Schedule sm90;
 };
 LogicalResult buildNVGPUKernel(const TiledAttention &attn, StringRef chip,
                                const NVGPUKernelOptions &options = {});

@@ -35,20 +35,10 @@ constexpr int64_t getSM90DefaultStages(int64_t headDim) {
   return headDim == 256 ? 2 : 3;
 }
 
-/// What the sm_90a builder needs to know about one attention.
-struct SM90AttentionDesc {
-  std::string kernelName; ///< gpu.func name
-  std::string moduleName; ///< gpu.module name
-  Type elementType;       ///< f16 or bf16 (q, k, v and out)
-  int64_t headDim = 128;  ///< 64, 128 or 256 (Dv = D)
-  /// Positional window around the bottom-right diagonal Nk - Nq
-  /// (docs/Attention.md): query row i sees key j iff
-  /// i + Nk - Nq - left <= j <= i + Nk - Nq + right; -1 is unbounded.
-  /// Causal is {-1, 0}, no positional mask {-1, -1}.
-  int64_t windowLeft = -1, windowRight = -1;
-  double scale = 1.0;     ///< softmax scale
-  bool hasLse = false;    ///< also write the log-sum-exp [B, Hq, Nq] f32
-  int64_t stages = 3;     ///< K/V ring depth
+/// The sm_90a schedule switches: the convert-fa-to-nvgpu options of the same
+/// names (NVGPUKernelOptions::sm90), overridden per function by `fa.sm90.*`
+/// attributes; see docs/SM90.md.
+struct SM90Schedule {
   /// A producer warpgroup issuing the TMA loads (registers rebalanced with
   /// setmaxnreg) instead of thread 0 of the consumers plus a CTA barrier.
   bool warpSpecialized = true;
@@ -97,6 +87,22 @@ struct SM90AttentionDesc {
   /// P_j V_j is: the producer gets about one more step to bring the next
   /// K/V blocks in, which matters with 2 stages (D = 256).
   bool splitRelease = false;
+};
+
+/// What the sm_90a builder needs to know about one attention.
+struct SM90AttentionDesc : SM90Schedule {
+  std::string kernelName; ///< gpu.func name
+  std::string moduleName; ///< gpu.module name
+  Type elementType;       ///< f16 or bf16 (q, k, v and out)
+  int64_t headDim = 128;  ///< 64, 128 or 256 (Dv = D)
+  /// Positional window around the bottom-right diagonal Nk - Nq
+  /// (docs/Attention.md): query row i sees key j iff
+  /// i + Nk - Nq - left <= j <= i + Nk - Nq + right; -1 is unbounded.
+  /// Causal is {-1, 0}, no positional mask {-1, -1}.
+  int64_t windowLeft = -1, windowRight = -1;
+  double scale = 1.0;     ///< softmax scale
+  bool hasLse = false;    ///< also write the log-sum-exp [B, Hq, Nq] f32
+  int64_t stages = 3;     ///< K/V ring depth
   /// Keys per K/V tile = the N of the S wgmma (16..256, a multiple of 16; of
   /// 64 with P through shared memory). FlashAttention-3 uses 176 at d128.
   int64_t blockKV = kSM90BlockKV;
