@@ -19,10 +19,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
-from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
 
-from common import DT, check_case, load, load_named, time_ms  # noqa: E402
+from common import DT, PEERS, check_case, load, load_named, peer_fns, time_ms  # noqa: E402
 
 
 def check(kdir, quick=False):
@@ -73,15 +71,9 @@ def bench(kdir, seqlens, iters, variants=()):
                         row[name + "_ms"] = time_ms(lambda: vk(q, k, v, out=out), iters)
                         row[name + "_tflops"] = flops / (row[name + "_ms"] * 1e-3) / 1e12
                         row[name + "_ratio_flash"] = None
-                    for name, be in (("flash", SDPBackend.FLASH_ATTENTION),
-                                     ("cudnn", SDPBackend.CUDNN_ATTENTION)):
-                        try:
-                            with sdpa_kernel([be]):
-                                row[name + "_ms"] = time_ms(
-                                    lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal), iters)
-                        except Exception as e:  # backend unavailable for this shape
-                            row[name + "_ms"] = None
-                            print(f"  {name} failed: {e}", flush=True)
+                    peers = peer_fns(q, k, v, causal)
+                    for name, _ in PEERS:
+                        row[name + "_ms"] = time_ms(peers[name], iters) if name in peers else None
                     for name in ("ours", "flash", "cudnn"):
                         ms = row[name + "_ms"]
                         row[name + "_tflops"] = flops / (ms * 1e-3) / 1e12 if ms else None

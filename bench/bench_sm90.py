@@ -24,10 +24,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
-from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
 
-from common import DT, check_case, has_kernel, kernel_name, load, load_named, time_ms, time_once  # noqa: E402
+from common import (DT, PEERS, check_case, has_kernel, kernel_name, load, load_named,  # noqa: E402
+                    peer_fns, time_ms, time_once)
 
 # Odd lengths, GQA 4:1 and MQA, Nq != Nk both ways, a single row.
 ODD_SHAPES = ((2, 8, 2, 1000, 1000), (1, 4, 4, 77, 333), (2, 6, 3, 333, 77), (1, 2, 1, 1, 1),
@@ -109,13 +108,6 @@ def time_interleaved(fns, iters):
     return {nm: sorted(t)[len(t) // 2] for nm, t in times.items()}
 
 
-def _sdpa(be, q, k, v, causal):
-    def f():
-        with sdpa_kernel([be]):
-            F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-    return f
-
-
 def bench(k90, k80, seqlens, iters, dtypes, dims, partial=None, variants=(), var_min_seqlen=0,
           interleave=False):
     rows = []
@@ -140,13 +132,7 @@ def bench(k90, k80, seqlens, iters, dtypes, dims, partial=None, variants=(), var
                             if n >= var_min_seqlen and has_kernel(vdir, kernel_name(dt, d, causal)):
                                 fns["v_" + vname] = (lambda kv: lambda: kv(q, k, v, out=out))(
                                     load(vdir, dt, d, causal))
-                        for name, be in (("flash", SDPBackend.FLASH_ATTENTION),
-                                         ("cudnn", SDPBackend.CUDNN_ATTENTION)):
-                            try:
-                                _sdpa(be, q, k, v, causal)()
-                                fns[name] = _sdpa(be, q, k, v, causal)
-                            except Exception as e:  # backend unavailable for this shape
-                                print(f"  {name} failed: {e}", flush=True)
+                        fns.update(peer_fns(q, k, v, causal))
                         row.update({nm + "_ms": ms for nm, ms in time_interleaved(fns, iters).items()})
                         for name in ("sm80", "flash", "cudnn"):
                             row.setdefault(name + "_ms", None)
@@ -158,15 +144,9 @@ def bench(k90, k80, seqlens, iters, dtypes, dims, partial=None, variants=(), var
                                 continue
                             kv = load(vdir, dt, d, causal)
                             row["v_" + vname + "_ms"] = time_ms(lambda: kv(q, k, v, out=out), iters)
-                        for name, be in (("flash", SDPBackend.FLASH_ATTENTION),
-                                         ("cudnn", SDPBackend.CUDNN_ATTENTION)):
-                            try:
-                                with sdpa_kernel([be]):
-                                    row[name + "_ms"] = time_ms(
-                                        lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal), iters)
-                            except Exception as e:  # backend unavailable for this shape
-                                row[name + "_ms"] = None
-                                print(f"  {name} failed: {e}", flush=True)
+                        peers = peer_fns(q, k, v, causal)
+                        for name, _ in PEERS:
+                            row[name + "_ms"] = time_ms(peers[name], iters) if name in peers else None
                     for name in ("sm90", "sm80", "flash", "cudnn"):
                         ms = row[name + "_ms"]
                         row[name + "_tflops"] = flops / (ms * 1e-3) / 1e12 if ms else None

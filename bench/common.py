@@ -10,6 +10,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
+from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
+
 from fa_runtime import Kernel  # noqa: E402
 
 DT = {"f16": torch.float16, "bf16": torch.bfloat16}
@@ -109,6 +111,25 @@ def check_case(kern, dt, d, B, Hq, Hkv, Nq, Nk, causal=False, window=None, lse=F
     print(f"check {dt} d{d} {what}{' lse' if lse else ''} B{B} Hq{Hq} Hkv{Hkv} Nq{Nq} Nk{Nk}: "
           f"err {err:.2e}{msg} {'OK' if ok else 'FAIL'}", flush=True)
     return row
+
+
+PEERS = (("flash", SDPBackend.FLASH_ATTENTION), ("cudnn", SDPBackend.CUDNN_ATTENTION))
+
+
+def peer_fns(q, k, v, causal):
+    """name -> callable running torch SDPA with that backend only (flash = FlashAttention-2,
+    cudnn), for the backends that accept these inputs (each is tried once here)."""
+    fns = {}
+    for name, be in PEERS:
+        def fn(be=be):
+            with sdpa_kernel([be]):
+                return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        try:
+            fn()
+            fns[name] = fn
+        except Exception as e:  # backend unavailable for this shape
+            print(f"  {name} failed: {e}", flush=True)
+    return fns
 
 
 # GPU cycles of torch.cuda._sleep queued before each timed call (~0.5 ms at 1.98 GHz): the host
