@@ -408,8 +408,7 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   // thread arrives after its epilogue has read O back from it).
   int64_t relKBar = 1 + 2 * S, relVBar = splitRelease ? 1 + 3 * S : relKBar;
   int64_t qFreeBar = 1 + (splitRelease ? 4 : 3) * S;
-  int64_t numBars =
-      1 + (ws ? (splitRelease ? 4 : 3) : 2) * S + (persistent ? 1 : 0);
+  int64_t numBars = ws ? qFreeBar + (persistent ? 1 : 0) : 1 + 2 * S;
   auto barTy = nvgpu::MBarrierGroupType::get(ctx, wg, numBars);
   Value bars = nvgpu::MBarrierCreateOp::create(b, loc, barTy);
   kb.ifThen(isIssuer, [&] {
@@ -433,22 +432,22 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   // mbarrier parities come from the iteration count j - kvBegin.
   Value diag, kvBegin, kvEnd, fullBegin, fullEnd;
   auto tileRange = [&] {
-  diag = arith::SubIOp::create(b, loc, nk, nq);
-  if (d.hasWindow()) {
-    Value qEnd = arith::MinSIOp::create(b, loc, kb.add(q0, kb.idx(kSM90BlockQ)),
-                                        nq);
-    KVBlockRange range = computeKVBlockRange(
-        b, loc, q0, qEnd, nk, diag, kBN, d.windowLeft, d.windowRight);
-    // Without a left edge range.begin is min(0, Nk) / BN, i.e. 0 (Nk >= 0),
-    // which the folders cannot see: use the constant (causal loops as before).
-    kvBegin = d.windowLeft >= 0 ? range.begin : kb.idx(0);
-    kvEnd = range.end;
-    fullBegin = range.fullBegin;
-    fullEnd = range.fullEnd;
-  } else {
-    kvBegin = kb.idx(0);
-    kvEnd = kb.div(kb.add(nk, kb.idx(kBN - 1)), kBN);
-  }
+    diag = arith::SubIOp::create(b, loc, nk, nq);
+    if (d.hasWindow()) {
+      Value qEnd = arith::MinSIOp::create(b, loc, kb.add(q0, kb.idx(kSM90BlockQ)),
+                                          nq);
+      KVBlockRange range = computeKVBlockRange(
+          b, loc, q0, qEnd, nk, diag, kBN, d.windowLeft, d.windowRight);
+      // Without a left edge range.begin is min(0, Nk) / BN, i.e. 0 (Nk >= 0),
+      // which the folders cannot see: use the constant (causal loops as before).
+      kvBegin = d.windowLeft >= 0 ? range.begin : kb.idx(0);
+      kvEnd = range.end;
+      fullBegin = range.fullBegin;
+      fullEnd = range.fullEnd;
+    } else {
+      kvBegin = kb.idx(0);
+      kvEnd = kb.div(kb.add(nk, kb.idx(kBN - 1)), kBN);
+    }
   };
   if (!persistent)
     tileRange();
@@ -467,9 +466,13 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   };
 
   // TMA issue (thread 0 only).
-  auto issueOne = [&](Value block, Value stage, int kv) {
+  // K (kv = 0) and V (kv = 1) of `block` into ring stage `stage`, or only
+  // the one `only` names.
+  auto issueKV = [&](Value block, Value stage, int only = -1) {
     Value stageOff = kb.mul(stage, kb.idx(stageBytes));
-    {
+    for (int kv = 0; kv < 2; ++kv) {
+      if (only >= 0 && kv != only)
+        continue;
       Value barId = kb.add(kb.idx(1 + kv * S), stage);
       nvgpu::MBarrierArriveExpectTxOp::create(b, loc, bars,
                                               kb.idx(stageBytes), barId,
@@ -484,10 +487,6 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
             barId, Value(), Value());
       }
     }
-  };
-  auto issueKV = [&](Value block, Value stage) {
-    issueOne(block, stage, 0);
-    issueOne(block, stage, 1);
   };
   auto issueQ = [&] {
     nvgpu::MBarrierArriveExpectTxOp::create(b, loc, bars, kb.idx(qBytes),
@@ -530,12 +529,6 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
     waitReleased(relVBar);
     issue(1);
   };
-  auto issueSome = [&](Value block, Value stage, int kv) {
-    if (kv < 0)
-      issueKV(block, stage);
-    else
-      issueOne(block, stage, kv);
-  };
   if (!ws) {
     kb.ifThen(isIssuer, [&] {
       issueQ();
@@ -565,7 +558,7 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
           Value j = ploop.getInductionVar();
           Value it = iterOf(j);
           Value stage = kb.rem(it, S);
-          streamBlock(it, stage, [&](int kv) { issueSome(j, stage, kv); });
+          streamBlock(it, stage, [&](int kv) { issueKV(j, stage, kv); });
           return;
         }
         // The tile loop; carries the running block counter and the CTA's
@@ -618,7 +611,7 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
           streamBlock(it, stage, [&](int kv) {
             Value savedShift = shift;
             shift = kb.opaque(shift); // addresses computed here, not hoisted
-            issueSome(kb.add(it, jOff), stage, kv);
+            issueKV(kb.add(it, jOff), stage, kv);
             shift = savedShift;
           });
         }
