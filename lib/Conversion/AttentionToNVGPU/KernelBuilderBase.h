@@ -40,6 +40,39 @@ struct KernelBuilderBase {
                b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f"), ValueRange{x})
         .getResult(0);
   }
+  /// The band of one score row in a thread's column frame: column colBase + o
+  /// of the row whose diagonal key is `rowDiag` is visible iff
+  /// lo <= o <= lim, with lim = min(Nk - 1, rowDiag + right) - colBase and
+  /// lo = rowDiag - left - colBase (null without a left edge; right < 0 is no
+  /// right edge): one compare per score and edge.
+  struct RowBand {
+    Value lim, lo;
+  };
+  RowBand rowBand(Value rowDiag, Value colBase, Value nk, int64_t left,
+                  int64_t right) {
+    RowBand band;
+    Value last = arith::SubIOp::create(b, loc, nk, idx(1));
+    if (right >= 0)
+      last = arith::MinSIOp::create(
+          b, loc, last, right ? add(rowDiag, idx(right)) : rowDiag);
+    band.lim = arith::SubIOp::create(b, loc, last, colBase);
+    if (left >= 0)
+      band.lo = arith::SubIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, rowDiag, idx(left)), colBase);
+    return band;
+  }
+  /// Whether column offset `o` lies in `band`.
+  Value inBand(const RowBand &band, int64_t o) {
+    Value ov = idx(o);
+    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, ov,
+                                     band.lim);
+    if (band.lo)
+      ok = arith::AndIOp::create(
+          b, loc, ok,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, ov,
+                                band.lo));
+    return ok;
+  }
   /// 2^x on the FMA/ALU pipes instead of the MUFU (the exp unit is what the
   /// softmax waits on): 2^x = 2^j * 2^f with j = round(x), f = x - j in
   /// [-0.5, 0.5], 2^f by a degree-5 polynomial (relative error 2.3e-7, that

@@ -394,25 +394,12 @@ mlir::fa::buildSM80FlashAttention(const TiledAttention &attn, StringRef chip,
     auto scores = [&](bool masked) {
       SmallVector<Value> flat;
       for (int64_t mt = 0; mt < mTiles; ++mt) {
-        // Column kv0 + 2t + o (o = n*8 + c) of row r is visible iff
-        // lo[r] <= o <= lim[r], lim[r] = min(Nk - 1, rowDiag[r] + right) -
-        // (kv0 + 2t), lo[r] = rowDiag[r] - left - (kv0 + 2t) (only with a
-        // left edge): one compare per score and edge.
-        Value lim[2], lo[2];
+        // Column kv0 + 2t + o (o = n*8 + c) of row r: the row's band.
+        fa::detail::KernelBuilderBase::RowBand band[2];
         if (masked)
-          for (int r = 0; r < 2; ++r) {
-            Value last = arith::SubIOp::create(b, loc, nk, kb.idx(1));
-            if (winRight >= 0)
-              last = arith::MinSIOp::create(
-                  b, loc, last, kb.add(rowDiag[mt][r], kb.idx(winRight)));
-            lim[r] = arith::SubIOp::create(b, loc, last, colBase);
-            if (winLeft >= 0)
-              lo[r] = arith::SubIOp::create(
-                  b, loc,
-                  arith::SubIOp::create(b, loc, rowDiag[mt][r],
-                                        kb.idx(winLeft)),
-                  colBase);
-          }
+          for (int r = 0; r < 2; ++r)
+            band[r] = kb.rowBand(rowDiag[mt][r], colBase, nk, winLeft,
+                                 winRight);
         SmallVector<Value> out[2];
         for (int64_t n = 0; n < blockKV / 8; ++n)
           for (int64_t c = 0; c < 2; ++c)
@@ -423,17 +410,9 @@ mlir::fa::buildSM80FlashAttention(const TiledAttention &attn, StringRef chip,
               // raw and exp2(s * scale - max) is one FFMA + MUFU below.
               if (!fmaSoftmax)
                 v = arith::MulFOp::create(b, loc, v, scaleC);
-              if (masked) {
-                Value o = kb.idx(n * 8 + c);
-                Value ok = arith::CmpIOp::create(
-                    b, loc, arith::CmpIPredicate::sle, o, lim[r]);
-                if (lo[r])
-                  ok = arith::AndIOp::create(
-                      b, loc, ok,
-                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
-                                            o, lo[r]));
-                v = arith::SelectOp::create(b, loc, ok, v, ninf);
-              }
+              if (masked)
+                v = arith::SelectOp::create(b, loc, kb.inBand(band[r], n * 8 + c),
+                                            v, ninf);
               out[r].push_back(v);
             }
         flat.append(out[0]);

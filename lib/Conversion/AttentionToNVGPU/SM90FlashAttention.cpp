@@ -746,27 +746,12 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
     Value kvNext = kb.add(kv0, kb.idx(kBN));
     Value colBase = kb.add(kv0, t2);
     auto scores = [&](bool masked) {
-      // Column kv0 + 2t + o (o = 8n + c) of row r is visible iff
-      // lo[r] <= o <= lim[r]: lim[r] = min(Nk - 1, rowDiag[r] + right) -
-      // (kv0 + 2t), lo[r] = rowDiag[r] - left - (kv0 + 2t) (only with a left
-      // edge); one compare per score and edge.
-      Value lim[2], lo[2];
+      // Column kv0 + 2t + o (o = 8n + c) of row r: the row's band.
+      fa::detail::KernelBuilderBase::RowBand band[2];
       if (masked)
-        for (int r = 0; r < 2; ++r) {
-          Value last = arith::SubIOp::create(b, loc, nk, kb.idx(1));
-          if (d.windowRight >= 0)
-            last = arith::MinSIOp::create(
-                b, loc, last,
-                d.windowRight ? kb.add(rowDiag[r], kb.idx(d.windowRight))
-                              : rowDiag[r]);
-          lim[r] = arith::SubIOp::create(b, loc, last, colBase);
-          if (d.windowLeft >= 0)
-            lo[r] = arith::SubIOp::create(
-                b, loc,
-                arith::SubIOp::create(b, loc, rowDiag[r],
-                                      kb.idx(d.windowLeft)),
-                colBase);
-        }
+        for (int r = 0; r < 2; ++r)
+          band[r] = kb.rowBand(rowDiag[r], colBase, nk, d.windowLeft,
+                               d.windowRight);
       SmallVector<Value> out[2];
       for (int64_t n = 0; n < kBN / 8; ++n)
         for (int64_t c = 0; c < 2; ++c)
@@ -774,14 +759,9 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
             Value v = kb.extract(s, 4 * n + 2 * r + c);
             if (!fast)
               v = arith::MulFOp::create(b, loc, v, scaleC);
-            if (masked) {
-              Value o = kb.idx(n * 8 + c);
-              Value ok = kb.cmp(arith::CmpIPredicate::sle, o, lim[r]);
-              if (lo[r])
-                ok = arith::AndIOp::create(
-                    b, loc, ok, kb.cmp(arith::CmpIPredicate::sge, o, lo[r]));
-              v = arith::SelectOp::create(b, loc, ok, v, ninf);
-            }
+            if (masked)
+              v = arith::SelectOp::create(b, loc, kb.inBand(band[r], n * 8 + c),
+                                          v, ninf);
             out[r].push_back(v);
           }
       SmallVector<Value> flatOut(out[0]);
