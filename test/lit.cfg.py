@@ -33,6 +33,7 @@ config.substitutions.append(
 # python on PATH does not see Debian's numpy).
 config.substitutions.append(("%python", "/usr/bin/python3"))
 config.substitutions.append(("%fa_src_root", config.fa_src_root))
+config.substitutions.append(("%fa_tools_dir", config.fa_tools_dir))
 
 tool_dirs = [config.fa_tools_dir, config.llvm_tools_dir]
 tools = ["fa-opt", "mlir-runner", "mlir-opt"]
