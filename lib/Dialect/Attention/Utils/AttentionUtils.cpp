@@ -276,8 +276,22 @@ Value mlir::fa::logSumExp(OpBuilder &b, Location loc, Value safeMax,
 
 Value mlir::fa::logSumExpFromLog2(OpBuilder &b, Location loc, Value safeMax,
                                   Value rowSum) {
-  Value log2Lse = arith::AddFOp::create(b, loc, safeMax,
-                                        math::Log2Op::create(b, loc, rowSum));
+  return logSumExpFromLog2Sum(b, loc, safeMax,
+                              math::Log2Op::create(b, loc, rowSum));
+}
+
+Value mlir::fa::reciprocalRowSum(OpBuilder &b, Location loc, Value rowSum) {
+  Value zero = f32Constant(b, loc, 0.0);
+  Value isEmpty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                        rowSum, zero);
+  return arith::SelectOp::create(
+      b, loc, isEmpty, zero,
+      arith::DivFOp::create(b, loc, f32Constant(b, loc, 1.0), rowSum));
+}
+
+Value mlir::fa::logSumExpFromLog2Sum(OpBuilder &b, Location loc, Value safeMax,
+                                     Value log2Sum) {
+  Value log2Lse = arith::AddFOp::create(b, loc, safeMax, log2Sum);
   return arith::MulFOp::create(b, loc, log2Lse, f32Constant(b, loc, M_LN2));
 }
 

@@ -118,6 +118,16 @@ Value logSumExp(OpBuilder &b, Location loc, Value safeMax, Value rowSum);
 Value logSumExpFromLog2(OpBuilder &b, Location loc, Value safeMax,
                         Value rowSum);
 
+/// 1 / rowSum, or 0 for a fully masked row (rowSum = 0): normalizeOutput's
+/// semantics (without a descale) as the one factor a GPU epilogue multiplies
+/// every accumulator of the row by, so a row costs one division.
+Value reciprocalRowSum(OpBuilder &b, Location loc, Value rowSum);
+
+/// logSumExpFromLog2 with log2(sum) already computed (GPU kernels use
+/// lg2.approx): ln(2) * (max + log2Sum).
+Value logSumExpFromLog2Sum(OpBuilder &b, Location loc, Value safeMax,
+                           Value log2Sum);
+
 /// The index constant/values of a key/value block range (see
 /// fa.kv_block_range), computed with index arithmetic.
 struct KVBlockRange {

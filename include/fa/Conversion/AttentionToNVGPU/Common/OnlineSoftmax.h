@@ -1,0 +1,57 @@
+//===- OnlineSoftmax.h - fragment-level online softmax ----------*- C++ -*-===//
+//
+// One online-softmax step of one score row, on the scores a thread holds in
+// registers (an mma.sync or wgmma accumulator fragment): the row max across
+// the 4 lanes of the row, the rescale factor alpha = exp2(m_old - m_new), the
+// probabilities exp2(s * scale * log2(e) - m_new) and this thread's part of
+// the new row sum. The fully-masked-row rule is AttentionUtils' safeRowMax,
+// the same the CPU lowerings use. Chip-independent: sm_80 and sm_90a share it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FA_CONVERSION_ATTENTIONTONVGPU_COMMON_ONLINESOFTMAX_H
+#define FA_CONVERSION_ATTENTIONTONVGPU_COMMON_ONLINESOFTMAX_H
+
+#include "fa/Conversion/AttentionToNVGPU/Common/KernelBuilder.h"
+
+namespace mlir::fa::kernel {
+
+struct OnlineSoftmaxConfig {
+  /// scale * log2(e): the softmax runs in log2 units (exp2).
+  double scaleLog2e = 1.0;
+  /// Scores stay unscaled until the exponent, exp2(s * c - m) as one FMA,
+  /// and the row max is scaled once (needs c > 0, so that the max commutes
+  /// with the scaling). Otherwise scores are scaled first (scaleScore).
+  bool scaleInExponent = true;
+  /// How the thread's scores of a row are reduced to its max.
+  enum class MaxReduction {
+    Tree,        ///< a tree of max.f32 (short dependency chain)
+    Chain,       ///< a chain of max.f32
+    SelectChain, ///< a chain of compare + select
+  } maxReduction = MaxReduction::Chain;
+  /// Every n-th exponent (n > 0) by exp2Poly on the FMA pipes instead of
+  /// the MUFU; 0 = all on the MUFU.
+  int64_t exp2PolyEvery = 0;
+};
+
+/// What one row's step produces.
+struct OnlineRowUpdate {
+  Value newMax; ///< running max (log2 units), -inf while nothing is visible
+  Value newSum; ///< this thread's part of the running sum (quad-reduced last)
+  Value alpha;  ///< exp2(m_old - m_new): the factor for O and the old sum
+};
+
+/// A score as it enters the softmax: multiplied by the scale unless it
+/// stays unscaled until the exponent.
+Value scaleScore(KernelBuilder &kb, const OnlineSoftmaxConfig &cfg, Value s);
+
+/// The step for one row: `scores` (this thread's scores of the row, masked
+/// ones -inf) are replaced by their probabilities; `max` and `sum` are the
+/// running values before the step.
+OnlineRowUpdate updateOnlineSoftmaxRow(KernelBuilder &kb,
+                                       const OnlineSoftmaxConfig &cfg,
+                                       MutableArrayRef<Value> scores,
+                                       Value max, Value sum);
+
+} // namespace mlir::fa::kernel
+
+#endif // FA_CONVERSION_ATTENTIONTONVGPU_COMMON_ONLINESOFTMAX_H

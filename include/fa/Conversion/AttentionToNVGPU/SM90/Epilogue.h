@@ -1,0 +1,31 @@
+//===- Epilogue.h - normalization, lse and the O store of sm_90a -*- C++ -*-===//
+//
+// After a consumer warpgroup's loop: O normalized by 1 / l
+// (Common/Epilogue), staged swizzled in the warpgroup's part of the Q tile,
+// then copied out with 16-byte stores; the log-sum-exp of each row by its
+// lane 0.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FA_CONVERSION_ATTENTIONTONVGPU_SM90_EPILOGUE_H
+#define FA_CONVERSION_ATTENTIONTONVGPU_SM90_EPILOGUE_H
+
+#include "fa/Conversion/AttentionToNVGPU/SM90/Mainloop.h"
+
+namespace mlir::fa::sm90 {
+
+/// Where the tile's rows go (recomputed for the epilogue of a persistent
+/// tile).
+struct EpilogueRows {
+  Value qPlane; ///< batch * Hq + head
+  Value wgRow0; ///< the warpgroup's first query row
+  Value rowQ[2]; ///< the thread's two rows
+};
+
+void buildEpilogue(KernelBuilder &kb, const KernelConfig &cfg,
+                   const KernelArgs &args, const SharedMemory &smem,
+                   const ConsumerFrame &frame, const EpilogueRows &rows,
+                   const MainloopResult &result);
+
+} // namespace mlir::fa::sm90
+
+#endif // FA_CONVERSION_ATTENTIONTONVGPU_SM90_EPILOGUE_H

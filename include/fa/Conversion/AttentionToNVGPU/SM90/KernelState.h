@@ -1,0 +1,115 @@
+//===- KernelState.h - the explicit state of the sm_90a kernel --*- C++ -*-===//
+//
+// The values the sm_90a components share, as plain structs built once and
+// passed explicitly: the switches as the body uses them, the kernel's
+// arguments, a thread's indices, a tile's coordinates and key range, the
+// dynamic shared memory. A component never changes a struct it was given;
+// where a value must be recomputed (persistent tiles, opaque copies that keep
+// ptxas from holding it in registers) a new struct is made.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FA_CONVERSION_ATTENTIONTONVGPU_SM90_KERNELSTATE_H
+#define FA_CONVERSION_ATTENTIONTONVGPU_SM90_KERNELSTATE_H
+
+#include "fa/Conversion/AttentionToNVGPU/Common/KernelBuilder.h"
+#include "fa/Conversion/AttentionToNVGPU/Common/TileScheduler.h"
+#include "fa/Conversion/AttentionToNVGPU/SM90/Barriers.h"
+#include "fa/Conversion/AttentionToNVGPU/SM90/SharedMemoryPlan.h"
+#include "fa/Conversion/AttentionToNVGPU/SM90FlashAttention.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+namespace mlir::fa::sm90 {
+
+using kernel::KernelBuilder;
+
+/// The switches of SM90AttentionDesc as the body uses them: each with what
+/// it needs applied (overlap needs a producer warpgroup, ...).
+struct KernelConfig {
+  const SM90AttentionDesc &desc;
+  bool warpSpecialized; ///< a producer warpgroup issues the TMA loads
+  bool overlap;         ///< pipelined consumers (needs warpSpecialized)
+  bool pFromRegisters;
+  bool fastSoftmax;     ///< and a positive scale
+  bool rescaleBeforePV; ///< needs overlap and pFromRegisters
+  bool warpArrive;      ///< needs warpSpecialized
+  bool pingPong;        ///< used with overlap
+  bool longestFirst;    ///< causal-like bands only (a right edge, no left)
+  bool persistent;      ///< needs warpSpecialized
+  bool splitRelease;    ///< needs warpSpecialized
+  int64_t exp2PolyEvery;
+  int64_t headDim, stages, blockKV;
+  int64_t subTiles; ///< 64-column sub-tiles of a [rows x D] tile
+  int64_t threads;  ///< consumers (+ producer) warpgroups x 128
+  SharedMemoryPlan smem;
+  MBarrierLayout barriers;
+
+  static KernelConfig derive(const SM90AttentionDesc &desc);
+  Type elementType() const { return desc.elementType; }
+  /// The CTA's tile scheduler.
+  kernel::TileScheduler scheduler() const;
+};
+
+/// The gpu.func's arguments, sizes as index values.
+struct KernelArgs {
+  Value qMap, kMap, vMap; ///< !nvgpu.tensormap.descriptor (from pointers)
+  Value out, lse;         ///< memrefs; lse null without it
+  Value batchArg;         ///< B as the i32 argument (cast where used)
+  kernel::ProblemSizes sizes; ///< batch left null (see batchArg)
+};
+
+/// A thread's indices: warpgroup, thread in warpgroup, warp in warpgroup,
+/// lane, and the lane's accumulator row group (lane / 4) and column pair
+/// (lane % 4).
+struct ThreadIds {
+  Value tid, warpgroup, threadInWG, warp, lane, group, quadLane;
+  static ThreadIds of(KernelBuilder &kb, Value tid);
+};
+
+/// One tile's coordinates and the planes it reads and writes.
+struct TileState {
+  kernel::TileCoord coord;
+  Value kvHead;  ///< GQA: head / (Hq / Hkv)
+  Value qPlane;  ///< batch * Hq + head: the [Nq, D] plane of q and out
+  Value kvPlane; ///< batch * Hkv + kvHead
+  Value q0;      ///< first query row
+  static TileState of(KernelBuilder &kb, kernel::TileCoord coord,
+                      const kernel::ProblemSizes &sizes);
+};
+
+/// A tile's key blocks [begin, end), of which blocks outside [fullBegin,
+/// fullEnd) straddle a window edge (null without a window); `base` is the
+/// running block count of the CTA's earlier tiles (persistent; else null),
+/// from which ring stages and parities follow.
+struct KVRange {
+  Value diag, begin, end, fullBegin, fullEnd, base;
+  bool hasLeftEdge;
+
+  /// The ring iteration count of block j.
+  Value iterOf(KernelBuilder &kb, Value j) const;
+  /// Block begin + k (a constant without a left edge).
+  Value blockAt(KernelBuilder &kb, int64_t k) const;
+  static KVRange of(KernelBuilder &kb, const KernelConfig &cfg, Value q0,
+                    const kernel::ProblemSizes &sizes);
+};
+
+/// The dynamic shared memory, realigned to kSwizzleAtomBytes.
+struct SharedMemory {
+  Value dynamic; ///< the i8 buffer
+  Value shift;   ///< bytes from its start to the aligned base
+  Value descBase; ///< aligned base address >> 4 (i64), for descriptors
+  Value flat;     ///< the aligned buffer as [totalBytes / 2] elements
+
+  static SharedMemory allocate(KernelBuilder &kb, const KernelConfig &cfg);
+  /// `ty` at `byteOffset` from the aligned base.
+  Value view(KernelBuilder &kb, Value byteOffset, MemRefType ty) const;
+  /// The same buffer with `shift` through an opaque copy: addresses derived
+  /// from it are computed where they are used, not hoisted and kept live.
+  SharedMemory withOpaqueShift(KernelBuilder &kb) const;
+  /// A TMA box [1, rows, 64] in shared memory.
+  static MemRefType boxType(const KernelConfig &cfg, int64_t rows);
+};
+
+} // namespace mlir::fa::sm90
+
+#endif // FA_CONVERSION_ATTENTIONTONVGPU_SM90_KERNELSTATE_H

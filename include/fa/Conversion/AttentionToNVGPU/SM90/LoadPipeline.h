@@ -1,0 +1,76 @@
+//===- LoadPipeline.h - TMA + mbarrier ring of the sm_90a kernel -*- C++ -*-===//
+//
+// The load side of the sm_90a kernel: Q, K and V tiles brought by TMA
+// (nvgpu.tma.async.load, 128-byte swizzle, zero fill out of bounds) into a
+// ring of `stages` K/V buffers guarded by mbarriers; the stage and phase of
+// ring iteration `it` are it % S and (it / S) % 2. The producer waits until
+// the consumers released a stage's previous use, then refills it (K and V
+// separately with split release); the consumers wait on "full" and arrive on
+// "released".
+//
+//===----------------------------------------------------------------------===//
+#ifndef FA_CONVERSION_ATTENTIONTONVGPU_SM90_LOADPIPELINE_H
+#define FA_CONVERSION_ATTENTIONTONVGPU_SM90_LOADPIPELINE_H
+
+#include "fa/Conversion/AttentionToNVGPU/SM90/KernelState.h"
+
+namespace mlir::fa::sm90 {
+
+/// Which tiles of a ring stage one issue loads.
+enum class KVPart { Key, Value, Both };
+
+class TMALoadPipeline {
+public:
+  /// Creates the mbarrier group and initializes it (thread `isIssuer`),
+  /// then a CTA barrier.
+  TMALoadPipeline(KernelBuilder &kb, const KernelConfig &cfg,
+                  const KernelArgs &args, Value isIssuer);
+
+  /// Q of the tile (rows q0.. of plane qPlane, both warpgroups) into the Q
+  /// tile, on the Q-full mbarrier.
+  void issueQ(const SharedMemory &smem, Value q0, Value qPlane) const;
+  /// K and/or V of key block `block` (plane kvPlane) into ring `stage`.
+  void issueKV(const SharedMemory &smem, Value block, Value stage,
+               Value kvPlane, KVPart part = KVPart::Both) const;
+
+  /// The producer's step for ring iteration `it` (stage `stage`): waits
+  /// until the consumers released the stage's previous use, then `issue`s
+  /// its loads. With split release K and V are released and refilled
+  /// separately (K_j's buffer is free once S_j is done, half a step before
+  /// P V frees V's).
+  void produce(Value it, Value stage,
+               llvm::function_ref<void(KVPart)> issue) const;
+
+  /// Stage and "full" phase of ring iteration `it`.
+  Value stageOf(Value it) const;
+  Value fullParity(Value it) const;
+  /// The phase bit of `round` (i1).
+  Value parityOf(Value round) const;
+  /// mbarrier slots of stage `stage`.
+  Value kFullSlot(Value stage) const;
+  Value vFullSlot(Value stage) const;
+  /// Blocks until slot `slot` completed phase `parity`.
+  void wait(Value slot, Value parity) const;
+  /// The consumer's arrival on "released": K of `stage` once S is done
+  /// (split release only), the stage (or its V) once P V is done.
+  void releaseKey(Value stage, Value lane) const;
+  void releaseStage(Value stage, Value lane) const;
+  /// The persistent Q tile handed back (every consumer thread).
+  void releaseQTile() const;
+  /// The descriptor base (address >> 4) of ring stage `stage`.
+  Value stageDescBase(const SharedMemory &smem, Value stage) const;
+
+  Value barriers() const { return bars; }
+
+private:
+  void arriveReleased(int64_t base, Value stage, Value lane) const;
+
+  KernelBuilder &kb;
+  const KernelConfig &cfg;
+  const KernelArgs &args;
+  Value bars;
+};
+
+} // namespace mlir::fa::sm90
+
+#endif // FA_CONVERSION_ATTENTIONTONVGPU_SM90_LOADPIPELINE_H

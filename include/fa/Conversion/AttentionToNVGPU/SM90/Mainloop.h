@@ -1,0 +1,103 @@
+//===- Mainloop.h - the consumers' key/value loop of sm_90a -----*- C++ -*-===//
+//
+// A consumer warpgroup's loop over the tile's key blocks: S = Q K^T by wgmma
+// (both operands in shared memory), the online softmax of S in registers
+// (Common/OnlineSoftmax), O += P V by wgmma with P from registers (or
+// through swizzled shared memory). Two schedules: one block per step with
+// each GEMM waited at once, or FlashAttention-3's software pipeline (S_j
+// issued with P_{j-1} V_{j-1}, the softmax of S_j under P V, the two
+// consumer warpgroups taking turns issuing GEMMs: ping-pong).
+//
+//===----------------------------------------------------------------------===//
+#ifndef FA_CONVERSION_ATTENTIONTONVGPU_SM90_MAINLOOP_H
+#define FA_CONVERSION_ATTENTIONTONVGPU_SM90_MAINLOOP_H
+
+#include "fa/Conversion/AttentionToNVGPU/Common/OnlineSoftmax.h"
+#include "fa/Conversion/AttentionToNVGPU/SM90/LoadPipeline.h"
+
+namespace mlir::fa::sm90 {
+
+/// A consumer thread's per-tile values: its rows, descriptor bases and
+/// shared-memory indices, the named barriers it uses.
+struct ConsumerFrame {
+  ThreadIds thread;
+  Value qDescBase, pDescBase; ///< this warpgroup's Q / P tiles (addr >> 4)
+  Value rowInWG[2];  ///< the thread's two accumulator rows in the warpgroup
+  Value wgRow0;      ///< the warpgroup's first query row
+  Value rowQ[2];     ///< the rows' query positions
+  Value rowDiag[2];  ///< the rows' diagonal keys
+  Value pFlat, qFlat; ///< element index of this warpgroup's P / Q tile
+  Value colPair;     ///< 2 * (lane % 4): the thread's first column
+  Value warpgroupBarrierId; ///< named barrier of this warpgroup (i32)
+  static ConsumerFrame of(KernelBuilder &kb, const KernelConfig &cfg,
+                          const ThreadIds &thread, const SharedMemory &smem,
+                          const TileState &tile, const KVRange &range);
+  /// bar.sync of this warpgroup's 128 threads.
+  void syncWarpgroup(KernelBuilder &kb) const;
+  /// Element index of (row, col) in a swizzled [64 x cols] tile at `base`,
+  /// for a row of this thread (row % 8 = lane / 4).
+  Value swizzledIndex(KernelBuilder &kb, Value base, Value row,
+                      int64_t col) const;
+};
+
+/// The running state the loop carries and ends with.
+struct MainloopResult {
+  Value max[2], sum[2]; ///< per row (sum: this thread's part)
+  Value acc;            ///< O, the wgmma accumulator struct
+};
+
+class ConsumerMainloop {
+public:
+  ConsumerMainloop(KernelBuilder &kb, const KernelConfig &cfg,
+                   const TMALoadPipeline &loads, const SharedMemory &smem,
+                   const ConsumerFrame &frame, const KVRange &range,
+                   Value keyLength, const TileState &tile, Value isIssuer);
+
+  /// The loop over [range.begin, range.end) in the configured schedule.
+  MainloopResult build();
+
+private:
+  struct SoftmaxStep {
+    Value newMax[2], newSum[2], alpha[2];
+    SmallVector<Value> p[2];
+  };
+  MainloopResult buildSerial(ArrayRef<Value> init);
+  MainloopResult buildPipelined(ArrayRef<Value> init);
+  /// One pipelined step for block j > begin (the scf.for body).
+  void buildPipelinedStep(scf::ForOp loop);
+
+  Value issueS(Value stageDesc) const;
+  Value issuePVShared(Value acc, Value stageDesc) const;
+  Value issuePVRegisters(Value acc, ArrayRef<Value> p, Value stageDesc) const;
+  SoftmaxStep softmax(Value s, Value j, Value max[2], Value sum[2]) const;
+  SmallVector<Value> maskedScores(Value s, Value colBase, bool masked) const;
+  void writeP(const SoftmaxStep &step) const;
+  SmallVector<Value> packP(const SoftmaxStep &step) const;
+  Value rescale(Value acc, Value alpha[2]) const;
+  /// What a pipelined step hands to the next (loop-carried values).
+  SmallVector<Value> carry(const SoftmaxStep &step, Value acc) const;
+  void commitAndWait(int64_t pending) const;
+  void turnSync() const;
+  void turnPass(Value j) const;
+  Value stageDesc(Value stage) const { return loads.stageDescBase(smem, stage); }
+
+  KernelBuilder &kb;
+  const KernelConfig &cfg;
+  const TMALoadPipeline &loads;
+  const SharedMemory &smem;
+  const ConsumerFrame &frame;
+  const KVRange &range;
+  Value nk;
+  /// Without warp specialization thread `isIssuer` refills the ring.
+  const TileState &tile;
+  Value isIssuer;
+  kernel::OnlineSoftmaxConfig softmaxCfg;
+  Value negInf, scaleLog2e;
+  Value turnThreads, myTurn, otherTurn;
+  LLVM::LLVMStructType sType, oType;
+  Value oInit, sUndef;
+};
+
+} // namespace mlir::fa::sm90
+
+#endif // FA_CONVERSION_ATTENTIONTONVGPU_SM90_MAINLOOP_H

@@ -1,0 +1,41 @@
+//===- SharedMemoryPlan.h - the sm_90a kernel's shared memory ---*- C++ -*-===//
+//
+// Where each tile of the sm_90a kernel lives in dynamic shared memory (bytes
+// from a 1024-aligned base): the Q tile, the K and V rings, the P tiles when
+// P goes through shared memory. One function, used both by the fit check
+// (checkSM90AttentionDesc) and by the builder.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FA_CONVERSION_ATTENTIONTONVGPU_SM90_SHAREDMEMORYPLAN_H
+#define FA_CONVERSION_ATTENTIONTONVGPU_SM90_SHAREDMEMORYPLAN_H
+
+#include "fa/Conversion/AttentionToNVGPU/SM90FlashAttention.h"
+
+namespace mlir::fa::sm90 {
+
+/// Shared memory a block may opt into on H100/H200
+/// (cudaDevAttrMaxSharedMemoryPerBlockOptin): 227 KiB.
+constexpr int64_t kSharedMemoryLimitBytes = 227 * 1024;
+/// 16-bit elements per 128-byte swizzle row: TMA boxes and wgmma operands
+/// are [rows x 64] sub-tiles.
+constexpr int64_t kSwizzleElems = 64;
+/// Alignment of the 128-byte swizzle atom (8 rows of 128 bytes); the
+/// dynamic buffer is over-allocated by this much and realigned.
+constexpr int64_t kSwizzleAtomBytes = 1024;
+
+struct SharedMemoryPlan {
+  int64_t subTileQ;    ///< one [64 x 64] sub-tile of Q (or O, or P): 8 KiB
+  int64_t subTileKV;   ///< one [blockKV x 64] sub-tile of K or V
+  int64_t qOffset, qBytes;     ///< the Q tile (two warpgroups' 64 rows)
+  int64_t stageBytes;          ///< one K (or V) tile of the ring
+  int64_t kOffset, vOffset;    ///< the K ring, the V ring (stages tiles)
+  int64_t pOffset, pBytesPerWarpgroup; ///< P tiles (0 with P in registers)
+  int64_t totalBytes;          ///< from the aligned base
+  int64_t dynamicBytes;        ///< what the launch asks for (+ realignment)
+};
+
+SharedMemoryPlan planSharedMemory(const SM90AttentionDesc &desc);
+
+} // namespace mlir::fa::sm90
+
+#endif // FA_CONVERSION_ATTENTIONTONVGPU_SM90_SHAREDMEMORYPLAN_H

@@ -1,0 +1,61 @@
+//===- Wgmma.h - warpgroup MMA (wgmma) of sm_90a ----------------*- C++ -*-===//
+//
+// The shared-memory matrix descriptor with its bit fields named, and the two
+// forms of wgmma the kernel issues: both operands from shared memory
+// (nvvm.wgmma.mma_async) and A from registers (inline PTX: MLIR 22's nvvm
+// dialect has only the shared-memory form).
+//
+//===----------------------------------------------------------------------===//
+#ifndef FA_CONVERSION_ATTENTIONTONVGPU_SM90_WGMMA_H
+#define FA_CONVERSION_ATTENTIONTONVGPU_SM90_WGMMA_H
+
+#include "fa/Conversion/AttentionToNVGPU/Common/KernelBuilder.h"
+
+namespace mlir::fa::sm90 {
+
+/// The 64-bit wgmma matrix descriptor (PTX ISA, "Matrix Descriptor Format"):
+/// bits 0-13 start address >> 4, 16-29 leading dimension byte offset >> 4,
+/// 32-45 stride dimension byte offset >> 4, 62-63 the swizzle mode.
+struct WgmmaDescriptor {
+  static constexpr int kStartAddressBit = 0;
+  static constexpr int kLeadingByteOffsetBit = 16;
+  static constexpr int kStrideByteOffsetBit = 32;
+  static constexpr int kSwizzleModeBit = 62;
+  enum SwizzleMode : int64_t { kNoSwizzle = 0, k128B = 1, k64B = 2, k32B = 3 };
+  /// 8 rows of 128 bytes: the stride between 8-row core matrices.
+  static constexpr int64_t kStrideBytes128B = 1024;
+
+  /// The constant fields: leading byte offset, stride byte offset, swizzle.
+  static constexpr int64_t constantFields(int64_t leadingBytes,
+                                          int64_t strideBytes,
+                                          SwizzleMode mode) {
+    return ((leadingBytes >> 4) << kLeadingByteOffsetBit) |
+           ((strideBytes >> 4) << kStrideByteOffsetBit) |
+           (int64_t(mode) << kSwizzleModeBit);
+  }
+};
+
+/// The descriptor of a 128-byte-swizzled operand at `base` (start address
+/// >> 4, i64) + `byteOffset` (a multiple of 16), leading byte offset
+/// `leadingBytes`.
+Value wgmmaDescriptor128B(kernel::KernelBuilder &kb, Value base,
+                          int64_t byteOffset, int64_t leadingBytes);
+
+/// The f32 accumulator struct of an m64nN wgmma (N/2 floats per thread).
+LLVM::LLVMStructType wgmmaAccumulatorType(MLIRContext *ctx, int64_t n);
+
+/// One m64nNk16 wgmma, A and B from shared memory; `first` overwrites the
+/// accumulator (scale-d 0); `transposeB` reads B MN-major.
+Value wgmmaSS(kernel::KernelBuilder &kb, Type elementType, Value acc,
+              Value descA, Value descB, int64_t n, bool first,
+              bool transposeB);
+
+/// One m64nNk16 wgmma with A (4 x b32: element pairs in the accumulator
+/// fragment layout) in registers and B MN-major from shared memory,
+/// accumulating into `acc` (tied outputs).
+Value wgmmaRS(kernel::KernelBuilder &kb, Type elementType, Value acc,
+              ArrayRef<Value> a, Value descB, int64_t n);
+
+} // namespace mlir::fa::sm90
+
+#endif // FA_CONVERSION_ATTENTIONTONVGPU_SM90_WGMMA_H

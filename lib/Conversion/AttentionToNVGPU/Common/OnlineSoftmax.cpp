@@ -1,0 +1,72 @@
+//===- OnlineSoftmax.cpp - fragment-level online softmax ------------------===//
+#include "fa/Conversion/AttentionToNVGPU/Common/OnlineSoftmax.h"
+#include "fa/Dialect/Attention/Utils/AttentionUtils.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+using namespace mlir::fa::kernel;
+
+Value mlir::fa::kernel::scaleScore(KernelBuilder &kb,
+                                   const OnlineSoftmaxConfig &cfg, Value s) {
+  if (cfg.scaleInExponent)
+    return s;
+  return arith::MulFOp::create(kb.b, kb.loc, s, kb.f32(cfg.scaleLog2e));
+}
+
+/// The thread's max of `scores`, then the row's (quad) max.
+static Value rowMax(KernelBuilder &kb, const OnlineSoftmaxConfig &cfg,
+                    ArrayRef<Value> scores) {
+  using MaxReduction = OnlineSoftmaxConfig::MaxReduction;
+  if (cfg.maxReduction == MaxReduction::Tree) {
+    SmallVector<Value> level(scores);
+    while (level.size() > 1) {
+      SmallVector<Value> next;
+      for (size_t i = 0; i + 1 < level.size(); i += 2)
+        next.push_back(kb.maxNum(level[i], level[i + 1]));
+      if (level.size() % 2)
+        next.push_back(level.back());
+      level.swap(next);
+    }
+    return kb.quadReduce(level[0], QuadReduction::MaxNum);
+  }
+  bool select = cfg.maxReduction == MaxReduction::SelectChain;
+  Value mx = scores[0];
+  for (size_t i = 1; i < scores.size(); ++i)
+    mx = select ? kb.maxSelect(mx, scores[i]) : kb.maxNum(mx, scores[i]);
+  return kb.quadReduce(mx, select ? QuadReduction::MaxSelect
+                                  : QuadReduction::MaxNum);
+}
+
+OnlineRowUpdate mlir::fa::kernel::updateOnlineSoftmaxRow(
+    KernelBuilder &kb, const OnlineSoftmaxConfig &cfg,
+    MutableArrayRef<Value> scores, Value max, Value sum) {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  Value scaleC = kb.f32(cfg.scaleLog2e);
+  OnlineRowUpdate u;
+  Value mx = rowMax(kb, cfg, scores);
+  if (cfg.scaleInExponent)
+    mx = arith::MulFOp::create(b, loc, mx, scaleC);
+  u.newMax = cfg.maxReduction == OnlineSoftmaxConfig::MaxReduction::SelectChain
+                 ? kb.maxSelect(max, mx)
+                 : kb.maxNum(max, mx);
+  // A row with no visible key so far keeps max = -inf: subtract 0 instead,
+  // so that exp2 gives 0, never NaN.
+  Value mUse = safeRowMax(b, loc, u.newMax);
+  u.alpha = kb.exp2(arith::SubFOp::create(b, loc, max, mUse));
+  Value rowSum = kb.f32(0.0);
+  Value negM = arith::NegFOp::create(b, loc, mUse);
+  int64_t every = cfg.exp2PolyEvery;
+  for (int64_t i = 0, e = scores.size(); i < e; ++i) {
+    Value &v = scores[i];
+    Value x = cfg.scaleInExponent
+                  ? LLVM::FMAOp::create(b, loc, v, scaleC, negM).getResult()
+                  : arith::SubFOp::create(b, loc, v, mUse).getResult();
+    bool poly = every > 0 && i % every == every - 1;
+    v = poly ? kb.exp2Poly(x) : kb.exp2(x);
+    rowSum = arith::AddFOp::create(b, loc, rowSum, v);
+  }
+  u.newSum = arith::AddFOp::create(
+      b, loc, arith::MulFOp::create(b, loc, u.alpha, sum), rowSum);
+  return u;
+}

@@ -1,0 +1,291 @@
+//===- Kernel.cpp - the sm_90a FlashAttention-3 style kernel, composed ----===//
+//
+// Composes the sm_90a components into the forward kernel of one attention:
+// grid (ceil(Nq/128), Hq, B) (or persistent CTAs), 2 consumer warpgroups of
+// 64 query rows (+ a producer warpgroup when warp specialized). The pieces:
+//   KernelState     the switches, arguments, thread ids, tile, key range,
+//                   shared memory as explicit structs
+//   SharedMemoryPlan / Barriers   where tiles live, mbarrier slots
+//   LoadPipeline    TMA + mbarrier ring (producer and consumer sides)
+//   WarpRoles       producer warpgroup / thread-0 issuer
+//   Mainloop        wgmma S, online softmax, wgmma P V; serial or pipelined
+//   Epilogue        normalization, lse, O store
+//   Common/TileScheduler  one tile per CTA or persistent tiles
+// See docs/SM90.md.
+//
+//===----------------------------------------------------------------------===//
+#include "fa/Conversion/AttentionToNVGPU/Common/InlinePTX.h"
+#include "fa/Conversion/AttentionToNVGPU/SM90/Epilogue.h"
+#include "fa/Conversion/AttentionToNVGPU/SM90/WarpRoles.h"
+#include "../KernelBuilderBase.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+#include <optional>
+
+using namespace mlir;
+using namespace mlir::fa;
+using namespace mlir::fa::kernel;
+using namespace mlir::fa::sm90;
+
+/// Static extent of the 1-D memrefs that stand for the kernel's bare
+/// pointers (the bare-pointer convention needs static shapes).
+static constexpr int64_t kGlobalExtent = int64_t(1) << 40;
+
+/// The gpu.func's arguments: the q, k, v tensor-map pointers (cast to
+/// !nvgpu.tensormap.descriptor: 3-D (D, N, B*H) boxes of (64, rows, 1)),
+/// out, lse when present, then B, Hq, Hkv, Nq, Nk as i32.
+static KernelArgs readKernelArgs(KernelBuilder &kb, const KernelConfig &cfg,
+                                 gpu::GPUFuncOp kfn) {
+  MLIRContext *ctx = kb.b.getContext();
+  auto args = kfn.getArguments();
+  bool hasLse = cfg.desc.hasLse;
+  KernelArgs a;
+  a.out = args[3];
+  a.lse = hasLse ? args[4] : Value();
+  unsigned s0 = hasLse ? 5 : 4;
+  a.batchArg = args[s0];
+  a.sizes.batch = args[s0];
+  a.sizes.queryHeads = kb.asIndex(args[s0 + 1]);
+  a.sizes.kvHeads = kb.asIndex(args[s0 + 2]);
+  a.sizes.queryLength = kb.asIndex(args[s0 + 3]);
+  a.sizes.keyLength = kb.asIndex(args[s0 + 4]);
+  auto mapType = [&](int64_t rows) {
+    return nvgpu::TensorMapDescriptorType::get(
+        ctx, SharedMemory::boxType(cfg, rows),
+        nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+        nvgpu::TensorMapL2PromoKind::L2PROMO_128B,
+        nvgpu::TensorMapOOBKind::OOB_ZERO,
+        nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+  };
+  auto cast = [&](Value ptr, Type ty) {
+    return UnrealizedConversionCastOp::create(kb.b, kb.loc, ty, ptr)
+        .getResult(0);
+  };
+  a.qMap = cast(args[0], mapType(kSM90RowsPerWarpgroup));
+  a.kMap = cast(args[1], mapType(cfg.blockKV));
+  a.vMap = cast(args[2], mapType(cfg.blockKV));
+  return a;
+}
+
+/// The consumer warpgroups: (persistent: a tile loop around) wait for Q, the
+/// mainloop, the epilogue.
+static void buildConsumers(KernelBuilder &kb, const KernelConfig &cfg,
+                           const TMALoadPipeline &loads,
+                           const SharedMemory &smem, const KernelArgs &args,
+                           const ThreadIds &thread,
+                           const std::optional<TileState> &oneTile,
+                           const std::optional<KVRange> &oneRange,
+                           const std::optional<PersistentTiles> &tiles,
+                           Value isIssuer) {
+  ThreadIds t = thread;
+  TileState tile;
+  KVRange range;
+  Value tileIdx, tileN;
+  if (tiles) {
+    // The same tile loop as the producer's, carrying the running block
+    // counter and the tile count n (the Q parity); it ends after the
+    // epilogue (Q-free arrival).
+    auto tloop = scf::ForOp::create(
+        kb.b, kb.loc, gpu::BlockIdOp::create(kb.b, kb.loc, gpu::Dimension::x),
+        tiles->count.tiles,
+        gpu::GridDimOp::create(kb.b, kb.loc, gpu::Dimension::x),
+        ValueRange{kb.idx(0), kb.idx(0)});
+    kb.b.setInsertionPointToStart(tloop.getBody());
+    tileIdx = tloop.getInductionVar();
+    tile = TileState::of(kb,
+                         tiles->scheduler.decodeTile(kb, tileIdx, tiles->count,
+                                                     tiles->sizes),
+                         tiles->sizes);
+    range = KVRange::of(kb, cfg, tile.q0, tiles->sizes);
+    range.base = tloop.getRegionIterArgs()[0];
+    tileN = tloop.getRegionIterArgs()[1];
+    // The thread index again, through an opaque read, so that what the tile
+    // body derives from it (swizzled epilogue addresses, descriptors) stays
+    // in the body instead of being hoisted out of the tile loop and held in
+    // registers across the K/V loop (spills at the 168-register cap).
+    t = ThreadIds::of(kb, opaqueThreadIdX(kb));
+    loads.wait(kb.idx(MBarrierLayout::kQFull), loads.parityOf(tileN));
+  } else {
+    tile = *oneTile;
+    range = *oneRange;
+    loads.wait(kb.idx(MBarrierLayout::kQFull),
+               arith::ConstantOp::create(kb.b, kb.loc, kb.b.getBoolAttr(false)));
+  }
+  ConsumerFrame frame = ConsumerFrame::of(kb, cfg, t, smem, tile, range);
+  ConsumerMainloop mainloop(kb, cfg, loads, smem, frame, range,
+                            args.sizes.keyLength, tile, isIssuer);
+  MainloopResult result = mainloop.build();
+  EpilogueRows rows{tile.qPlane, frame.wgRow0, {frame.rowQ[0], frame.rowQ[1]}};
+  KVRange endRange = range;
+  if (tiles) {
+    // The tile's coordinates again for the epilogue, from an opaque copy of
+    // the tile index: only the index stays live across the K/V loop, not
+    // the values derived from it (ptxas cannot rematerialize them as it
+    // does the ones derived from blockIdx).
+    TileState again = TileState::of(
+        kb,
+        tiles->scheduler.decodeTile(kb, opaqueIndex(kb, tileIdx), tiles->count,
+                                    tiles->sizes),
+        tiles->sizes);
+    endRange = KVRange::of(kb, cfg, again.q0, tiles->sizes);
+    rows.qPlane = again.qPlane;
+    rows.wgRow0 = kb.add(again.q0,
+                         kb.mul(t.warpgroup, kb.idx(kSM90RowsPerWarpgroup)));
+    for (int r = 0; r < 2; ++r)
+      rows.rowQ[r] = kb.add(rows.wgRow0, frame.rowInWG[r]);
+  }
+  buildEpilogue(kb, cfg, args, smem, frame, rows, result);
+  if (tiles) {
+    // This thread is done with the Q tile (O read back): order its generic
+    // accesses before the next Q's TMA (async proxy) write, then release it.
+    NVVM::FenceProxyOp::create(
+        kb.b, kb.loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(kb.b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+    loads.releaseQTile();
+    scf::YieldOp::create(
+        kb.b, kb.loc,
+        ValueRange{kb.add(range.base, kb.sub(endRange.end, endRange.begin)),
+                   kb.add(tileN, kb.idx(1))});
+  }
+}
+
+/// The launch manifest of the kernel (JSON).
+static std::string buildManifest(const KernelConfig &cfg) {
+  const SM90AttentionDesc &d = cfg.desc;
+  std::string eltName = d.elementType.isF16() ? "f16" : "bf16";
+  llvm::json::Array params;
+  auto addParam = [&](std::string name, std::string type, std::string meaning) {
+    fa::detail::addManifestParam(params, name, type, meaning);
+  };
+  addParam("q_map", "tensormap",
+           "pointer to the CUtensorMap of q (device memory, 64-byte aligned)");
+  addParam("k_map", "tensormap", "pointer to the CUtensorMap of k");
+  addParam("v_map", "tensormap", "pointer to the CUtensorMap of v");
+  fa::detail::addOutputAndSizeParams(params, eltName, d.hasLse);
+  llvm::json::Array maps;
+  auto addMap = [&](std::string param, std::string tensor, std::string n,
+                    std::string h, int64_t rows) {
+    maps.push_back(llvm::json::Object{
+        {"param", param},
+        {"tensor", tensor + " [B, " + h + ", " + n + ", D] contiguous"},
+        {"dtype", eltName},
+        {"rank", 3},
+        {"dims", llvm::json::Array{"D", n, "B*" + h}},
+        {"strides_bytes", llvm::json::Array{"D*2", n + "*D*2"}},
+        {"box", llvm::json::Array{kSwizzleElems, rows, 1}},
+        {"element_strides", llvm::json::Array{1, 1, 1}},
+        {"interleave", "none"},
+        {"swizzle", "128B"},
+        {"l2_promotion", "128B"},
+        {"oob_fill", "zero"}});
+  };
+  addMap("q_map", "q", "Nq", "Hq", kSM90RowsPerWarpgroup);
+  addMap("k_map", "k", "Nk", "Hkv", cfg.blockKV);
+  addMap("v_map", "v", "Nk", "Hkv", cfg.blockKV);
+  llvm::json::Object manifest{
+      {"kernel", d.kernelName},
+      {"ptx", d.kernelName + ".ptx"},
+      {"chip", "sm_90a"},
+      {"dtype", eltName},
+      {"head_dim", d.headDim},
+      {"causal", d.isCausal()},
+      {"window", llvm::json::Array{d.windowLeft, d.windowRight}},
+      {"scale", d.scale},
+      {"lse", d.hasLse},
+      {"block_q", kSM90BlockQ},
+      {"block_kv", cfg.blockKV},
+      {"stages", cfg.stages},
+      {"warp_specialized", cfg.warpSpecialized},
+      {"overlap", cfg.overlap},
+      {"p_from_registers", cfg.pFromRegisters},
+      {"warp_arrive", cfg.warpArrive},
+      {"fast_softmax", cfg.fastSoftmax},
+      {"rescale_before_pv", cfg.rescaleBeforePV},
+      {"ping_pong", cfg.overlap && cfg.pingPong},
+      {"longest_first", cfg.longestFirst},
+      {"exp2_poly_every", cfg.exp2PolyEvery},
+      {"persistent", cfg.persistent},
+      {"split_release", cfg.splitRelease},
+      {"grid", cfg.persistent
+                   ? llvm::json::Array{"min(tiles, num_sms)", 1, 1}
+                   : llvm::json::Array{"ceil(Nq/" +
+                                           std::to_string(kSM90BlockQ) + ")",
+                                       "Hq", "B"}},
+      {"block", llvm::json::Array{cfg.threads, 1, 1}},
+      {"dynamic_shared_memory_bytes", cfg.smem.dynamicBytes},
+      {"static_shared_memory_bytes", 8 * cfg.barriers.count()},
+      {"tensor_maps", std::move(maps)},
+      {"params", std::move(params)}};
+  if (cfg.persistent)
+    manifest["tiles"] = "ceil(Nq/" + std::to_string(kSM90BlockQ) + ")*Hq*B";
+  std::string json;
+  llvm::raw_string_ostream os(json);
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest)));
+  return json;
+}
+
+std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
+                                               const SM90AttentionDesc &d) {
+  KernelConfig cfg = KernelConfig::derive(d);
+  Type i32 = b.getI32Type(), f32 = b.getF32Type();
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+  SmallVector<Type> inputs = {ptrTy, ptrTy, ptrTy,
+                              MemRefType::get({kGlobalExtent}, d.elementType)};
+  if (d.hasLse)
+    inputs.push_back(MemRefType::get({kGlobalExtent}, f32));
+  inputs.append(5, i32);
+
+  auto gpuMod = gpu::GPUModuleOp::create(b, loc, d.moduleName);
+  OpBuilder::InsertionGuard topGuard(b);
+  b.setInsertionPointToStart(&gpuMod.getBodyRegion().front());
+  auto kfn = gpu::GPUFuncOp::create(b, loc, d.kernelName,
+                                    b.getFunctionType(inputs, {}));
+  kfn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  kfn.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({int32_t(cfg.threads), 1, 1}));
+  b.setInsertionPointToStart(&kfn.getBody().front());
+  KernelBuilder kb{b, loc};
+  KernelArgs args = readKernelArgs(kb, cfg, kfn);
+
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  TileScheduler scheduler = cfg.scheduler();
+  // Persistent: the tile values are set per tile inside the producer's and
+  // the consumers' tile loops; otherwise once per CTA from blockIdx.
+  TileCoord coord;
+  if (!cfg.persistent)
+    coord = scheduler.getBlockTile(kb);
+  ThreadIds thread = ThreadIds::of(kb, tid);
+  std::optional<TileState> tile;
+  if (!cfg.persistent)
+    tile = TileState::of(kb, coord, args.sizes);
+  std::optional<PersistentTiles> tiles;
+  if (cfg.persistent)
+    tiles = PersistentTiles{scheduler,
+                            scheduler.getTileCount(kb, args.sizes),
+                            args.sizes};
+  Value isIssuer = kb.cmp(arith::CmpIPredicate::eq, tid, kb.idx(0));
+  SharedMemory smem = SharedMemory::allocate(kb, cfg);
+  TMALoadPipeline loads(kb, cfg, args, isIssuer);
+  std::optional<KVRange> range;
+  if (!cfg.persistent)
+    range = KVRange::of(kb, cfg, tile->q0, args.sizes);
+
+  if (!cfg.warpSpecialized)
+    buildIssuerPrologue(kb, cfg, loads, smem, *tile, *range, isIssuer);
+  else
+    buildWarpSpecializedRoles(kb, cfg, loads, smem, thread,
+                              tile ? &*tile : nullptr,
+                              range ? &*range : nullptr,
+                              tiles ? &*tiles : nullptr);
+  buildConsumers(kb, cfg, loads, smem, args, thread, tile, range, tiles,
+                 isIssuer);
+  b.setInsertionPointToEnd(&kfn.getBody().front());
+  gpu::ReturnOp::create(b, loc);
+  return buildManifest(cfg);
+}

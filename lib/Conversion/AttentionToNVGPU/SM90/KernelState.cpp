@@ -1,0 +1,152 @@
+//===- KernelState.cpp - the explicit state of the sm_90a kernel ----------===//
+#include "fa/Conversion/AttentionToNVGPU/SM90/KernelState.h"
+#include "fa/Conversion/AttentionToNVGPU/Common/InlinePTX.h"
+#include "fa/Dialect/Attention/Utils/AttentionUtils.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+using namespace mlir::fa::kernel;
+using namespace mlir::fa::sm90;
+
+KernelConfig KernelConfig::derive(const SM90AttentionDesc &d) {
+  bool ws = d.warpSpecialized;
+  bool ov = ws && d.overlap;
+  KernelConfig c{d};
+  c.warpSpecialized = ws;
+  c.overlap = ov;
+  c.pFromRegisters = d.pFromRegisters;
+  // Scores stay unscaled until the exponent: exp2(s * c - m) as one FMA
+  // (needs c > 0 so that the max commutes with the scaling).
+  c.fastSoftmax = d.fastSoftmax && d.scale > 0;
+  c.rescaleBeforePV = ov && d.pFromRegisters && d.rescaleBeforePV;
+  c.warpArrive = ws && d.warpArrive;
+  c.pingPong = d.pingPong;
+  // With a right edge and no left one (causal) the work grows with the
+  // query block.
+  c.longestFirst = d.longestFirst && d.windowLeft < 0 && d.windowRight >= 0;
+  c.persistent = ws && d.persistent;
+  c.splitRelease = ws && d.splitRelease;
+  c.exp2PolyEvery = d.exp2PolyEvery;
+  c.headDim = d.headDim;
+  c.stages = d.stages;
+  c.blockKV = d.blockKV;
+  c.subTiles = d.headDim / kSwizzleElems;
+  c.threads = kThreadsPerWarpgroup * (kSM90Warpgroups + (ws ? 1 : 0));
+  c.smem = planSharedMemory(d);
+  c.barriers = MBarrierLayout{d.stages, ws, c.splitRelease, c.persistent,
+                              c.warpArrive};
+  return c;
+}
+
+TileScheduler KernelConfig::scheduler() const {
+  return TileScheduler(persistent ? TileScheduler::Kind::StaticPersistent
+                                  : TileScheduler::Kind::OneTilePerCTA,
+                       longestFirst, kSM90BlockQ);
+}
+
+ThreadIds ThreadIds::of(KernelBuilder &kb, Value tid) {
+  ThreadIds t;
+  t.tid = tid;
+  t.warpgroup = kb.div(tid, kThreadsPerWarpgroup);
+  t.threadInWG = kb.rem(tid, kThreadsPerWarpgroup);
+  t.warp = kb.div(t.threadInWG, 32);
+  t.lane = kb.rem(t.threadInWG, 32);
+  t.group = kb.div(t.lane, 4);
+  t.quadLane = kb.rem(t.lane, 4);
+  return t;
+}
+
+TileState TileState::of(KernelBuilder &kb, TileCoord coord,
+                        const ProblemSizes &sizes) {
+  TileState s;
+  s.coord = coord;
+  s.kvHead = arith::DivUIOp::create(
+      kb.b, kb.loc, coord.head,
+      arith::DivUIOp::create(kb.b, kb.loc, sizes.queryHeads, sizes.kvHeads));
+  s.qPlane = kb.add(kb.mul(coord.batch, sizes.queryHeads), coord.head);
+  s.kvPlane = kb.add(kb.mul(coord.batch, sizes.kvHeads), s.kvHead);
+  s.q0 = kb.mul(coord.qBlock, kb.idx(kSM90BlockQ));
+  return s;
+}
+
+Value KVRange::iterOf(KernelBuilder &kb, Value j) const {
+  Value it = kb.sub(j, begin);
+  return base ? kb.add(base, it) : it;
+}
+
+Value KVRange::blockAt(KernelBuilder &kb, int64_t k) const {
+  return hasLeftEdge ? kb.add(begin, kb.idx(k)) : kb.idx(k);
+}
+
+// The key blocks of the tile's rows [q0, min(q0 + 128, Nq)) as the tiled
+// form's fa.kv_block_range computes them (bottom-right diagonal Nk - Nq).
+// Without a window that is [0, ceil(Nk / BN)), computed as before the window
+// support.
+KVRange KVRange::of(KernelBuilder &kb, const KernelConfig &cfg, Value q0,
+                    const ProblemSizes &sizes) {
+  const SM90AttentionDesc &d = cfg.desc;
+  Value nq = sizes.queryLength, nk = sizes.keyLength;
+  KVRange r;
+  r.hasLeftEdge = d.windowLeft >= 0;
+  r.diag = kb.sub(nk, nq);
+  if (d.hasWindow()) {
+    Value qEnd = arith::MinSIOp::create(
+        kb.b, kb.loc, kb.add(q0, kb.idx(kSM90BlockQ)), nq);
+    KVBlockRange range =
+        computeKVBlockRange(kb.b, kb.loc, q0, qEnd, nk, r.diag, cfg.blockKV,
+                            d.windowLeft, d.windowRight);
+    // Without a left edge range.begin is min(0, Nk) / BN, i.e. 0 (Nk >= 0),
+    // which the folders cannot see: use the constant.
+    r.begin = r.hasLeftEdge ? range.begin : kb.idx(0);
+    r.end = range.end;
+    r.fullBegin = range.fullBegin;
+    r.fullEnd = range.fullEnd;
+  } else {
+    r.begin = kb.idx(0);
+    r.end = kb.div(kb.add(nk, kb.idx(cfg.blockKV - 1)), cfg.blockKV);
+  }
+  return r;
+}
+
+SharedMemory SharedMemory::allocate(KernelBuilder &kb,
+                                    const KernelConfig &cfg) {
+  MLIRContext *ctx = kb.b.getContext();
+  auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto dynTy = MemRefType::get({ShapedType::kDynamic}, kb.b.getI8Type(),
+                               MemRefLayoutAttrInterface{}, wg);
+  SharedMemory s;
+  s.dynamic = gpu::DynamicSharedMemoryOp::create(kb.b, kb.loc, dynTy);
+  Value rawAddr =
+      memref::ExtractAlignedPointerAsIndexOp::create(kb.b, kb.loc, s.dynamic);
+  s.shift = kb.rem(kb.sub(kb.idx(kSwizzleAtomBytes),
+                          kb.rem(rawAddr, kSwizzleAtomBytes)),
+                   kSwizzleAtomBytes);
+  Value smemAddr = kb.add(rawAddr, s.shift);
+  s.descBase = kb.toI64(kb.div(smemAddr, 16));
+  auto flatTy = MemRefType::get({cfg.smem.totalBytes / 2}, cfg.elementType(),
+                                MemRefLayoutAttrInterface{}, wg);
+  s.flat = s.view(kb, kb.idx(0), flatTy);
+  return s;
+}
+
+Value SharedMemory::view(KernelBuilder &kb, Value byteOffset,
+                         MemRefType ty) const {
+  return memref::ViewOp::create(kb.b, kb.loc, ty, dynamic,
+                                kb.add(shift, byteOffset), ValueRange{});
+}
+
+SharedMemory SharedMemory::withOpaqueShift(KernelBuilder &kb) const {
+  SharedMemory s = *this;
+  s.shift = opaqueIndex(kb, shift);
+  return s;
+}
+
+MemRefType SharedMemory::boxType(const KernelConfig &cfg, int64_t rows) {
+  auto wg = gpu::AddressSpaceAttr::get(cfg.elementType().getContext(),
+                                       gpu::AddressSpace::Workgroup);
+  return MemRefType::get({1, rows, kSwizzleElems}, cfg.elementType(),
+                         MemRefLayoutAttrInterface{}, wg);
+}

@@ -1,0 +1,159 @@
+//===- LoadPipeline.cpp - TMA + mbarrier ring of the sm_90a kernel --------===//
+#include "fa/Conversion/AttentionToNVGPU/SM90/LoadPipeline.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+using namespace mlir::fa::kernel;
+using namespace mlir::fa::sm90;
+
+/// mbarrier.try_wait suspend-time hint, in ns.
+static constexpr int64_t kTryWaitTicks = 10000000;
+
+TMALoadPipeline::TMALoadPipeline(KernelBuilder &kb, const KernelConfig &cfg,
+                                 const KernelArgs &args, Value isIssuer)
+    : kb(kb), cfg(cfg), args(args) {
+  MLIRContext *ctx = kb.b.getContext();
+  auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  const MBarrierLayout &layout = cfg.barriers;
+  auto barTy = nvgpu::MBarrierGroupType::get(ctx, wg, layout.count());
+  bars = nvgpu::MBarrierCreateOp::create(kb.b, kb.loc, barTy);
+  kb.ifThen(isIssuer, [&] {
+    for (int64_t i = 0; i < layout.count(); ++i)
+      nvgpu::MBarrierInitOp::create(kb.b, kb.loc, bars,
+                                    kb.idx(layout.arrivals(i)), kb.idx(i),
+                                    Value());
+    NVVM::FenceMbarrierInitOp::create(kb.b, kb.loc);
+  });
+  gpu::BarrierOp::create(kb.b, kb.loc);
+}
+
+void TMALoadPipeline::issueQ(const SharedMemory &smem, Value q0,
+                             Value qPlane) const {
+  const SharedMemoryPlan &p = cfg.smem;
+  nvgpu::MBarrierArriveExpectTxOp::create(kb.b, kb.loc, bars,
+                                          kb.idx(p.qBytes),
+                                          kb.idx(MBarrierLayout::kQFull),
+                                          Value());
+  for (int64_t w = 0; w < kSM90Warpgroups; ++w)
+    for (int64_t s = 0; s < cfg.subTiles; ++s) {
+      Value dst = smem.view(
+          kb, kb.idx(p.qOffset + (w * cfg.subTiles + s) * p.subTileQ),
+          SharedMemory::boxType(cfg, kSM90RowsPerWarpgroup));
+      nvgpu::TmaAsyncLoadOp::create(
+          kb.b, kb.loc, dst, bars, args.qMap,
+          ValueRange{kb.idx(s * kSwizzleElems),
+                     kb.add(q0, kb.idx(w * kSM90RowsPerWarpgroup)), qPlane},
+          kb.idx(MBarrierLayout::kQFull), Value(), Value());
+    }
+}
+
+void TMALoadPipeline::issueKV(const SharedMemory &smem, Value block,
+                              Value stage, Value kvPlane, KVPart part) const {
+  const SharedMemoryPlan &p = cfg.smem;
+  Value stageOff = kb.mul(stage, kb.idx(p.stageBytes));
+  for (int kv = 0; kv < 2; ++kv) {
+    if ((part == KVPart::Key && kv == 1) || (part == KVPart::Value && kv == 0))
+      continue;
+    int64_t fullBase =
+        kv ? cfg.barriers.vFullBase() : cfg.barriers.kFullBase();
+    Value barId = kb.add(kb.idx(fullBase), stage);
+    nvgpu::MBarrierArriveExpectTxOp::create(kb.b, kb.loc, bars,
+                                            kb.idx(p.stageBytes), barId,
+                                            Value());
+    for (int64_t s = 0; s < cfg.subTiles; ++s) {
+      Value dst = smem.view(
+          kb,
+          kb.add(stageOff,
+                 kb.idx((kv ? p.vOffset : p.kOffset) + s * p.subTileKV)),
+          SharedMemory::boxType(cfg, cfg.blockKV));
+      nvgpu::TmaAsyncLoadOp::create(
+          kb.b, kb.loc, dst, bars, kv ? args.vMap : args.kMap,
+          ValueRange{kb.idx(s * kSwizzleElems),
+                     kb.mul(block, kb.idx(cfg.blockKV)), kvPlane},
+          barId, Value(), Value());
+    }
+  }
+}
+
+void TMALoadPipeline::produce(Value it, Value stage,
+                              llvm::function_ref<void(KVPart)> issue) const {
+  int64_t S = cfg.stages;
+  auto waitReleased = [&](int64_t base) {
+    kb.ifThen(kb.cmp(arith::CmpIPredicate::sge, it, kb.idx(S)), [&] {
+      Value round = kb.sub(kb.div(it, S), kb.idx(1));
+      wait(kb.add(kb.idx(base), stage), parityOf(round));
+    });
+  };
+  waitReleased(cfg.barriers.kReleasedBase());
+  if (!cfg.splitRelease)
+    return issue(KVPart::Both);
+  issue(KVPart::Key);
+  waitReleased(cfg.barriers.vReleasedBase());
+  issue(KVPart::Value);
+}
+
+Value TMALoadPipeline::stageOf(Value it) const {
+  return kb.rem(it, cfg.stages);
+}
+
+Value TMALoadPipeline::fullParity(Value it) const {
+  return parityOf(kb.div(it, cfg.stages));
+}
+
+Value TMALoadPipeline::parityOf(Value round) const {
+  return arith::TruncIOp::create(kb.b, kb.loc, kb.b.getI1Type(),
+                                 kb.toI32(kb.rem(round, 2)));
+}
+
+Value TMALoadPipeline::kFullSlot(Value stage) const {
+  return kb.add(kb.idx(cfg.barriers.kFullBase()), stage);
+}
+
+Value TMALoadPipeline::vFullSlot(Value stage) const {
+  return kb.add(kb.idx(cfg.barriers.vFullBase()), stage);
+}
+
+void TMALoadPipeline::wait(Value slot, Value parity) const {
+  nvgpu::MBarrierTryWaitParityOp::create(kb.b, kb.loc, bars, parity,
+                                         kb.idx(kTryWaitTicks), slot);
+}
+
+void TMALoadPipeline::arriveReleased(int64_t base, Value stage,
+                                     Value lane) const {
+  auto arrive = [&] {
+    nvgpu::MBarrierArriveOp::create(
+        kb.b, kb.loc, nvgpu::MBarrierTokenType::get(kb.b.getContext()), bars,
+        kb.add(kb.idx(base), stage));
+  };
+  // After the warp's wgmma.wait_group: lane 0 arrives for the warp.
+  if (cfg.warpArrive)
+    kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, lane, kb.idx(0)), arrive);
+  else
+    arrive();
+}
+
+void TMALoadPipeline::releaseKey(Value stage, Value lane) const {
+  if (cfg.splitRelease)
+    arriveReleased(cfg.barriers.kReleasedBase(), stage, lane);
+}
+
+void TMALoadPipeline::releaseStage(Value stage, Value lane) const {
+  arriveReleased(cfg.barriers.vReleasedBase(), stage, lane);
+}
+
+void TMALoadPipeline::releaseQTile() const {
+  nvgpu::MBarrierArriveOp::create(
+      kb.b, kb.loc, nvgpu::MBarrierTokenType::get(kb.b.getContext()), bars,
+      kb.idx(cfg.barriers.qFree()));
+}
+
+Value TMALoadPipeline::stageDescBase(const SharedMemory &smem,
+                                     Value stage) const {
+  return arith::AddIOp::create(
+      kb.b, kb.loc, smem.descBase,
+      kb.toI64(kb.mul(stage, kb.idx(cfg.smem.stageBytes / 16))));
+}

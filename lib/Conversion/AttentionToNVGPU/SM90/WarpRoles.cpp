@@ -1,0 +1,143 @@
+//===- WarpRoles.cpp - producer and consumer warpgroups of sm_90a ---------===//
+#include "fa/Conversion/AttentionToNVGPU/SM90/WarpRoles.h"
+#include "fa/Conversion/AttentionToNVGPU/Common/InlinePTX.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+using namespace mlir::fa::kernel;
+using namespace mlir::fa::sm90;
+
+void mlir::fa::sm90::buildIssuerPrologue(KernelBuilder &kb,
+                                         const KernelConfig &cfg,
+                                         const TMALoadPipeline &loads,
+                                         const SharedMemory &smem,
+                                         const TileState &tile,
+                                         const KVRange &range, Value isIssuer) {
+  kb.ifThen(isIssuer, [&] {
+    loads.issueQ(smem, tile.q0, tile.qPlane);
+    for (int64_t s = 0; s < cfg.stages; ++s) {
+      Value block = range.blockAt(kb, s);
+      kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, block, range.end), [&] {
+        loads.issueKV(smem, block, kb.idx(s), tile.kvPlane);
+      });
+    }
+  });
+}
+
+/// One tile: Q, then every K/V block of [begin, end) into the ring.
+static void streamTile(KernelBuilder &kb, const KernelConfig &cfg,
+                       const TMALoadPipeline &loads, const SharedMemory &smem,
+                       const TileState &tile, const KVRange &range) {
+  loads.issueQ(smem, tile.q0, tile.qPlane);
+  auto loop = scf::ForOp::create(kb.b, kb.loc, range.begin, range.end,
+                                 kb.idx(1));
+  OpBuilder::InsertionGuard guard(kb.b);
+  kb.b.setInsertionPointToStart(loop.getBody());
+  Value j = loop.getInductionVar();
+  Value it = range.iterOf(kb, j);
+  Value stage = kb.rem(it, cfg.stages);
+  loads.produce(it, stage, [&](KVPart part) {
+    loads.issueKV(smem, j, stage, tile.kvPlane, part);
+  });
+}
+
+/// Q of persistent tile `tile` (the CTA's n-th) once the consumers freed
+/// the Q tile (Q-free phase n - 1). Its coordinates are decoded again from
+/// an opaque copy of the tile index, and the addresses from an opaque copy
+/// of the shared-memory base: the producer runs on 24 registers and must
+/// not keep them live across the K/V loop.
+static void loadPersistentQ(KernelBuilder &kb, const KernelConfig &cfg,
+                            const TMALoadPipeline &loads,
+                            const SharedMemory &smem,
+                            const PersistentTiles &tiles, Value tile,
+                            Value n) {
+  kb.ifThen(kb.cmp(arith::CmpIPredicate::ne, n, kb.idx(0)), [&] {
+    loads.wait(kb.idx(cfg.barriers.qFree()),
+               loads.parityOf(kb.sub(n, kb.idx(1))));
+  });
+  TileCoord coord = tiles.scheduler.decodeTile(kb, opaqueIndex(kb, tile),
+                                               tiles.count, tiles.sizes);
+  TileState state = TileState::of(kb, coord, tiles.sizes);
+  loads.issueQ(smem.withOpaqueShift(kb), state.q0, state.qPlane);
+}
+
+/// The producer's tile loop; carries the running block counter and the
+/// CTA's tile count n. Q of tile n > 0 goes into the Q tile once the
+/// consumers have freed it, issued after the first min(S, blocks) K/V
+/// blocks of the tile (which only need ring stages, released before the
+/// previous epilogue), so the ring fills under that epilogue; tile 0's Q
+/// goes first. The K/V loop runs over the running count itself.
+static void streamPersistentTiles(KernelBuilder &kb, const KernelConfig &cfg,
+                                  const TMALoadPipeline &loads,
+                                  const SharedMemory &smem,
+                                  const PersistentTiles &tiles) {
+  auto tloop = scf::ForOp::create(
+      kb.b, kb.loc, gpu::BlockIdOp::create(kb.b, kb.loc, gpu::Dimension::x),
+      tiles.count.tiles,
+      gpu::GridDimOp::create(kb.b, kb.loc, gpu::Dimension::x),
+      ValueRange{kb.idx(0), kb.idx(0)});
+  OpBuilder::InsertionGuard guard(kb.b);
+  kb.b.setInsertionPointToStart(tloop.getBody());
+  Value tile = tloop.getInductionVar();
+  TileState state = TileState::of(
+      kb, tiles.scheduler.decodeTile(kb, tile, tiles.count, tiles.sizes),
+      tiles.sizes);
+  KVRange range = KVRange::of(kb, cfg, state.q0, tiles.sizes);
+  Value base = tloop.getRegionIterArgs()[0];
+  Value n = tloop.getRegionIterArgs()[1];
+  Value count = kb.sub(range.end, range.begin);
+  Value first = kb.cmp(arith::CmpIPredicate::eq, n, kb.idx(0));
+  Value qAt = arith::SelectOp::create(
+      kb.b, kb.loc, first, kb.idx(0),
+      arith::MinSIOp::create(kb.b, kb.loc, count, kb.idx(cfg.stages)));
+  Value itEnd = kb.add(base, count), qAtIt = kb.add(base, qAt);
+  Value jOff = kb.sub(range.begin, base);
+  auto loadQ = [&] { loadPersistentQ(kb, cfg, loads, smem, tiles, tile, n); };
+  {
+    auto ploop = scf::ForOp::create(kb.b, kb.loc, base, itEnd, kb.idx(1));
+    OpBuilder::InsertionGuard g4(kb.b);
+    kb.b.setInsertionPointToStart(ploop.getBody());
+    Value it = ploop.getInductionVar();
+    kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, it, qAtIt), loadQ);
+    Value stage = kb.rem(it, cfg.stages);
+    loads.produce(it, stage, [&](KVPart part) {
+      // Addresses computed here, not hoisted.
+      loads.issueKV(smem.withOpaqueShift(kb), kb.add(it, jOff), stage,
+                    state.kvPlane, part);
+    });
+  }
+  kb.ifThen(kb.cmp(arith::CmpIPredicate::sle, itEnd, qAtIt), loadQ);
+  scf::YieldOp::create(kb.b, kb.loc,
+                       ValueRange{itEnd, kb.add(n, kb.idx(1))});
+}
+
+void mlir::fa::sm90::buildWarpSpecializedRoles(
+    KernelBuilder &kb, const KernelConfig &cfg, const TMALoadPipeline &loads,
+    const SharedMemory &smem, const ThreadIds &thread, const TileState *tile,
+    const KVRange *range, const PersistentTiles *persistent) {
+  const SM90AttentionDesc &d = cfg.desc;
+  auto roleIf = scf::IfOp::create(
+      kb.b, kb.loc,
+      kb.cmp(arith::CmpIPredicate::eq, thread.warpgroup,
+             kb.idx(kSM90Warpgroups)),
+      /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(kb.b);
+    kb.b.setInsertionPointToStart(&roleIf.getThenRegion().front());
+    NVVM::SetMaxRegisterOp::create(kb.b, kb.loc, d.producerRegs,
+                                   NVVM::SetMaxRegisterAction::decrease);
+    kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, thread.threadInWG, kb.idx(0)),
+              [&] {
+                if (persistent)
+                  streamPersistentTiles(kb, cfg, loads, smem, *persistent);
+                else
+                  streamTile(kb, cfg, loads, smem, *tile, *range);
+              });
+  }
+  kb.b.setInsertionPointToStart(&roleIf.getElseRegion().front());
+  NVVM::SetMaxRegisterOp::create(kb.b, kb.loc, d.consumerRegs,
+                                 NVVM::SetMaxRegisterAction::increase);
+}
