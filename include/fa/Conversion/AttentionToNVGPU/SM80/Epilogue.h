@@ -1,0 +1,23 @@
+//===- Epilogue.h - normalization, lse and stores of sm_80 ------*- C++ -*-===//
+//
+// After the loop: each of a thread's rows normalized by 1 / l
+// (Common/Epilogue) and stored straight from the accumulator fragments
+// (pairs of elements), its log-sum-exp by the row's lane 0.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FA_CONVERSION_ATTENTIONTONVGPU_SM80_EPILOGUE_H
+#define FA_CONVERSION_ATTENTIONTONVGPU_SM80_EPILOGUE_H
+
+#include "fa/Conversion/AttentionToNVGPU/SM80/KernelState.h"
+
+namespace mlir::fa::sm80 {
+
+/// `results` as buildMainloop returns them; `rows` the thread's rows per
+/// m-tile.
+void buildEpilogue(KernelBuilder &kb, const KernelConfig &cfg,
+                   const KernelArgs &args, const ThreadTile &tile,
+                   ValueRange results, ArrayRef<std::array<Value, 2>> rows);
+
+} // namespace mlir::fa::sm80
+
+#endif // FA_CONVERSION_ATTENTIONTONVGPU_SM80_EPILOGUE_H

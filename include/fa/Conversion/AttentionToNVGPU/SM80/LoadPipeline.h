@@ -1,0 +1,37 @@
+//===- LoadPipeline.h - cp.async tiles of the sm_80 kernel ------*- C++ -*-===//
+//
+// Q, K and V tiles into shared memory with 16-byte cp.async
+// (nvgpu.device_async_copy): rows past the sequence are zero-filled and
+// their source clamped in bounds; one async group per tile. The mainloop
+// double-buffers across the two halves of a step: K_{j+1} is issued under
+// the softmax and P V of block j, V_{j+1} under the next Q K^T.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FA_CONVERSION_ATTENTIONTONVGPU_SM80_LOADPIPELINE_H
+#define FA_CONVERSION_ATTENTIONTONVGPU_SM80_LOADPIPELINE_H
+
+#include "fa/Conversion/AttentionToNVGPU/SM80/KernelState.h"
+
+namespace mlir::fa::sm80 {
+
+class AsyncCopyPipeline {
+public:
+  AsyncCopyPipeline(KernelBuilder &kb, const KernelConfig &cfg, Value tid)
+      : kb(kb), cfg(cfg), tid(tid) {}
+  /// Rows [rowStart, rowStart + numRows) x [0, D) of the [*, D] matrix at
+  /// element offset `base` of `gmem` into rows [smemRow, +numRows) of
+  /// `smem`; rows at or past `nRows` zero-filled. Returns the group token.
+  Value loadTile(Value smem, int64_t smemRow, Value gmem, Value base,
+                 Value rowStart, Value nRows, int64_t numRows) const;
+  /// Waits until at most `pendingGroups` groups are in flight.
+  void wait(Value token, int32_t pendingGroups) const;
+
+private:
+  KernelBuilder &kb;
+  const KernelConfig &cfg;
+  Value tid;
+};
+
+} // namespace mlir::fa::sm80
+
+#endif // FA_CONVERSION_ATTENTIONTONVGPU_SM80_LOADPIPELINE_H

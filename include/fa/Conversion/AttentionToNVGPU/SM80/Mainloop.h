@@ -1,0 +1,60 @@
+//===- Mainloop.h - the key/value loop of the sm_80 kernel ------*- C++ -*-===//
+//
+// FlashAttention-2's loop over a tile's key blocks: S = Q K^T with
+// ldmatrix + mma.sync m16n8k16 (f32 accumulators), the online softmax of S
+// in registers (Common/OnlineSoftmax; per-score masks only on the blocks
+// that need them), P repacked from the S fragments as the A operand of
+// O += P V (V read with transposed ldmatrix).
+//
+//===----------------------------------------------------------------------===//
+#ifndef FA_CONVERSION_ATTENTIONTONVGPU_SM80_MAINLOOP_H
+#define FA_CONVERSION_ATTENTIONTONVGPU_SM80_MAINLOOP_H
+
+#include "fa/Conversion/AttentionToNVGPU/Common/OnlineSoftmax.h"
+#include "fa/Conversion/AttentionToNVGPU/SM80/LoadPipeline.h"
+#include "fa/Dialect/Attention/Utils/AttentionUtils.h"
+
+namespace mlir::fa::sm80 {
+
+/// Lane addresses of ldmatrix x4: A fragments of Q, K (two 8-key n-tiles x
+/// two 8-wide k halves) and transposed V (two 8-key k halves x two 8-wide
+/// n-tiles); K's and V's already offset to their rows of the buffer.
+struct LaneAddresses {
+  Value aRow, aCol, kRow, kCol, vRow, vCol;
+};
+
+/// c += a * b, m16n8k16, f32 accumulators (nvgpu.mma.sync; for bf16, which
+/// convert-nvgpu-to-nvvm cannot type, nvvm.mma.sync on the same fragments).
+Value mmaSync(KernelBuilder &kb, Type elementType, Value a, Value b, Value c);
+
+/// The A fragment of query rows [warpRow + 16 mt, +16) x columns
+/// [16 kk, +16) of the Q tile in `smem`.
+Value loadQFragment(KernelBuilder &kb, Type elementType, Value smem,
+                    Value warpRow, const LaneAddresses &lanes, int64_t mt,
+                    int64_t kk);
+
+/// Everything the loop reads.
+struct MainloopInputs {
+  const KernelArgs &args;
+  const ThreadTile &tile;
+  Value smem;                         ///< the [rows x stride] buffer
+  const LaneAddresses &lanes;
+  ArrayRef<SmallVector<Value>> qFragments; ///< per m-tile (Q in registers)
+  Value qToken;                       ///< a group token to wait on
+  const KVBlockRange &range;
+  Value diag;
+  /// Rows of this thread's accumulators (g and g + 8 of each m-tile) and
+  /// their diagonal keys.
+  ArrayRef<std::array<Value, 2>> rows, rowDiag;
+};
+
+/// The loop's results: max of m-tile mt, row half r at 2 mt + r; sum at
+/// 2 mTiles + 2 mt + r; accumulators at 4 mTiles + mt * (D / 8) + n.
+ValueRange buildMainloop(KernelBuilder &kb, const KernelConfig &cfg,
+                         const SharedMemoryPlan &plan,
+                         const AsyncCopyPipeline &loads,
+                         const MainloopInputs &in);
+
+} // namespace mlir::fa::sm80
+
+#endif // FA_CONVERSION_ATTENTIONTONVGPU_SM80_MAINLOOP_H

@@ -1,0 +1,198 @@
+//===- Kernel.cpp - the sm_80 FlashAttention-2 kernel, composed -----------===//
+//
+// Composes the sm_80 components into the forward kernel of one attention: a
+// gpu.func over (query block, head, batch), block-q / rows-per-warp warps,
+// Q/K/V tiles through shared memory by cp.async (LoadPipeline), ldmatrix +
+// mma.sync with the online softmax in registers (Mainloop), normalization
+// and stores (Epilogue). See docs/SM80.md.
+//
+//===----------------------------------------------------------------------===//
+#include "fa/Conversion/AttentionToNVGPU/SM80/Kernel.h"
+#include "fa/Conversion/AttentionToNVGPU/SM80/Epilogue.h"
+#include "fa/Conversion/AttentionToNVGPU/SM80/Mainloop.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+using namespace mlir::fa::kernel;
+using namespace mlir::fa::sm80;
+
+/// Static extent of the 1-D memrefs that stand for the kernel's bare
+/// pointers (the bare-pointer convention needs static shapes).
+static constexpr int64_t kGlobalExtent = int64_t(1) << 40;
+
+SharedMemoryPlan SharedMemoryPlan::of(const KernelConfig &cfg) {
+  SharedMemoryPlan p;
+  p.rowStride = cfg.headDim + kRowPadding;
+  p.kRow = cfg.qInRegisters() ? 0 : cfg.blockQ;
+  p.vRow = p.kRow + cfg.blockKV;
+  p.rows = std::max(p.vRow + cfg.blockKV, cfg.blockQ);
+  p.bytes = p.rows * p.rowStride * 2;
+  p.dynamic = p.bytes > kStaticSharedMemoryLimitBytes;
+  return p;
+}
+
+MemRefType SharedMemoryPlan::type(MLIRContext *ctx, Type elementType) const {
+  auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  return MemRefType::get({rows, rowStride}, elementType,
+                         MemRefLayoutAttrInterface{}, wg);
+}
+
+/// Arguments q, k, v, out (lse) as bare pointers, then B, Hq, Hkv, Nq, Nk.
+static KernelArgs readKernelArgs(KernelBuilder &kb, const KernelConfig &cfg,
+                                 gpu::GPUFuncOp kfn) {
+  auto args = kfn.getArguments();
+  KernelArgs a;
+  a.q = args[0];
+  a.k = args[1];
+  a.v = args[2];
+  a.out = args[3];
+  a.lse = cfg.hasLse ? args[4] : Value();
+  unsigned s0 = cfg.hasLse ? 5 : 4;
+  a.sizes.batch = kb.asIndex(args[s0]);
+  a.sizes.queryHeads = kb.asIndex(args[s0 + 1]);
+  a.sizes.kvHeads = kb.asIndex(args[s0 + 2]);
+  a.sizes.queryLength = kb.asIndex(args[s0 + 3]);
+  a.sizes.keyLength = kb.asIndex(args[s0 + 4]);
+  return a;
+}
+
+/// The thread's indices and its tile's offsets (one tile per CTA).
+static ThreadTile threadTile(KernelBuilder &kb, const KernelConfig &cfg,
+                             const KernelArgs &args) {
+  const ProblemSizes &sz = args.sizes;
+  ThreadTile t;
+  t.tid = gpu::ThreadIdOp::create(kb.b, kb.loc, gpu::Dimension::x);
+  TileCoord c =
+      TileScheduler(TileScheduler::Kind::OneTilePerCTA, false, cfg.blockQ)
+          .getBlockTile(kb);
+  t.warp = kb.div(t.tid, 32);
+  t.lane = kb.rem(t.tid, 32);
+  t.group = kb.div(t.lane, 4);
+  t.quadLane = kb.rem(t.lane, 4);
+  // GQA: query head h reads key/value head h / (Hq / Hkv).
+  Value kvHead = arith::DivUIOp::create(
+      kb.b, kb.loc, c.head,
+      arith::DivUIOp::create(kb.b, kb.loc, sz.queryHeads, sz.kvHeads));
+  Value dConst = kb.idx(cfg.headDim);
+  t.qRowBase = kb.mul(kb.add(kb.mul(c.batch, sz.queryHeads), c.head),
+                      sz.queryLength);
+  Value kRowBase =
+      kb.mul(kb.add(kb.mul(c.batch, sz.kvHeads), kvHead), sz.keyLength);
+  t.qBase = kb.mul(t.qRowBase, dConst);
+  t.kBase = kb.mul(kRowBase, dConst);
+  t.q0 = kb.mul(c.qBlock, kb.idx(cfg.blockQ));
+  t.warpRow = kb.mul(t.warp, kb.idx(cfg.rowsPerWarp));
+  return t;
+}
+
+/// The shared buffer: a workgroup attribution, or past 48 KiB a view of
+/// dynamic shared memory.
+static Value sharedBuffer(KernelBuilder &kb, const KernelConfig &cfg,
+                          const SharedMemoryPlan &plan, gpu::GPUFuncOp kfn) {
+  if (!plan.dynamic)
+    return kfn.getWorkgroupAttributions()[0];
+  MLIRContext *ctx = kb.b.getContext();
+  auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  Value raw = gpu::DynamicSharedMemoryOp::create(
+      kb.b, kb.loc,
+      MemRefType::get({ShapedType::kDynamic}, kb.b.getI8Type(),
+                      MemRefLayoutAttrInterface{}, wg));
+  return memref::ViewOp::create(
+      kb.b, kb.loc, plan.type(ctx, cfg.elementType), raw,
+      arith::ConstantIndexOp::create(kb.b, kb.loc, 0), ValueRange{});
+}
+
+void mlir::fa::sm80::buildKernel(OpBuilder &b, Location loc,
+                                 const KernelConfig &cfg) {
+  MLIRContext *ctx = b.getContext();
+  Type elt = cfg.elementType;
+  SharedMemoryPlan plan = SharedMemoryPlan::of(cfg);
+  auto gTy = MemRefType::get({kGlobalExtent}, elt);
+  SmallVector<Type> inputs = {gTy, gTy, gTy, gTy};
+  if (cfg.hasLse)
+    inputs.push_back(MemRefType::get({kGlobalExtent}, b.getF32Type()));
+  inputs.append(5, b.getI32Type());
+
+  OpBuilder::InsertionGuard topGuard(b);
+  auto gpuMod = gpu::GPUModuleOp::create(b, loc, cfg.moduleName);
+  b.setInsertionPointToStart(&gpuMod.getBodyRegion().front());
+  auto kfn = gpu::GPUFuncOp::create(
+      b, loc, cfg.kernelName, b.getFunctionType(inputs, {}),
+      plan.dynamic ? TypeRange{} : TypeRange{plan.type(ctx, elt)});
+  kfn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  kfn.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({int32_t(cfg.threads()), 1, 1}));
+  b.setInsertionPointToStart(&kfn.getBody().front());
+  KernelBuilder kb{b, loc};
+  KernelArgs args = readKernelArgs(kb, cfg, kfn);
+  Value smem = sharedBuffer(kb, cfg, plan, kfn);
+  ThreadTile tile = threadTile(kb, cfg, args);
+  AsyncCopyPipeline loads(kb, cfg, tile.tid);
+  const ProblemSizes &sz = args.sizes;
+  LaneAddresses lanes;
+  lanes.aRow = kb.rem(tile.lane, 16);
+  lanes.aCol = kb.mul(kb.div(tile.lane, 16), kb.idx(8));
+
+  // The query tile into rows [0, block-q) of the buffer. With Q in
+  // registers it is read once (A fragments, one per 16 columns of D) and
+  // its rows are then reused by K and V; else it stays there and each
+  // Q K^T reads its fragments.
+  Value qTok = loads.loadTile(smem, 0, args.q, tile.qBase, tile.q0,
+                              sz.queryLength, cfg.blockQ);
+  loads.wait(qTok, 0);
+  gpu::BarrierOp::create(b, loc);
+  SmallVector<SmallVector<Value>> qFrag(cfg.mTiles());
+  if (cfg.qInRegisters())
+    for (int64_t mt = 0; mt < cfg.mTiles(); ++mt)
+      for (int64_t kk = 0; kk < cfg.headDim / 16; ++kk)
+        qFrag[mt].push_back(
+            loadQFragment(kb, elt, smem, tile.warpRow, lanes, mt, kk));
+
+  // Key blocks to visit, as the tiled form's fa.kv_block_range computes
+  // them (bottom-right diagonal Nk - Nq): [begin, end), of which blocks
+  // outside [fullBegin, fullEnd) straddle a window edge.
+  Value diag = kb.sub(sz.keyLength, sz.queryLength);
+  Value qEnd = arith::MinSIOp::create(
+      b, loc, kb.add(tile.q0, kb.idx(cfg.blockQ)), sz.queryLength);
+  KVBlockRange range =
+      computeKVBlockRange(b, loc, tile.q0, qEnd, sz.keyLength, diag,
+                          cfg.blockKV, cfg.windowLeft, cfg.windowRight);
+  Value kvStart = kb.mul(range.begin, kb.idx(cfg.blockKV));
+
+  // Start streaming K_begin and V_begin (once the Q rows they may
+  // overwrite are in registers).
+  gpu::BarrierOp::create(b, loc);
+  loads.loadTile(smem, plan.kRow, args.k, tile.kBase, kvStart, sz.keyLength,
+                 cfg.blockKV);
+  loads.loadTile(smem, plan.vRow, args.v, tile.kBase, kvStart, sz.keyLength,
+                 cfg.blockKV);
+
+  Value lane = tile.lane;
+  lanes.kRow = kb.add(kb.mul(kb.div(lane, 16), kb.idx(8)), kb.rem(lane, 8));
+  lanes.kCol = kb.mul(kb.rem(kb.div(lane, 8), 2), kb.idx(8));
+  lanes.vRow = kb.add(kb.mul(kb.rem(kb.div(lane, 8), 2), kb.idx(8)),
+                      kb.rem(lane, 8));
+  lanes.vCol = kb.mul(kb.div(lane, 16), kb.idx(8));
+  lanes.kRow = kb.add(lanes.kRow, kb.idx(plan.kRow));
+  lanes.vRow = kb.add(lanes.vRow, kb.idx(plan.vRow));
+
+  // Rows of this thread's accumulators: g and g + 8 of each 16-row m-tile.
+  SmallVector<std::array<Value, 2>> rows(cfg.mTiles()), rowDiag(cfg.mTiles());
+  for (int64_t mt = 0; mt < cfg.mTiles(); ++mt) {
+    Value r0 = kb.add(kb.add(kb.add(tile.q0, tile.warpRow), kb.idx(mt * 16)),
+                      tile.group);
+    rows[mt] = {r0, kb.add(r0, kb.idx(8))};
+    for (int r = 0; r < 2; ++r)
+      rowDiag[mt][r] = kb.add(rows[mt][r], diag); // the row's diagonal key
+  }
+  MainloopInputs in{args, tile, smem, lanes, qFrag, qTok, range, diag,
+                    rows, rowDiag};
+  ValueRange results = buildMainloop(kb, cfg, plan, loads, in);
+  // Drain the prefetches of the step past the last one.
+  loads.wait(qTok, 0);
+  buildEpilogue(kb, cfg, args, tile, results, rows);
+  gpu::ReturnOp::create(b, loc);
+}

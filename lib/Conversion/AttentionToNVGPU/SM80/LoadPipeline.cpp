@@ -1,0 +1,38 @@
+//===- LoadPipeline.cpp - cp.async tiles of the sm_80 kernel --------------===//
+#include "fa/Conversion/AttentionToNVGPU/SM80/LoadPipeline.h"
+
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+
+using namespace mlir;
+using namespace mlir::fa::sm80;
+
+Value AsyncCopyPipeline::loadTile(Value smem, int64_t smemRow, Value gmem,
+                                  Value base, Value rowStart, Value nRows,
+                                  int64_t numRows) const {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  int64_t chunksPerRow = cfg.headDim / 8;
+  int64_t threads = cfg.threads();
+  int64_t iters = numRows * chunksPerRow / threads;
+  auto tokTy = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+  SmallVector<Value> tokens;
+  for (int64_t i = 0; i < iters; ++i) {
+    Value c = kb.add(tid, kb.idx(i * threads));
+    Value row = kb.div(c, chunksPerRow);
+    Value col = kb.mul(kb.rem(c, chunksPerRow), kb.idx(8));
+    Value grow = kb.add(rowStart, row);
+    Value valid = kb.cmp(arith::CmpIPredicate::slt, grow, nRows);
+    Value srcRow = arith::SelectOp::create(b, loc, valid, grow, kb.idx(0));
+    Value src = kb.add(base, kb.add(kb.mul(srcRow, kb.idx(cfg.headDim)), col));
+    Value n = arith::SelectOp::create(b, loc, valid, kb.idx(8), kb.idx(0));
+    tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
+        b, loc, tokTy, smem, ValueRange{kb.add(row, kb.idx(smemRow)), col},
+        gmem, ValueRange{src}, b.getIndexAttr(8), n, b.getUnitAttr()));
+  }
+  return nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, tokTy, tokens);
+}
+
+void AsyncCopyPipeline::wait(Value token, int32_t pendingGroups) const {
+  nvgpu::DeviceAsyncWaitOp::create(kb.b, kb.loc, token,
+                                   kb.b.getI32IntegerAttr(pendingGroups));
+}

@@ -1,0 +1,332 @@
+//===- Mainloop.cpp - the key/value loop of the sm_80 kernel --------------===//
+#include "fa/Conversion/AttentionToNVGPU/SM80/Mainloop.h"
+#include "fa/Conversion/AttentionToNVGPU/Common/Masking.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::fa;
+using namespace mlir::fa::kernel;
+using namespace mlir::fa::sm80;
+
+Value mlir::fa::sm80::mmaSync(KernelBuilder &kb, Type elt, Value a,
+                              Value bFrag, Value c) {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  if (elt.isF16())
+    return nvgpu::MmaSyncOp::create(b, loc, a, bFrag, c,
+                                    ArrayRef<int64_t>{16, 8, 16});
+  Type i32 = b.getI32Type(), f32 = b.getF32Type();
+  auto regs = [&](Value frag, int64_t n) {
+    SmallVector<Value> out;
+    for (int64_t i = 0; i < n; ++i)
+      out.push_back(LLVM::BitcastOp::create(
+          b, loc, i32,
+          vector::ExtractOp::create(b, loc, frag, ArrayRef<int64_t>{i})));
+    return out;
+  };
+  SmallVector<Value> cRegs;
+  for (int64_t r = 0; r < 2; ++r)
+    for (int64_t col = 0; col < 2; ++col)
+      cRegs.push_back(
+          vector::ExtractOp::create(b, loc, c, ArrayRef<int64_t>{r, col}));
+  auto resTy =
+      LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+  Value d = NVVM::MmaOp::create(
+      b, loc, resTy, regs(a, 4), regs(bFrag, 2), cRegs,
+      ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+      std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                    NVVM::MMATypes::bf16},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+  Value out = c;
+  for (int64_t i = 0; i < 4; ++i)
+    out = vector::InsertOp::create(b, loc,
+                                   LLVM::ExtractValueOp::create(b, loc, d, i),
+                                   out, ArrayRef<int64_t>{i / 2, i % 2});
+  return out;
+}
+
+static VectorType fragmentType(Type elt) {
+  return VectorType::get({4, 2}, elt);
+}
+
+Value mlir::fa::sm80::loadQFragment(KernelBuilder &kb, Type elt, Value smem,
+                                    Value warpRow, const LaneAddresses &lanes,
+                                    int64_t mt, int64_t kk) {
+  return nvgpu::LdMatrixOp::create(
+      kb.b, kb.loc, fragmentType(elt), smem,
+      ValueRange{kb.add(kb.add(warpRow, kb.idx(mt * 16)), lanes.aRow),
+                 kb.add(lanes.aCol, kb.idx(kk * 16))},
+      /*transpose=*/false, /*numTiles=*/4);
+}
+
+namespace {
+/// One step of the loop (block j), as a builder with its inputs fixed.
+struct Step {
+  KernelBuilder &kb;
+  const KernelConfig &cfg;
+  const SharedMemoryPlan &plan;
+  const AsyncCopyPipeline &loads;
+  const MainloopInputs &in;
+  OnlineSoftmaxConfig softmax;
+
+  using Fragments = SmallVector<SmallVector<Value>>; // [m-tile][n]
+
+  /// S = Q K^T: per m-tile 16 rows x block-kv keys, block-kv / 8 n-tiles of
+  /// m16n8; each K fragment feeds every m-tile.
+  Fragments issueQK(Value zeroAcc) const;
+  /// The scores of every m-tile (row 0's then row 1's per m-tile), scaled
+  /// for the softmax and masked when `masked`.
+  SmallVector<Value> scores(const Fragments &s, Value colBase,
+                            bool masked) const;
+  /// O += P V for every m-tile.
+  void issuePV(const Fragments &pFrag, Fragments &acc) const;
+  void build(scf::ForOp loop, Value zeroAcc) const;
+};
+} // namespace
+
+Step::Fragments Step::issueQK(Value zeroAcc) const {
+  int64_t mTiles = cfg.mTiles();
+  Type elt = cfg.elementType;
+  Fragments s(mTiles, SmallVector<Value>(cfg.blockKV / 8, zeroAcc));
+  for (int64_t kk = 0; kk < cfg.headDim / 16; ++kk) {
+    SmallVector<Value> qk(mTiles);
+    for (int64_t mt = 0; mt < mTiles; ++mt)
+      qk[mt] = cfg.qInRegisters()
+                   ? in.qFragments[mt][kk]
+                   : loadQFragment(kb, elt, in.smem, in.tile.warpRow, in.lanes,
+                                   mt, kk);
+    for (int64_t np = 0; np < cfg.blockKV / 16; ++np) {
+      Value kf = nvgpu::LdMatrixOp::create(
+          kb.b, kb.loc, fragmentType(elt), in.smem,
+          ValueRange{kb.add(in.lanes.kRow, kb.idx(np * 16)),
+                     kb.add(in.lanes.kCol, kb.idx(kk * 16))},
+          false, 4);
+      for (int64_t half = 0; half < 2; ++half) {
+        Value bf = vector::ExtractStridedSliceOp::create(
+            kb.b, kb.loc, kf, ArrayRef<int64_t>{2 * half, 0},
+            ArrayRef<int64_t>{2, 2}, ArrayRef<int64_t>{1, 1});
+        for (int64_t mt = 0; mt < mTiles; ++mt)
+          s[mt][2 * np + half] = mmaSync(kb, elt, qk[mt], bf,
+                                         s[mt][2 * np + half]);
+      }
+    }
+  }
+  return s;
+}
+
+SmallVector<Value> Step::scores(const Fragments &s, Value colBase,
+                                bool masked) const {
+  Value ninf = kb.f32(-std::numeric_limits<double>::infinity());
+  SmallVector<Value> flat;
+  for (int64_t mt = 0; mt < cfg.mTiles(); ++mt) {
+    // Column kv0 + 2t + o (o = n*8 + c) of row r: the row's band.
+    RowBand band[2];
+    if (masked)
+      for (int r = 0; r < 2; ++r)
+        band[r] = rowBand(kb, in.rowDiag[mt][r], colBase,
+                          in.args.sizes.keyLength, cfg.windowLeft,
+                          cfg.windowRight);
+    SmallVector<Value> out[2];
+    for (int64_t n = 0; n < cfg.blockKV / 8; ++n)
+      for (int64_t c = 0; c < 2; ++c)
+        for (int r = 0; r < 2; ++r) {
+          Value v = vector::ExtractOp::create(kb.b, kb.loc, s[mt][n],
+                                              ArrayRef<int64_t>{r, c});
+          v = scaleScore(kb, softmax, v);
+          if (masked)
+            v = arith::SelectOp::create(kb.b, kb.loc,
+                                        inBand(kb, band[r], n * 8 + c), v,
+                                        ninf);
+          out[r].push_back(v);
+        }
+    flat.append(out[0]);
+    flat.append(out[1]);
+  }
+  return flat;
+}
+
+void Step::issuePV(const Fragments &pFrag, Fragments &acc) const {
+  for (int64_t kc = 0; kc < cfg.blockKV / 16; ++kc)
+    for (int64_t np = 0; np < cfg.headDim / 16; ++np) {
+      Value vf = nvgpu::LdMatrixOp::create(
+          kb.b, kb.loc, fragmentType(cfg.elementType), in.smem,
+          ValueRange{kb.add(in.lanes.vRow, kb.idx(kc * 16)),
+                     kb.add(in.lanes.vCol, kb.idx(np * 16))},
+          /*transpose=*/true, 4);
+      for (int64_t half = 0; half < 2; ++half) {
+        Value bf = vector::ExtractStridedSliceOp::create(
+            kb.b, kb.loc, vf, ArrayRef<int64_t>{2 * half, 0},
+            ArrayRef<int64_t>{2, 2}, ArrayRef<int64_t>{1, 1});
+        for (int64_t mt = 0; mt < cfg.mTiles(); ++mt)
+          acc[mt][2 * np + half] = mmaSync(kb, cfg.elementType,
+                                           pFrag[mt][kc], bf,
+                                           acc[mt][2 * np + half]);
+      }
+    }
+}
+
+/// vector<2x2xf32> holding `r0` in row 0 and `r1` in row 1.
+static Value rowPair(KernelBuilder &kb, Value r0, Value r1) {
+  auto v2 = VectorType::get({2}, kb.b.getF32Type());
+  auto v22 = VectorType::get({2, 2}, kb.b.getF32Type());
+  Value full = vector::BroadcastOp::create(kb.b, kb.loc, v22, r0);
+  Value half = vector::BroadcastOp::create(kb.b, kb.loc, v2, r1);
+  return vector::InsertOp::create(kb.b, kb.loc, half, full,
+                                  ArrayRef<int64_t>{1});
+}
+
+/// P as the A operand of P V, straight from the S fragments: for key chunk
+/// kc (16 keys), a0/a1 = rows g/g+8 of n-tile 2kc, a2/a3 of n-tile 2kc+1.
+static SmallVector<Value> packP(KernelBuilder &kb, const KernelConfig &cfg,
+                                SmallVector<Value> p[2]) {
+  Type elt = cfg.elementType;
+  auto v2f32 = VectorType::get({2}, kb.b.getF32Type());
+  auto v2elt = VectorType::get({2}, elt);
+  auto aTy = fragmentType(elt);
+  Value zeroA = arith::ConstantOp::create(
+      kb.b, kb.loc, aTy, DenseElementsAttr::get(aTy, kb.b.getZeroAttr(elt)));
+  SmallVector<Value> frags;
+  for (int64_t kc = 0; kc < cfg.blockKV / 16; ++kc) {
+    Value a = zeroA;
+    for (int64_t i = 0; i < 4; ++i) {
+      int64_t n = 2 * kc + i / 2, r = i % 2;
+      Value pair = vector::FromElementsOp::create(
+          kb.b, kb.loc, v2f32, ValueRange{p[r][2 * n], p[r][2 * n + 1]});
+      Value h = arith::TruncFOp::create(kb.b, kb.loc, v2elt, pair);
+      a = vector::InsertOp::create(kb.b, kb.loc, h, a, ArrayRef<int64_t>{i});
+    }
+    frags.push_back(a);
+  }
+  return frags;
+}
+
+void Step::build(scf::ForOp loop, Value zeroAcc) const {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  int64_t mTiles = cfg.mTiles(), nOut = cfg.headDim / 8;
+  int64_t blockKV = cfg.blockKV;
+  const KernelArgs &args = in.args;
+  Value nk = args.sizes.keyLength;
+  Value j = loop.getInductionVar();
+  auto iter = loop.getRegionIterArgs();
+  SmallVector<std::array<Value, 2>> m(mTiles), l(mTiles);
+  Fragments acc(mTiles);
+  for (int64_t mt = 0; mt < mTiles; ++mt) {
+    for (int r = 0; r < 2; ++r) {
+      m[mt][r] = iter[2 * mt + r];
+      l[mt][r] = iter[2 * mTiles + 2 * mt + r];
+    }
+    for (int64_t n = 0; n < nOut; ++n)
+      acc[mt].push_back(iter[4 * mTiles + mt * nOut + n]);
+  }
+  Value kv0 = kb.mul(j, kb.idx(blockKV));
+  Value kvNext = kb.add(kv0, kb.idx(blockKV));
+  // Pending groups here: K_j, V_j. Wait for K_j only.
+  loads.wait(in.qToken, 1);
+  gpu::BarrierOp::create(b, loc);
+  Fragments s = issueQK(zeroAcc);
+
+  // Every warp is done reading K_j: prefetch K_{j+1} under the softmax and
+  // P V (past the last block it only zero-fills, keeping the group count).
+  gpu::BarrierOp::create(b, loc);
+  Value kNextTok = loads.loadTile(in.smem, plan.kRow, args.k, in.tile.kBase,
+                                  kvNext, nk, blockKV);
+
+  // The tiled form's masked loops are [begin, fullBegin) and [fullEnd,
+  // end); a short last block (the tiled form slices it) is masked here.
+  Value colBase = kb.add(kv0, kb.mul(in.tile.quadLane, kb.idx(2)));
+  int64_t perRow = 2 * blockKV / 8;
+  Value needMask = kb.cmp(arith::CmpIPredicate::sgt, kvNext, nk);
+  if (cfg.hasWindow()) {
+    Value edge = arith::OrIOp::create(
+        b, loc, kb.cmp(arith::CmpIPredicate::slt, j, in.range.fullBegin),
+        kb.cmp(arith::CmpIPredicate::sge, j, in.range.fullEnd));
+    needMask = arith::OrIOp::create(b, loc, needMask, edge);
+  }
+  auto maskIf = scf::IfOp::create(
+      b, loc, SmallVector<Type>(mTiles * 2 * perRow, b.getF32Type()), needMask,
+      /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(&maskIf.getThenRegion().front());
+    scf::YieldOp::create(b, loc, scores(s, colBase, true));
+    b.setInsertionPointToStart(&maskIf.getElseRegion().front());
+    scf::YieldOp::create(b, loc, scores(s, colBase, false));
+  }
+
+  SmallVector<std::array<Value, 2>> newM(mTiles), newL(mTiles);
+  Fragments pFrag(mTiles);
+  for (int64_t mt = 0; mt < mTiles; ++mt) {
+    SmallVector<Value> p[2];
+    for (int64_t i = 0; i < perRow; ++i) {
+      p[0].push_back(maskIf.getResult(mt * 2 * perRow + i));
+      p[1].push_back(maskIf.getResult(mt * 2 * perRow + perRow + i));
+    }
+    Value alpha[2];
+    for (int r = 0; r < 2; ++r) {
+      OnlineRowUpdate u =
+          updateOnlineSoftmaxRow(kb, softmax, p[r], m[mt][r], l[mt][r]);
+      newM[mt][r] = u.newMax;
+      newL[mt][r] = u.newSum;
+      alpha[r] = u.alpha;
+    }
+    Value alphaVec = rowPair(kb, alpha[0], alpha[1]);
+    for (Value &a : acc[mt])
+      a = arith::MulFOp::create(b, loc, a, alphaVec);
+    pFrag[mt] = packP(kb, cfg, p);
+  }
+
+  // Pending: V_j, K_{j+1}. Wait for V_j.
+  loads.wait(kNextTok, 1);
+  gpu::BarrierOp::create(b, loc);
+  issuePV(pFrag, acc);
+  // Every warp is done reading V_j: prefetch V_{j+1} under the next Q K^T.
+  gpu::BarrierOp::create(b, loc);
+  loads.loadTile(in.smem, plan.vRow, args.v, in.tile.kBase, kvNext, nk,
+                 blockKV);
+  SmallVector<Value> yields;
+  for (int64_t mt = 0; mt < mTiles; ++mt)
+    yields.append({newM[mt][0], newM[mt][1]});
+  for (int64_t mt = 0; mt < mTiles; ++mt)
+    yields.append({newL[mt][0], newL[mt][1]});
+  for (int64_t mt = 0; mt < mTiles; ++mt)
+    yields.append(acc[mt].begin(), acc[mt].end());
+  scf::YieldOp::create(b, loc, yields);
+}
+
+ValueRange mlir::fa::sm80::buildMainloop(KernelBuilder &kb,
+                                         const KernelConfig &cfg,
+                                         const SharedMemoryPlan &plan,
+                                         const AsyncCopyPipeline &loads,
+                                         const MainloopInputs &in) {
+  int64_t mTiles = cfg.mTiles(), nOut = cfg.headDim / 8;
+  double negInf = -std::numeric_limits<double>::infinity();
+  auto accTy = VectorType::get({2, 2}, kb.b.getF32Type());
+  Value zeroAcc = arith::ConstantOp::create(
+      kb.b, kb.loc, accTy,
+      DenseElementsAttr::get(accTy, kb.b.getF32FloatAttr(0.0)));
+  SmallVector<Value> init;
+  init.append(2 * mTiles, kb.f32(negInf));
+  init.append(2 * mTiles, kb.f32(0.0));
+  init.append(mTiles * nOut, zeroAcc);
+  auto loop = scf::ForOp::create(kb.b, kb.loc, in.range.begin, in.range.end,
+                                 kb.idx(1), init);
+  OpBuilder::InsertionGuard guard(kb.b);
+  kb.b.setInsertionPointToStart(loop.getBody());
+  Step step{kb, cfg, plan, loads, in, {}};
+  // With a positive scale the max commutes with it: scores stay raw and
+  // exp2(s * scale - max) is one FFMA + MUFU.
+  step.softmax.scaleLog2e = cfg.scale * M_LOG2E;
+  step.softmax.scaleInExponent = step.softmax.scaleLog2e > 0;
+  step.softmax.maxReduction = OnlineSoftmaxConfig::MaxReduction::Chain;
+  step.build(loop, zeroAcc);
+  return loop.getResults();
+}
