@@ -10,9 +10,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
-#include "llvm/Support/JSON.h"
 
-#include <string>
+// The launch manifest both builders fill.
+#include "Common/LaunchManifest.h"
 
 namespace mlir::fa::detail {
 
@@ -104,30 +104,6 @@ struct KernelBuilderBase {
     return arith::MulFOp::create(b, loc, p, pow2j);
   }
 };
-
-/// Appends one kernel parameter to a launch manifest's `params` list.
-inline void addManifestParam(llvm::json::Array &params, std::string name,
-                             std::string type, std::string meaning) {
-  params.push_back(llvm::json::Object{
-      {"name", std::move(name)}, {"type", std::move(type)},
-      {"meaning", std::move(meaning)}});
-}
-
-/// Appends the parameters every fa kernel takes after its input tensors:
-/// `out`, `lse` (when present), then the runtime sizes B, Hq, Hkv, Nq, Nk.
-inline void addOutputAndSizeParams(llvm::json::Array &params,
-                                   const std::string &eltName, bool hasLse) {
-  addManifestParam(params, "out", "ptr",
-                   "output [B, Hq, Nq, D], contiguous, " + eltName);
-  if (hasLse)
-    addManifestParam(params, "lse", "ptr",
-                     "log-sum-exp [B, Hq, Nq], contiguous, f32 (ln)");
-  addManifestParam(params, "B", "i32", "batch");
-  addManifestParam(params, "Hq", "i32", "query heads");
-  addManifestParam(params, "Hkv", "i32", "key/value heads (divides Hq)");
-  addManifestParam(params, "Nq", "i32", "query length");
-  addManifestParam(params, "Nk", "i32", "key/value length");
-}
 
 } // namespace mlir::fa::detail
 

@@ -592,45 +592,33 @@ mlir::fa::buildSM80FlashAttention(const TiledAttention &attn, StringRef chip,
   gpu::ReturnOp::create(b, loc);
 
   // The launch manifest, for code without MLIR.
-  std::string eltName = elt.isF16() ? "f16" : "bf16";
-  llvm::json::Array params;
-  auto addParam = [&](std::string name, std::string type,
-                      std::string meaning) {
-    fa::detail::addManifestParam(params, name, type, meaning);
-  };
-  addParam("q", "ptr", "query [B, Hq, Nq, D], contiguous, " + eltName);
-  addParam("k", "ptr", "key [B, Hkv, Nk, D], contiguous, " + eltName);
-  addParam("v", "ptr", "value [B, Hkv, Nk, D], contiguous, " + eltName);
-  fa::detail::addOutputAndSizeParams(params, eltName, hasLse);
-  llvm::json::Object manifest{
-      {"kernel", kernelName},
-      {"ptx", kernelName + ".ptx"},
-      {"chip", chip},
-      {"dtype", eltName},
-      {"head_dim", headDim},
-      {"causal", attn.isCausal()},
-      {"window", llvm::json::Array{winLeft, winRight}},
-      {"scale", scale},
-      {"lse", hasLse},
-      {"block_q", blockQ},
-      {"block_kv", blockKV},
-      {"grid", llvm::json::Array{"ceil(Nq/" + std::to_string(blockQ) + ")",
-                                 "Hq", "B"}},
-      {"block", llvm::json::Array{threads, 1, 1}},
-      {"rows_per_warp", rowsPerWarp},
-      // The lowering declares the dynamic buffer as a 1-byte .shared symbol
-      // (in the static window); 128 bytes of slack keep every access inside
-      // the block's allocation.
-      {"dynamic_shared_memory_bytes", dynamicSmem ? smemBytes + 128 : 0},
-      {"static_shared_memory_bytes", dynamicSmem ? 0 : smemBytes},
-      {"params", std::move(params)}};
-  std::string json;
-  llvm::raw_string_ostream os(json);
-  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest)));
-  module->setAttr("fa.manifest." + modName,
-                  b.getDictionaryAttr({b.getNamedAttr(
-                                           "kernel", b.getStringAttr(kernelName)),
-                                       b.getNamedAttr("json", b.getStringAttr(json))}));
+  using Sym = fa::SizeSymbol;
+  fa::LaunchManifest manifest;
+  manifest.kernel = kernelName;
+  manifest.chip = chip.str();
+  manifest.dtype = elt.isF16() ? "f16" : "bf16";
+  manifest.headDim = headDim;
+  manifest.causal = attn.isCausal();
+  manifest.windowLeft = winLeft;
+  manifest.windowRight = winRight;
+  manifest.scale = scale;
+  manifest.lse = hasLse;
+  manifest.blockQ = blockQ;
+  manifest.blockKV = blockKV;
+  manifest.params = fa::getAttentionKernelParams(
+      {gTy, gTy, lseTy, i32}, manifest.dtype, /*tensorMaps=*/false, hasLse);
+  manifest.grid = {fa::SizeExpr::ceilDiv(Sym::Nq, blockQ), Sym::Hq, Sym::B};
+  manifest.block = {threads, 1, 1};
+  // The lowering declares the dynamic buffer as a 1-byte .shared symbol (in
+  // the static window); 128 bytes of slack keep every access inside the
+  // block's allocation.
+  manifest.dynamicSharedMemoryBytes = dynamicSmem ? smemBytes + 128 : 0;
+  manifest.staticSharedMemoryBytes = dynamicSmem ? 0 : smemBytes;
+  manifest.schedule = {{"rows_per_warp", rowsPerWarp}};
+  if (failed(manifest.verify(kfn)))
+    return failure();
+  fa::attachLaunchManifest(module, modName, kernelName,
+                           manifest.toJSONString());
   module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                   b.getUnitAttr());
   func.erase();

@@ -1217,77 +1217,73 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   gpu::ReturnOp::create(b, loc);
 
   // The launch manifest.
-  std::string eltName = elt.isF16() ? "f16" : "bf16";
-  llvm::json::Array params;
-  auto addParam = [&](std::string name, std::string type, std::string meaning) {
-    fa::detail::addManifestParam(params, name, type, meaning);
+  using Sym = fa::SizeSymbol;
+  fa::LaunchManifest manifest;
+  manifest.kernel = d.kernelName;
+  manifest.chip = "sm_90a";
+  manifest.dtype = elt.isF16() ? "f16" : "bf16";
+  manifest.headDim = D;
+  manifest.causal = d.isCausal();
+  manifest.windowLeft = d.windowLeft;
+  manifest.windowRight = d.windowRight;
+  manifest.scale = d.scale;
+  manifest.lse = d.hasLse;
+  manifest.blockQ = kSM90BlockQ;
+  manifest.blockKV = kBN;
+  manifest.params = fa::getAttentionKernelParams(
+      {ptrTy, gTy, lseTy, i32}, manifest.dtype, /*tensorMaps=*/true, d.hasLse);
+  // Q, K, V as 3-D (D, N, B*H) maps of boxes (64, rows, 1), 128-byte swizzle,
+  // zero fill out of bounds.
+  int64_t eltBytes = elt.getIntOrFloatBitWidth() / 8;
+  auto tensorMap = [&](StringRef tensor, Sym n, Sym h, int64_t rows) {
+    fa::TensorMapSpec m;
+    m.param = (tensor + "_map").str();
+    m.tensor = tensor.str();
+    m.layout = (tensor + " [B, " + fa::getSizeSymbolName(h) + ", " +
+                fa::getSizeSymbolName(n) + ", D] contiguous")
+                   .str();
+    m.dtype = manifest.dtype;
+    m.dataType = elt.isF16() ? fa::cuda::TensorMapDataType::Float16
+                             : fa::cuda::TensorMapDataType::BFloat16;
+    m.dims = {Sym::D, n, fa::SizeExpr::mul({Sym::B, h})};
+    m.stridesBytes = {fa::SizeExpr::mul({Sym::D, eltBytes}),
+                      fa::SizeExpr::mul({n, Sym::D, eltBytes})};
+    m.box = {kSwz, rows, 1};
+    m.elementStrides = {1, 1, 1};
+    m.swizzle = fa::cuda::TensorMapSwizzle::B128;
+    m.l2Promotion = fa::cuda::TensorMapL2Promotion::B128;
+    m.oobFill = fa::cuda::TensorMapFloatOOBFill::None;
+    return m;
   };
-  addParam("q_map", "tensormap",
-           "pointer to the CUtensorMap of q (device memory, 64-byte aligned)");
-  addParam("k_map", "tensormap", "pointer to the CUtensorMap of k");
-  addParam("v_map", "tensormap", "pointer to the CUtensorMap of v");
-  fa::detail::addOutputAndSizeParams(params, eltName, d.hasLse);
-  llvm::json::Array maps;
-  auto addMap = [&](std::string param, std::string tensor, std::string n,
-                    std::string h, int64_t rows) {
-    maps.push_back(llvm::json::Object{
-        {"param", param},
-        {"tensor", tensor + " [B, " + h + ", " + n + ", D] contiguous"},
-        {"dtype", eltName},
-        {"rank", 3},
-        {"dims", llvm::json::Array{"D", n, "B*" + h}},
-        {"strides_bytes", llvm::json::Array{"D*2", n + "*D*2"}},
-        {"box", llvm::json::Array{kSwz, rows, 1}},
-        {"element_strides", llvm::json::Array{1, 1, 1}},
-        {"interleave", "none"},
-        {"swizzle", "128B"},
-        {"l2_promotion", "128B"},
-        {"oob_fill", "zero"}});
-  };
-  addMap("q_map", "q", "Nq", "Hq", kRows);
-  addMap("k_map", "k", "Nk", "Hkv", kBN);
-  addMap("v_map", "v", "Nk", "Hkv", kBN);
-  llvm::json::Object manifest{
-      {"kernel", d.kernelName},
-      {"ptx", d.kernelName + ".ptx"},
-      {"chip", "sm_90a"},
-      {"dtype", eltName},
-      {"head_dim", D},
-      {"causal", d.isCausal()},
-      {"window", llvm::json::Array{d.windowLeft, d.windowRight}},
-      {"scale", d.scale},
-      {"lse", d.hasLse},
-      {"block_q", kSM90BlockQ},
-      {"block_kv", kBN},
-      {"stages", S},
-      {"warp_specialized", ws},
-      {"overlap", ov},
-      {"p_from_registers", pr},
-      {"warp_arrive", warpArrive},
-      {"fast_softmax", fast},
-      {"rescale_before_pv", early},
-      {"ping_pong", ov && pp},
-      {"longest_first", longestFirst},
-      {"exp2_poly_every", polyEvery},
-      {"persistent", persistent},
-      {"split_release", splitRelease},
-      {"grid", persistent
-                   ? llvm::json::Array{"min(tiles, num_sms)", 1, 1}
-                   : llvm::json::Array{"ceil(Nq/" +
-                                           std::to_string(kSM90BlockQ) + ")",
-                                       "Hq", "B"}},
-      {"block", llvm::json::Array{kThreads, 1, 1}},
-      {"dynamic_shared_memory_bytes", dynBytes},
-      {"static_shared_memory_bytes", 8 * numBars},
-      {"tensor_maps", std::move(maps)},
-      {"params", std::move(params)}};
-  if (persistent)
-    manifest["tiles"] =
-        "ceil(Nq/" + std::to_string(kSM90BlockQ) + ")*Hq*B";
-  std::string json;
-  llvm::raw_string_ostream os(json);
-  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest)));
-  return json;
+  manifest.tensorMaps = {tensorMap("q", Sym::Nq, Sym::Hq, kRows),
+                         tensorMap("k", Sym::Nk, Sym::Hkv, kBN),
+                         tensorMap("v", Sym::Nk, Sym::Hkv, kBN)};
+  fa::SizeExpr queryBlocks = fa::SizeExpr::ceilDiv(Sym::Nq, kSM90BlockQ);
+  if (persistent) {
+    manifest.tiles = fa::SizeExpr::mul({queryBlocks, Sym::Hq, Sym::B});
+    manifest.grid = {fa::SizeExpr::min({*manifest.tiles, Sym::NumSMs}), 1, 1};
+  } else {
+    manifest.grid = {queryBlocks, Sym::Hq, Sym::B};
+  }
+  manifest.block = {kThreads, 1, 1};
+  manifest.dynamicSharedMemoryBytes = dynBytes;
+  manifest.staticSharedMemoryBytes = 8 * numBars;
+  // The schedule, as key/value pairs.
+  manifest.schedule = {{"stages", S},
+                       {"warp_specialized", ws},
+                       {"overlap", ov},
+                       {"p_from_registers", pr},
+                       {"warp_arrive", warpArrive},
+                       {"fast_softmax", fast},
+                       {"rescale_before_pv", early},
+                       {"ping_pong", ov && pp},
+                       {"longest_first", longestFirst},
+                       {"exp2_poly_every", polyEvery},
+                       {"persistent", persistent},
+                       {"split_release", splitRelease}};
+  if (failed(manifest.verify(kfn)))
+    return "";
+  return manifest.toJSONString();
 }
 
 LogicalResult
@@ -1344,10 +1340,9 @@ mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
   auto module = func->getParentOfType<ModuleOp>();
   OpBuilder b(func);
   std::string json = buildSM90AttentionKernel(b, anchor->getLoc(), desc);
-  module->setAttr("fa.manifest." + desc.moduleName,
-                  b.getDictionaryAttr(
-                      {b.getNamedAttr("kernel", b.getStringAttr(desc.kernelName)),
-                       b.getNamedAttr("json", b.getStringAttr(json))}));
+  if (json.empty())
+    return failure(); // the manifest did not verify (reported)
+  fa::attachLaunchManifest(module, desc.moduleName, desc.kernelName, json);
   module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                   b.getUnitAttr());
   func.erase();
