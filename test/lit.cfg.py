@@ -45,3 +45,12 @@ ptxas = shutil.which("ptxas") or (
 if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
+
+# cuda.h and a C++ compiler, for checking the CUDA enum values the compiler
+# writes into launch manifests (it does not include cuda.h itself).
+clangxx = shutil.which("clang++-22")
+cuda_include = "/usr/local/cuda/include"
+if clangxx and os.path.exists(os.path.join(cuda_include, "cuda.h")):
+    config.available_features.add("cuda-h")
+    config.substitutions.append(("%clangxx", clangxx))
+    config.substitutions.append(("%cuda_include", cuda_include))

@@ -1,10 +1,19 @@
-"""ctypes bindings of the few CUDA driver calls the fa kernels need."""
+"""ctypes bindings of the few CUDA driver calls the fa kernels need.
+
+What a launch must satisfy is checked by fa_runtime.manifest (pure Python, tested
+without a GPU) before any driver call; this file only talks to libcuda.
+"""
 import ctypes
 import json
-import math
 import os
 
+from .manifest import (TensorDesc, check_launch, check_manifest, check_pointers, check_sizes,
+                       compile_expr, tensor_map_args, tensor_params, uses_symbol)
+
+# Driver constants that are not part of a kernel's contract (cuda.h names).
 _CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+_CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16
+_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9
 
 
 class CudaError(RuntimeError):
@@ -28,170 +37,203 @@ def _check(rc, what):
         raise CudaError(f"{what} failed: {rc} {name.value.decode() if name.value else ''}")
 
 
-_ctx = None
+_ctxs = {}  # device ordinal -> its retained primary context
+_initialized = False
+
+
+def _init():
+    global _initialized
+    if not _initialized:
+        _check(_cuda().cuInit(0), "cuInit")
+        _initialized = True
 
 
 def _ensure_context(device=0):
-    """Makes the device's primary context current (the one torch uses)."""
-    global _ctx
+    """Makes the primary context of CUDA device `device` (an ordinal, as in
+    torch's cuda:N) current, retaining it the first time; torch uses the same
+    primary contexts."""
     cu = _cuda()
-    if _ctx is None:
-        _check(cu.cuInit(0), "cuInit")
+    ctx = _ctxs.get(device)
+    if ctx is None:
+        _init()
         dev = ctypes.c_int()
-        _check(cu.cuDeviceGet(ctypes.byref(dev), device), "cuDeviceGet")
+        _check(cu.cuDeviceGet(ctypes.byref(dev), device), f"cuDeviceGet({device})")
         ctx = ctypes.c_void_p()
         _check(cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev), "cuDevicePrimaryCtxRetain")
-        _ctx = ctx
-    _check(cu.cuCtxSetCurrent(_ctx), "cuCtxSetCurrent")
-    return _ctx
+        _ctxs[device] = ctx
+    _check(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+    return ctx
 
 
-# Parameters passed as a device pointer: plain tensors, and "tensormap" = a
-# pointer to a 128-byte CUtensorMap in device memory (sm_90a kernels).
-_PTR_TYPES = ("ptr", "tensormap")
+_sms = {}
 
-_CU_DTYPE = {"f16": 6, "bf16": 9, "f32": 7}
-_CU_SWIZZLE = {"none": 0, "32B": 1, "64B": 2, "128B": 3}
-_CU_L2 = {"none": 0, "64B": 1, "128B": 2, "256B": 3}
-_CU_OOB = {"zero": 0, "nan": 1}
+
+def _num_sms(device):
+    """Multiprocessor count of CUDA device `device`."""
+    if device not in _sms:
+        _init()
+        cu = _cuda()
+        dev = ctypes.c_int()
+        _check(cu.cuDeviceGet(ctypes.byref(dev), device), f"cuDeviceGet({device})")
+        n = ctypes.c_int()
+        _check(cu.cuDeviceGetAttribute(ctypes.byref(n), _CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                                       dev), "cuDeviceGetAttribute")
+        _sms[device] = n.value
+    return _sms[device]
+
+
+def _pointer_device(ptr, name):
+    """The ordinal of the device a pointer was allocated on."""
+    _init()
+    ordinal = ctypes.c_int()
+    rc = _cuda().cuPointerGetAttribute(ctypes.byref(ordinal), _CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                       ctypes.c_uint64(ptr))
+    if rc != 0:
+        raise ValueError(f"{name}: {ptr:#x} is not a CUDA device pointer (driver error {rc})")
+    return ordinal.value
 
 
 def encode_tensor_map(spec, address, sizes):
     """cuTensorMapEncodeTiled for one manifest "tensor_maps" entry; `sizes`
-    gives the symbols of its dims/strides (D, Nq, Nk, B, Hq, Hkv).
+    gives the values of its dims/strides symbols (B, Hq, Hkv, Nq, Nk, D); the
+    enum values are the ones the compiler wrote (cuda_enums).
     Returns the 128 bytes of the CUtensorMap."""
-    env = dict(sizes)
-    ev = lambda e: int(eval(str(e), {"__builtins__": {}}, env))  # noqa: E731
-    rank = int(spec["rank"])
-    dims = (ctypes.c_uint64 * rank)(*[ev(x) for x in spec["dims"]])
-    strides = (ctypes.c_uint64 * max(rank - 1, 1))(*[ev(x) for x in spec["strides_bytes"]])
-    box = (ctypes.c_uint32 * rank)(*[int(x) for x in spec["box"]])
-    estr = (ctypes.c_uint32 * rank)(*[int(x) for x in spec["element_strides"]])
+    a = tensor_map_args(spec, sizes)
+    rank = a["rank"]
+    dims = (ctypes.c_uint64 * rank)(*a["dims"])
+    strides = (ctypes.c_uint64 * max(rank - 1, 1))(*a["strides_bytes"])
+    box = (ctypes.c_uint32 * rank)(*a["box"])
+    estr = (ctypes.c_uint32 * rank)(*a["element_strides"])
     buf = (ctypes.c_uint64 * 16)()  # 128 bytes, 64-byte alignment not needed on the host
     _check(_cuda().cuTensorMapEncodeTiled(
-        ctypes.byref(buf), _CU_DTYPE[spec["dtype"]], rank, ctypes.c_void_p(int(address)),
-        dims, strides, box, estr, 0 if spec.get("interleave", "none") == "none" else 1,
-        _CU_SWIZZLE[spec["swizzle"]], _CU_L2[spec.get("l2_promotion", "none")],
-        _CU_OOB[spec.get("oob_fill", "zero")]), "cuTensorMapEncodeTiled")
+        ctypes.byref(buf), a["data_type"], rank, ctypes.c_void_p(int(address)),
+        dims, strides, box, estr, a["interleave"], a["swizzle"], a["l2_promotion"],
+        a["oob_fill"]), f"cuTensorMapEncodeTiled({spec['param']})")
     return bytes(buf)
 
 
-_CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16
-_sms = {}
+_TORCH_DTYPES = {"torch.float16": "f16", "torch.bfloat16": "bf16", "torch.float32": "f32"}
 
 
-def _num_sms():
-    """Multiprocessor count of the current context's device."""
-    _ensure_context()
-    cu = _cuda()
-    dev = ctypes.c_int()
-    _check(cu.cuCtxGetDevice(ctypes.byref(dev)), "cuCtxGetDevice")
-    if dev.value not in _sms:
-        n = ctypes.c_int()
-        _check(cu.cuDeviceGetAttribute(ctypes.byref(n), _CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
-                                       dev), "cuDeviceGetAttribute")
-        _sms[dev.value] = n.value
-    return _sms[dev.value]
-
-
-def _ceil_div(a, b):
-    return (a + b - 1) // b
+def describe(t):
+    """The TensorDesc of a torch tensor (what fa_runtime.manifest checks)."""
+    return TensorDesc(tuple(t.shape), _TORCH_DTYPES.get(str(t.dtype), str(t.dtype)),
+                      str(t.device), tuple(t.stride()), t.data_ptr())
 
 
 class Kernel:
-    """One kernel of a manifest: loads its PTX once, launches it many times."""
+    """One kernel of a manifest: loads its PTX once per device (on the first
+    launch there), launches it many times."""
 
     def __init__(self, manifest, ptx_bytes):
+        check_manifest(manifest)  # ManifestError (a ValueError) before anything else
         self.manifest = manifest
-        _ensure_context()
-        cu = _cuda()
-        self._module = ctypes.c_void_p()
-        _check(cu.cuModuleLoadData(ctypes.byref(self._module), ctypes.c_char_p(ptx_bytes)),
-               "cuModuleLoadData")
-        self._func = ctypes.c_void_p()
-        _check(cu.cuModuleGetFunction(ctypes.byref(self._func), self._module,
-                                      manifest["kernel"].encode()), "cuModuleGetFunction")
+        self._ptx = ptx_bytes
+        self._funcs = {}  # device ordinal -> (CUmodule, CUfunction)
         self.dyn_smem = int(manifest.get("dynamic_shared_memory_bytes", 0))
-        if self.dyn_smem > 48 * 1024:
-            _check(cu.cuFuncSetAttribute(self._func,
-                                         _CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                         self.dyn_smem), "cuFuncSetAttribute")
+        self._grid_code = [compile_expr(e, f"grid[{i}]") for i, e in enumerate(manifest["grid"])]
+        self._grid_needs_sms = any(uses_symbol(e, "num_sms") for e in manifest["grid"])
+        self._ptr_params = tensor_params(manifest)
 
     @classmethod
     def load(cls, manifest_path):
         with open(manifest_path) as f:
             manifest = json.load(f)
+        check_manifest(manifest, manifest_path)
         ptx_path = os.path.join(os.path.dirname(manifest_path), manifest["ptx"])
         with open(ptx_path, "rb") as f:
             ptx = f.read() + b"\0"
         return cls(manifest, ptx)
 
-    _GRID_FNS = {"__builtins__": {}, "ceil": math.ceil, "min": min, "max": max}
+    def _function(self, device):
+        """The kernel's CUfunction in device `device`'s primary context (made
+        current), loading the PTX there the first time."""
+        _ensure_context(device)
+        if device not in self._funcs:
+            cu = _cuda()
+            module = ctypes.c_void_p()
+            _check(cu.cuModuleLoadData(ctypes.byref(module), ctypes.c_char_p(self._ptx)),
+                   "cuModuleLoadData")
+            func = ctypes.c_void_p()
+            _check(cu.cuModuleGetFunction(ctypes.byref(func), module,
+                                          self.manifest["kernel"].encode()),
+                   "cuModuleGetFunction")
+            if self.dyn_smem > 48 * 1024:
+                _check(cu.cuFuncSetAttribute(func,
+                                             _CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                             self.dyn_smem), "cuFuncSetAttribute")
+            self._funcs[device] = (module, func)
+        return self._funcs[device][1]
 
-    def grid(self, sizes):
-        """Evaluates the manifest's grid formulas on sizes: integers, size
-        names, ceil(X/n), and for persistent kernels min(tiles, num_sms)
-        with tiles = the manifest's "tiles" formula and num_sms = the
-        device's multiprocessor count. The formulas are compiled once and the
-        grid is memoized per sizes: this runs on every launch, and at short
-        sequence lengths the host's launch path is as long as the kernel."""
-        key = tuple(sorted(sizes.items()))
+    def grid(self, sizes, device=0, num_sms=None):
+        """The manifest's grid (typed expressions, fa_runtime.manifest) at these
+        sizes; num_sms, when the grid uses it (persistent kernels), is the
+        device's multiprocessor count unless given. Memoized per (sizes, SMs):
+        this runs on every launch, and at short sequence lengths the host's
+        launch path is as long as the kernel."""
+        if self._grid_needs_sms and num_sms is None:
+            num_sms = _num_sms(device)
+        key = (tuple(sorted(sizes.items())), num_sms)
         memo = self.__dict__.setdefault("_grids", {})
-        if key in memo:
-            return memo[key]
-        code = self.__dict__.get("_grid_code")
-        if code is None:
-            comp = lambda e: compile(str(e), "<grid>", "eval")  # noqa: E731
-            code = self._grid_code = (
-                comp(self.manifest["tiles"]) if "tiles" in self.manifest else None,
-                [e if isinstance(e, int) else comp(e) for e in self.manifest["grid"]])
-        env = dict(sizes)
-        env["num_sms"] = _num_sms() if self.manifest.get("persistent") else 0
-        ev = lambda c: c if isinstance(c, int) else int(eval(c, self._GRID_FNS, env))  # noqa: E731
-        if code[0] is not None:
-            env["tiles"] = ev(code[0])
-        dims = [ev(c) for c in code[1]]
-        if len(memo) > 256:
-            memo.clear()
-        memo[key] = dims
-        return dims
+        if key not in memo:
+            env = dict(sizes, D=self.manifest["head_dim"])
+            if num_sms is not None:
+                env["num_sms"] = num_sms
+            if len(memo) > 256:
+                memo.clear()
+            memo[key] = [int(c(env)) for c in self._grid_code]
+        return memo[key]
 
-    def launch_ptrs(self, *ptrs, stream=0, **sizes):
-        """Launches on raw device pointers (in manifest order) and i32 sizes."""
-        params = self.manifest["params"]
-        ptr_params = [p for p in params if p["type"] in _PTR_TYPES]
-        if len(ptrs) != len(ptr_params):
-            raise ValueError(f"expected {len(ptr_params)} pointers, got {len(ptrs)}")
+    def _launch(self, ptrs, sizes, stream, device):
+        """cuLaunchKernel on checked pointers (manifest order) and sizes."""
         holders = []
         it = iter(ptrs)
-        for p in params:
-            if p["type"] in _PTR_TYPES:
-                holders.append(ctypes.c_void_p(int(next(it))))
-            elif p["type"] == "i32":
-                holders.append(ctypes.c_int32(int(sizes[p["name"]])))
+        for p in self.manifest["params"]:
+            if p["type"] == "i32":
+                holders.append(ctypes.c_int32(sizes[p["name"]]))
             else:
-                raise ValueError(f"unknown parameter type {p['type']}")
+                holders.append(ctypes.c_void_p(next(it)))
         argv = (ctypes.c_void_p * len(holders))(
             *[ctypes.cast(ctypes.byref(h), ctypes.c_void_p) for h in holders])
-        gx, gy, gz = self.grid(sizes)
+        gx, gy, gz = self.grid(sizes, device)
         bx, by, bz = self.manifest["block"]
         if gx == 0 or gy == 0 or gz == 0:
             return
-        _ensure_context()
-        _check(_cuda().cuLaunchKernel(self._func, gx, gy, gz, bx, by, bz, self.dyn_smem,
+        func = self._function(device)
+        _check(_cuda().cuLaunchKernel(func, gx, gy, gz, bx, by, bz, self.dyn_smem,
                                       ctypes.c_void_p(stream), argv, None), "cuLaunchKernel")
 
-    def tensor_maps(self, q, k, v):
+    def launch_ptrs(self, *ptrs, stream=0, device=None, **sizes):
+        """Launches on raw device pointers (in manifest order) and i32 sizes, on
+        CUDA device `device` (default: the device the first pointer lives on).
+        Checks the count and alignment of the pointers and the sizes first
+        (ValueError naming the parameter); cannot check what they point to."""
+        ptrs = check_pointers(self.manifest, ptrs)
+        sizes = check_sizes(self.manifest, sizes)
+        if device is None:
+            devs = {_pointer_device(a, p["name"]) for a, p in zip(ptrs, self._ptr_params)
+                    if p["type"] == "ptr"}
+            if len(devs) != 1:
+                raise ValueError(f"pointers on devices {sorted(devs)}: all must be on one device")
+            device = devs.pop()
+        self._launch(ptrs, sizes, stream, device)
+
+    def tensor_maps(self, q, k, v, sizes=None):
         """The q, k, v CUtensorMaps (manifest "tensor_maps") in one device
-        buffer of 3 x 128 bytes; cached per (pointers, shapes)."""
+        buffer of 3 x 128 bytes, on q's device; cached per (device, pointers,
+        shapes)."""
         import torch
-        key = (q.data_ptr(), k.data_ptr(), v.data_ptr(), tuple(q.shape), tuple(k.shape))
+        key = (str(q.device), q.data_ptr(), k.data_ptr(), v.data_ptr(), tuple(q.shape),
+               tuple(k.shape))
         cache = self.__dict__.setdefault("_maps", {})
         if key not in cache:
-            B, Hq, Nq, D = q.shape
-            sizes = dict(B=B, Hq=Hq, Hkv=k.shape[1], Nq=Nq, Nk=k.shape[2], D=D)
-            addr = {"q_map": q.data_ptr(), "k_map": k.data_ptr(), "v_map": v.data_ptr()}
-            blob = b"".join(encode_tensor_map(m, addr[m["param"]], sizes)
+            if sizes is None:
+                B, Hq, Nq, _ = q.shape
+                sizes = dict(B=B, Hq=Hq, Hkv=k.shape[1], Nq=Nq, Nk=k.shape[2])
+            env = dict(sizes, D=self.manifest["head_dim"])
+            addr = {"q": q.data_ptr(), "k": k.data_ptr(), "v": v.data_ptr()}
+            tensor_of = {p["name"]: p["tensor"] for p in self._ptr_params}
+            blob = b"".join(encode_tensor_map(m, addr[tensor_of[m["param"]]], env)
                             for m in self.manifest["tensor_maps"])
             host = torch.frombuffer(bytearray(blob), dtype=torch.uint8)
             if len(cache) > 64:
@@ -199,23 +241,46 @@ class Kernel:
             cache[key] = host.to(q.device)  # allocations are 512-byte aligned
         return cache[key]
 
+    def check(self, q, k, v, out=None, lse=None, copy_inputs=True):
+        """fa_runtime.manifest.check_launch on torch tensors: the LaunchPlan, or
+        ValueError naming the argument that does not fit the kernel."""
+        tensors = {"q": q, "k": k, "v": v, "out": out, "lse": lse}
+        return check_launch(self.manifest,
+                            {n: (describe(t) if t is not None else None)
+                             for n, t in tensors.items()}, copy_inputs)
+
     def __call__(self, q, k, v, out=None, lse=None):
-        """torch path: q [B,Hq,Nq,D], k/v [B,Hkv,Nk,D] on the GPU; returns out (and lse)."""
+        """torch path: q [B,Hq,Nq,D], k/v [B,Hkv,Nk,D] on one CUDA device; out
+        [B,Hq,Nq,D] and lse [B,Hq,Nq] f32 (kernels with lse) are allocated
+        unless given. Checked first (Kernel.check): non-contiguous q, k, v are
+        copied, everything else that does not fit raises ValueError. Launches
+        on the tensors' device, on its current torch stream. Returns out (and
+        lse)."""
+        plan = self.check(q, k, v, out, lse)  # before anything touches the GPU
         import torch
-        B, Hq, Nq, D = q.shape
-        Hkv, Nk = k.shape[1], k.shape[2]
-        q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
+        s = plan.sizes
+        if "q" in plan.copies:
+            q = q.contiguous()
+        if "k" in plan.copies:
+            k = k.contiguous()
+        if "v" in plan.copies:
+            v = v.contiguous()
         if out is None:
-            out = torch.empty_like(q)
-        if self.manifest.get("tensor_maps"):
-            maps = self.tensor_maps(q, k, v)
-            ptrs = [maps.data_ptr() + 128 * i for i in range(3)] + [out.data_ptr()]
-        else:
-            ptrs = [q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr()]
-        if self.manifest.get("lse"):
-            if lse is None:
-                lse = torch.empty((B, Hq, Nq), device=q.device, dtype=torch.float32)
-            ptrs.append(lse.data_ptr())
-        stream = torch.cuda.current_stream(q.device).cuda_stream
-        self.launch_ptrs(*ptrs, stream=stream, B=B, Hq=Hq, Hkv=Hkv, Nq=Nq, Nk=Nk)
-        return (out, lse) if self.manifest.get("lse") else out
+            out = torch.empty((s["B"], s["Hq"], s["Nq"], self.manifest["head_dim"]),
+                              device=q.device, dtype=q.dtype)
+        has_lse = any(p["tensor"] == "lse" for p in self._ptr_params)
+        if has_lse and lse is None:
+            lse = torch.empty((s["B"], s["Hq"], s["Nq"]), device=q.device, dtype=torch.float32)
+        if not plan.empty:
+            tensors = {"q": q, "k": k, "v": v, "out": out, "lse": lse}
+            if self.manifest.get("tensor_maps"):
+                _ensure_context(plan.device)
+                maps = self.tensor_maps(q, k, v, s)
+                slot = {m["param"]: i for i, m in enumerate(self.manifest["tensor_maps"])}
+                ptrs = [maps.data_ptr() + 128 * slot[p["name"]] if p["type"] == "tensormap"
+                        else tensors[p["tensor"]].data_ptr() for p in self._ptr_params]
+            else:
+                ptrs = [tensors[p["tensor"]].data_ptr() for p in self._ptr_params]
+            stream = torch.cuda.current_stream(q.device).cuda_stream
+            self._launch(ptrs, s, stream, plan.device)
+        return (out, lse) if has_lse else out

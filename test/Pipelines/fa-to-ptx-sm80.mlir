@@ -14,7 +14,13 @@
 // BQ64-NEXT: 128,
 // BQ64: "block_q": 64,
 // BQ64: "grid": [
-// BQ64-NEXT: "ceil(Nq/64)",
+// BQ64-NEXT: {
+// BQ64-NEXT: "ceil_div": [
+// BQ64-NEXT: "Nq",
+// BQ64-NEXT: 64
+// BQ64-NEXT: ]
+// BQ64-NEXT: },
+// BQ64-NEXT: "Hq",
 
 // IR: gpu.binary @attn_d128_f16_causal_kernels  [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">, {{.*}}assembly = "{{.*}}.target sm_80
 // IR: gpu.binary @attn_d64_bf16_kernels
@@ -35,7 +41,12 @@
 // JSON: "causal": true,
 // JSON: "dynamic_shared_memory_bytes": 52352,
 // JSON: "grid": [
-// JSON-NEXT: "ceil(Nq/128)",
+// JSON-NEXT: {
+// JSON-NEXT: "ceil_div": [
+// JSON-NEXT: "Nq",
+// JSON-NEXT: 128
+// JSON-NEXT: ]
+// JSON-NEXT: },
 // JSON-NEXT: "Hq",
 // JSON-NEXT: "B"
 // JSON: "head_dim": 128,

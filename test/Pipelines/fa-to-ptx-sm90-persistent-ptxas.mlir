@@ -21,13 +21,41 @@
 // PTX-DAG: fence.proxy.async.shared::cta
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 
+// The grid and the tile count as typed expressions (docs/Manifest.md).
 // JSON: "grid": [
-// JSON-NEXT: "min(tiles, num_sms)",
+// JSON-NEXT: {
+// JSON-NEXT: "min": [
+// JSON-NEXT: {
+// JSON-NEXT: "mul": [
+// JSON-NEXT: {
+// JSON-NEXT: "ceil_div": [
+// JSON-NEXT: "Nq",
+// JSON-NEXT: 128
+// JSON-NEXT: ]
+// JSON-NEXT: },
+// JSON-NEXT: "Hq",
+// JSON-NEXT: "B"
+// JSON-NEXT: ]
+// JSON-NEXT: },
+// JSON-NEXT: "num_sms"
+// JSON-NEXT: ]
+// JSON-NEXT: },
 // JSON-NEXT: 1,
 // JSON-NEXT: 1
 // JSON-NEXT: ],
 // JSON: "persistent": true,
-// JSON: "tiles": "ceil(Nq/128)*Hq*B"
+// JSON: "tiles": {
+// JSON-NEXT: "mul": [
+// JSON-NEXT: {
+// JSON-NEXT: "ceil_div": [
+// JSON-NEXT: "Nq",
+// JSON-NEXT: 128
+// JSON-NEXT: ]
+// JSON-NEXT: },
+// JSON-NEXT: "Hq",
+// JSON-NEXT: "B"
+// JSON-NEXT: ]
+// JSON-NEXT: },
 
 func.func @attn_f16_d128_causal_lse(%q: tensor<?x?x?x128xf16>, %k: tensor<?x?x?x128xf16>, %v: tensor<?x?x?x128xf16>) -> (tensor<?x?x?x128xf16>, tensor<?x?x?xf32>) attributes {fa.sm90.persistent = true} {
   %o, %l = fa.attention %q, %k, %v {causal} : tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16> -> (tensor<?x?x?x128xf16>, tensor<?x?x?xf32>)

@@ -36,7 +36,13 @@
 // 32 KiB of Q + 3 stages x (K + V) x 128 keys x 128 x 2 bytes + 1 KiB (the default 3 stages).
 // JSON: "dynamic_shared_memory_bytes": 230400
 // JSON: "grid": [
-// JSON-NEXT: "ceil(Nq/128)",
+// JSON-NEXT: {
+// JSON-NEXT: "ceil_div": [
+// JSON-NEXT: "Nq",
+// JSON-NEXT: 128
+// JSON-NEXT: ]
+// JSON-NEXT: },
+// JSON-NEXT: "Hq",
 // JSON: "type": "tensormap"
 // JSON: "tensor_maps": [
 // JSON: "box": [
@@ -46,7 +52,13 @@
 // JSON: "dims": [
 // JSON-NEXT: "D",
 // JSON-NEXT: "Nq",
-// JSON-NEXT: "B*Hq"
+// JSON-NEXT: {
+// JSON-NEXT: "mul": [
+// JSON-NEXT: "B",
+// JSON-NEXT: "Hq"
+// JSON-NEXT: ]
+// JSON-NEXT: }
+// JSON-NEXT: ],
 // JSON: "oob_fill": "zero",
 // JSON: "param": "q_map",
 // JSON: "swizzle": "128B"

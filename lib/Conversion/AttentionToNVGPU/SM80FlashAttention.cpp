@@ -7,7 +7,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fa/Conversion/AttentionToNVGPU/AttentionToNVGPU.h"
-#include "KernelBuilderBase.h"
 #include "fa/Conversion/AttentionToNVGPU/SM80/Kernel.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -62,7 +61,8 @@ mlir::fa::buildSM80FlashAttention(const TiledAttention &attn, StringRef chip,
   cfg.hasLse = attn.hasLse;
   auto module = func->getParentOfType<ModuleOp>();
   OpBuilder b(func);
-  sm80::buildKernel(b, at->getLoc(), cfg);
+  std::vector<KernelParam> params = sm80::getKernelParams(b.getContext(), cfg);
+  gpu::GPUFuncOp kfn = sm80::buildKernel(b, at->getLoc(), cfg, params);
   sm80::SharedMemoryPlan plan = sm80::SharedMemoryPlan::of(cfg);
   bool dynamicSmem = plan.dynamic;
   int64_t smemBytes = plan.bytes, threads = cfg.threads();
@@ -72,45 +72,32 @@ mlir::fa::buildSM80FlashAttention(const TiledAttention &attn, StringRef chip,
   std::string kernelName = cfg.kernelName, modName = cfg.moduleName;
 
   // The launch manifest, for code without MLIR.
-  std::string eltName = elt.isF16() ? "f16" : "bf16";
-  llvm::json::Array params;
-  auto addParam = [&](std::string name, std::string type,
-                      std::string meaning) {
-    fa::detail::addManifestParam(params, name, type, meaning);
-  };
-  addParam("q", "ptr", "query [B, Hq, Nq, D], contiguous, " + eltName);
-  addParam("k", "ptr", "key [B, Hkv, Nk, D], contiguous, " + eltName);
-  addParam("v", "ptr", "value [B, Hkv, Nk, D], contiguous, " + eltName);
-  fa::detail::addOutputAndSizeParams(params, eltName, hasLse);
-  llvm::json::Object manifest{
-      {"kernel", kernelName},
-      {"ptx", kernelName + ".ptx"},
-      {"chip", chip},
-      {"dtype", eltName},
-      {"head_dim", headDim},
-      {"causal", attn.isCausal()},
-      {"window", llvm::json::Array{winLeft, winRight}},
-      {"scale", scale},
-      {"lse", hasLse},
-      {"block_q", blockQ},
-      {"block_kv", blockKV},
-      {"grid", llvm::json::Array{"ceil(Nq/" + std::to_string(blockQ) + ")",
-                                 "Hq", "B"}},
-      {"block", llvm::json::Array{threads, 1, 1}},
-      {"rows_per_warp", rowsPerWarp},
-      // The lowering declares the dynamic buffer as a 1-byte .shared symbol
-      // (in the static window); 128 bytes of slack keep every access inside
-      // the block's allocation.
-      {"dynamic_shared_memory_bytes", dynamicSmem ? smemBytes + 128 : 0},
-      {"static_shared_memory_bytes", dynamicSmem ? 0 : smemBytes},
-      {"params", std::move(params)}};
-  std::string json;
-  llvm::raw_string_ostream os(json);
-  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest)));
-  module->setAttr("fa.manifest." + modName,
-                  b.getDictionaryAttr({b.getNamedAttr(
-                                           "kernel", b.getStringAttr(kernelName)),
-                                       b.getNamedAttr("json", b.getStringAttr(json))}));
+  using Sym = fa::SizeSymbol;
+  fa::LaunchManifest manifest;
+  manifest.kernel = kernelName;
+  manifest.chip = chip.str();
+  manifest.dtype = elt.isF16() ? "f16" : "bf16";
+  manifest.headDim = headDim;
+  manifest.causal = attn.isCausal();
+  manifest.windowLeft = winLeft;
+  manifest.windowRight = winRight;
+  manifest.scale = scale;
+  manifest.lse = hasLse;
+  manifest.blockQ = blockQ;
+  manifest.blockKV = blockKV;
+  manifest.params = std::move(params);
+  manifest.grid = {fa::SizeExpr::ceilDiv(Sym::Nq, blockQ), Sym::Hq, Sym::B};
+  manifest.block = {threads, 1, 1};
+  // The lowering declares the dynamic buffer as a 1-byte .shared symbol (in
+  // the static window); 128 bytes of slack keep every access inside the
+  // block's allocation.
+  manifest.dynamicSharedMemoryBytes = dynamicSmem ? smemBytes + 128 : 0;
+  manifest.staticSharedMemoryBytes = dynamicSmem ? 0 : smemBytes;
+  manifest.schedule = {{"rows_per_warp", rowsPerWarp}};
+  if (failed(manifest.verify(kfn)))
+    return failure();
+  fa::attachLaunchManifest(module, modName, kernelName,
+                           manifest.toJSONString());
   module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                   b.getUnitAttr());
   func.erase();

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "fa/Conversion/AttentionToNVGPU/SM90FlashAttention.h"
 #include "fa/Conversion/AttentionToNVGPU/AttentionToNVGPU.h"
+#include "fa/Conversion/AttentionToNVGPU/Common/LaunchManifest.h"
 #include "fa/Conversion/AttentionToNVGPU/SM90/SharedMemoryPlan.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -111,10 +112,9 @@ mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
   auto module = func->getParentOfType<ModuleOp>();
   OpBuilder b(func);
   std::string json = buildSM90AttentionKernel(b, anchor->getLoc(), desc);
-  module->setAttr("fa.manifest." + desc.moduleName,
-                  b.getDictionaryAttr(
-                      {b.getNamedAttr("kernel", b.getStringAttr(desc.kernelName)),
-                       b.getNamedAttr("json", b.getStringAttr(json))}));
+  if (json.empty())
+    return failure(); // the manifest did not verify (reported)
+  attachLaunchManifest(module, desc.moduleName, desc.kernelName, json);
   module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                   b.getUnitAttr());
   func.erase();

@@ -6,10 +6,10 @@
 // producer and consumers loop over tiles blockIdx.x, +gridDim.x below
 // tiles = ceil(Nq/128) * Hq * B, carrying the running K/V block count and the
 // CTA's tile count n.
-// CHECK: \22grid\22: [\0A{{ *}}\22min(tiles, num_sms)\22,\0A{{ *}}1,\0A{{ *}}1\0A{{ *}}]
+// CHECK: \22grid\22: [\0A{{ *}}{\0A{{ *}}\22min\22: [\0A{{ *}}{\0A{{ *}}\22mul\22: [\0A{{ *}}{\0A{{ *}}\22ceil_div\22: [\0A{{ *}}\22Nq\22,\0A{{ *}}128\0A{{ *}}]\0A{{ *}}},\0A{{ *}}\22Hq\22,\0A{{ *}}\22B\22\0A{{ *}}]\0A{{ *}}},\0A{{ *}}\22num_sms\22\0A{{ *}}]\0A{{ *}}},\0A{{ *}}1,\0A{{ *}}1\0A{{ *}}]
 // CHECK-SAME: \22persistent\22: true
 // CHECK-SAME: \22static_shared_memory_bytes\22: 88
-// CHECK-SAME: \22tiles\22: \22ceil(Nq/128)*Hq*B\22
+// CHECK-SAME: \22tiles\22: {\0A{{ *}}\22mul\22: [\0A{{ *}}{\0A{{ *}}\22ceil_div\22: [\0A{{ *}}\22Nq\22,\0A{{ *}}128\0A{{ *}}]\0A{{ *}}},\0A{{ *}}\22Hq\22,\0A{{ *}}\22B\22\0A{{ *}}]
 // CHECK-LABEL: gpu.func @attn_kernel(
 // CHECK-SAME: %[[B:[^:]+]]: i32, %[[HQ:[^:]+]]: i32, %{{[^:]+}}: i32, %[[NQ:[^:]+]]: i32, %{{[^:]+}}: i32)
 // CHECK-NOT: gpu.block_id  y
@@ -82,7 +82,7 @@
 // CHECK: scf.yield %[[NEXT]], %[[NEXTN]] : index, index
 
 // Off (default): the 3-D grid, no tile loop, no Q-free barrier.
-// OFF: \22grid\22: [\0A{{ *}}\22ceil(Nq/128)\22,\0A{{ *}}\22Hq\22,\0A{{ *}}\22B\22\0A{{ *}}]
+// OFF: \22grid\22: [\0A{{ *}}{\0A{{ *}}\22ceil_div\22: [\0A{{ *}}\22Nq\22,\0A{{ *}}128\0A{{ *}}]\0A{{ *}}},\0A{{ *}}\22Hq\22,\0A{{ *}}\22B\22\0A{{ *}}]
 // OFF-SAME: \22persistent\22: false
 // OFF-LABEL: gpu.func @attn_kernel(
 // OFF: gpu.block_id  y

@@ -118,7 +118,9 @@ struct SM90AttentionDesc : SM90Schedule {
 std::string checkSM90AttentionDesc(const SM90AttentionDesc &desc);
 
 /// Builds, at the builder's insertion point (inside a module), the gpu.module
-/// holding the sm_90a kernel for `desc`, and returns the JSON launch manifest.
+/// holding the sm_90a kernel for `desc`, and returns the JSON launch manifest
+/// (LaunchManifest::toJSONString); empty after an error if the manifest does
+/// not verify against the kernel's signature.
 std::string buildSM90AttentionKernel(OpBuilder &b, Location loc,
                                      const SM90AttentionDesc &desc);
 

@@ -105,16 +105,24 @@ static Value sharedBuffer(KernelBuilder &kb, const KernelConfig &cfg,
       arith::ConstantIndexOp::create(kb.b, kb.loc, 0), ValueRange{});
 }
 
-void mlir::fa::sm80::buildKernel(OpBuilder &b, Location loc,
-                                 const KernelConfig &cfg) {
+std::vector<KernelParam> mlir::fa::sm80::getKernelParams(MLIRContext *ctx,
+                                                         const KernelConfig &cfg) {
+  auto gTy = MemRefType::get({kGlobalExtent}, cfg.elementType);
+  AttentionArgTypes types{gTy, gTy,
+                          MemRefType::get({kGlobalExtent}, Float32Type::get(ctx)),
+                          IntegerType::get(ctx, 32)};
+  return getAttentionKernelParams(types,
+                                  cfg.elementType.isF16() ? "f16" : "bf16",
+                                  /*tensorMaps=*/false, cfg.hasLse);
+}
+
+gpu::GPUFuncOp mlir::fa::sm80::buildKernel(OpBuilder &b, Location loc,
+                                           const KernelConfig &cfg,
+                                           ArrayRef<KernelParam> params) {
   MLIRContext *ctx = b.getContext();
   Type elt = cfg.elementType;
   SharedMemoryPlan plan = SharedMemoryPlan::of(cfg);
-  auto gTy = MemRefType::get({kGlobalExtent}, elt);
-  SmallVector<Type> inputs = {gTy, gTy, gTy, gTy};
-  if (cfg.hasLse)
-    inputs.push_back(MemRefType::get({kGlobalExtent}, b.getF32Type()));
-  inputs.append(5, b.getI32Type());
+  SmallVector<Type> inputs = getKernelArgumentTypes(params);
 
   OpBuilder::InsertionGuard topGuard(b);
   auto gpuMod = gpu::GPUModuleOp::create(b, loc, cfg.moduleName);
@@ -195,4 +203,5 @@ void mlir::fa::sm80::buildKernel(OpBuilder &b, Location loc,
   loads.wait(qTok, 0);
   buildEpilogue(kb, cfg, args, tile, results, rows);
   gpu::ReturnOp::create(b, loc);
+  return kfn;
 }

@@ -17,13 +17,11 @@
 #include "fa/Conversion/AttentionToNVGPU/Common/InlinePTX.h"
 #include "fa/Conversion/AttentionToNVGPU/SM90/Epilogue.h"
 #include "fa/Conversion/AttentionToNVGPU/SM90/WarpRoles.h"
-#include "../KernelBuilderBase.h"
+#include "fa/Conversion/AttentionToNVGPU/Common/LaunchManifest.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
-#include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/JSON.h"
 
 #include <optional>
 
@@ -155,91 +153,95 @@ static void buildConsumers(KernelBuilder &kb, const KernelConfig &cfg,
   }
 }
 
-/// The launch manifest of the kernel (JSON).
-static std::string buildManifest(const KernelConfig &cfg) {
+/// The kernel's parameters in launch order: the gpu.func signature and the
+/// manifest's parameter list, from one description.
+static std::vector<KernelParam> kernelParams(OpBuilder &b,
+                                             const KernelConfig &cfg) {
   const SM90AttentionDesc &d = cfg.desc;
-  std::string eltName = d.elementType.isF16() ? "f16" : "bf16";
-  llvm::json::Array params;
-  auto addParam = [&](std::string name, std::string type, std::string meaning) {
-    fa::detail::addManifestParam(params, name, type, meaning);
+  AttentionArgTypes types{LLVM::LLVMPointerType::get(b.getContext()),
+                          MemRefType::get({kGlobalExtent}, d.elementType),
+                          MemRefType::get({kGlobalExtent}, b.getF32Type()),
+                          b.getI32Type()};
+  return getAttentionKernelParams(types, d.elementType.isF16() ? "f16" : "bf16",
+                                  /*tensorMaps=*/true, d.hasLse);
+}
+
+/// The launch manifest of the kernel.
+static LaunchManifest buildManifest(const KernelConfig &cfg,
+                                    std::vector<KernelParam> params) {
+  using Sym = SizeSymbol;
+  const SM90AttentionDesc &d = cfg.desc;
+  LaunchManifest manifest;
+  manifest.kernel = d.kernelName;
+  manifest.chip = "sm_90a";
+  manifest.dtype = d.elementType.isF16() ? "f16" : "bf16";
+  manifest.headDim = d.headDim;
+  manifest.causal = d.isCausal();
+  manifest.windowLeft = d.windowLeft;
+  manifest.windowRight = d.windowRight;
+  manifest.scale = d.scale;
+  manifest.lse = d.hasLse;
+  manifest.blockQ = kSM90BlockQ;
+  manifest.blockKV = cfg.blockKV;
+  manifest.params = std::move(params);
+  // Q, K, V as 3-D (D, N, B*H) maps of boxes (64, rows, 1), 128-byte
+  // swizzle, zero fill out of bounds (readKernelArgs' descriptor types).
+  int64_t eltBytes = d.elementType.getIntOrFloatBitWidth() / 8;
+  auto tensorMap = [&](StringRef tensor, Sym n, Sym h, int64_t rows) {
+    TensorMapSpec m;
+    m.param = (tensor + "_map").str();
+    m.tensor = tensor.str();
+    m.layout = (tensor + " [B, " + getSizeSymbolName(h) + ", " +
+                getSizeSymbolName(n) + ", D] contiguous")
+                   .str();
+    m.dtype = manifest.dtype;
+    m.dataType = d.elementType.isF16() ? cuda::TensorMapDataType::Float16
+                                       : cuda::TensorMapDataType::BFloat16;
+    m.dims = {Sym::D, n, SizeExpr::mul({Sym::B, h})};
+    m.stridesBytes = {SizeExpr::mul({Sym::D, eltBytes}),
+                      SizeExpr::mul({n, Sym::D, eltBytes})};
+    m.box = {kSwizzleElems, rows, 1};
+    m.elementStrides = {1, 1, 1};
+    m.swizzle = cuda::TensorMapSwizzle::B128;
+    m.l2Promotion = cuda::TensorMapL2Promotion::B128;
+    m.oobFill = cuda::TensorMapFloatOOBFill::None;
+    return m;
   };
-  addParam("q_map", "tensormap",
-           "pointer to the CUtensorMap of q (device memory, 64-byte aligned)");
-  addParam("k_map", "tensormap", "pointer to the CUtensorMap of k");
-  addParam("v_map", "tensormap", "pointer to the CUtensorMap of v");
-  fa::detail::addOutputAndSizeParams(params, eltName, d.hasLse);
-  llvm::json::Array maps;
-  auto addMap = [&](std::string param, std::string tensor, std::string n,
-                    std::string h, int64_t rows) {
-    maps.push_back(llvm::json::Object{
-        {"param", param},
-        {"tensor", tensor + " [B, " + h + ", " + n + ", D] contiguous"},
-        {"dtype", eltName},
-        {"rank", 3},
-        {"dims", llvm::json::Array{"D", n, "B*" + h}},
-        {"strides_bytes", llvm::json::Array{"D*2", n + "*D*2"}},
-        {"box", llvm::json::Array{kSwizzleElems, rows, 1}},
-        {"element_strides", llvm::json::Array{1, 1, 1}},
-        {"interleave", "none"},
-        {"swizzle", "128B"},
-        {"l2_promotion", "128B"},
-        {"oob_fill", "zero"}});
-  };
-  addMap("q_map", "q", "Nq", "Hq", kSM90RowsPerWarpgroup);
-  addMap("k_map", "k", "Nk", "Hkv", cfg.blockKV);
-  addMap("v_map", "v", "Nk", "Hkv", cfg.blockKV);
-  llvm::json::Object manifest{
-      {"kernel", d.kernelName},
-      {"ptx", d.kernelName + ".ptx"},
-      {"chip", "sm_90a"},
-      {"dtype", eltName},
-      {"head_dim", d.headDim},
-      {"causal", d.isCausal()},
-      {"window", llvm::json::Array{d.windowLeft, d.windowRight}},
-      {"scale", d.scale},
-      {"lse", d.hasLse},
-      {"block_q", kSM90BlockQ},
-      {"block_kv", cfg.blockKV},
-      {"stages", cfg.stages},
-      {"warp_specialized", cfg.warpSpecialized},
-      {"overlap", cfg.overlap},
-      {"p_from_registers", cfg.pFromRegisters},
-      {"warp_arrive", cfg.warpArrive},
-      {"fast_softmax", cfg.fastSoftmax},
-      {"rescale_before_pv", cfg.rescaleBeforePV},
-      {"ping_pong", cfg.overlap && cfg.pingPong},
-      {"longest_first", cfg.longestFirst},
-      {"exp2_poly_every", cfg.exp2PolyEvery},
-      {"persistent", cfg.persistent},
-      {"split_release", cfg.splitRelease},
-      {"grid", cfg.persistent
-                   ? llvm::json::Array{"min(tiles, num_sms)", 1, 1}
-                   : llvm::json::Array{"ceil(Nq/" +
-                                           std::to_string(kSM90BlockQ) + ")",
-                                       "Hq", "B"}},
-      {"block", llvm::json::Array{cfg.threads, 1, 1}},
-      {"dynamic_shared_memory_bytes", cfg.smem.dynamicBytes},
-      {"static_shared_memory_bytes", 8 * cfg.barriers.count()},
-      {"tensor_maps", std::move(maps)},
-      {"params", std::move(params)}};
-  if (cfg.persistent)
-    manifest["tiles"] = "ceil(Nq/" + std::to_string(kSM90BlockQ) + ")*Hq*B";
-  std::string json;
-  llvm::raw_string_ostream os(json);
-  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest)));
-  return json;
+  manifest.tensorMaps = {
+      tensorMap("q", Sym::Nq, Sym::Hq, kSM90RowsPerWarpgroup),
+      tensorMap("k", Sym::Nk, Sym::Hkv, cfg.blockKV),
+      tensorMap("v", Sym::Nk, Sym::Hkv, cfg.blockKV)};
+  SizeExpr queryBlocks = SizeExpr::ceilDiv(Sym::Nq, kSM90BlockQ);
+  if (cfg.persistent) {
+    manifest.tiles = SizeExpr::mul({queryBlocks, Sym::Hq, Sym::B});
+    manifest.grid = {SizeExpr::min({*manifest.tiles, Sym::NumSMs}), 1, 1};
+  } else {
+    manifest.grid = {queryBlocks, Sym::Hq, Sym::B};
+  }
+  manifest.block = {cfg.threads, 1, 1};
+  manifest.dynamicSharedMemoryBytes = cfg.smem.dynamicBytes;
+  // One 8-byte mbarrier per slot.
+  manifest.staticSharedMemoryBytes = 8 * cfg.barriers.count();
+  manifest.schedule = {{"stages", cfg.stages},
+                       {"warp_specialized", cfg.warpSpecialized},
+                       {"overlap", cfg.overlap},
+                       {"p_from_registers", cfg.pFromRegisters},
+                       {"warp_arrive", cfg.warpArrive},
+                       {"fast_softmax", cfg.fastSoftmax},
+                       {"rescale_before_pv", cfg.rescaleBeforePV},
+                       {"ping_pong", cfg.overlap && cfg.pingPong},
+                       {"longest_first", cfg.longestFirst},
+                       {"exp2_poly_every", cfg.exp2PolyEvery},
+                       {"persistent", cfg.persistent},
+                       {"split_release", cfg.splitRelease}};
+  return manifest;
 }
 
 std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
                                                const SM90AttentionDesc &d) {
   KernelConfig cfg = KernelConfig::derive(d);
-  Type i32 = b.getI32Type(), f32 = b.getF32Type();
-  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
-  SmallVector<Type> inputs = {ptrTy, ptrTy, ptrTy,
-                              MemRefType::get({kGlobalExtent}, d.elementType)};
-  if (d.hasLse)
-    inputs.push_back(MemRefType::get({kGlobalExtent}, f32));
-  inputs.append(5, i32);
+  std::vector<KernelParam> params = kernelParams(b, cfg);
+  SmallVector<Type> inputs = getKernelArgumentTypes(params);
 
   auto gpuMod = gpu::GPUModuleOp::create(b, loc, d.moduleName);
   OpBuilder::InsertionGuard topGuard(b);
@@ -287,5 +289,8 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
                  isIssuer);
   b.setInsertionPointToEnd(&kfn.getBody().front());
   gpu::ReturnOp::create(b, loc);
-  return buildManifest(cfg);
+  LaunchManifest manifest = buildManifest(cfg, std::move(params));
+  if (failed(manifest.verify(kfn)))
+    return "";
+  return manifest.toJSONString();
 }

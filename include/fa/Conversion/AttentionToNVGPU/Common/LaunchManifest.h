@@ -1,0 +1,178 @@
+//===- LaunchManifest.h - the launch contract of a generated kernel -*- C++ -*-===//
+//
+// One schema for what a host needs to launch an fa kernel without MLIR: the
+// kernel's parameters in launch order (with the tensors they point to), the
+// grid as typed expressions, the block, shared memory, the TMA tensor maps
+// with their CUDA enum values, and the kernel's schedule. Both chips' builders
+// fill a LaunchManifest; fa-dump-kernel writes its toJSON() next to the PTX;
+// python/fa_runtime reads it (docs/Manifest.md describes the format).
+//
+//===----------------------------------------------------------------------===//
+#ifndef FA_CONVERSION_ATTENTIONTONVGPU_COMMON_LAUNCHMANIFEST_H
+#define FA_CONVERSION_ATTENTIONTONVGPU_COMMON_LAUNCHMANIFEST_H
+
+#include "fa/Conversion/AttentionToNVGPU/Common/CudaEnums.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Types.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/JSON.h"
+
+#include <array>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mlir::fa {
+
+/// The manifest format written by LaunchManifest::toJSON. A runtime refuses
+/// a manifest of a version it does not know: bump this on any change that an
+/// older runtime would misread (a new key it may ignore is not one).
+constexpr int64_t kLaunchManifestSchemaVersion = 1;
+
+/// A name a size expression may use: the launch sizes (the kernel's i32
+/// parameters), the head dim (D, fixed by the kernel) and the multiprocessor
+/// count of the device the kernel is launched on (num_sms).
+enum class SizeSymbol { B, Hq, Hkv, Nq, Nk, D, NumSMs };
+
+/// The symbol's name in the manifest ("B", ..., "D", "num_sms").
+StringRef getSizeSymbolName(SizeSymbol symbol);
+
+/// An integer expression over the size symbols, written as JSON data that the
+/// runtime interprets without evaluating code. The whole grammar:
+///   expr := integer | symbol
+///         | {"ceil_div": [expr, expr]}
+///         | {"mul": [expr, expr, ...]}
+///         | {"min": [expr, expr, ...]}
+///   symbol := "B" | "Hq" | "Hkv" | "Nq" | "Nk" | "D" | "num_sms"
+class SizeExpr {
+public:
+  SizeExpr(int64_t value);     // NOLINT: an integer literal
+  SizeExpr(SizeSymbol symbol); // NOLINT: a symbol
+  static SizeExpr ceilDiv(SizeExpr numerator, SizeExpr denominator);
+  static SizeExpr mul(ArrayRef<SizeExpr> factors);
+  static SizeExpr min(ArrayRef<SizeExpr> operands);
+
+  llvm::json::Value toJSON() const;
+
+private:
+  enum class Kind { Literal, Symbol, CeilDiv, Mul, Min };
+  SizeExpr(Kind kind, ArrayRef<SizeExpr> operands);
+
+  Kind kind;
+  int64_t value = 0;
+  SizeSymbol symbol = SizeSymbol::B;
+  std::vector<SizeExpr> operands;
+};
+
+/// How a kernel parameter is passed: a device pointer to a tensor ("ptr"), a
+/// device pointer to a 128-byte CUtensorMap of a tensor ("tensormap"), or a
+/// 32-bit size whose name is a SizeSymbol ("i32").
+enum class ParamKind { Pointer, TensorMap, I32 };
+
+/// What the tensor behind a pointer parameter must be: its name in the
+/// runtime's call (q, k, v, out, lse), its element type, its shape, and the
+/// alignment of its address (the widest access the kernel makes to it);
+/// always contiguous (row-major).
+struct TensorContract {
+  std::string name;
+  std::string dtype;
+  SmallVector<SizeExpr, 4> shape;
+  int64_t alignBytes = 16;
+};
+
+/// One kernel parameter: the gpu.func argument type and the manifest entry
+/// come from this one description.
+struct KernelParam {
+  std::string name;
+  ParamKind kind;
+  Type type; ///< the gpu.func argument type
+  std::string meaning;
+  std::optional<TensorContract> tensor; ///< set iff kind != I32
+
+  llvm::json::Value toJSON() const;
+};
+
+/// The gpu.func argument types of an attention kernel: `input` for q, k and v
+/// (a global memref, or !llvm.ptr to a CUtensorMap), `out`, `lse` (used when
+/// the kernel writes one) and `size` (i32) for the sizes.
+struct AttentionArgTypes {
+  Type input, out, lse, size;
+};
+
+/// The parameters of an fa attention kernel in launch order: q, k, v (device
+/// pointers, or with `tensorMaps` pointers to their CUtensorMaps, named
+/// q_map, k_map, v_map), out, lse when `hasLse`, then B, Hq, Hkv, Nq, Nk.
+/// `dtype` is the element type of q, k, v and out ("f16", "bf16").
+std::vector<KernelParam>
+getAttentionKernelParams(const AttentionArgTypes &types, StringRef dtype,
+                         bool tensorMaps, bool hasLse);
+
+/// The gpu.func argument types of `params`, in order.
+SmallVector<Type> getKernelArgumentTypes(ArrayRef<KernelParam> params);
+
+/// cuTensorMapEncodeTiled's arguments for one tensor, as the kernel's TMA
+/// loads expect them. Sizes are expressions (innermost dimension first).
+struct TensorMapSpec {
+  std::string param;  ///< the tensormap parameter that receives it
+  std::string tensor; ///< the tensor it describes (a name of the runtime's call)
+  std::string layout; ///< human-readable ("q [B, Hq, Nq, D] contiguous")
+  std::string dtype;
+  cuda::TensorMapDataType dataType;
+  SmallVector<SizeExpr, 3> dims;
+  SmallVector<SizeExpr, 2> stridesBytes; ///< of dims 1 .. rank-1
+  SmallVector<int64_t, 3> box, elementStrides;
+  cuda::TensorMapInterleave interleave = cuda::TensorMapInterleave::None;
+  cuda::TensorMapSwizzle swizzle = cuda::TensorMapSwizzle::None;
+  cuda::TensorMapL2Promotion l2Promotion = cuda::TensorMapL2Promotion::None;
+  cuda::TensorMapFloatOOBFill oobFill = cuda::TensorMapFloatOOBFill::None;
+
+  llvm::json::Value toJSON() const;
+};
+
+/// The launch contract of one kernel.
+struct LaunchManifest {
+  std::string kernel; ///< the gpu.func (and PTX entry) name; PTX in <kernel>.ptx
+  std::string chip;   ///< sm_80, sm_90a
+  // The attention it computes.
+  std::string dtype; ///< of q, k, v and out
+  int64_t headDim = 0;
+  bool causal = false;
+  int64_t windowLeft = -1, windowRight = -1; ///< -1: unbounded
+  double scale = 1.0;
+  bool lse = false;
+  int64_t blockQ = 0, blockKV = 0;
+  // How to launch it.
+  std::vector<KernelParam> params;
+  SmallVector<SizeExpr, 3> grid;  ///< x, y, z
+  std::optional<SizeExpr> tiles;  ///< persistent kernels: the work tiles
+  std::array<int64_t, 3> block = {0, 0, 0};
+  int64_t dynamicSharedMemoryBytes = 0, staticSharedMemoryBytes = 0;
+  std::vector<TensorMapSpec> tensorMaps;
+  /// Chip-specific schedule keys (switches, stages, rows per warp), written
+  /// as top-level keys; not read by the runtime.
+  SmallVector<std::pair<std::string, llvm::json::Value>> schedule;
+
+  /// Checks that the manifest is well formed (parameter names unique and
+  /// sizes named by size symbols, each tensormap parameter with one tensor
+  /// map, ranks consistent, grid and block of 3, schedule keys not shadowing
+  /// a schema key) and that `kernel`'s argument types are the parameters'
+  /// types in order; emits an error at `kernel` otherwise.
+  LogicalResult verify(FunctionOpInterface kernel) const;
+
+  llvm::json::Object toJSON() const;
+  /// toJSON() indented by 2, as fa-dump-kernel writes it.
+  std::string toJSONString() const;
+};
+
+/// Records a kernel's manifest JSON on `module` (attribute
+/// fa.manifest.<gpuModuleName> = {kernel, json}), where fa-dump-kernel finds it.
+void attachLaunchManifest(ModuleOp module, StringRef gpuModuleName,
+                          StringRef kernelName, StringRef json);
+
+} // namespace mlir::fa
+
+#endif // FA_CONVERSION_ATTENTIONTONVGPU_COMMON_LAUNCHMANIFEST_H

@@ -1,0 +1,361 @@
+//===- LaunchManifest.cpp - the launch contract of a generated kernel -----===//
+#include "fa/Conversion/AttentionToNVGPU/Common/LaunchManifest.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cassert>
+
+using namespace mlir;
+using namespace mlir::fa;
+namespace json = llvm::json;
+
+//===----------------------------------------------------------------------===//
+// SizeExpr
+//===----------------------------------------------------------------------===//
+
+StringRef mlir::fa::getSizeSymbolName(SizeSymbol symbol) {
+  switch (symbol) {
+  case SizeSymbol::B:
+    return "B";
+  case SizeSymbol::Hq:
+    return "Hq";
+  case SizeSymbol::Hkv:
+    return "Hkv";
+  case SizeSymbol::Nq:
+    return "Nq";
+  case SizeSymbol::Nk:
+    return "Nk";
+  case SizeSymbol::D:
+    return "D";
+  case SizeSymbol::NumSMs:
+    return "num_sms";
+  }
+  llvm_unreachable("unknown SizeSymbol");
+}
+
+SizeExpr::SizeExpr(int64_t value) : kind(Kind::Literal), value(value) {}
+SizeExpr::SizeExpr(SizeSymbol symbol) : kind(Kind::Symbol), symbol(symbol) {}
+SizeExpr::SizeExpr(Kind kind, ArrayRef<SizeExpr> operands)
+    : kind(kind), operands(operands.begin(), operands.end()) {}
+
+SizeExpr SizeExpr::ceilDiv(SizeExpr numerator, SizeExpr denominator) {
+  return SizeExpr(Kind::CeilDiv, {numerator, denominator});
+}
+SizeExpr SizeExpr::mul(ArrayRef<SizeExpr> factors) {
+  assert(!factors.empty() && "mul of nothing");
+  return SizeExpr(Kind::Mul, factors);
+}
+SizeExpr SizeExpr::min(ArrayRef<SizeExpr> operands) {
+  assert(!operands.empty() && "min of nothing");
+  return SizeExpr(Kind::Min, operands);
+}
+
+json::Value SizeExpr::toJSON() const {
+  auto apply = [&](StringRef op) {
+    json::Array args;
+    for (const SizeExpr &e : operands)
+      args.push_back(e.toJSON());
+    return json::Object{{op, std::move(args)}};
+  };
+  switch (kind) {
+  case Kind::Literal:
+    return value;
+  case Kind::Symbol:
+    return getSizeSymbolName(symbol);
+  case Kind::CeilDiv:
+    return apply("ceil_div");
+  case Kind::Mul:
+    return apply("mul");
+  case Kind::Min:
+    return apply("min");
+  }
+  llvm_unreachable("unknown SizeExpr kind");
+}
+
+static json::Array toJSONArray(ArrayRef<SizeExpr> exprs) {
+  json::Array a;
+  for (const SizeExpr &e : exprs)
+    a.push_back(e.toJSON());
+  return a;
+}
+
+//===----------------------------------------------------------------------===//
+// Parameters
+//===----------------------------------------------------------------------===//
+
+static StringRef getParamKindName(ParamKind kind) {
+  switch (kind) {
+  case ParamKind::Pointer:
+    return "ptr";
+  case ParamKind::TensorMap:
+    return "tensormap";
+  case ParamKind::I32:
+    return "i32";
+  }
+  llvm_unreachable("unknown ParamKind");
+}
+
+json::Value KernelParam::toJSON() const {
+  json::Object o{{"name", name},
+                 {"type", getParamKindName(kind)},
+                 {"meaning", meaning}};
+  if (tensor) {
+    o["tensor"] = tensor->name;
+    o["dtype"] = tensor->dtype;
+    o["shape"] = toJSONArray(tensor->shape);
+    o["align_bytes"] = tensor->alignBytes;
+  }
+  return o;
+}
+
+std::vector<KernelParam>
+mlir::fa::getAttentionKernelParams(const AttentionArgTypes &types,
+                                   StringRef dtype, bool tensorMaps,
+                                   bool hasLse) {
+  using S = SizeSymbol;
+  SmallVector<SizeExpr, 4> qShape = {S::B, S::Hq, S::Nq, S::D};
+  SmallVector<SizeExpr, 4> kvShape = {S::B, S::Hkv, S::Nk, S::D};
+  std::string elt = dtype.str();
+  std::vector<KernelParam> params;
+  auto tensorParam = [&](StringRef name, ArrayRef<SizeExpr> shape,
+                         StringRef meaning) {
+    KernelParam p;
+    p.name = tensorMaps ? (name + "_map").str() : name.str();
+    p.kind = tensorMaps ? ParamKind::TensorMap : ParamKind::Pointer;
+    p.type = types.input;
+    p.meaning = meaning.str();
+    // 16 bytes: the sm_80 kernel's cp.async and the TMA's global address.
+    p.tensor =
+        TensorContract{name.str(), elt, SmallVector<SizeExpr, 4>(shape), 16};
+    return p;
+  };
+  if (tensorMaps) {
+    params.push_back(tensorParam(
+        "q", qShape,
+        "pointer to the CUtensorMap of q (device memory, 64-byte aligned)"));
+    params.push_back(
+        tensorParam("k", kvShape, "pointer to the CUtensorMap of k"));
+    params.push_back(
+        tensorParam("v", kvShape, "pointer to the CUtensorMap of v"));
+  } else {
+    params.push_back(tensorParam(
+        "q", qShape, "query [B, Hq, Nq, D], contiguous, " + elt));
+    params.push_back(tensorParam(
+        "k", kvShape, "key [B, Hkv, Nk, D], contiguous, " + elt));
+    params.push_back(tensorParam(
+        "v", kvShape, "value [B, Hkv, Nk, D], contiguous, " + elt));
+  }
+  params.push_back(KernelParam{
+      "out", ParamKind::Pointer, types.out,
+      "output [B, Hq, Nq, D], contiguous, " + elt,
+      TensorContract{"out", elt, qShape, 16}}); // 16-byte vector stores
+  if (hasLse)
+    params.push_back(KernelParam{
+        "lse", ParamKind::Pointer, types.lse,
+        "log-sum-exp [B, Hq, Nq], contiguous, f32 (ln)",
+        TensorContract{"lse", "f32", {S::B, S::Hq, S::Nq}, 4}}); // f32 stores
+  std::pair<S, StringRef> sizes[] = {{S::B, "batch"},
+                                     {S::Hq, "query heads"},
+                                     {S::Hkv, "key/value heads (divides Hq)"},
+                                     {S::Nq, "query length"},
+                                     {S::Nk, "key/value length"}};
+  for (auto [symbol, meaning] : sizes)
+    params.push_back(KernelParam{getSizeSymbolName(symbol).str(),
+                                 ParamKind::I32, types.size, meaning.str(),
+                                 std::nullopt});
+  return params;
+}
+
+SmallVector<Type> mlir::fa::getKernelArgumentTypes(ArrayRef<KernelParam> params) {
+  return llvm::map_to_vector(params, [](const KernelParam &p) { return p.type; });
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor maps
+//===----------------------------------------------------------------------===//
+
+static StringRef getDataTypeName(cuda::TensorMapDataType t) {
+  switch (t) {
+  case cuda::TensorMapDataType::Float16:
+    return "f16";
+  case cuda::TensorMapDataType::Float32:
+    return "f32";
+  case cuda::TensorMapDataType::BFloat16:
+    return "bf16";
+  }
+  llvm_unreachable("unknown TensorMapDataType");
+}
+
+static StringRef getSwizzleName(cuda::TensorMapSwizzle s) {
+  switch (s) {
+  case cuda::TensorMapSwizzle::None:
+    return "none";
+  case cuda::TensorMapSwizzle::B32:
+    return "32B";
+  case cuda::TensorMapSwizzle::B64:
+    return "64B";
+  case cuda::TensorMapSwizzle::B128:
+    return "128B";
+  }
+  llvm_unreachable("unknown TensorMapSwizzle");
+}
+
+static StringRef getL2PromotionName(cuda::TensorMapL2Promotion p) {
+  switch (p) {
+  case cuda::TensorMapL2Promotion::None:
+    return "none";
+  case cuda::TensorMapL2Promotion::B64:
+    return "64B";
+  case cuda::TensorMapL2Promotion::B128:
+    return "128B";
+  case cuda::TensorMapL2Promotion::B256:
+    return "256B";
+  }
+  llvm_unreachable("unknown TensorMapL2Promotion");
+}
+
+static StringRef getOOBFillName(cuda::TensorMapFloatOOBFill f) {
+  switch (f) {
+  case cuda::TensorMapFloatOOBFill::None:
+    return "zero";
+  case cuda::TensorMapFloatOOBFill::NanRequestZeroFma:
+    return "nan";
+  }
+  llvm_unreachable("unknown TensorMapFloatOOBFill");
+}
+
+json::Value TensorMapSpec::toJSON() const {
+  auto num = [](auto e) { return int64_t(static_cast<unsigned>(e)); };
+  return json::Object{
+      {"param", param},
+      {"tensor", layout},
+      {"dtype", dtype},
+      {"rank", int64_t(dims.size())},
+      {"dims", toJSONArray(dims)},
+      {"strides_bytes", toJSONArray(stridesBytes)},
+      {"box", json::Array(box)},
+      {"element_strides", json::Array(elementStrides)},
+      {"interleave", "none"},
+      {"swizzle", getSwizzleName(swizzle)},
+      {"l2_promotion", getL2PromotionName(l2Promotion)},
+      {"oob_fill", getOOBFillName(oobFill)},
+      // What cuTensorMapEncodeTiled takes, by its parameter names.
+      {"cuda_enums", json::Object{{"tensorDataType", num(dataType)},
+                                  {"interleave", num(interleave)},
+                                  {"swizzle", num(swizzle)},
+                                  {"l2Promotion", num(l2Promotion)},
+                                  {"oobFill", num(oobFill)}}}};
+}
+
+//===----------------------------------------------------------------------===//
+// LaunchManifest
+//===----------------------------------------------------------------------===//
+
+/// The top-level keys toJSON writes besides the schedule keys.
+static constexpr StringLiteral kSchemaKeys[] = {
+    "schema_version", "kernel", "ptx", "chip", "dtype", "head_dim",
+    "causal", "window", "scale", "lse", "block_q", "block_kv", "params",
+    "grid", "tiles", "block", "dynamic_shared_memory_bytes",
+    "static_shared_memory_bytes", "tensor_maps"};
+
+LogicalResult LaunchManifest::verify(FunctionOpInterface kernelOp) const {
+  auto fail = [&](const Twine &why) {
+    return kernelOp->emitOpError("launch manifest of '")
+           << kernel << "': " << why;
+  };
+  llvm::StringSet<> names;
+  for (const KernelParam &p : params) {
+    if (!names.insert(p.name).second)
+      return fail("parameter '" + p.name + "' appears twice");
+    if ((p.kind == ParamKind::I32) == p.tensor.has_value())
+      return fail("parameter '" + p.name +
+                  "': a tensor contract iff it is a pointer");
+    if (p.kind == ParamKind::I32 &&
+        !llvm::is_contained(
+            SmallVector<StringRef>{"B", "Hq", "Hkv", "Nq", "Nk"}, p.name))
+      return fail("size parameter '" + p.name + "' is not a launch size");
+    if (p.kind == ParamKind::TensorMap &&
+        llvm::count_if(tensorMaps, [&](const TensorMapSpec &m) {
+          return m.param == p.name;
+        }) != 1)
+      return fail("tensormap parameter '" + p.name +
+                  "' needs exactly one tensor map");
+  }
+  for (const TensorMapSpec &m : tensorMaps) {
+    auto it = llvm::find_if(
+        params, [&](const KernelParam &p) { return p.name == m.param; });
+    if (it == params.end() || it->kind != ParamKind::TensorMap)
+      return fail("tensor map for '" + m.param +
+                  "', which is no tensormap parameter");
+    if (m.tensor != it->tensor->name || m.dtype != it->tensor->dtype ||
+        m.dtype != getDataTypeName(m.dataType))
+      return fail("tensor map '" + m.param +
+                  "' disagrees with its parameter's tensor or dtype");
+    size_t rank = m.dims.size();
+    if (rank == 0 || m.box.size() != rank || m.elementStrides.size() != rank ||
+        m.stridesBytes.size() != rank - 1)
+      return fail("tensor map '" + m.param + "' has inconsistent ranks");
+  }
+  if (grid.size() != 3)
+    return fail("the grid needs 3 dimensions");
+  if (llvm::any_of(block, [](int64_t b) { return b <= 0; }))
+    return fail("the block needs 3 positive dimensions");
+  llvm::StringSet<> keys;
+  for (const auto &kv : schedule)
+    if (llvm::is_contained(kSchemaKeys, kv.first) ||
+        !keys.insert(kv.first).second)
+      return fail("schedule key '" + kv.first +
+                  "' repeats a schema or schedule key");
+  SmallVector<Type> want = getKernelArgumentTypes(params);
+  if (!llvm::equal(kernelOp.getArgumentTypes(), want))
+    return fail("the kernel's argument types are not its parameters' types");
+  return success();
+}
+
+json::Object LaunchManifest::toJSON() const {
+  json::Array paramArray, mapArray;
+  for (const KernelParam &p : params)
+    paramArray.push_back(p.toJSON());
+  for (const TensorMapSpec &m : tensorMaps)
+    mapArray.push_back(m.toJSON());
+  json::Object o{
+      {"schema_version", kLaunchManifestSchemaVersion},
+      {"kernel", kernel},
+      {"ptx", kernel + ".ptx"},
+      {"chip", chip},
+      {"dtype", dtype},
+      {"head_dim", headDim},
+      {"causal", causal},
+      {"window", json::Array{windowLeft, windowRight}},
+      {"scale", scale},
+      {"lse", lse},
+      {"block_q", blockQ},
+      {"block_kv", blockKV},
+      {"params", std::move(paramArray)},
+      {"grid", toJSONArray(grid)},
+      {"block", json::Array(block)},
+      {"dynamic_shared_memory_bytes", dynamicSharedMemoryBytes},
+      {"static_shared_memory_bytes", staticSharedMemoryBytes},
+      {"tensor_maps", std::move(mapArray)}};
+  if (tiles)
+    o["tiles"] = tiles->toJSON();
+  for (const auto &[key, value] : schedule)
+    o[key] = value;
+  return o;
+}
+
+std::string LaunchManifest::toJSONString() const {
+  return llvm::formatv("{0:2}", json::Value(toJSON())).str();
+}
+
+void mlir::fa::attachLaunchManifest(ModuleOp module, StringRef gpuModuleName,
+                                    StringRef kernelName, StringRef json) {
+  Builder b(module.getContext());
+  module->setAttr(("fa.manifest." + gpuModuleName).str(),
+                  b.getDictionaryAttr(
+                      {b.getNamedAttr("kernel", b.getStringAttr(kernelName)),
+                       b.getNamedAttr("json", b.getStringAttr(json))}));
+}

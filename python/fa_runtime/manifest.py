@@ -1,0 +1,378 @@
+"""The launch manifest of an fa kernel and the checks of a launch against it.
+
+Pure Python: no CUDA, no torch, so that everything here is tested without a GPU
+(test/python/). The format (schema_version 1) is written by the compiler's
+LaunchManifest (lib/Conversion/AttentionToNVGPU/Common/LaunchManifest.h) and
+described in docs/Manifest.md.
+
+Sizes (grid, tensor shapes, tensor-map dims and strides) are expressions in a
+small fixed grammar, interpreted here (nothing is passed to eval):
+    expr := integer | symbol
+          | {"ceil_div": [expr, expr]} | {"mul": [expr, ...]} | {"min": [expr, ...]}
+    symbol := "B" | "Hq" | "Hkv" | "Nq" | "Nk" | "D" | "num_sms"
+"""
+from collections import namedtuple
+
+SCHEMA_VERSION = 1
+
+# The kernel's i32 size parameters, the head dim, the device's SM count.
+SIZE_NAMES = ("B", "Hq", "Hkv", "Nq", "Nk")
+SYMBOLS = SIZE_NAMES + ("D", "num_sms")
+_I32_MAX = 2**31 - 1
+_PTR_TYPES = ("ptr", "tensormap")
+# A CUtensorMap in device memory must be 64-byte aligned (cuda.h).
+TENSOR_MAP_ALIGN = 64
+
+
+class ManifestError(ValueError):
+    """A manifest this runtime cannot use (unknown schema version, malformed)."""
+
+
+# ---------------------------------------------------------------------------
+# Size expressions
+
+
+def _ceil_div(a, b):
+    if b <= 0:
+        raise ValueError(f"ceil_div by {b}")
+    return -(-a // b)
+
+
+def _product(xs):
+    r = 1
+    for x in xs:
+        r *= x
+    return r
+
+
+_OPS = {"ceil_div": (2, lambda xs: _ceil_div(xs[0], xs[1])),
+        "mul": (None, _product),
+        "min": (None, min)}
+
+
+def compile_expr(expr, where="expression"):
+    """A function env -> int for one size expression; ManifestError (naming
+    `where`) if `expr` is not in the grammar."""
+    if isinstance(expr, bool):  # JSON true/false are no integers here
+        raise ManifestError(f"{where}: {expr!r} is not a size expression")
+    if isinstance(expr, int):
+        return lambda env: expr
+    if isinstance(expr, str):
+        if expr not in SYMBOLS:
+            raise ManifestError(f"{where}: unknown size symbol {expr!r} "
+                                f"(known: {', '.join(SYMBOLS)})")
+        def sym(env):
+            if expr not in env:
+                raise ValueError(f"{where}: no value for {expr}")
+            return env[expr]
+        return sym
+    if isinstance(expr, dict) and len(expr) == 1:
+        (op, args), = expr.items()
+        if op in _OPS and isinstance(args, list) and args:
+            arity, fn = _OPS[op]
+            if arity is None or len(args) == arity:
+                subs = [compile_expr(a, where) for a in args]
+                return lambda env: fn([s(env) for s in subs])
+    raise ManifestError(f"{where}: {expr!r} is not a size expression "
+                        f"(integer, symbol, or one of {sorted(_OPS)} with a list of operands)")
+
+
+def eval_expr(expr, env, where="expression"):
+    return compile_expr(expr, where)(env)
+
+
+def uses_symbol(expr, name):
+    """Whether the expression names `name` (e.g. num_sms: the launch needs the
+    device's SM count)."""
+    if isinstance(expr, str):
+        return expr == name
+    if isinstance(expr, dict):
+        return any(uses_symbol(a, name) for args in expr.values() for a in args)
+    return False
+
+
+# ---------------------------------------------------------------------------
+# The manifest
+
+
+def _require(obj, key, types, where):
+    if key not in obj:
+        raise ManifestError(f"{where}: no {key!r}")
+    v = obj[key]
+    if isinstance(v, bool) or not isinstance(v, types):
+        raise ManifestError(f"{where}: {key!r} is {v!r}")
+    return v
+
+
+def check_manifest(manifest, where="manifest"):
+    """Raises ManifestError unless `manifest` is of a schema version this runtime
+    knows and has what a launch reads (kernel, params, grid, block, head dim,
+    tensor maps), with every size expression in the grammar."""
+    if not isinstance(manifest, dict):
+        raise ManifestError(f"{where}: not a JSON object")
+    if "schema_version" not in manifest:
+        raise ManifestError(
+            f"{where}: no schema_version: written by an fa-opt older than the typed manifest "
+            f"(grid formulas as strings); recompile the kernel (this runtime reads version "
+            f"{SCHEMA_VERSION})")
+    version = manifest["schema_version"]
+    if version != SCHEMA_VERSION or isinstance(version, bool):
+        raise ManifestError(
+            f"{where}: schema_version {version!r} is not supported by this runtime "
+            f"(it reads version {SCHEMA_VERSION}); use the fa_runtime of the fa-opt that "
+            f"wrote the kernel, or recompile the kernel")
+    where = f"{where} of {manifest.get('kernel', '?')}"
+    _require(manifest, "kernel", str, where)
+    _require(manifest, "ptx", str, where)
+    _require(manifest, "dtype", str, where)
+    _require(manifest, "head_dim", int, where)
+    params = _require(manifest, "params", list, where)
+    names = set()
+    for i, p in enumerate(params):
+        pw = f"{where}: params[{i}]"
+        if not isinstance(p, dict):
+            raise ManifestError(f"{pw}: not an object")
+        name = _require(p, "name", str, pw)
+        kind = _require(p, "type", str, pw)
+        if name in names:
+            raise ManifestError(f"{pw}: {name!r} appears twice")
+        names.add(name)
+        if kind == "i32":
+            if name not in SIZE_NAMES:
+                raise ManifestError(f"{pw}: i32 parameter {name!r} is no launch size "
+                                    f"({', '.join(SIZE_NAMES)})")
+        elif kind in _PTR_TYPES:
+            _require(p, "tensor", str, pw)
+            _require(p, "dtype", str, pw)
+            _require(p, "align_bytes", int, pw)
+            for j, e in enumerate(_require(p, "shape", list, pw)):
+                compile_expr(e, f"{pw}.shape[{j}]")
+        else:
+            raise ManifestError(f"{pw}: unknown parameter type {kind!r}")
+    grid = _require(manifest, "grid", list, where)
+    block = _require(manifest, "block", list, where)
+    if len(grid) != 3 or len(block) != 3:
+        raise ManifestError(f"{where}: grid and block need 3 entries")
+    for i, e in enumerate(grid):
+        compile_expr(e, f"{where}: grid[{i}]")
+    if not all(isinstance(b, int) and not isinstance(b, bool) and b > 0 for b in block):
+        raise ManifestError(f"{where}: block {block!r}")
+    maps = manifest.get("tensor_maps", [])
+    map_params = [p["name"] for p in params if p["type"] == "tensormap"]
+    if sorted(m.get("param") for m in maps) != sorted(map_params):
+        raise ManifestError(f"{where}: tensor_maps do not match the tensormap parameters")
+    for m in maps:
+        mw = f"{where}: tensor map {m['param']}"
+        rank = _require(m, "rank", int, mw)
+        dims = _require(m, "dims", list, mw)
+        strides = _require(m, "strides_bytes", list, mw)
+        enums = _require(m, "cuda_enums", dict, mw)
+        for key in ("tensorDataType", "interleave", "swizzle", "l2Promotion", "oobFill"):
+            _require(enums, key, int, f"{mw}: cuda_enums")
+        if len(dims) != rank or len(strides) != rank - 1 or len(m.get("box", [])) != rank \
+                or len(m.get("element_strides", [])) != rank:
+            raise ManifestError(f"{mw}: inconsistent ranks")
+        for j, e in enumerate(dims):
+            compile_expr(e, f"{mw}.dims[{j}]")
+        for j, e in enumerate(strides):
+            compile_expr(e, f"{mw}.strides_bytes[{j}]")
+
+
+# ---------------------------------------------------------------------------
+# Launch checks
+
+# A tensor as the checks see it: shape and strides (in elements) as tuples,
+# dtype a name ("f16", "bf16", "f32", ...), device a string ("cuda:0", "cpu"),
+# data_ptr the address. driver.describe() makes one from a torch tensor.
+TensorDesc = namedtuple("TensorDesc", "shape dtype device strides data_ptr")
+
+
+def contiguous_strides(shape):
+    strides, s = [], 1
+    for n in reversed(shape):
+        strides.append(s)
+        s *= n
+    return tuple(reversed(strides))
+
+
+def is_contiguous(shape, strides):
+    """Row-major dense (strides of extent-1 dimensions do not matter, as in torch)."""
+    if _product(shape) == 0:
+        return True
+    want = contiguous_strides(shape)
+    return all(n == 1 or s == w for n, s, w in zip(shape, strides, want))
+
+
+def cuda_ordinal(device, name):
+    """The ordinal of a "cuda" / "cuda:N" device string; ValueError naming the
+    argument for anything else."""
+    d = str(device)
+    if d == "cuda":
+        return 0
+    if d.startswith("cuda:") and d[5:].isdigit():
+        return int(d[5:])
+    raise ValueError(f"{name}: on device {d!r}, not on a CUDA device")
+
+
+LaunchPlan = namedtuple("LaunchPlan", "sizes device copies empty")
+LaunchPlan.__doc__ = """What check_launch found: the i32 sizes (B, Hq, Hkv, Nq, Nk), the CUDA
+device ordinal of the tensors, the inputs that must be made contiguous (copied) before the
+launch, and whether there is nothing to compute (an empty output)."""
+
+
+def tensor_params(manifest):
+    """The pointer parameters' tensor contracts, in launch order."""
+    return [p for p in manifest["params"] if p["type"] in _PTR_TYPES]
+
+
+def check_launch(manifest, tensors, copy_inputs=True):
+    """Checks a launch's tensors against the manifest before any driver call.
+
+    `tensors` maps the names of the manifest's tensor contracts (q, k, v, out,
+    lse) to TensorDesc, or to None for an output the caller will allocate.
+    Checks, raising ValueError that names the argument: that no tensor is given
+    that the kernel does not take; dtype; rank; every dimension against the
+    manifest (D is the kernel's head dim) and against the other tensors (B, Hq,
+    Nq from q; Hkv, Nk from k); Hq % Hkv == 0; the sizes fit the kernel's i32
+    parameters; all tensors on one CUDA device; strides: q, k, v non-contiguous
+    are copied (listed in the plan's copies; with copy_inputs=False rejected),
+    out and lse non-contiguous are rejected (a copy would not be written back);
+    the address alignment the manifest asks for (align_bytes).
+    Returns a LaunchPlan."""
+    contracts = tensor_params(manifest)
+    known = {p["tensor"] for p in contracts}
+    for name, t in tensors.items():
+        if name not in known and t is not None:
+            raise ValueError(f"{name}: kernel {manifest['kernel']} takes no {name} "
+                             f"(it takes {', '.join(sorted(known))})")
+    env = {"D": manifest["head_dim"]}
+    source = {"D": f"the head dim of kernel {manifest['kernel']}"}
+    device = None
+    copies = []
+    for p in contracts:
+        name = p["tensor"]
+        t = tensors.get(name)
+        if t is None:
+            if name in ("q", "k", "v"):
+                raise ValueError(f"{name}: missing")
+            continue
+        if t.dtype != p["dtype"]:
+            raise ValueError(f"{name}: dtype {t.dtype}, but kernel {manifest['kernel']} "
+                             f"takes {p['dtype']}")
+        shape = tuple(int(n) for n in t.shape)
+        want = p["shape"]
+        if len(shape) != len(want):
+            raise ValueError(f"{name}: rank {len(shape)} (shape {list(shape)}), but the kernel "
+                             f"takes rank {len(want)} [{', '.join(map(str, want))}]")
+        for i, (n, e) in enumerate(zip(shape, want)):
+            if isinstance(e, str) and e not in env:
+                env[e] = n
+                source[e] = f"{name}.shape[{i}]"
+                continue
+            expect = eval_expr(e, env, f"{name}.shape[{i}]")
+            if n != expect:
+                what = f"{e} = {expect} from {source[e]}" if isinstance(e, str) else str(expect)
+                raise ValueError(f"{name}: shape[{i}] is {n}, but {what} "
+                                 f"(shape {list(shape)}, expected [{', '.join(map(str, want))}])")
+        ordinal = cuda_ordinal(t.device, name)
+        if device is None:
+            device = (ordinal, name)
+        elif ordinal != device[0]:
+            raise ValueError(f"{name}: on cuda:{ordinal}, but {device[1]} is on cuda:{device[0]}"
+                             f" (all tensors must be on one device)")
+        if not is_contiguous(shape, tuple(t.strides)):
+            if name in ("q", "k", "v") and copy_inputs:
+                copies.append(name)
+            elif name in ("q", "k", "v"):
+                raise ValueError(f"{name}: not contiguous (strides {list(t.strides)} for shape "
+                                 f"{list(shape)}); pass a contiguous tensor (copy_inputs=False)")
+            else:
+                raise ValueError(f"{name}: not contiguous (strides {list(t.strides)} for shape "
+                                 f"{list(shape)}); the kernel writes a dense row-major buffer and "
+                                 f"a copy would not be written back: pass a contiguous {name}")
+        align = p["align_bytes"]
+        if name not in copies and int(t.data_ptr) % align:
+            raise ValueError(f"{name}: address {int(t.data_ptr):#x} is not {align}-byte aligned "
+                             f"(the kernel's accesses to it need {align})")
+    missing = [s for s in SIZE_NAMES if s not in env]
+    if missing:
+        raise ValueError(f"no tensor gives {', '.join(missing)}")
+    sizes = {s: env[s] for s in SIZE_NAMES}
+    _check_sizes(sizes, {s: source[s].split(".")[0] for s in SIZE_NAMES})
+    empty = sizes["B"] * sizes["Hq"] * sizes["Nq"] == 0
+    if not empty and sizes["Nk"] == 0:
+        raise ValueError("k: no keys (Nk = 0): not supported by the kernel "
+                         "(every output row would be fully masked)")
+    return LaunchPlan(sizes, device[0], tuple(copies), empty)
+
+
+def _check_sizes(sizes, names):
+    for s in SIZE_NAMES:
+        n = sizes[s]
+        if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= _I32_MAX:
+            raise ValueError(f"{names[s]}: {s} = {n!r} is not an i32 size (0 .. {_I32_MAX})")
+    if sizes["Hkv"] == 0:
+        if sizes["Hq"]:
+            raise ValueError(f"{names['Hkv']}: Hkv = 0 key/value heads for Hq = {sizes['Hq']}")
+    elif sizes["Hq"] % sizes["Hkv"]:
+        raise ValueError(f"{names['Hkv']}: Hkv = {sizes['Hkv']} key/value heads do not divide "
+                         f"Hq = {sizes['Hq']} query heads (grouped-query attention needs "
+                         f"Hq % Hkv == 0)")
+
+
+def check_sizes(manifest, sizes):
+    """Checks launch_ptrs' sizes: every i32 parameter given, an integer in
+    0 .. 2^31-1, none unknown, Hq % Hkv == 0. Returns them in a new dict."""
+    want = [p["name"] for p in manifest["params"] if p["type"] == "i32"]
+    unknown = sorted(set(sizes) - set(want))
+    if unknown:
+        raise ValueError(f"{unknown[0]}: kernel {manifest['kernel']} has no size {unknown[0]} "
+                         f"(sizes: {', '.join(want)})")
+    missing = [s for s in want if s not in sizes]
+    if missing:
+        raise ValueError(f"{missing[0]}: missing (sizes: {', '.join(want)})")
+    out = dict(sizes)
+    _check_sizes(out, {s: s for s in SIZE_NAMES})
+    return out
+
+
+def check_pointers(manifest, ptrs):
+    """Checks launch_ptrs' pointers: one per pointer parameter, integers, aligned
+    (align_bytes; 64 for a CUtensorMap). Returns them as ints."""
+    params = tensor_params(manifest)
+    if len(ptrs) != len(params):
+        raise ValueError(f"expected {len(params)} pointers "
+                         f"({', '.join(p['name'] for p in params)}), got {len(ptrs)}")
+    out = []
+    for p, ptr in zip(params, ptrs):
+        try:
+            a = int(ptr)
+        except (TypeError, ValueError):
+            raise ValueError(f"{p['name']}: {ptr!r} is not a device address") from None
+        align = TENSOR_MAP_ALIGN if p["type"] == "tensormap" else p["align_bytes"]
+        if a % align:
+            raise ValueError(f"{p['name']}: address {a:#x} is not {align}-byte aligned")
+        out.append(a)
+    return out
+
+
+def tensor_map_args(spec, sizes):
+    """cuTensorMapEncodeTiled's arguments for one "tensor_maps" entry at these
+    sizes (a dict with B, Hq, Hkv, Nq, Nk, D): a dict of rank, dims,
+    strides_bytes, box, element_strides and the cuda.h enum values the compiler
+    wrote. ValueError naming the map when a value breaks the driver's rules
+    (dims in 1 .. 2^32, strides multiples of 16 below 2^40)."""
+    where = f"tensor map {spec['param']}"
+    dims = [eval_expr(e, sizes, f"{where}.dims") for e in spec["dims"]]
+    strides = [eval_expr(e, sizes, f"{where}.strides_bytes") for e in spec["strides_bytes"]]
+    if not all(1 <= d <= 2**32 for d in dims):
+        raise ValueError(f"{spec['param']}: {where} dims {dims} must be in 1 .. 2^32")
+    if not all(s % 16 == 0 and 0 < s < 2**40 for s in strides):
+        raise ValueError(f"{spec['param']}: {where} strides {strides} must be multiples of 16 "
+                         f"below 2^40")
+    e = spec["cuda_enums"]
+    return dict(rank=int(spec["rank"]), dims=dims, strides_bytes=strides,
+                box=[int(x) for x in spec["box"]],
+                element_strides=[int(x) for x in spec["element_strides"]],
+                data_type=e["tensorDataType"], interleave=e["interleave"],
+                swizzle=e["swizzle"], l2_promotion=e["l2Promotion"], oob_fill=e["oobFill"])
