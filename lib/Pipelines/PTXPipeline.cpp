@@ -3,7 +3,8 @@
 //   fa.attention in func.func
 //     -> fa-tile-attention-for-chip{chip}  fa-tile-attention per func.func with
 //                                          the chip's block sizes for its head dim
-//     -> convert-fa-to-nvgpu{chip}        gpu.module + FlashAttention-2 gpu.func
+//     -> convert-fa-to-nvgpu{chip, the sm_90a schedule options of
+//        SM90/Schedule.def}               gpu.module + the chip's gpu.func
 //     -> convert-nvgpu-to-nvvm, convert-scf-to-cf, nvvm-attach-target{chip,features,O}
 //     -> (gpu.module) convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv},
 //        convert-vector-to-llvm, canonicalize, cse, reconcile-unrealized-casts
@@ -32,12 +33,8 @@ void mlir::fa::buildPTXPipeline(OpPassManager &pm,
   pm.addPass(createFATileAttentionForChipPass(FATileAttentionForChipPassOptions{
       options.chip, options.blockQ, options.blockKV}));
   pm.addPass(createConvertFAToNVGPUPass(
-      ConvertFAToNVGPUPassOptions{options.chip, options.stages,
-                                  options.warpSpecialize, options.overlap,
-                                  options.pFromRegisters, options.fastSoftmax,
-                                  /*warpArrive=*/true,
-                                  /*rescaleBeforePV=*/false,
-                                  /*pingPong=*/true, options.rowsPerWarp}));
+      ConvertFAToNVGPUPassOptions{options.chip, options.rowsPerWarp},
+      getSM90ScheduleOptions(options, "fa-to-ptx")));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createConvertNVGPUToNVVMPass());

@@ -25,6 +25,13 @@ namespace mlir::fa {
 #define GEN_PASS_REGISTRATION
 #include "fa/Conversion/Passes.h.inc"
 
+/// convert-fa-to-nvgpu with its sm_90a schedule options (declared in the pass
+/// from SM90/Schedule.def, not in Passes.td) set to `schedule`, whose
+/// `source` names the pipeline in diagnostics.
+std::unique_ptr<Pass>
+createConvertFAToNVGPUPass(const ConvertFAToNVGPUPassOptions &options,
+                           const SM90ScheduleOptions &schedule);
+
 } // namespace mlir::fa
 
 #endif // FA_CONVERSION_PASSES_H

@@ -60,6 +60,15 @@ def ConvertFAToNVGPUPass : Pass<"convert-fa-to-nvgpu", "ModuleOp"> {
     CUtensorMaps in device memory (q, k, v); the manifest lists them under
     `tensor_maps`.
 
+    The sm_90a schedule switches are options of this pass declared from
+    `SM90/Schedule.def` (`stages`, `warp-specialize`, `overlap`,
+    `p-from-registers`, `fast-softmax`, `warp-arrive`, `rescale-before-pv`,
+    `ping-pong`, `longest-first=auto|true|false`, `exp2-poly-every`,
+    `persistent`, `split-release=auto|true|false`; `fa-opt --help` lists
+    them), overridden per function by `fa.sm90.<name>` attributes (the option
+    name with underscores); `resolveSM90Schedule` checks every value and
+    combination.
+
     Before (`fa-tile-attention{block-q=128 block-kv=64}` of a causal fa.attention):
     ```mlir
     func.func @attn(%q: tensor<?x?x?x64xf16>, %k: ..., %v: ...) -> tensor<?x?x?x64xf16> {
@@ -82,46 +91,17 @@ def ConvertFAToNVGPUPass : Pass<"convert-fa-to-nvgpu", "ModuleOp"> {
     }
     ```
   }];
+  // The sm_90a schedule options (stages, warp-specialize, overlap,
+  // p-from-registers, ...) are not listed here: they are declared once, in
+  // include/fa/Conversion/AttentionToNVGPU/SM90/Schedule.def, and the pass
+  // class declares them from it (SM90/ScheduleOptions.inc), as does fa-to-ptx.
+  // TableGen cannot include that list, and a second list here would drift.
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
            "Target chip: sm_80 (FlashAttention-2 kernel) or sm_90a "
            "(TMA + mbarrier + wgmma kernel, see docs/SM90.md)">,
-    Option<"stages", "stages", "int64_t", /*default=*/"0",
-           "sm_90a: depth of the K/V shared-memory ring (1 to 4; 0: 3, but 2 "
-           "at head dim 256)">,
-    Option<"warpSpecialize", "warp-specialize", "bool", /*default=*/"true",
-           "sm_90a: a producer warpgroup issues the TMA loads (setmaxnreg)">,
-    Option<"overlap", "overlap", "bool", /*default=*/"true",
-           "sm_90a with warp-specialize: pipelined consumers (softmax of block j "
-           "under P V of block j-1) and ping-pong of the two consumer warpgroups">,
-    Option<"pFromRegisters", "p-from-registers", "bool", /*default=*/"true",
-           "sm_90a: feed P to the P V wgmma from registers (inline-asm wgmma); "
-           "false: through swizzled shared memory">,
-    Option<"fastSoftmax", "fast-softmax", "bool", /*default=*/"true",
-           "sm_90a: max.f32 tree on unscaled scores and one FFMA per score">,
-    Option<"warpArrive", "warp-arrive", "bool", /*default=*/"true",
-           "sm_90a: one arrival per warp (not per thread) on the stage-released "
-           "mbarriers">,
-    Option<"rescaleBeforePV", "rescale-before-pv", "bool", /*default=*/"false",
-           "sm_90a: rescale O between issuing S_j and P_{j-1} V_{j-1}">,
-    Option<"pingPong", "ping-pong", "bool", /*default=*/"true",
-           "sm_90a with overlap: the two consumer warpgroups take turns issuing "
-           "their wgmmas (named barriers)">,
     Option<"rowsPerWarp", "rows-per-warp", "int64_t", /*default=*/"0",
            "Query rows per warp (sm_80: 16 or 32; 0: 32 when block-q >= 128, else 16)">,
-    Option<"longestFirst", "longest-first", "bool", /*default=*/"true",
-           "sm_90a, causal, D <= 128: CTAs take query blocks longest first (the "
-           "grid's tail holds the shortest); fa.sm90.longest_first forces it">,
-    Option<"exp2PolyEvery", "exp2-poly-every", "int64_t", /*default=*/"0",
-           "sm_90a: every n-th softmax exponent by an FMA-pipe polynomial "
-           "instead of the MUFU (0: none)">,
-    Option<"splitRelease", "split-release", "bool", /*default=*/"false",
-           "sm_90a, warp-specialized: release K of a stage once S is done and V "
-           "once P V is (separate mbarriers) instead of both after P V">,
-    Option<"persistent", "persistent", "bool", /*default=*/"false",
-           "sm_90a with warp-specialize: persistent CTAs (1-D grid of "
-           "min(tiles, SMs) CTAs looping over the (query block, head, batch) "
-           "tiles, K/V ring carried across tiles)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

@@ -2,6 +2,7 @@
 #ifndef FA_PIPELINES_PIPELINES_H
 #define FA_PIPELINES_PIPELINES_H
 
+#include "fa/Conversion/AttentionToNVGPU/SM90/Schedule.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -32,27 +33,6 @@ struct PTXPipelineOptions : public PassPipelineOptions<PTXPipelineOptions> {
   PassOptions::Option<std::string> chip{
       *this, "chip", llvm::cl::desc("Target chip (sm_80 or sm_90a)"),
       llvm::cl::init("sm_80")};
-  PassOptions::Option<int64_t> stages{
-      *this, "stages",
-      llvm::cl::desc("sm_90a: depth of the K/V shared-memory ring (1 to 4; "
-                     "0: 3, but 2 at head dim 256)"),
-      llvm::cl::init(0)};
-  PassOptions::Option<bool> warpSpecialize{
-      *this, "warp-specialize",
-      llvm::cl::desc("sm_90a: a producer warpgroup issues the TMA loads"),
-      llvm::cl::init(true)};
-  PassOptions::Option<bool> overlap{
-      *this, "overlap",
-      llvm::cl::desc("sm_90a: pipelined consumers and warpgroup ping-pong"),
-      llvm::cl::init(true)};
-  PassOptions::Option<bool> pFromRegisters{
-      *this, "p-from-registers",
-      llvm::cl::desc("sm_90a: P to the P V wgmma from registers"),
-      llvm::cl::init(true)};
-  PassOptions::Option<bool> fastSoftmax{
-      *this, "fast-softmax",
-      llvm::cl::desc("sm_90a: max.f32 tree and one FFMA per score"),
-      llvm::cl::init(true)};
   PassOptions::Option<std::string> features{
       *this, "features", llvm::cl::desc("PTX features for nvvm-attach-target"),
       llvm::cl::init("+ptx80")};
@@ -71,6 +51,9 @@ struct PTXPipelineOptions : public PassPipelineOptions<PTXPipelineOptions> {
       *this, "rows-per-warp",
       llvm::cl::desc("Query rows per warp (0: the chip's default)"),
       llvm::cl::init(0)};
+  // Every sm_90a schedule switch of SM90/Schedule.def, as for
+  // convert-fa-to-nvgpu (block-kv is the option above, shared with sm_80).
+#include "fa/Conversion/AttentionToNVGPU/SM90/ScheduleOptions.inc"
 };
 
 /// fa.attention in func.func to a module holding gpu.binary ops with PTX

@@ -392,6 +392,16 @@ namespace {
 struct ConvertFAToNVGPUPass
     : public fa::impl::ConvertFAToNVGPUPassBase<ConvertFAToNVGPUPass> {
   using Base::Base;
+  ConvertFAToNVGPUPass(const ConvertFAToNVGPUPass &other)
+      : Base(other), pipelineSchedule(other.pipelineSchedule) {}
+
+  // The sm_90a schedule options, one per switch of SM90/Schedule.def.
+#include "fa/Conversion/AttentionToNVGPU/SM90/ScheduleOptions.inc"
+
+  /// Set when a pipeline (fa-to-ptx) created the pass: its schedule options,
+  /// with the pipeline named as their source in diagnostics.
+  std::optional<SM90ScheduleOptions> pipelineSchedule;
+
   void runOnOperation() override {
     SmallVector<func::FuncOp> funcs;
     getOperation().walk([&](func::FuncOp f) {
@@ -407,19 +417,9 @@ struct ConvertFAToNVGPUPass
       FailureOr<TiledAttention> attn = matchTiledAttention(f);
       NVGPUKernelOptions options;
       options.rowsPerWarp = rowsPerWarp;
-      options.stages = stages;
-      SM90Schedule &sm90 = options.sm90;
-      sm90.warpSpecialized = warpSpecialize;
-      sm90.overlap = overlap;
-      sm90.pFromRegisters = pFromRegisters;
-      sm90.fastSoftmax = fastSoftmax;
-      sm90.warpArrive = warpArrive;
-      sm90.rescaleBeforePV = rescaleBeforePV;
-      sm90.pingPong = pingPong;
-      sm90.longestFirst = longestFirst;
-      sm90.exp2PolyEvery = exp2PolyEvery;
-      sm90.persistent = persistent;
-      sm90.splitRelease = splitRelease;
+      options.sm90 = pipelineSchedule
+                         ? *pipelineSchedule
+                         : getSM90ScheduleOptions(*this, getArgument());
       failed |= mlir::failed(attn) ||
                 mlir::failed(buildNVGPUKernel(*attn, chip, options));
     }
@@ -449,10 +449,14 @@ struct FATileAttentionForChipPass
       tile.blockQ = blockQ ? blockQ : sizes.blockQ;
       tile.blockKV = blockKV ? blockKV : sizes.blockKV;
       // A function's fa.sm90.block_kv (like the other fa.sm90.* schedule
-      // attributes) wins over the option for its kernel.
-      if (chip == "sm_90a")
-        if (auto a = f->getAttrOfType<IntegerAttr>("fa.sm90.block_kv"))
-          tile.blockKV = a.getInt();
+      // attributes, all checked here) wins over the option for its kernel.
+      if (chip == "sm_90a") {
+        FailureOr<std::optional<int64_t>> override = getSM90BlockKVOverride(f);
+        if (failed(override))
+          return signalPassFailure();
+        if (*override)
+          tile.blockKV = **override;
+      }
       OpPassManager pm(func::FuncOp::getOperationName());
       pm.addPass(createFATileAttentionPass(tile));
       if (failed(runPipeline(pm, f)))
@@ -461,3 +465,12 @@ struct FATileAttentionForChipPass
   }
 };
 } // namespace
+
+std::unique_ptr<Pass>
+mlir::fa::createConvertFAToNVGPUPass(const ConvertFAToNVGPUPassOptions &options,
+                                     const SM90ScheduleOptions &schedule) {
+  auto pass = std::make_unique<ConvertFAToNVGPUPass>(options);
+  setSM90ScheduleOptions(*pass, schedule);
+  pass->pipelineSchedule = schedule;
+  return pass;
+}

@@ -76,35 +76,12 @@ mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
   desc.windowRight = attn.windowRight;
   desc.scale = attn.scale;
   desc.hasLse = attn.hasLse;
-  desc.stages = options.stages > 0 ? options.stages
-                                   : getSM90DefaultStages(attn.headDim);
-  desc.blockKV = attn.blockKV;
-  static_cast<SM90Schedule &>(desc) = options.sm90;
-  // Measured on the H200 (bench/results/final_s2_2026-11-29_final.md): the
-  // longest-first order gains up to 6% causal at d64/d128 but loses up to 6%
-  // at d256, so d256 keeps blockIdx order unless fa.sm90.longest_first says.
-  desc.longestFirst &= attn.headDim <= 128;
-  // Measured on the H200 (bench/results/sm90_h200_2026-11-29_s2_split_release*):
-  // at D = 256 (2 stages) the split release is 20-39% faster without a
-  // causal band (0.99-1.02x cudnn); causal d256 gains 15-24% but then spills
-  // 12-16 bytes (its consumers sit at the edge of 240 registers), so it stays
-  // opt-in there; d64/d128 (3 stages): within 1%.
-  desc.splitRelease |= attn.headDim == 256 && !attn.hasWindow();
-  // A function's fa.sm90.<name> attributes override the options for its kernel.
-  std::pair<StringRef, bool *> switches[] = {
-      {"p_from_registers", &desc.pFromRegisters},
-      {"warp_arrive", &desc.warpArrive},
-      {"fast_softmax", &desc.fastSoftmax},
-      {"rescale_before_pv", &desc.rescaleBeforePV},
-      {"ping_pong", &desc.pingPong},
-      {"longest_first", &desc.longestFirst},
-      {"persistent", &desc.persistent},
-      {"split_release", &desc.splitRelease}};
-  for (auto [name, field] : switches)
-    if (auto a = func->getAttrOfType<BoolAttr>(("fa.sm90." + name).str()))
-      *field = a.getValue();
-  if (auto a = func->getAttrOfType<IntegerAttr>("fa.sm90.exp2_poly_every"))
-    desc.exp2PolyEvery = a.getInt();
+  // The schedule: measured defaults, options, fa.sm90.* attributes, checked
+  // (SM90/Schedule.cpp).
+  FailureOr<SM90Schedule> schedule = resolveSM90Schedule(func, attn, options);
+  if (failed(schedule))
+    return failure();
+  static_cast<SM90Schedule &>(desc) = *schedule;
   std::string why = checkSM90AttentionDesc(desc);
   if (!why.empty())
     return anchor->emitOpError(why);

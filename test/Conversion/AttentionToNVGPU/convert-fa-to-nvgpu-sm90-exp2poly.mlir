@@ -34,7 +34,7 @@
 // CHECK: arith.mulf %[[P5]], %[[POW]]
 // OFF: \22exp2_poly_every\22: 0
 // OFF-NOT: 0x4B40007F
-// NEG: sm_90a kernel needs exp2-poly-every >= 0, got -1
+// NEG: error: convert-fa-to-nvgpu option 'exp2-poly-every=-1' must be at least 0
 func.func @attn(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: tensor<?x?x?x64xf16>) -> tensor<?x?x?x64xf16> {
   %o = fa.attention %q, %k, %v : tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16> -> tensor<?x?x?x64xf16>
   return %o : tensor<?x?x?x64xf16>

@@ -91,7 +91,7 @@
 // OFF-NOT: iter_args(%{{.+}} = %c0{{.*}}, %{{.+}} = %c0{{.*}}) -> (index, index)
 // OFF: gpu.return
 
-// NOWS: error: 'scf.forall' op sm_90a persistent kernel needs warp-specialize
+// NOWS: error: sm_90a schedule: persistent=true (convert-fa-to-nvgpu option) needs warp-specialize, but warp-specialize=false (convert-fa-to-nvgpu option)
 
 func.func @attn(%q: tensor<?x?x?x128xf16>, %k: tensor<?x?x?x128xf16>, %v: tensor<?x?x?x128xf16>) -> tensor<?x?x?x128xf16> {
   %o = fa.attention %q, %k, %v {causal} : tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16> -> tensor<?x?x?x128xf16>

@@ -10,7 +10,7 @@
 // CHECK: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 10>
 // One stage with the pipelined consumers would deadlock (block j-1's stage is
 // held while block j is awaited): rejected.
-// ONE-OVERLAP: error: 'scf.forall' op sm_90a pipelined schedule (overlap) needs at least 2 K/V stages, got 1 (or overlap=false)
+// ONE-OVERLAP: error: sm_90a schedule: overlap=true (default) needs at least 2 K/V stages, but stages=1 (convert-fa-to-nvgpu option) (or set overlap=false)
 // ONE: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
 // ONE-NOWS: \22warp_specialized\22: false
 // ONE-NOWS: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 3>

@@ -3,7 +3,7 @@
 // RUN: not fa-opt %s --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a stages=3" -split-input-file 2>&1 | FileCheck %s --check-prefix=SMEMP
 // RUN: not fa-opt %s --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a stages=5" -split-input-file 2>&1 | FileCheck %s --check-prefix=FIVE
 
-// FIVE: sm_90a kernel supports 1 to 4 K/V stages, got 5
+// FIVE: error: convert-fa-to-nvgpu option 'stages=5' must be 0 (auto) or from 1 to 4
 // With P in registers (default) d128 fits 3 stages (230400 bytes), not 4;
 // with P through shared memory (2 x 16 KiB more) not 3.
 // SMEM: sm_90a kernel with 4 stages needs 295936 bytes of shared memory (at most 232448)

@@ -62,12 +62,10 @@ FailureOr<TiledAttention> matchTiledAttention(func::FuncOp func);
 struct NVGPUKernelOptions {
   /// Query rows per warp (sm_80: 16 or 32; default 32 when block-q >= 128).
   int64_t rowsPerWarp = 0;
-  /// sm_90a: depth of the K/V shared-memory ring (0: 3, but 2 at head dim
-  /// 256; getSM90DefaultStages).
-  int64_t stages = 0;
-  /// sm_90a schedule switches (a function's `fa.sm90.*` attributes override
-  /// them for that function's kernel).
-  SM90Schedule sm90;
+  /// sm_90a schedule switches as the options ask for them (SM90/Schedule.def;
+  /// resolveSM90Schedule applies them over the measured defaults, and a
+  /// function's `fa.sm90.*` attributes over them).
+  SM90ScheduleOptions sm90;
 };
 LogicalResult buildNVGPUKernel(const TiledAttention &attn, StringRef chip,
                                const NVGPUKernelOptions &options = {});

@@ -222,18 +222,15 @@ static LaunchManifest buildManifest(const KernelConfig &cfg,
   manifest.dynamicSharedMemoryBytes = cfg.smem.dynamicBytes;
   // One 8-byte mbarrier per slot.
   manifest.staticSharedMemoryBytes = 8 * cfg.barriers.count();
-  manifest.schedule = {{"stages", cfg.stages},
-                       {"warp_specialized", cfg.warpSpecialized},
-                       {"overlap", cfg.overlap},
-                       {"p_from_registers", cfg.pFromRegisters},
-                       {"warp_arrive", cfg.warpArrive},
-                       {"fast_softmax", cfg.fastSoftmax},
-                       {"rescale_before_pv", cfg.rescaleBeforePV},
-                       {"ping_pong", cfg.overlap && cfg.pingPong},
-                       {"longest_first", cfg.longestFirst},
-                       {"exp2_poly_every", cfg.exp2PolyEvery},
-                       {"persistent", cfg.persistent},
-                       {"split_release", cfg.splitRelease}};
+  // The schedule keys of SM90/Schedule.def, as the kernel runs them (d's
+  // schedule is resolveSM90Schedule's, normalized); block_kv is a schema key.
+  llvm::json::Object keys;
+  appendSM90ScheduleManifest(keys, d);
+  for (auto &[key, value] : keys)
+    if (key != "block_kv")
+      manifest.schedule.push_back({key.str(), value});
+  llvm::sort(manifest.schedule,
+             [](const auto &x, const auto &y) { return x.first < y.first; });
   return manifest;
 }
 

@@ -1,0 +1,342 @@
+//===- Schedule.cpp - resolve the sm_90a schedule of one kernel -----------===//
+//
+// The schedule of one sm_90a kernel, from the switches of SM90/Schedule.def:
+// measured defaults, then the options (convert-fa-to-nvgpu or fa-to-ptx),
+// then the function's `fa.sm90.*` attributes; every value and combination is
+// checked here, with a diagnostic that names the switch and where it was set.
+//
+//===----------------------------------------------------------------------===//
+#include "fa/Conversion/AttentionToNVGPU/SM90/Schedule.h"
+#include "fa/Conversion/AttentionToNVGPU/AttentionToNVGPU.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <cstdint>
+
+using namespace mlir;
+using namespace mlir::fa;
+
+static_assert(SM90Schedule{}.blockKV == kSM90BlockKV &&
+                  SM90Schedule{}.stages == getSM90DefaultStages(128),
+              "Schedule.def's defaults are the values at head dim 128");
+
+namespace {
+/// One index per switch, in Schedule.def's order.
+enum SwitchIndex : unsigned {
+#define FA_SM90_SWITCH(FIELD, FLAG, ATTR, KEY, HELP) FIELD##Index,
+#include "fa/Conversion/AttentionToNVGPU/SM90/Schedule.def"
+  kNumSwitches
+};
+
+enum class Kind { Bool, AutoBool, Int, AutoInt, TileInt };
+
+struct SwitchInfo {
+  Kind kind;
+  StringLiteral flag, attr;
+  int64_t min, max; ///< the range of an integer switch
+};
+
+const SwitchInfo kSwitches[kNumSwitches] = {
+#define FA_SM90_BOOL(FIELD, FLAG, ATTR, KEY, DEFAULT, HELP)                    \
+  {Kind::Bool, FLAG, ATTR, 0, 1},
+#define FA_SM90_AUTO_BOOL(FIELD, FLAG, ATTR, KEY, DEFAULT, HELP)               \
+  {Kind::AutoBool, FLAG, ATTR, 0, 1},
+#define FA_SM90_INT(FIELD, FLAG, ATTR, KEY, DEFAULT, MIN, MAX, HELP)           \
+  {Kind::Int, FLAG, ATTR, MIN, MAX},
+#define FA_SM90_AUTO_INT(FIELD, FLAG, ATTR, KEY, DEFAULT, MIN, MAX, HELP)      \
+  {Kind::AutoInt, FLAG, ATTR, MIN, MAX},
+#define FA_SM90_TILE_INT(FIELD, FLAG, ATTR, KEY, DEFAULT, MIN, MAX, HELP)      \
+  {Kind::TileInt, FLAG, ATTR, MIN, MAX},
+#include "fa/Conversion/AttentionToNVGPU/SM90/Schedule.def"
+};
+
+bool isBool(unsigned i) {
+  return kSwitches[i].kind == Kind::Bool || kSwitches[i].kind == Kind::AutoBool;
+}
+
+int64_t getField(const SM90Schedule &s, unsigned i) {
+  switch (i) {
+#define FA_SM90_SWITCH(FIELD, FLAG, ATTR, KEY, HELP)                           \
+  case FIELD##Index:                                                           \
+    return static_cast<int64_t>(s.FIELD);
+#include "fa/Conversion/AttentionToNVGPU/SM90/Schedule.def"
+  }
+  llvm_unreachable("unknown sm_90a schedule switch");
+}
+
+void setField(SM90Schedule &s, unsigned i, int64_t v) {
+  switch (i) {
+#define FA_SM90_SWITCH(FIELD, FLAG, ATTR, KEY, HELP)                           \
+  case FIELD##Index:                                                           \
+    s.FIELD = static_cast<decltype(s.FIELD)>(v);                               \
+    return;
+#include "fa/Conversion/AttentionToNVGPU/SM90/Schedule.def"
+  }
+  llvm_unreachable("unknown sm_90a schedule switch");
+}
+
+/// "from 1 to 4", "at least 0"; block_kv also a multiple of 16.
+std::string rangeText(unsigned i) {
+  const SwitchInfo &info = kSwitches[i];
+  std::string text = info.max == INT64_MAX
+                         ? "at least " + std::to_string(info.min)
+                         : "from " + std::to_string(info.min) + " to " +
+                               std::to_string(info.max);
+  if (info.kind == Kind::TileInt)
+    text = "a multiple of 16 " + text;
+  return text;
+}
+
+bool inRange(unsigned i, int64_t v) {
+  const SwitchInfo &info = kSwitches[i];
+  return v >= info.min && v <= info.max &&
+         (info.kind != Kind::TileInt || v % 16 == 0);
+}
+
+/// The index of the switch whose attribute is `fa.sm90.<attr>`.
+std::optional<unsigned> lookupAttr(StringRef attr) {
+  for (unsigned i = 0; i < kNumSwitches; ++i)
+    if (kSwitches[i].attr == attr)
+      return i;
+  return std::nullopt;
+}
+
+/// The function's `fa.sm90.*` attributes as (switch, value), checked: a known
+/// switch, a bool for a bool switch, an integer in range for the others.
+FailureOr<SmallVector<std::pair<unsigned, int64_t>>>
+readAttributes(func::FuncOp func) {
+  SmallVector<std::pair<unsigned, int64_t>> values;
+  for (NamedAttribute named : func->getAttrs()) {
+    StringRef name = named.getName().strref();
+    if (!name.consume_front(kSM90AttrPrefix))
+      continue;
+    std::optional<unsigned> i = lookupAttr(name);
+    if (!i) {
+      SmallVector<StringRef> known;
+      for (const SwitchInfo &info : kSwitches)
+        known.push_back(info.attr);
+      func.emitError("unknown sm_90a schedule attribute '")
+          << named.getName().strref() << "' on function @"
+          << func.getSymName() << " (known: " << kSM90AttrPrefix << "{"
+          << llvm::join(known, ", ") << "})";
+      return failure();
+    }
+    Attribute attr = named.getValue();
+    auto fail = [&](const Twine &what) -> LogicalResult {
+      return func.emitError("'")
+             << named.getName().strref() << "' on function @"
+             << func.getSymName() << " must be " << what << ", got " << attr;
+    };
+    if (isBool(*i)) {
+      auto b = dyn_cast<BoolAttr>(attr);
+      if (!b)
+        return fail("a bool (true or false)");
+      values.push_back({*i, b.getValue()});
+      continue;
+    }
+    auto n = dyn_cast<IntegerAttr>(attr);
+    bool isInt = n && !isa<BoolAttr>(attr) &&
+                 (n.getType().isIndex() || n.getType().isSignlessInteger()) &&
+                 n.getValue().getSignificantBits() <= 64;
+    if (!isInt)
+      return fail("an integer (n : i64)");
+    int64_t v = n.getValue().getSExtValue();
+    if (!inRange(*i, v))
+      return fail(rangeText(*i));
+    values.push_back({*i, v});
+  }
+  return values;
+}
+
+/// The schedule of one function being resolved, with where each switch got
+/// its value.
+struct Resolver {
+  Resolver(func::FuncOp func, const TiledAttention &attn,
+           const SM90ScheduleOptions &options)
+      : func(func), attn(attn), options(options) {}
+
+  func::FuncOp func;
+  const TiledAttention &attn;
+  const SM90ScheduleOptions &options;
+  SM90Schedule s;
+  enum class Source { Default, Measured, Option, Attribute };
+  Source source[kNumSwitches] = {};
+
+  /// "persistent=true (attribute fa.sm90.persistent of @f)".
+  std::string describe(unsigned i) {
+    int64_t v = getField(s, i);
+    std::string text = kSwitches[i].flag.str() + "=" +
+                       (isBool(i) ? (v ? "true" : "false") : std::to_string(v));
+    switch (source[i]) {
+    case Source::Default:
+      return text + " (default)";
+    case Source::Measured:
+      return text + " (measured default at head dim " +
+             std::to_string(attn.headDim) + ")";
+    case Source::Option:
+      return text + " (" + options.source + " option)";
+    case Source::Attribute:
+      return text + " (attribute " + kSM90AttrPrefix.str() +
+             kSwitches[i].attr.str() + " of function @" +
+             func.getSymName().str() + ")";
+    }
+    llvm_unreachable("unknown source");
+  }
+
+  void set(unsigned i, int64_t v, Source from) {
+    setField(s, i, v);
+    source[i] = from;
+  }
+
+  /// The measured defaults for this attention.
+  void setMeasuredDefaults() {
+    // Measured on the H200 (bench/results/final_s2_2026-11-29_final.md): the
+    // longest-first order gains up to 6% causal at d64/d128 but loses up to
+    // 6% at d256, so d256 keeps blockIdx order unless asked.
+    set(longestFirstIndex, attn.headDim <= 128, Source::Measured);
+    // Measured on the H200
+    // (bench/results/sm90_h200_2026-11-29_s2_split_release*): at D = 256 (2
+    // stages) the split release is 20-39% faster without a causal band
+    // (0.99-1.02x cudnn); causal d256 gains 15-24% but then spills 12-16
+    // bytes (its consumers sit at the edge of 240 registers), so it stays
+    // opt-in there; d64/d128 (3 stages): within 1%.
+    set(splitReleaseIndex, attn.headDim == 256 && !attn.hasWindow(),
+        Source::Measured);
+    set(stagesIndex, getSM90DefaultStages(attn.headDim), Source::Measured);
+    // The tiled form's block-kv (fa-tile-attention-for-chip chose it).
+    set(blockKVIndex, attn.blockKV, Source::Measured);
+  }
+
+  LogicalResult applyOption(unsigned i, int64_t v, bool isAuto) {
+    if (isAuto)
+      return success();
+    if (!isBool(i) && !inRange(i, v))
+      return func.emitError()
+             << options.source << " option '" << kSwitches[i].flag << "=" << v
+             << "' must be "
+             << (kSwitches[i].kind == Kind::AutoInt ? "0 (auto) or " : "")
+             << rangeText(i);
+    set(i, v,
+        options.given.contains(kSwitches[i].flag) ? Source::Option
+                                                  : source[i]);
+    return success();
+  }
+
+  LogicalResult applyOptions() {
+    const SM90ScheduleOptions &o = options;
+#define FA_SM90_BOOL(FIELD, FLAG, ATTR, KEY, DEFAULT, HELP)                    \
+  if (failed(applyOption(FIELD##Index, o.FIELD, false)))                       \
+    return failure();
+#define FA_SM90_AUTO_BOOL(FIELD, FLAG, ATTR, KEY, DEFAULT, HELP)               \
+  if (failed(applyOption(FIELD##Index, o.FIELD == SM90Auto::True,              \
+                         o.FIELD == SM90Auto::Auto)))                          \
+    return failure();
+#define FA_SM90_INT(FIELD, FLAG, ATTR, KEY, DEFAULT, MIN, MAX, HELP)           \
+  if (failed(applyOption(FIELD##Index, o.FIELD, false)))                       \
+    return failure();
+#define FA_SM90_AUTO_INT(FIELD, FLAG, ATTR, KEY, DEFAULT, MIN, MAX, HELP)      \
+  if (failed(applyOption(FIELD##Index, o.FIELD, o.FIELD == 0)))                \
+    return failure();
+#include "fa/Conversion/AttentionToNVGPU/SM90/Schedule.def"
+    return success();
+  }
+
+  /// `i` is on but needs `needed`, which is off.
+  LogicalResult needs(unsigned i, unsigned needed) {
+    if (!getField(s, i) || getField(s, needed))
+      return success();
+    return func.emitError("sm_90a schedule: ")
+           << describe(i) << " needs " << kSwitches[needed].flag << ", but "
+           << describe(needed);
+  }
+
+  LogicalResult checkCombinations() {
+    // Switches that only refine another one (overlap, warp-arrive,
+    // ping-pong, rescale-before-pv, ...) turn off with it
+    // (normalizeSM90Schedule): a sweep may turn off the base switch without
+    // touching them. These two change the kernel's structure and are refused.
+    if (failed(needs(persistentIndex, warpSpecializedIndex)))
+      return failure();
+    // A measured split release turns off quietly without warp specialization.
+    if (source[splitReleaseIndex] != Source::Measured &&
+        failed(needs(splitReleaseIndex, warpSpecializedIndex)))
+      return failure();
+    // The pipelined consumers hold block j-1's stage (P V in flight) while
+    // they wait for block j: with one stage that wait never ends.
+    if (s.warpSpecialized && s.overlap && s.stages < 2)
+      return func.emitError("sm_90a schedule: ")
+             << describe(overlapIndex) << " needs at least 2 K/V stages, but "
+             << describe(stagesIndex) << " (or set overlap=false)";
+    // fa-tile-attention-for-chip tiles with the attribute; another tiling
+    // would make the manifest and the attribute disagree with the kernel.
+    if (source[blockKVIndex] == Source::Attribute && s.blockKV != attn.blockKV)
+      return func.emitError("sm_90a schedule: ")
+             << describe(blockKVIndex) << " but the tiled form has block-kv "
+             << attn.blockKV << " (fa-tile-attention-for-chip tiles with it)";
+    return success();
+  }
+
+  FailureOr<SM90Schedule> run() {
+    setMeasuredDefaults();
+    if (failed(applyOptions()))
+      return failure();
+    FailureOr<SmallVector<std::pair<unsigned, int64_t>>> attrs =
+        readAttributes(func);
+    if (failed(attrs))
+      return failure();
+    for (auto [i, v] : *attrs)
+      set(i, v, Source::Attribute);
+    if (failed(checkCombinations()))
+      return failure();
+    return normalizeSM90Schedule(s, attn.windowLeft, attn.windowRight,
+                                 attn.scale);
+  }
+};
+} // namespace
+
+FailureOr<std::optional<int64_t>>
+mlir::fa::getSM90BlockKVOverride(func::FuncOp func) {
+  FailureOr<SmallVector<std::pair<unsigned, int64_t>>> attrs =
+      readAttributes(func);
+  if (failed(attrs))
+    return failure();
+  std::optional<int64_t> blockKV;
+  for (auto [i, v] : *attrs)
+    if (i == blockKVIndex)
+      blockKV = v;
+  return blockKV;
+}
+
+FailureOr<SM90Schedule>
+mlir::fa::resolveSM90Schedule(func::FuncOp func, const TiledAttention &attn,
+                              const NVGPUKernelOptions &options) {
+  Resolver r(func, attn, options.sm90);
+  return r.run();
+}
+
+SM90Schedule mlir::fa::normalizeSM90Schedule(SM90Schedule s,
+                                             int64_t windowLeft,
+                                             int64_t windowRight,
+                                             double scale) {
+  s.overlap &= s.warpSpecialized; // the pipelined schedule needs the producer
+  s.warpArrive &= s.warpSpecialized;
+  s.persistent &= s.warpSpecialized;
+  s.splitRelease &= s.warpSpecialized;
+  s.pingPong &= s.overlap;
+  s.rescaleBeforePV &= s.overlap && s.pFromRegisters;
+  // Scores stay unscaled until the exponent: needs scale > 0 so that the max
+  // commutes with the scaling.
+  s.fastSoftmax &= scale > 0;
+  // Only with a right edge and no left one (causal) does the work grow with
+  // the query block.
+  s.longestFirst &= windowLeft < 0 && windowRight >= 0;
+  return s;
+}
+
+void mlir::fa::appendSM90ScheduleManifest(llvm::json::Object &manifest,
+                                          const SM90Schedule &schedule) {
+#define FA_SM90_SWITCH(FIELD, FLAG, ATTR, KEY, HELP)                           \
+  manifest[KEY] = schedule.FIELD;
+#include "fa/Conversion/AttentionToNVGPU/SM90/Schedule.def"
+}

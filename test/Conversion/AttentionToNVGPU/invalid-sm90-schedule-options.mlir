@@ -1,0 +1,58 @@
+// The diagnostics of the sm_90a schedule options (SM90/Schedule.cpp): an
+// invalid value or combination names the switch and where it was set, the
+// convert-fa-to-nvgpu or the fa-to-ptx option or a function attribute.
+// RUN: rm -rf %t && split-file %s %t
+// RUN: fa-opt %t/stages.mlir --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a stages=-1" -verify-diagnostics -o /dev/null
+// RUN: fa-opt %t/poly.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a exp2-poly-every=-2})' -verify-diagnostics -o /dev/null
+// RUN: fa-opt %t/persistent.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a persistent=true warp-specialize=false})' -verify-diagnostics -o /dev/null
+// RUN: fa-opt %t/mixed.mlir --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a persistent=true" -verify-diagnostics -o /dev/null
+// RUN: fa-opt %t/split.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a split-release=true warp-specialize=false})' -verify-diagnostics -o /dev/null
+// RUN: fa-opt %t/one-stage.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a stages=1})' -verify-diagnostics -o /dev/null
+// RUN: fa-opt %t/block-kv.mlir --fa-tile-attention="block-q=128 block-kv=64" --convert-fa-to-nvgpu="chip=sm_90a" -verify-diagnostics -o /dev/null
+// A measured default is an option value too: auto, true or false.
+// RUN: not fa-opt %t/stages.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a longest-first=maybe})' 2>&1 | FileCheck %s --check-prefix=TRISTATE
+// TRISTATE: longest-first
+// TRISTATE-SAME: maybe
+
+//--- stages.mlir
+// expected-error @+1 {{convert-fa-to-nvgpu option 'stages=-1' must be 0 (auto) or from 1 to 4}}
+func.func @f(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>) -> tensor<1x1x64x64xf16> {
+  %o = fa.attention %q, %k, %v : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf16>
+  return %o : tensor<1x1x64x64xf16>
+}
+//--- poly.mlir
+// expected-error @+1 {{fa-to-ptx option 'exp2-poly-every=-2' must be at least 0}}
+func.func @f(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>) -> tensor<1x1x64x64xf16> {
+  %o = fa.attention %q, %k, %v : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf16>
+  return %o : tensor<1x1x64x64xf16>
+}
+//--- persistent.mlir
+// expected-error @+1 {{sm_90a schedule: persistent=true (fa-to-ptx option) needs warp-specialize, but warp-specialize=false (fa-to-ptx option)}}
+func.func @f(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>) -> tensor<1x1x64x64xf16> {
+  %o = fa.attention %q, %k, %v : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf16>
+  return %o : tensor<1x1x64x64xf16>
+}
+//--- mixed.mlir
+// expected-error @+1 {{sm_90a schedule: persistent=true (convert-fa-to-nvgpu option) needs warp-specialize, but warp-specialize=false (attribute fa.sm90.warp_specialize of function @f)}}
+func.func @f(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>) -> tensor<1x1x64x64xf16> attributes {fa.sm90.warp_specialize = false} {
+  %o = fa.attention %q, %k, %v : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf16>
+  return %o : tensor<1x1x64x64xf16>
+}
+//--- split.mlir
+// expected-error @+1 {{sm_90a schedule: split-release=true (fa-to-ptx option) needs warp-specialize, but warp-specialize=false (fa-to-ptx option)}}
+func.func @f(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>) -> tensor<1x1x64x64xf16> {
+  %o = fa.attention %q, %k, %v : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf16>
+  return %o : tensor<1x1x64x64xf16>
+}
+//--- one-stage.mlir
+// expected-error @+1 {{sm_90a schedule: overlap=true (default) needs at least 2 K/V stages, but stages=1 (fa-to-ptx option) (or set overlap=false)}}
+func.func @f(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>) -> tensor<1x1x64x64xf16> {
+  %o = fa.attention %q, %k, %v : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf16>
+  return %o : tensor<1x1x64x64xf16>
+}
+//--- block-kv.mlir
+// expected-error @+1 {{sm_90a schedule: block-kv=128 (attribute fa.sm90.block_kv of function @f) but the tiled form has block-kv 64 (fa-tile-attention-for-chip tiles with it)}}
+func.func @f(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>) -> tensor<1x1x64x64xf16> attributes {fa.sm90.block_kv = 128 : i64} {
+  %o = fa.attention %q, %k, %v : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf16>
+  return %o : tensor<1x1x64x64xf16>
+}
