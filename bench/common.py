@@ -151,6 +151,21 @@ def time_once(fn):
     return a.elapsed_time(b)
 
 
+def time_back_to_back(fn, calls=20):
+    """ms per call of `calls` back-to-back calls between two CUDA events, the host path
+    included (argument checks, tensor maps, launch): what a user of the public API sees."""
+    fn()
+    torch.cuda.synchronize()
+    a = torch.cuda.Event(enable_timing=True)
+    b = torch.cuda.Event(enable_timing=True)
+    a.record()
+    for _ in range(calls):
+        fn()
+    b.record()
+    torch.cuda.synchronize()
+    return a.elapsed_time(b) / calls
+
+
 def time_ms(fn, iters):
     """Median ms of `iters` calls (time_once) after a warm-up call."""
     fn()

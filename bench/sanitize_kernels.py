@@ -31,6 +31,9 @@ def main():
     dirs = sys.argv[1:]
     # FA_SAN_ONLY=a,b: only kernels whose name contains one of these.
     only = [x for x in os.environ.get("FA_SAN_ONLY", "").split(",") if x]
+    # FA_SAN_SHAPES=0,2: only these entries of SHAPES.
+    pick = [int(x) for x in os.environ.get("FA_SAN_SHAPES", "").split(",") if x]
+    shapes = [SHAPES[i] for i in pick] if pick else SHAPES
     torch.manual_seed(0)
     bad = 0
     runs = 0
@@ -43,7 +46,7 @@ def main():
             kern = Kernel.load(path)
             dt, hd = m["dtype"], m["head_dim"]
             window = tuple(m["window"]) if m.get("window") else (-1, -1)
-            for B, Hq, Hkv, Nq, Nk in SHAPES:
+            for B, Hq, Hkv, Nq, Nk in shapes:
                 q = torch.randn(B, Hq, Nq, hd, device="cuda", dtype=DT[dt])
                 k = torch.randn(B, Hkv, Nk, hd, device="cuda", dtype=DT[dt])
                 v = torch.randn(B, Hkv, Nk, hd, device="cuda", dtype=DT[dt])

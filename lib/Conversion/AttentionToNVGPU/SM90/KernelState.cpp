@@ -121,9 +121,17 @@ SharedMemory SharedMemory::allocate(KernelBuilder &kb,
   s.dynamic = gpu::DynamicSharedMemoryOp::create(kb.b, kb.loc, dynTy);
   Value rawAddr =
       memref::ExtractAlignedPointerAsIndexOp::create(kb.b, kb.loc, s.dynamic);
-  s.shift = kb.rem(kb.sub(kb.idx(kSwizzleAtomBytes),
-                          kb.rem(rawAddr, kSwizzleAtomBytes)),
-                   kSwizzleAtomBytes);
+  // The base is the next 1024-byte boundary strictly above the symbol of the
+  // dynamic buffer (a shift of 1 to 1024 bytes, never 0). NVPTX demotes that
+  // symbol to a 1-byte function-scope .shared variable, and where ptxas puts
+  // it among the other .shared variables (the mbarriers) is not specified:
+  // compute-sanitizer's racecheck saw it at 0x400 with the mbarriers at
+  // 0x408..0x457 after it, so a base at the symbol itself put the Q tile (and
+  // the staged O) on the mbarriers. Skipping to the next boundary clears
+  // every static variable (less than 1 KiB of them); the launch asks for
+  // totalBytes + 1024 bytes of dynamic memory, which covers the shift.
+  s.shift = kb.sub(kb.idx(kSwizzleAtomBytes),
+                   kb.rem(rawAddr, kSwizzleAtomBytes));
   Value smemAddr = kb.add(rawAddr, s.shift);
   s.descBase = kb.toI64(kb.div(smemAddr, 16));
   auto flatTy = MemRefType::get({cfg.smem.totalBytes / 2}, cfg.elementType(),
