@@ -30,6 +30,13 @@ constexpr int64_t kSM90BlockKVD256 = 80;
 /// (32 bytes at 240 registers), at 64 it does not.
 constexpr int64_t kSM90BlockKVD256LeftEdge = 64;
 
+/// Register budgets of the warp roles (setmaxnreg): the producer warpgroup
+/// only issues TMA and gives registers back; the two consumer warpgroups
+/// take them (FlashAttention-3's 24 / 240 split of the 64K registers of an
+/// SM between 3 warpgroups: 128 x (24 + 2 x 240) = 64,512).
+constexpr int64_t kSM90ProducerRegisters = 24;
+constexpr int64_t kSM90ConsumerRegisters = 240;
+
 /// The K/V ring depth used when none is asked for: 3, but 2 at head dim 256
 /// (3 stages of 80-key tiles need 305 KiB).
 constexpr int64_t getSM90DefaultStages(int64_t headDim) {
@@ -52,8 +59,8 @@ struct SM90AttentionDesc : SM90Schedule {
   bool hasLse = false;    ///< also write the log-sum-exp [B, Hq, Nq] f32
   // The schedule (SM90Schedule, from SM90/Schedule.def) includes the K/V ring
   // depth `stages` and the keys per K/V tile `blockKV`.
-  int64_t producerRegs = 24;  ///< setmaxnreg.dec of the producer
-  int64_t consumerRegs = 240; ///< setmaxnreg.inc of the consumers
+  int64_t producerRegs = kSM90ProducerRegisters; ///< setmaxnreg.dec
+  int64_t consumerRegs = kSM90ConsumerRegisters; ///< setmaxnreg.inc
 
   bool hasWindow() const { return windowLeft >= 0 || windowRight >= 0; }
   bool isCausal() const { return windowLeft < 0 && windowRight == 0; }

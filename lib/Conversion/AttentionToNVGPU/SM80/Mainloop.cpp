@@ -244,13 +244,9 @@ void Step::build(scf::ForOp loop, Value zeroAcc) const {
   // end); a short last block (the tiled form slices it) is masked here.
   Value colBase = kb.add(kv0, kb.mul(in.tile.quadLane, kb.idx(2)));
   int64_t perRow = 2 * blockKV / 8;
-  Value needMask = kb.cmp(arith::CmpIPredicate::sgt, kvNext, nk);
-  if (cfg.hasWindow()) {
-    Value edge = arith::OrIOp::create(
-        b, loc, kb.cmp(arith::CmpIPredicate::slt, j, in.range.fullBegin),
-        kb.cmp(arith::CmpIPredicate::sge, j, in.range.fullEnd));
-    needMask = arith::OrIOp::create(b, loc, needMask, edge);
-  }
+  Value needMask =
+      blockNeedsMask(kb, j, kvNext, nk, in.range.fullBegin, in.range.fullEnd,
+                     cfg.windowLeft, cfg.windowRight);
   auto maskIf = scf::IfOp::create(
       b, loc, SmallVector<Type>(mTiles * 2 * perRow, b.getF32Type()), needMask,
       /*withElseRegion=*/true);

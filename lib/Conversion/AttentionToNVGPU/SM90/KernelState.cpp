@@ -12,32 +12,32 @@ using namespace mlir::fa::kernel;
 using namespace mlir::fa::sm90;
 
 KernelConfig KernelConfig::derive(const SM90AttentionDesc &d) {
-  bool ws = d.warpSpecialized;
-  bool ov = ws && d.overlap;
+  // What each switch needs (overlap a producer warpgroup, ...) is applied in
+  // one place, normalizeSM90Schedule; resolveSM90Schedule already did, but
+  // a caller may build a desc by hand.
+  SM90Schedule s =
+      normalizeSM90Schedule(d, d.windowLeft, d.windowRight, d.scale);
   KernelConfig c{d};
-  c.warpSpecialized = ws;
-  c.overlap = ov;
-  c.pFromRegisters = d.pFromRegisters;
-  // Scores stay unscaled until the exponent: exp2(s * c - m) as one FMA
-  // (needs c > 0 so that the max commutes with the scaling).
-  c.fastSoftmax = d.fastSoftmax && d.scale > 0;
-  c.rescaleBeforePV = ov && d.pFromRegisters && d.rescaleBeforePV;
-  c.warpArrive = ws && d.warpArrive;
-  c.pingPong = d.pingPong;
-  // With a right edge and no left one (causal) the work grows with the
-  // query block.
-  c.longestFirst = d.longestFirst && d.windowLeft < 0 && d.windowRight >= 0;
-  c.persistent = ws && d.persistent;
-  c.splitRelease = ws && d.splitRelease;
-  c.exp2PolyEvery = d.exp2PolyEvery;
+  c.warpSpecialized = s.warpSpecialized;
+  c.overlap = s.overlap;
+  c.pFromRegisters = s.pFromRegisters;
+  c.fastSoftmax = s.fastSoftmax;
+  c.rescaleBeforePV = s.rescaleBeforePV;
+  c.warpArrive = s.warpArrive;
+  c.pingPong = s.pingPong;
+  c.longestFirst = s.longestFirst;
+  c.persistent = s.persistent;
+  c.splitRelease = s.splitRelease;
+  c.exp2PolyEvery = s.exp2PolyEvery;
   c.headDim = d.headDim;
-  c.stages = d.stages;
-  c.blockKV = d.blockKV;
+  c.stages = s.stages;
+  c.blockKV = s.blockKV;
   c.subTiles = d.headDim / kSwizzleElems;
-  c.threads = kThreadsPerWarpgroup * (kSM90Warpgroups + (ws ? 1 : 0));
+  c.threads =
+      kThreadsPerWarpgroup * (kSM90Warpgroups + (s.warpSpecialized ? 1 : 0));
   c.smem = planSharedMemory(d);
-  c.barriers = MBarrierLayout{d.stages, ws, c.splitRelease, c.persistent,
-                              c.warpArrive};
+  c.barriers = MBarrierLayout{s.stages, s.warpSpecialized, s.splitRelease,
+                              s.persistent, s.warpArrive};
   return c;
 }
 

@@ -23,20 +23,20 @@ namespace mlir::fa::sm90 {
 
 using kernel::KernelBuilder;
 
-/// The switches of SM90AttentionDesc as the body uses them: each with what
-/// it needs applied (overlap needs a producer warpgroup, ...).
+/// The switches of SM90AttentionDesc as the body uses them, normalized
+/// (normalizeSM90Schedule: a switch whose prerequisite is off is off).
 struct KernelConfig {
   const SM90AttentionDesc &desc;
   bool warpSpecialized; ///< a producer warpgroup issues the TMA loads
-  bool overlap;         ///< pipelined consumers (needs warpSpecialized)
+  bool overlap;         ///< pipelined consumers
   bool pFromRegisters;
-  bool fastSoftmax;     ///< and a positive scale
-  bool rescaleBeforePV; ///< needs overlap and pFromRegisters
-  bool warpArrive;      ///< needs warpSpecialized
-  bool pingPong;        ///< used with overlap
-  bool longestFirst;    ///< causal-like bands only (a right edge, no left)
-  bool persistent;      ///< needs warpSpecialized
-  bool splitRelease;    ///< needs warpSpecialized
+  bool fastSoftmax;
+  bool rescaleBeforePV;
+  bool warpArrive;
+  bool pingPong;
+  bool longestFirst;
+  bool persistent;
+  bool splitRelease;
   int64_t exp2PolyEvery;
   int64_t headDim, stages, blockKV;
   int64_t subTiles; ///< 64-column sub-tiles of a [rows x D] tile
