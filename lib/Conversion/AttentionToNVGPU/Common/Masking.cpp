@@ -43,3 +43,10 @@ Value mlir::fa::kernel::blockNeedsMask(KernelBuilder &kb, Value j,
         kb.b, kb.loc, needMask, kb.cmp(arith::CmpIPredicate::sge, j, fullEnd));
   return needMask;
 }
+
+Value mlir::fa::kernel::blockOutsideFullRange(KernelBuilder &kb, Value j,
+                                              Value fullBegin, Value fullEnd) {
+  return arith::OrIOp::create(kb.b, kb.loc,
+                              kb.cmp(arith::CmpIPredicate::slt, j, fullBegin),
+                              kb.cmp(arith::CmpIPredicate::sge, j, fullEnd));
+}

@@ -244,9 +244,14 @@ void Step::build(scf::ForOp loop, Value zeroAcc) const {
   // end); a short last block (the tiled form slices it) is masked here.
   Value colBase = kb.add(kv0, kb.mul(in.tile.quadLane, kb.idx(2)));
   int64_t perRow = 2 * blockKV / 8;
-  Value needMask =
-      blockNeedsMask(kb, j, kvNext, nk, in.range.fullBegin, in.range.fullEnd,
-                     cfg.windowLeft, cfg.windowRight);
+  // Both edges are compared even for a causal band (one is never true):
+  // blockNeedsMask's one compare per edge makes ptxas spill 36 bytes at
+  // d128 causal (test/Pipelines/fa-to-ptx-sm80-ptxas.mlir).
+  Value needMask = kb.cmp(arith::CmpIPredicate::sgt, kvNext, nk);
+  if (cfg.hasWindow())
+    needMask = arith::OrIOp::create(
+        b, loc, needMask,
+        blockOutsideFullRange(kb, j, in.range.fullBegin, in.range.fullEnd));
   auto maskIf = scf::IfOp::create(
       b, loc, SmallVector<Type>(mTiles * 2 * perRow, b.getF32Type()), needMask,
       /*withElseRegion=*/true);

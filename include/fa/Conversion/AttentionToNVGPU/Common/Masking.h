@@ -35,6 +35,10 @@ Value blockNeedsMask(KernelBuilder &kb, Value j, Value kvNext, Value nk,
                      Value fullBegin, Value fullEnd, int64_t left,
                      int64_t right);
 
+/// Whether key block `j` lies outside [fullBegin, fullEnd), both compared.
+Value blockOutsideFullRange(KernelBuilder &kb, Value j, Value fullBegin,
+                            Value fullEnd);
+
 } // namespace mlir::fa::kernel
 
 #endif // FA_CONVERSION_ATTENTIONTONVGPU_COMMON_MASKING_H
