@@ -12,6 +12,7 @@
 #include "fa/Conversion/Passes.h"
 #include "fa/Dialect/Attention/IR/AttentionOps.h"
 #include "fa/Dialect/Attention/Transforms/Passes.h"
+#include "fa/Dialect/Attention/Utils/AttentionUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -223,14 +224,17 @@ struct Matcher {
       if (window) {
         if (window.size() != 2)
           return fail(step, "the window must have two entries");
-        attn.windowLeft = window[0];
-        attn.windowRight = window[1];
+        // Bounds past kMaxWindowBound mean the same and would overflow the
+        // kernel's band arithmetic.
+        attn.windowLeft = clampWindowBound(window[0]);
+        attn.windowRight = clampWindowBound(window[1]);
       }
       loops.push_back({cast<scf::ForOp>(step->getParentOp()), masked});
     }
     for (OnlineAttentionOp step : steps)
       if (DenseI64ArrayAttr w = step.getWindowAttr())
-        if (w[0] != attn.windowLeft || w[1] != attn.windowRight)
+        if (clampWindowBound(w[0]) != attn.windowLeft ||
+            clampWindowBound(w[1]) != attn.windowRight)
           return fail(step, "all masked steps must use one window");
 
     SmallVector<fa::KVBlockRangeOp> ranges(
@@ -249,7 +253,8 @@ struct Matcher {
     if (static_cast<int64_t>(range.getBlockKv()) != attn.blockKV)
       return fail(range, "block_kv differs from the steps' block-kv");
     ArrayRef<int64_t> w = range.getWindow();
-    if (w.size() != 2 || w[0] != attn.windowLeft || w[1] != attn.windowRight)
+    if (w.size() != 2 || clampWindowBound(w[0]) != attn.windowLeft ||
+        clampWindowBound(w[1]) != attn.windowRight)
       return fail(range, "window differs from the steps' window");
     if (range.getRowBegin() != rowBegin)
       return fail(range, "rows must start at the query tile's row");
