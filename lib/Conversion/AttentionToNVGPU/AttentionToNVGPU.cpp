@@ -12,6 +12,7 @@
 #include "fa/Conversion/Passes.h"
 #include "fa/Dialect/Attention/IR/AttentionOps.h"
 #include "fa/Dialect/Attention/Transforms/Passes.h"
+#include "fa/Dialect/Attention/Transforms/Transforms.h"
 #include "fa/Dialect/Attention/Utils/AttentionUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -56,15 +57,82 @@ NVGPUTileSizes mlir::fa::getNVGPUTileSizes(StringRef chip, int64_t headDim,
   return {64, 64};
 }
 
+std::string mlir::fa::getPTXIdentifier(StringRef name) {
+  // PTX: [a-zA-Z][a-zA-Z0-9_$]* or [_$%][a-zA-Z0-9_$]+. The kernel names add
+  // a suffix, so a lone leading '_' is fine.
+  std::string id;
+  if (name.empty() || llvm::isDigit(name.front()))
+    id.push_back('_');
+  for (char c : name)
+    id.push_back(llvm::isAlnum(c) || c == '_' || c == '$' ? c : '_');
+  return id;
+}
+
+/// The function's kernel names must be PTX identifiers that are free in its
+/// module, and the function itself must be unused (the builders erase it).
+/// Renames `func` to its PTX identifier, which the builders derive the
+/// kernel's names from; returns the name to restore if they fail.
+static FailureOr<std::string> prepareKernelFunction(func::FuncOp func) {
+  Operation *symbolTable = SymbolTable::getNearestSymbolTable(func->getParentOp());
+  if (!symbolTable)
+    return func.emitError("convert-fa-to-nvgpu: the function must be in a "
+                          "module (the kernel's gpu.module goes next to it)");
+  std::optional<SymbolTable::UseRange> uses =
+      SymbolTable::getSymbolUses(func, symbolTable);
+  if (uses && !uses->empty()) {
+    InFlightDiagnostic diag =
+        func.emitError("convert-fa-to-nvgpu: @")
+        << func.getSymName()
+        << " is still referenced; the conversion replaces the function by a "
+           "GPU kernel (launch it from the host through its manifest instead "
+           "of calling it)";
+    diag.attachNote(uses->begin()->getUser()->getLoc()) << "referenced here";
+    return failure();
+  }
+  std::string original = func.getSymName().str();
+  std::string id = getPTXIdentifier(original);
+  // The builders name the gpu.module <id>_kernels and the kernel <id>_kernel
+  // (inside it); the renamed function itself must not shadow another symbol.
+  auto checkFree = [&](const std::string &name,
+                       StringRef what) -> LogicalResult {
+    Operation *other = SymbolTable::lookupSymbolIn(symbolTable, name);
+    if (!other || other == func.getOperation())
+      return success();
+    InFlightDiagnostic diag = func.emitError("convert-fa-to-nvgpu: ")
+                              << what << " '" << name << "' of @" << original
+                              << " collides with an existing symbol; rename "
+                                 "one of them";
+    diag.attachNote(other->getLoc()) << "'" << name << "' is defined here";
+    return failure();
+  };
+  if (id != original &&
+      failed(checkFree(id, "the PTX identifier (invalid characters replaced "
+                           "by '_')")))
+    return failure();
+  if (failed(checkFree(id + "_kernels", "the kernel module name")))
+    return failure();
+  if (id != original)
+    func.setSymName(id);
+  return original;
+}
+
 LogicalResult mlir::fa::buildNVGPUKernel(const TiledAttention &attn,
                                          StringRef chip,
                                          const NVGPUKernelOptions &options) {
-  if (chip == "sm_80")
-    return buildSM80FlashAttention(attn, chip, options);
-  if (chip == "sm_90a")
-    return buildSM90FlashAttention(attn, options);
-  return attn.forall->emitOpError("unsupported chip '")
-         << chip << "' for convert-fa-to-nvgpu (supported: sm_80, sm_90a)";
+  if (chip != "sm_80" && chip != "sm_90a")
+    return attn.forall->emitOpError("unsupported chip '")
+           << chip << "' for convert-fa-to-nvgpu (supported: sm_80, sm_90a)";
+  func::FuncOp func = attn.func;
+  FailureOr<std::string> original = prepareKernelFunction(func);
+  if (failed(original))
+    return failure();
+  LogicalResult built = chip == "sm_80"
+                            ? buildSM80FlashAttention(attn, chip, options)
+                            : buildSM90FlashAttention(attn, options);
+  // A builder that fails leaves the function in place: give its name back.
+  if (failed(built) && func.getSymName() != *original)
+    func.setSymName(*original);
+  return built;
 }
 
 namespace {
@@ -398,6 +466,8 @@ struct ConvertFAToNVGPUPass
     : public fa::impl::ConvertFAToNVGPUPassBase<ConvertFAToNVGPUPass> {
   using Base::Base;
   void runOnOperation() override {
+    if (failed(checkAttentionPlacement(getOperation(), "convert-fa-to-nvgpu")))
+      return signalPassFailure();
     SmallVector<func::FuncOp> funcs;
     getOperation().walk([&](func::FuncOp f) {
       if (f.walk([](Operation *op) {
@@ -440,6 +510,10 @@ struct FATileAttentionForChipPass
           FATileAttentionForChipPass> {
   using Base::Base;
   void runOnOperation() override {
+    // Nested modules and non-function regions would be left untiled.
+    if (failed(checkAttentionPlacement(getOperation(),
+                                       "fa-tile-attention-for-chip")))
+      return signalPassFailure();
     SmallVector<func::FuncOp> funcs(getOperation().getOps<func::FuncOp>());
     for (func::FuncOp f : funcs) {
       SmallVector<AttentionOp> ops;
