@@ -465,6 +465,28 @@ namespace {
 struct ConvertFAToNVGPUPass
     : public fa::impl::ConvertFAToNVGPUPassBase<ConvertFAToNVGPUPass> {
   using Base::Base;
+
+  /// The integer options the chip builders read: negative values (0 is the
+  /// chip's default) and options of the other chip, which its builder would
+  /// ignore, are rejected on `f` naming the option. The builders check the
+  /// ranges they support.
+  LogicalResult checkOptions(func::FuncOp f) {
+    auto check = [&](StringRef name, int64_t value,
+                     StringRef onlyChip) -> LogicalResult {
+      if (value < 0)
+        return f.emitError("convert-fa-to-nvgpu: option ")
+               << name << " must be >= 0 (0: the chip's default), got "
+               << value;
+      if (value != 0 && chip != onlyChip && (chip == "sm_80" || chip == "sm_90a"))
+        return f.emitError("convert-fa-to-nvgpu: option ")
+               << name << " applies to chip=" << onlyChip << " only, got "
+               << name << "=" << value << " with chip=" << chip;
+      return success();
+    };
+    return success(succeeded(check("rows-per-warp", rowsPerWarp, "sm_80")) &&
+                   succeeded(check("stages", stages, "sm_90a")));
+  }
+
   void runOnOperation() override {
     if (failed(checkAttentionPlacement(getOperation(), "convert-fa-to-nvgpu")))
       return signalPassFailure();
@@ -477,6 +499,8 @@ struct ConvertFAToNVGPUPass
            }).wasInterrupted())
         funcs.push_back(f);
     });
+    if (!funcs.empty() && mlir::failed(checkOptions(funcs.front())))
+      return signalPassFailure();
     bool failed = false;
     for (func::FuncOp f : funcs) {
       FailureOr<TiledAttention> attn = matchTiledAttention(f);

@@ -127,6 +127,21 @@ func.func @int64_max_window() {
 // CHECK-NEXT: 0, 0, 2, 2
 // CHECK-NEXT: 0, 0, 0, 0
 
+// One block of INT64_MAX keys, causal, rows 64..99 of the case above: the
+// one block is visible and masked (ceildiv(Nk, block) must not overflow).
+func.func @int64_max_block() {
+  %c64 = arith.constant 64 : index
+  %c100 = arith.constant 100 : index
+  %nk = arith.constant 17 : index
+  %diag = arith.constant -83 : index
+  %b, %fb, %fe, %e = fa.kv_block_range rows [%c64, %c100) keys %nk diagonal %diag
+      {block_kv = 9223372036854775807 : i64, window = array<i64: -1, 0>}
+  func.call @print_range(%b, %fb, %fe, %e) : (index, index, index, index) -> ()
+  return
+}
+// CHECK-LABEL: int64 max block
+// CHECK-NEXT: 0, 0, 0, 1
+
 func.func @main() {
   vector.print str "causal square\n"
   func.call @causal_square() : () -> ()
@@ -138,5 +153,7 @@ func.func @main() {
   func.call @wide_window() : () -> ()
   vector.print str "int64 max window\n"
   func.call @int64_max_window() : () -> ()
+  vector.print str "int64 max block\n"
+  func.call @int64_max_block() : () -> ()
   return
 }
