@@ -493,7 +493,9 @@ struct ConvertFAToNVGPUPass
     SmallVector<func::FuncOp> funcs;
     getOperation().walk([&](func::FuncOp f) {
       if (f.walk([](Operation *op) {
-             return isa<AttentionOp, OnlineAttentionOp>(op)
+             // A stray fa.kv_block_range is no kernel either: the matcher
+             // reports it rather than leaving it in the output.
+             return isa<AttentionOp, OnlineAttentionOp, KVBlockRangeOp>(op)
                         ? WalkResult::interrupt()
                         : WalkResult::advance();
            }).wasInterrupted())
