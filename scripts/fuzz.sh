@@ -7,6 +7,8 @@
 #   scripts/fuzz.sh                 build fa-fuzz, seed, run FA_FUZZ_SECONDS (120)
 #   FA_FUZZ_PRINT=1 build/bin/fa-fuzz build/fuzz/artifacts/crash-...
 #                                   replay a finding, printing the module and pipeline
+#   FA_BUILD_DIR=build-asan scripts/fuzz.sh
+#                                   under ASan + UBSan (see scripts/sanitize.sh)
 #
 # Seeds (regenerated each run, nothing committed): every `// -----` chunk of
 # the .mlir tests that holds an fa op, each behind a selector byte that picks

@@ -5,6 +5,9 @@
 #
 #   scripts/sanitize.sh          configure once, build fa-opt, run lit
 #   FA_ASAN_BUILD_DIR=...        another build directory
+#   FA_BUILD_DIR=build-asan scripts/fuzz.sh
+#                                the fuzzer under ASan + UBSan too (export the
+#                                *SAN_OPTIONS below first; about half the speed)
 set -euo pipefail
 FA_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${FA_ASAN_BUILD_DIR:-$FA_ROOT/build-asan}"
@@ -17,7 +20,6 @@ if [ ! -f "$BUILD_DIR/build.ninja" ]; then
     -DLLVM_USE_LINKER=lld \
     -DLLVM_USE_SANITIZER="Address;Undefined" \
     -DLLVM_UBSAN_FLAGS="-fsanitize=undefined -fno-sanitize=vptr,function -fno-sanitize-recover=all" \
-    -DFA_BUILD_FUZZER=OFF \
     -DMLIR_DIR="$LLVM_PREFIX/lib/cmake/mlir" \
     -DLLVM_EXTERNAL_LIT="$LLVM_PREFIX/bin/lit"
 fi
