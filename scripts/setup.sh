@@ -7,8 +7,10 @@ FA_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${FA_BUILD_DIR:-$FA_ROOT/build}"
 LLVM_PREFIX=/usr/lib/llvm-22
 
+# libclang-rt-22-dev: libFuzzer (-fsanitize=fuzzer) for tools/fa-fuzz, which
+# clang-22 only recommends.
 packages=(llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22 lld-22
-          ninja-build cmake python3-numpy)
+          libclang-rt-22-dev ninja-build cmake python3-numpy)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -35,6 +35,12 @@ config.substitutions.append(("%python", "/usr/bin/python3"))
 config.substitutions.append(("%fa_src_root", config.fa_src_root))
 config.substitutions.append(("%fa_tools_dir", config.fa_tools_dir))
 
+# The libFuzzer target (tools/fa-fuzz), when this build has it.
+if os.path.exists(os.path.join(config.fa_tools_dir, "fa-fuzz")):
+    config.available_features.add("fa-fuzz")
+    config.substitutions.append(
+        ("%fa_fuzz", os.path.join(config.fa_tools_dir, "fa-fuzz")))
+
 tool_dirs = [config.fa_tools_dir, config.llvm_tools_dir]
 tools = ["fa-opt", "mlir-runner", "mlir-opt"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

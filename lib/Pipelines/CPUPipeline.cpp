@@ -1,6 +1,7 @@
 //===- CPUPipeline.cpp - fa-to-cpu ----------------------------------------===//
 //
-//   fa.attention (tensors)
+//   fa.attention (tensors, in func.func directly in the module)
+//     -> fa-check-placement                diagnose fa ops anywhere else
 //     -> fa-tile-attention                 FlashAttention form: forall over
 //        fa-decompose-online-attention       (b, h, q-block), online softmax
 //     or fa-decompose-attention            reference{=true}: whole score matrix
@@ -29,6 +30,8 @@ using namespace mlir;
 
 void mlir::fa::buildCPUPipeline(OpPassManager &pm,
                                 const CPUPipelineOptions &options) {
+  // fa ops in a nested module would stay unlowered: say so up front.
+  pm.addPass(createFACheckPlacementPass(FACheckPlacementPassOptions{"fa-to-cpu"}));
   if (options.reference) {
     pm.addPass(createFADecomposeAttentionPass());
   } else {

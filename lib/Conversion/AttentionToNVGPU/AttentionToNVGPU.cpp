@@ -12,6 +12,8 @@
 #include "fa/Conversion/Passes.h"
 #include "fa/Dialect/Attention/IR/AttentionOps.h"
 #include "fa/Dialect/Attention/Transforms/Passes.h"
+#include "fa/Dialect/Attention/Transforms/Transforms.h"
+#include "fa/Dialect/Attention/Utils/AttentionUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -55,15 +57,82 @@ NVGPUTileSizes mlir::fa::getNVGPUTileSizes(StringRef chip, int64_t headDim,
   return {64, 64};
 }
 
+std::string mlir::fa::getPTXIdentifier(StringRef name) {
+  // PTX: [a-zA-Z][a-zA-Z0-9_$]* or [_$%][a-zA-Z0-9_$]+. The kernel names add
+  // a suffix, so a lone leading '_' is fine.
+  std::string id;
+  if (name.empty() || llvm::isDigit(name.front()))
+    id.push_back('_');
+  for (char c : name)
+    id.push_back(llvm::isAlnum(c) || c == '_' || c == '$' ? c : '_');
+  return id;
+}
+
+/// The function's kernel names must be PTX identifiers that are free in its
+/// module, and the function itself must be unused (the builders erase it).
+/// Renames `func` to its PTX identifier, which the builders derive the
+/// kernel's names from; returns the name to restore if they fail.
+static FailureOr<std::string> prepareKernelFunction(func::FuncOp func) {
+  Operation *symbolTable = SymbolTable::getNearestSymbolTable(func->getParentOp());
+  if (!symbolTable)
+    return func.emitError("convert-fa-to-nvgpu: the function must be in a "
+                          "module (the kernel's gpu.module goes next to it)");
+  std::optional<SymbolTable::UseRange> uses =
+      SymbolTable::getSymbolUses(func, symbolTable);
+  if (uses && !uses->empty()) {
+    InFlightDiagnostic diag =
+        func.emitError("convert-fa-to-nvgpu: @")
+        << func.getSymName()
+        << " is still referenced; the conversion replaces the function by a "
+           "GPU kernel (launch it from the host through its manifest instead "
+           "of calling it)";
+    diag.attachNote(uses->begin()->getUser()->getLoc()) << "referenced here";
+    return failure();
+  }
+  std::string original = func.getSymName().str();
+  std::string id = getPTXIdentifier(original);
+  // The builders name the gpu.module <id>_kernels and the kernel <id>_kernel
+  // (inside it); the renamed function itself must not shadow another symbol.
+  auto checkFree = [&](const std::string &name,
+                       StringRef what) -> LogicalResult {
+    Operation *other = SymbolTable::lookupSymbolIn(symbolTable, name);
+    if (!other || other == func.getOperation())
+      return success();
+    InFlightDiagnostic diag = func.emitError("convert-fa-to-nvgpu: ")
+                              << what << " '" << name << "' of @" << original
+                              << " collides with an existing symbol; rename "
+                                 "one of them";
+    diag.attachNote(other->getLoc()) << "'" << name << "' is defined here";
+    return failure();
+  };
+  if (id != original &&
+      failed(checkFree(id, "the PTX identifier (invalid characters replaced "
+                           "by '_')")))
+    return failure();
+  if (failed(checkFree(id + "_kernels", "the kernel module name")))
+    return failure();
+  if (id != original)
+    func.setSymName(id);
+  return original;
+}
+
 LogicalResult mlir::fa::buildNVGPUKernel(const TiledAttention &attn,
                                          StringRef chip,
                                          const NVGPUKernelOptions &options) {
-  if (chip == "sm_80")
-    return buildSM80FlashAttention(attn, chip, options);
-  if (chip == "sm_90a")
-    return buildSM90FlashAttention(attn, options);
-  return attn.forall->emitOpError("unsupported chip '")
-         << chip << "' for convert-fa-to-nvgpu (supported: sm_80, sm_90a)";
+  if (chip != "sm_80" && chip != "sm_90a")
+    return attn.forall->emitOpError("unsupported chip '")
+           << chip << "' for convert-fa-to-nvgpu (supported: sm_80, sm_90a)";
+  func::FuncOp func = attn.func;
+  FailureOr<std::string> original = prepareKernelFunction(func);
+  if (failed(original))
+    return failure();
+  LogicalResult built = chip == "sm_80"
+                            ? buildSM80FlashAttention(attn, chip, options)
+                            : buildSM90FlashAttention(attn, options);
+  // A builder that fails leaves the function in place: give its name back.
+  if (failed(built) && func.getSymName() != *original)
+    func.setSymName(*original);
+  return built;
 }
 
 namespace {
@@ -223,14 +292,17 @@ struct Matcher {
       if (window) {
         if (window.size() != 2)
           return fail(step, "the window must have two entries");
-        attn.windowLeft = window[0];
-        attn.windowRight = window[1];
+        // Bounds past kMaxWindowBound mean the same and would overflow the
+        // kernel's band arithmetic.
+        attn.windowLeft = clampWindowBound(window[0]);
+        attn.windowRight = clampWindowBound(window[1]);
       }
       loops.push_back({cast<scf::ForOp>(step->getParentOp()), masked});
     }
     for (OnlineAttentionOp step : steps)
       if (DenseI64ArrayAttr w = step.getWindowAttr())
-        if (w[0] != attn.windowLeft || w[1] != attn.windowRight)
+        if (clampWindowBound(w[0]) != attn.windowLeft ||
+            clampWindowBound(w[1]) != attn.windowRight)
           return fail(step, "all masked steps must use one window");
 
     SmallVector<fa::KVBlockRangeOp> ranges(
@@ -249,7 +321,8 @@ struct Matcher {
     if (static_cast<int64_t>(range.getBlockKv()) != attn.blockKV)
       return fail(range, "block_kv differs from the steps' block-kv");
     ArrayRef<int64_t> w = range.getWindow();
-    if (w.size() != 2 || w[0] != attn.windowLeft || w[1] != attn.windowRight)
+    if (w.size() != 2 || clampWindowBound(w[0]) != attn.windowLeft ||
+        clampWindowBound(w[1]) != attn.windowRight)
       return fail(range, "window differs from the steps' window");
     if (range.getRowBegin() != rowBegin)
       return fail(range, "rows must start at the query tile's row");
@@ -402,16 +475,46 @@ struct ConvertFAToNVGPUPass
   /// with the pipeline named as their source in diagnostics.
   std::optional<SM90ScheduleOptions> pipelineSchedule;
 
+  /// The integer options the chip builders read: a negative rows-per-warp
+  /// (0 is the chip's default) and options of the other chip, which its
+  /// builder would ignore, are rejected on `f` naming the option. The
+  /// builders and the schedule resolution check the ranges they support.
+  LogicalResult checkOptions(func::FuncOp f) {
+    auto check = [&](StringRef name, int64_t value,
+                     StringRef onlyChip) -> LogicalResult {
+      if (value < 0)
+        return f.emitError("convert-fa-to-nvgpu: option ")
+               << name << " must be >= 0 (0: the chip's default), got "
+               << value;
+      if (value != 0 && chip != onlyChip && (chip == "sm_80" || chip == "sm_90a"))
+        return f.emitError("convert-fa-to-nvgpu: option ")
+               << name << " applies to chip=" << onlyChip << " only, got "
+               << name << "=" << value << " with chip=" << chip;
+      return success();
+    };
+    // On sm_90a the range of stages is checked with the other schedule
+    // switches (resolveSM90Schedule).
+    return success(succeeded(check("rows-per-warp", rowsPerWarp, "sm_80")) &&
+                   (chip == "sm_90a" || succeeded(check("stages", stages,
+                                                        "sm_90a"))));
+  }
+
   void runOnOperation() override {
+    if (failed(checkAttentionPlacement(getOperation(), "convert-fa-to-nvgpu")))
+      return signalPassFailure();
     SmallVector<func::FuncOp> funcs;
     getOperation().walk([&](func::FuncOp f) {
       if (f.walk([](Operation *op) {
-             return isa<AttentionOp, OnlineAttentionOp>(op)
+             // A stray fa.kv_block_range is no kernel either: the matcher
+             // reports it rather than leaving it in the output.
+             return isa<AttentionOp, OnlineAttentionOp, KVBlockRangeOp>(op)
                         ? WalkResult::interrupt()
                         : WalkResult::advance();
            }).wasInterrupted())
         funcs.push_back(f);
     });
+    if (!funcs.empty() && mlir::failed(checkOptions(funcs.front())))
+      return signalPassFailure();
     bool failed = false;
     for (func::FuncOp f : funcs) {
       FailureOr<TiledAttention> attn = matchTiledAttention(f);
@@ -435,6 +538,10 @@ struct FATileAttentionForChipPass
           FATileAttentionForChipPass> {
   using Base::Base;
   void runOnOperation() override {
+    // Nested modules and non-function regions would be left untiled.
+    if (failed(checkAttentionPlacement(getOperation(),
+                                       "fa-tile-attention-for-chip")))
+      return signalPassFailure();
     SmallVector<func::FuncOp> funcs(getOperation().getOps<func::FuncOp>());
     for (func::FuncOp f : funcs) {
       SmallVector<AttentionOp> ops;

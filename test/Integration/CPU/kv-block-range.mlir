@@ -104,6 +104,44 @@ func.func @wide_window() {
 // CHECK-LABEL: wide window
 // CHECK-NEXT: 0, 3, 4, 6
 
+// Window bounds at INT64_MAX, diagonal -83 (Nq = 100 > Nk = 17), blocks of
+// 16 keys: every block is fully visible for rows 0..63 (no left edge in
+// reach, and the right one is past Nk). Without the clamp to 2^62,
+// diagonal - left and diagonal + right + 1 wrapped around and hid every block.
+func.func @int64_max_window() {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %nk = arith.constant 17 : index
+  %diag = arith.constant -83 : index
+  %b, %fb, %fe, %e = fa.kv_block_range rows [%c0, %c64) keys %nk diagonal %diag
+      {block_kv = 16 : i64,
+       window = array<i64: 9223372036854775807, 9223372036854775807>}
+  func.call @print_range(%b, %fb, %fe, %e) : (index, index, index, index) -> ()
+  // Left edge at INT64_MAX, right edge 0 (causal): rows 0..63 see nothing.
+  %b1, %fb1, %fe1, %e1 = fa.kv_block_range rows [%c0, %c64) keys %nk diagonal %diag
+      {block_kv = 16 : i64, window = array<i64: 9223372036854775807, 0>}
+  func.call @print_range(%b1, %fb1, %fe1, %e1) : (index, index, index, index) -> ()
+  return
+}
+// CHECK-LABEL: int64 max window
+// CHECK-NEXT: 0, 0, 2, 2
+// CHECK-NEXT: 0, 0, 0, 0
+
+// One block of INT64_MAX keys, causal, rows 64..99 of the case above: the
+// one block is visible and masked (ceildiv(Nk, block) must not overflow).
+func.func @int64_max_block() {
+  %c64 = arith.constant 64 : index
+  %c100 = arith.constant 100 : index
+  %nk = arith.constant 17 : index
+  %diag = arith.constant -83 : index
+  %b, %fb, %fe, %e = fa.kv_block_range rows [%c64, %c100) keys %nk diagonal %diag
+      {block_kv = 9223372036854775807 : i64, window = array<i64: -1, 0>}
+  func.call @print_range(%b, %fb, %fe, %e) : (index, index, index, index) -> ()
+  return
+}
+// CHECK-LABEL: int64 max block
+// CHECK-NEXT: 0, 0, 0, 1
+
 func.func @main() {
   vector.print str "causal square\n"
   func.call @causal_square() : () -> ()
@@ -113,5 +151,9 @@ func.func @main() {
   func.call @window() : () -> ()
   vector.print str "wide window\n"
   func.call @wide_window() : () -> ()
+  vector.print str "int64 max window\n"
+  func.call @int64_max_window() : () -> ()
+  vector.print str "int64 max block\n"
+  func.call @int64_max_block() : () -> ()
   return
 }

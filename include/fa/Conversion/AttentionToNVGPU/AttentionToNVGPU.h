@@ -14,6 +14,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Support/LLVM.h"
 
+#include <string>
+
 namespace mlir::fa {
 
 /// One attention in the tiled form (fa-tile-attention), as a kernel builder
@@ -53,10 +55,18 @@ struct TiledAttention {
 /// diagonal operand, another shape of loops or slices).
 FailureOr<TiledAttention> matchTiledAttention(func::FuncOp func);
 
+/// `name` as a PTX identifier: each character other than [A-Za-z0-9_$]
+/// becomes '_', and a '_' goes before an empty name or a leading digit. A
+/// valid name is returned unchanged.
+std::string getPTXIdentifier(StringRef name);
+
 /// Replaces `attn.func` by a gpu.module holding the kernel for `chip`
 /// (inserted before it) and attaches the launch manifest to the enclosing
-/// module; dispatches to the chip's builder. Emits a diagnostic and fails,
-/// leaving the IR untouched, when the chip or the attention is unsupported.
+/// module; dispatches to the chip's builder. The kernel is named after the
+/// function's getPTXIdentifier (`<id>_kernel` in gpu.module `<id>_kernels`).
+/// Emits a diagnostic and fails, leaving the IR untouched, when the chip or
+/// the attention is unsupported, the function is still referenced (it would
+/// be erased), or a kernel name collides with an existing symbol.
 /// Knobs of the kernel builders that the tiled form does not fix (0: the
 /// chip's default).
 struct NVGPUKernelOptions {

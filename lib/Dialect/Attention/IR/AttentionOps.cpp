@@ -167,9 +167,11 @@ LogicalResult AttentionVerifier::verify() {
     return failure();
   SmallVector<int64_t> expectedOut = {q.getDimSize(0), q.getDimSize(1),
                                    q.getDimSize(2), v.getDimSize(3)};
-  for (auto [i, name] : llvm::enumerate(
-           ArrayRef<StringRef>{"batch size", "head count", "sequence length",
-                               "head dim"}))
+  // A named array: the backing array of an ArrayRef{...} in the range-for
+  // init dies before the loop body runs (ASan: stack-use-after-scope).
+  static constexpr StringRef kDimNames[] = {"batch size", "head count",
+                                            "sequence length", "head dim"};
+  for (auto [i, name] : llvm::enumerate(kDimNames))
     if (failed(checkSameDim(name, "out", o.getDimSize(i),
                             i == 3 ? "value" : "query", expectedOut[i])))
       return failure();
@@ -264,8 +266,8 @@ LogicalResult AttentionVerifier::verify() {
     if (!l.getElementType().isF32())
       return op.emitOpError() << "lse element type must be f32, got "
                               << l.getElementType();
-    for (auto [i, name] : llvm::enumerate(ArrayRef<StringRef>{
-             "batch size", "head count", "sequence length"}))
+    for (auto [i, name] :
+         llvm::enumerate(ArrayRef<StringRef>(kDimNames).take_front(3)))
       if (failed(checkSameDim(name, "lse", l.getDimSize(i), "query",
                               q.getDimSize(i))))
         return failure();

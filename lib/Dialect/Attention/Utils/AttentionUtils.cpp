@@ -167,7 +167,9 @@ ScoreModifiers ScoreModifiers::get(AttentionOp op) {
   ScoreModifiers mods;
   if (std::optional<APFloat> softcap = op.getSoftcap())
     mods.softcap = softcap->convertToDouble();
-  std::tie(mods.left, mods.right) = op.getEffectiveWindow();
+  auto [left, right] = op.getEffectiveWindow();
+  mods.left = clampWindowBound(left);
+  mods.right = clampWindowBound(right);
   return mods;
 }
 
@@ -176,8 +178,8 @@ ScoreModifiers ScoreModifiers::get(OnlineAttentionOp op) {
   if (std::optional<APFloat> softcap = op.getSoftcap())
     mods.softcap = softcap->convertToDouble();
   if (std::optional<ArrayRef<int64_t>> window = op.getWindow()) {
-    mods.left = (*window)[0];
-    mods.right = (*window)[1];
+    mods.left = clampWindowBound((*window)[0]);
+    mods.right = clampWindowBound((*window)[1]);
   }
   return mods;
 }
@@ -306,6 +308,8 @@ KVBlockRange mlir::fa::computeKVBlockRange(OpBuilder &b, Location loc,
   auto maxi = [&](Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); };
   auto mini = [&](Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); };
   auto clamp = [&](Value x, Value lo, Value hi) { return mini(maxi(x, lo), hi); };
+  left = clampWindowBound(left);
+  right = clampWindowBound(right);
   Value zero = cst(0), one = cst(1), block = cst(blockKV);
   Value numBlocks = arith::CeilDivSIOp::create(b, loc, keyLength, block);
   if (left < 0 && right < 0)

@@ -362,10 +362,12 @@ def reference(a, ins):
     i = np.arange(a.Nq)[:, None] + (a.Nk - a.Nq)
     j = np.arange(a.Nk)[None, :]
     pos = np.ones((a.Nq, a.Nk), dtype=bool)
+    # Compare the (small) distance j - i with the bounds: i - left or i + right
+    # would wrap around in int64 for bounds near INT64_MAX.
     if left >= 0:
-        pos &= j >= i - left
+        pos &= (j - i) >= -left
     if right >= 0:
-        pos &= j <= i + right
+        pos &= (j - i) <= right
     keep &= pos
     s = np.where(keep, s, -np.inf)
     rowmax = s.max(axis=-1, keepdims=True)

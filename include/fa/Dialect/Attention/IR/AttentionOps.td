@@ -45,7 +45,8 @@ def FA_AttentionOp : FA_Op<"attention", [
       cache).
     * `window = array<i64: left, right>`: row `i` sees keys
       `i + diag - left <= j <= i + diag + right`; `-1` means unbounded on that side.
-      With `causal`, `right` is 0.
+      With `causal`, `right` is 0. Any bound up to INT64_MAX is allowed; the lowerings
+      compute with `min(bound, 2^62)`, the same band while `|j - i - diag| <= 2^62`.
     * `softcap` (f32 > 0): `s -> softcap * tanh(s / softcap)`, applied after scaling and
       before masks.
 
@@ -59,7 +60,8 @@ def FA_AttentionOp : FA_Op<"attention", [
       the query rows produces it: a tile of rows `[i0, i0 + n)` of an op with diagonal `d`
       is an op over `n` rows with diagonal `d + i0`, so every row keeps its band of keys
       (a tile's own `Nk - n` would move the diagonal). Any value is allowed, negative too:
-      rows whose band holds no key are fully masked.
+      rows whose band holds no key are fully masked. (The index arithmetic of the band
+      assumes `|i + d| < 2^62`.)
 
     Tiling (`TilingInterface`): the loops are (batch, query head, query row), all parallel.
     The key dimension is not a loop of the interface: it is the softmax reduction, done inside

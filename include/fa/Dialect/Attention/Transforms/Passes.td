@@ -144,4 +144,34 @@ def FAExpandF8E4M3FNExtFPass : Pass<"fa-expand-f8e4m3fn-extf"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def FACheckPlacementPass : Pass<"fa-check-placement", "ModuleOp"> {
+  let summary = "Diagnose fa ops outside a func.func directly in the module (what the pipelines lower)";
+  let description = [{
+    The named pipelines work on the module they run on: `fa-to-cpu` bufferizes its
+    functions across their boundaries, `fa-to-ptx` puts each kernel's `gpu.module` and
+    launch manifest into it. An `fa.attention` (or a tile op) in a function of a nested
+    `builtin.module`, or outside any `func.func`, would be left unlowered (exit 0 with
+    the op still in the output) or fail later with an unrelated message. This pass
+    changes nothing; it reports each such op:
+
+    ```mlir
+    module {
+      module @inner {
+        func.func @attn(...) {
+          %o = fa.attention ...   // error: 'fa.attention' op fa-to-cpu: must be in a
+                                  // func.func directly in the module the pipeline runs
+                                  // on, not in one nested in 'builtin.module' @inner
+    ```
+
+    Run the pipeline on the nested module instead
+    (`--pass-pipeline='builtin.module(builtin.module(fa-to-cpu))'`). `fa-to-cpu` runs it
+    first; `fa-tile-attention-for-chip` and `convert-fa-to-nvgpu` (`fa-to-ptx`) do the
+    same check (`checkAttentionPlacement`).
+  }];
+  let options = [
+    Option<"pipeline", "pipeline", "std::string", /*default=*/"\"fa-check-placement\"",
+           "The name the diagnostics start with (the pipeline that runs the check)">,
+  ];
+}
+
 #endif // FA_DIALECT_ATTENTION_TRANSFORMS_PASSES_TD

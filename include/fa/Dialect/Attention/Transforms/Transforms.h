@@ -7,6 +7,7 @@
 #ifndef FA_DIALECT_ATTENTION_TRANSFORMS_TRANSFORMS_H
 #define FA_DIALECT_ATTENTION_TRANSFORMS_TRANSFORMS_H
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Support/LLVM.h"
 
@@ -50,6 +51,12 @@ void populateDecomposeOnlineAttentionPatterns(RewritePatternSet &patterns);
 
 /// Adds the pattern that expands arith.extf from f8E4M3FN into integer ops.
 void populateExpandF8E4M3FNExtFPatterns(RewritePatternSet &patterns);
+
+/// Emits an error on each fa op (fa.attention, fa.online_attention,
+/// fa.kv_block_range) under `module` that is not inside a func.func whose
+/// parent is `module`: the pipelines lower only those. `who` (the pass or
+/// pipeline) starts each message. Fails if there was one.
+LogicalResult checkAttentionPlacement(ModuleOp module, StringRef who);
 
 } // namespace mlir::fa
 

@@ -66,8 +66,24 @@ Value extendToF32(OpBuilder &b, Location loc, Value v);
 /// Truncates an f32 to `type` (no-op on f32).
 Value truncateFromF32(OpBuilder &b, Location loc, Value v, Type type);
 
+/// The largest window bound the lowerings compute with; clampWindowBound maps
+/// a larger one to it. The clamp changes nothing: a key is inside the window
+/// iff -left <= col - (row + diagonal) <= right, and that distance is at most
+/// 2^62 in magnitude for any attention with |row|, |col|, |diagonal| < 2^61
+/// (real ones are far smaller: the GPU kernels take i32 sizes, the tiled
+/// diagonal is Nk - Nq + row). It keeps the band arithmetic in int64:
+/// row + diagonal - left and row + diagonal + right + 1 cannot wrap around
+/// for |row + diagonal| < 2^62 (a bound near INT64_MAX did, and hid every
+/// key).
+constexpr int64_t kMaxWindowBound = int64_t(1) << 62;
+/// min(bound, kMaxWindowBound); -1 (unbounded) stays -1.
+inline int64_t clampWindowBound(int64_t bound) {
+  return bound > kMaxWindowBound ? kMaxWindowBound : bound;
+}
+
 /// The per-score modifiers of an attention: softcap and the positional
-/// window (causal is right = 0), read off fa.attention or fa.online_attention.
+/// window (causal is right = 0), read off fa.attention or fa.online_attention,
+/// window bounds clamped by clampWindowBound.
 struct ScoreModifiers {
   std::optional<double> softcap;
   int64_t left = -1, right = -1; // -1: unbounded
@@ -129,7 +145,8 @@ Value logSumExpFromLog2Sum(OpBuilder &b, Location loc, Value safeMax,
                            Value log2Sum);
 
 /// The index constant/values of a key/value block range (see
-/// fa.kv_block_range), computed with index arithmetic.
+/// fa.kv_block_range), computed with index arithmetic; `left` and `right` are
+/// clamped by clampWindowBound.
 struct KVBlockRange {
   Value begin, fullBegin, fullEnd, end;
 };

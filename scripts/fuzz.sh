@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The fuzz step of CI: libFuzzer over parse, verify and each named pipeline
+# (tools/fa-fuzz), for a fixed time budget. Fails on a crash, an LLVM ERROR,
+# a hang (an input running over FA_FUZZ_TIMEOUT seconds) or a pipeline that
+# succeeds with ops it should have lowered still in its output.
+#
+#   scripts/fuzz.sh                 build fa-fuzz, seed, run FA_FUZZ_SECONDS (120)
+#   FA_FUZZ_PRINT=1 build/bin/fa-fuzz build/fuzz/artifacts/crash-...
+#                                   replay a finding, printing the module and pipeline
+#   FA_BUILD_DIR=build-asan scripts/fuzz.sh
+#                                   under ASan + UBSan (see scripts/sanitize.sh)
+#
+# Seeds (regenerated each run, nothing committed): every `// -----` chunk of
+# the .mlir tests that holds an fa op, each behind a selector byte that picks
+# the pipeline (round robin: verify only, fa-to-cpu, fa-to-cpu{reference=1},
+# fa-to-cpu{block-q, block-kv}, fa-to-ptx sm_80, sm_90a), plus 48 inputs of the
+# structured fa.attention generator (selector bit 7). libFuzzer then mutates
+# them with a fixed seed.
+set -euo pipefail
+FA_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD_DIR="${FA_BUILD_DIR:-$FA_ROOT/build}"
+SECONDS_BUDGET="${FA_FUZZ_SECONDS:-120}"
+TIMEOUT="${FA_FUZZ_TIMEOUT:-60}"
+WORK="$BUILD_DIR/fuzz"
+
+cmake --build "$BUILD_DIR" --target fa-fuzz
+rm -rf "$WORK" && mkdir -p "$WORK/seeds" "$WORK/corpus" "$WORK/artifacts"
+
+/usr/bin/python3 - "$FA_ROOT/test" "$WORK/seeds" <<'PY'
+import hashlib, pathlib, sys
+test, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+n = 0
+for path in sorted(test.rglob("*.mlir")):
+    for chunk in path.read_text().split("// -----"):
+        if "fa." not in chunk:
+            continue
+        (out / f"t{n:04d}").write_bytes(bytes([n % 6]) + chunk.encode())
+        n += 1
+for i in range(48):
+    entropy = hashlib.sha256(f"fa-fuzz generator seed {i}".encode()).digest() * 2
+    (out / f"g{i:02d}").write_bytes(bytes([0x80 | (i % 6)]) + entropy)
+print(f"fuzz: {n} test chunks + 48 generator seeds")
+PY
+
+echo "== fuzzing for ${SECONDS_BUDGET}s (per-input timeout ${TIMEOUT}s)"
+status=0
+"$BUILD_DIR/bin/fa-fuzz" "$WORK/corpus" "$WORK/seeds" \
+  -seed=1 -keep_seed=1 -max_total_time="$SECONDS_BUDGET" -timeout="$TIMEOUT" \
+  -rss_limit_mb=6144 -max_len=16384 -print_final_stats=1 \
+  -artifact_prefix="$WORK/artifacts/" > "$WORK/log" 2>&1 || status=$?
+grep -E "stat::number_of_executed_units|stat::average_exec_per_sec|INITED|DONE|fa-fuzz stats" "$WORK/log" || true
+if [ "$status" -ne 0 ]; then
+  grep -E "fa-fuzz:|ERROR: libFuzzer|SUMMARY|Test unit written" "$WORK/log" | head -20
+  echo "fuzz: FAILED (exit $status); full log: $WORK/log;"
+  echo "replay: FA_FUZZ_PRINT=1 $BUILD_DIR/bin/fa-fuzz $WORK/artifacts/<file>"
+  exit 1
+fi
+echo "fuzz: no finding"
