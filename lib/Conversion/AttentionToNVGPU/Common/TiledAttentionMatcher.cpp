@@ -1,0 +1,349 @@
+//===- TiledAttentionMatcher.cpp - read the tiled form into TiledAttention ===//
+//
+// The chip-independent half of convert-fa-to-nvgpu's input side: reads the
+// tiled form of fa-tile-attention (scf.forall over (batch, head, query block),
+// slices of the function arguments, fa.kv_block_range, fa.online_attention
+// steps, epilogue and parallel_insert_slice) into a TiledAttention that every
+// chip's kernel builder consumes. Each failure is a diagnostic on the op at
+// fault.
+//
+//===----------------------------------------------------------------------===//
+#include "fa/Conversion/AttentionToNVGPU/AttentionToNVGPU.h"
+#include "fa/Dialect/Attention/IR/AttentionOps.h"
+#include "fa/Dialect/Attention/Utils/AttentionUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <optional>
+
+using namespace mlir;
+using namespace mlir::fa;
+
+namespace {
+/// The function argument number `v` is, if it is one of `func`'s.
+std::optional<unsigned> funcArgNumber(func::FuncOp func, Value v) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  if (!arg || arg.getOwner() != &func.getBody().front())
+    return std::nullopt;
+  return arg.getArgNumber();
+}
+
+/// `c` when `v` is `iv * c` (either operand order) with a constant c.
+std::optional<int64_t> matchTimesConstant(OpFoldResult v, Value iv) {
+  auto value = dyn_cast<Value>(v);
+  if (!value)
+    return std::nullopt;
+  auto mul = value.getDefiningOp<arith::MulIOp>();
+  if (!mul)
+    return std::nullopt;
+  if (mul.getLhs() == iv)
+    return getConstantIntValue(mul.getRhs());
+  if (mul.getRhs() == iv)
+    return getConstantIntValue(mul.getLhs());
+  return std::nullopt;
+}
+
+bool isValue(OpFoldResult v, Value expected) {
+  return dyn_cast<Value>(v) == expected;
+}
+
+bool isConstant(OpFoldResult v, int64_t c) {
+  std::optional<int64_t> got = getConstantIntValue(v);
+  return got && *got == c;
+}
+
+/// Whether `v` is the size of dim `dim` of `tensor` (tensor.dim or, for a
+/// static size, a constant).
+bool isDimOf(Value v, Value tensor, int64_t dim) {
+  if (auto d = v.getDefiningOp<tensor::DimOp>())
+    return d.getSource() == tensor && isConstant(d.getIndex(), dim);
+  int64_t size = cast<RankedTensorType>(tensor.getType()).getDimSize(dim);
+  return !ShapedType::isDynamic(size) && isConstant(v, size);
+}
+
+/// The matcher; each failure is a diagnostic on the op at fault.
+struct Matcher {
+  func::FuncOp func;
+  TiledAttention attn;
+  Value qTile;
+  Value kSource, vSource, rowBegin;
+
+  InFlightDiagnostic fail(Operation *op, const Twine &msg) {
+    return op->emitOpError("convert-fa-to-nvgpu: ") << msg;
+  }
+
+  /// The query slice: func arg [iv0, iv1, iv2 * BQ, 0] [1, 1, rows, D].
+  LogicalResult matchQuery(OnlineAttentionOp step) {
+    auto slice = step.getQuery().getDefiningOp<tensor::ExtractSliceOp>();
+    std::optional<unsigned> arg =
+        slice ? funcArgNumber(func, slice.getSource()) : std::nullopt;
+    if (!arg)
+      return fail(step, "the query tile must be a tensor.extract_slice of a "
+                        "function argument");
+    auto ivs = attn.forall.getInductionVars();
+    auto offsets = slice.getMixedOffsets(), sizes = slice.getMixedSizes();
+    std::optional<int64_t> blockQ =
+        offsets.size() == 4 ? matchTimesConstant(offsets[2], ivs[2])
+                            : std::nullopt;
+    if (offsets.size() != 4 || !isValue(offsets[0], ivs[0]) ||
+        !isValue(offsets[1], ivs[1]) || !blockQ || !isConstant(offsets[3], 0) ||
+        !isConstant(sizes[0], 1) || !isConstant(sizes[1], 1) ||
+        !slice.hasUnitStride())
+      return fail(step, "the query tile must be the slice [batch, head, "
+                        "block * block-q, 0] of the forall's (batch, head, "
+                        "block)");
+    attn.queryArg = *arg;
+    attn.blockQ = *blockQ;
+    rowBegin = cast<Value>(offsets[2]);
+    qTile = step.getQuery();
+    return success();
+  }
+
+  /// A key or value slice: func arg [iv0, kvHead, kb * BKV, 0] where kvHead
+  /// is the head iv divided by the GQA ratio.
+  LogicalResult matchKV(OnlineAttentionOp step, Value tile, StringRef what,
+                        Value &source) {
+    auto slice = tile.getDefiningOp<tensor::ExtractSliceOp>();
+    std::optional<unsigned> arg =
+        slice ? funcArgNumber(func, slice.getSource()) : std::nullopt;
+    if (!arg)
+      return fail(step, "the ") << what << " tile must be a "
+                                   "tensor.extract_slice of a function argument";
+    auto loop = dyn_cast<scf::ForOp>(step->getParentOp());
+    auto ivs = attn.forall.getInductionVars();
+    auto offsets = slice.getMixedOffsets(), sizes = slice.getMixedSizes();
+    Value head = offsets.size() == 4 ? dyn_cast<Value>(offsets[1]) : Value();
+    auto div = head ? head.getDefiningOp<arith::DivUIOp>() : nullptr;
+    bool headOk = head == ivs[1] || (div && div.getLhs() == ivs[1]);
+    std::optional<int64_t> blockKV =
+        loop && offsets.size() == 4
+            ? matchTimesConstant(offsets[2], loop.getInductionVar())
+            : std::nullopt;
+    if (offsets.size() != 4 || !isValue(offsets[0], ivs[0]) || !headOk ||
+        !blockKV || !isConstant(offsets[3], 0) || !isConstant(sizes[0], 1) ||
+        !isConstant(sizes[1], 1) || !slice.hasUnitStride())
+      return fail(step, "the ")
+             << what
+             << " tile must be the slice [batch, head / (Hq / Hkv), block * "
+                "block-kv, 0] of the forall's (batch, head) and the loop's block";
+    if (attn.blockKV && attn.blockKV != *blockKV)
+      return fail(step, "all steps must use one block-kv");
+    if (source && source != slice.getSource())
+      return fail(step, "all steps must read one ") << what << " tensor";
+    attn.blockKV = *blockKV;
+    source = slice.getSource();
+    (what == "key" ? attn.keyArg : attn.valueArg) = *arg;
+    return success();
+  }
+
+  LogicalResult matchStep(OnlineAttentionOp step) {
+    if (step.getMask())
+      return fail(step, "the kernel does not support a mask operand");
+    if (step.getSoftcap())
+      return fail(step, "the kernel does not support softcap");
+    if (step.getDescale())
+      return fail(step, "the kernel does not support fp8 descale");
+    auto loop = dyn_cast<scf::ForOp>(step->getParentOp());
+    if (!loop || loop->getParentOp() != attn.forall.getOperation())
+      return fail(step, "each step must sit directly in an scf.for directly "
+                        "in the scf.forall");
+    if (!qTile) {
+      if (failed(matchQuery(step)))
+        return failure();
+      attn.scale = step.getScale().convertToDouble();
+    } else if (step.getQuery() != qTile) {
+      return fail(step, "all steps must use one query tile");
+    } else if (step.getScale().convertToDouble() != attn.scale) {
+      return fail(step, "all steps must use one scale");
+    }
+    if (failed(matchKV(step, step.getKey(), "key", kSource)) ||
+        failed(matchKV(step, step.getValue(), "value", vSource)))
+      return failure();
+    if (step.getRow0() && step.getRow0() != rowBegin)
+      return fail(step, "the positions' row must be the query tile's row");
+    return success();
+  }
+
+  /// One loop without a window; three over fa.kv_block_range with one.
+  LogicalResult matchLoops(SmallVector<OnlineAttentionOp> &steps) {
+    SmallVector<std::pair<scf::ForOp, bool>> loops; // (loop, masked)
+    for (OnlineAttentionOp step : steps) {
+      DenseI64ArrayAttr window = step.getWindowAttr();
+      bool masked = static_cast<bool>(step.getRow0());
+      if (masked != static_cast<bool>(window))
+        return fail(step, "a step must have both positions and a window, or "
+                          "neither");
+      if (window) {
+        if (window.size() != 2)
+          return fail(step, "the window must have two entries");
+        // Bounds past kMaxWindowBound mean the same and would overflow the
+        // kernel's band arithmetic.
+        attn.windowLeft = clampWindowBound(window[0]);
+        attn.windowRight = clampWindowBound(window[1]);
+      }
+      loops.push_back({cast<scf::ForOp>(step->getParentOp()), masked});
+    }
+    for (OnlineAttentionOp step : steps)
+      if (DenseI64ArrayAttr w = step.getWindowAttr())
+        if (clampWindowBound(w[0]) != attn.windowLeft ||
+            clampWindowBound(w[1]) != attn.windowRight)
+          return fail(step, "all masked steps must use one window");
+
+    SmallVector<fa::KVBlockRangeOp> ranges(
+        attn.forall.getBody()->getOps<fa::KVBlockRangeOp>());
+    if (!attn.hasWindow()) {
+      if (loops.size() != 1 || !ranges.empty() ||
+          !isConstant(loops[0].first.getLowerBound(), 0))
+        return fail(steps.front(), "without a window the tiled form must "
+                                   "have one key/value loop from 0");
+      return success();
+    }
+    if (ranges.size() != 1 || loops.size() != 3)
+      return fail(attn.forall, "with a window the tiled form must have one "
+                               "fa.kv_block_range and three key/value loops");
+    fa::KVBlockRangeOp range = ranges.front();
+    if (static_cast<int64_t>(range.getBlockKv()) != attn.blockKV)
+      return fail(range, "block_kv differs from the steps' block-kv");
+    ArrayRef<int64_t> w = range.getWindow();
+    if (w.size() != 2 || clampWindowBound(w[0]) != attn.windowLeft ||
+        clampWindowBound(w[1]) != attn.windowRight)
+      return fail(range, "window differs from the steps' window");
+    if (range.getRowBegin() != rowBegin)
+      return fail(range, "rows must start at the query tile's row");
+    // The diagonal must be the default bottom-right one, Nk - Nq.
+    auto diag = range.getDiagonal().getDefiningOp<arith::SubIOp>();
+    if (!diag || !isDimOf(diag.getLhs(), kSource, 2) ||
+        !isDimOf(diag.getRhs(), func.getArgument(attn.queryArg), 2))
+      return fail(range, "the kernel supports only the bottom-right diagonal "
+                         "Nk - Nq, not a diagonal operand");
+    Value bounds[3][2] = {{range.getBegin(), range.getFullBegin()},
+                          {range.getFullBegin(), range.getFullEnd()},
+                          {range.getFullEnd(), range.getEnd()}};
+    for (int i = 0; i < 3; ++i) {
+      scf::ForOp loop = loops[i].first;
+      if (loop.getLowerBound() != bounds[i][0] ||
+          loop.getUpperBound() != bounds[i][1] || loops[i].second != (i != 1))
+        return fail(loop, "the key/value loops must be masked [begin, "
+                          "full_begin), unmasked [full_begin, full_end), "
+                          "masked [full_end, end) of fa.kv_block_range");
+    }
+    return success();
+  }
+
+  /// The forall's results are the function's results: out, then lse; each
+  /// is written by a tensor.parallel_insert_slice at [batch, head, row, 0].
+  LogicalResult matchOutputs() {
+    scf::ForallOp forall = attn.forall;
+    unsigned n = forall.getNumResults();
+    if (n != 1 && n != 2)
+      return fail(forall, "the scf.forall must have one result (out) or two "
+                          "(out, lse)");
+    attn.hasLse = n == 2;
+    auto outTy = cast<RankedTensorType>(forall.getResult(0).getType());
+    if (outTy.getElementType() != attn.elementType)
+      return fail(forall, "the kernel needs query, key, value and out of one "
+                          "element type");
+    if (outTy.getDimSize(3) != attn.headDim)
+      return fail(forall, "the kernel needs the output head dim equal to the "
+                          "query head dim");
+    auto ivs = forall.getInductionVars();
+    for (Operation &op : forall.getTerminator().getYieldingOps()) {
+      auto insert = dyn_cast<tensor::ParallelInsertSliceOp>(op);
+      if (!insert)
+        return fail(&op, "expected tensor.parallel_insert_slice");
+      auto offsets = insert.getMixedOffsets();
+      if (offsets.size() < 3 || !isValue(offsets[0], ivs[0]) ||
+          !isValue(offsets[1], ivs[1]) || !isValue(offsets[2], rowBegin))
+        return fail(insert, "the result tiles must be written at [batch, "
+                            "head, block * block-q]");
+    }
+    for (Value init : forall.getOutputs())
+      if (!init.getDefiningOp<tensor::EmptyOp>())
+        return fail(forall, "the results must start as tensor.empty (the "
+                            "kernel writes every element)");
+    // The results reach func.return (possibly through tensor.cast), in order.
+    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+    if (ret.getNumOperands() != n)
+      return fail(ret, "the function must return exactly the attention's "
+                       "results");
+    for (unsigned i = 0; i < n; ++i) {
+      Value v = ret.getOperand(i);
+      if (auto cast = v.getDefiningOp<tensor::CastOp>())
+        v = cast.getSource();
+      if (v != forall.getResult(i))
+        return fail(ret, "the function must return the scf.forall's results "
+                         "(out, then lse)");
+    }
+    return success();
+  }
+
+  FailureOr<TiledAttention> run() {
+    attn.func = func;
+    if (!func.getOps<AttentionOp>().empty() ||
+        func.walk([](AttentionOp) { return WalkResult::interrupt(); })
+            .wasInterrupted()) {
+      func.emitError("convert-fa-to-nvgpu expects the tiled form: run "
+                     "fa-tile-attention first (fa-to-ptx does)");
+      return failure();
+    }
+    SmallVector<scf::ForallOp> foralls;
+    func.walk([&](scf::ForallOp f) {
+      if (f.walk([](OnlineAttentionOp) { return WalkResult::interrupt(); })
+              .wasInterrupted())
+        foralls.push_back(f);
+    });
+    if (foralls.size() != 1) {
+      func.emitError("convert-fa-to-nvgpu expects exactly one tiled attention "
+                     "(scf.forall with fa.online_attention) per func.func, "
+                     "found ")
+          << foralls.size();
+      return failure();
+    }
+    attn.forall = foralls.front();
+    if (attn.forall.getRank() != 3 || attn.forall.getMapping()) {
+      attn.forall.emitOpError("convert-fa-to-nvgpu: expected an unmapped "
+                              "scf.forall over (batch, head, query block)");
+      return failure();
+    }
+    SmallVector<OnlineAttentionOp> steps;
+    attn.forall.walk([&](OnlineAttentionOp s) { steps.push_back(s); });
+    for (OnlineAttentionOp step : steps)
+      if (failed(matchStep(step)))
+        return failure();
+    auto qTy = cast<RankedTensorType>(qTile.getType());
+    auto kTy = cast<RankedTensorType>(steps.front().getKey().getType());
+    auto vTy = cast<RankedTensorType>(steps.front().getValue().getType());
+    attn.elementType = qTy.getElementType();
+    attn.headDim = qTy.getDimSize(1);
+    if (kTy.getElementType() != attn.elementType ||
+        vTy.getElementType() != attn.elementType) {
+      fail(steps.front(), "the kernel needs query, key, value and out of one "
+                          "element type");
+      return failure();
+    }
+    if (ShapedType::isDynamic(attn.headDim) ||
+        kTy.getDimSize(1) != attn.headDim) {
+      fail(steps.front(), "the kernel needs a static head dim shared by query "
+                          "and key");
+      return failure();
+    }
+    if (vTy.getDimSize(1) != attn.headDim) {
+      fail(steps.front(), "the kernel needs the value head dim (")
+          << vTy.getDimSize(1) << ") equal to the query head dim ("
+          << attn.headDim << ")";
+      return failure();
+    }
+    if (failed(matchLoops(steps)) || failed(matchOutputs()))
+      return failure();
+    return attn;
+  }
+};
+} // namespace
+
+FailureOr<TiledAttention> mlir::fa::matchTiledAttention(func::FuncOp func) {
+  Matcher m{func, {}, {}, {}, {}, {}};
+  return m.run();
+}
