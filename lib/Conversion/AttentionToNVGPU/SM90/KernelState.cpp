@@ -17,7 +17,7 @@ KernelConfig KernelConfig::derive(const SM90AttentionDesc &d) {
   // a caller may build a desc by hand.
   SM90Schedule s =
       normalizeSM90Schedule(d, d.windowLeft, d.windowRight, d.scale);
-  KernelConfig c{d};
+  KernelConfig c(d);
   c.warpSpecialized = s.warpSpecialized;
   c.overlap = s.overlap;
   c.pFromRegisters = s.pFromRegisters;

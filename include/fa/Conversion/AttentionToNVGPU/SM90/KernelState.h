@@ -26,6 +26,7 @@ using kernel::KernelBuilder;
 /// The switches of SM90AttentionDesc as the body uses them, normalized
 /// (normalizeSM90Schedule: a switch whose prerequisite is off is off).
 struct KernelConfig {
+  explicit KernelConfig(const SM90AttentionDesc &desc) : desc(desc) {}
   const SM90AttentionDesc &desc;
   bool warpSpecialized; ///< a producer warpgroup issues the TMA loads
   bool overlap;         ///< pipelined consumers
