@@ -23,6 +23,10 @@
 // FILES-NEXT: my_attn_kernel.ptx
 // FILES-EMPTY:
 
+// The manifest records the function as written.
+// RUN: grep -h '"function"' %t/sm80/my_attn_kernel.json %t/sm90/my_attn_kernel.json | FileCheck %s --check-prefix=FUNC
+// FUNC-COUNT-2: "function": "my-attn",
+
 // ENTRY-COUNT-10: .visible .entry {{_2attn|attn_v2|has_space|heads_attn|my_attn}}_kernel(
 
 func.func @"my-attn"(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: tensor<?x?x?x64xf16>) -> tensor<?x?x?x64xf16> {

@@ -125,9 +125,11 @@ LogicalResult mlir::fa::buildNVGPUKernel(const TiledAttention &attn,
   FailureOr<std::string> original = prepareKernelFunction(func);
   if (failed(original))
     return failure();
+  TiledAttention named = attn;
+  named.sourceName = *original;
   LogicalResult built = chip == "sm_80"
-                            ? buildSM80FlashAttention(attn, chip, options)
-                            : buildSM90FlashAttention(attn, options);
+                            ? buildSM80FlashAttention(named, chip, options)
+                            : buildSM90FlashAttention(named, options);
   // A builder that fails leaves the function in place: give its name back.
   if (failed(built) && func.getSymName() != *original)
     func.setSymName(*original);

@@ -76,6 +76,8 @@ mlir::fa::buildSM80FlashAttention(const TiledAttention &attn, StringRef chip,
   fa::LaunchManifest manifest;
   manifest.kernel = kernelName;
   manifest.chip = chip.str();
+  manifest.function =
+      attn.sourceName.empty() ? func.getSymName().str() : attn.sourceName;
   manifest.dtype = elt.isF16() ? "f16" : "bf16";
   manifest.headDim = headDim;
   manifest.causal = attn.isCausal();

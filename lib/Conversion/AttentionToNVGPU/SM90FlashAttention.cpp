@@ -70,6 +70,8 @@ mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
   SM90AttentionDesc desc;
   desc.kernelName = (func.getSymName() + "_kernel").str();
   desc.moduleName = (func.getSymName() + "_kernels").str();
+  desc.sourceName =
+      attn.sourceName.empty() ? func.getSymName().str() : attn.sourceName;
   desc.elementType = attn.elementType;
   desc.headDim = attn.headDim;
   desc.windowLeft = attn.windowLeft;

@@ -23,6 +23,7 @@
 // SM80-NEXT:  "chip": "sm_80",
 // SM80-NEXT:  "dtype": "bf16",
 // SM80-NEXT:  "dynamic_shared_memory_bytes": 0,
+// SM80-NEXT:  "function": "win_bf16_d64",
 // SM80-NEXT:  "grid": [
 // SM80-NEXT:    {
 // SM80-NEXT:      "ceil_div": [

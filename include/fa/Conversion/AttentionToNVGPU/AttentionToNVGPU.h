@@ -26,6 +26,9 @@ namespace mlir::fa {
 /// tensor.parallel_insert_slices give the outputs.
 struct TiledAttention {
   func::FuncOp func;
+  /// The function's name as written (buildNVGPUKernel renames `func` to its
+  /// PTX identifier before a builder runs; the manifest records this one).
+  std::string sourceName;
   scf::ForallOp forall;
   /// Function argument numbers of the query, key and value tensors
   /// ([B, Hq, Nq, D], [B, Hkv, Nk, D], [B, Hkv, Nk, D]).

@@ -48,6 +48,7 @@ constexpr int64_t getSM90DefaultStages(int64_t headDim) {
 struct SM90AttentionDesc : SM90Schedule {
   std::string kernelName; ///< gpu.func name
   std::string moduleName; ///< gpu.module name
+  std::string sourceName; ///< the func.func, as written (manifest "function")
   Type elementType;       ///< f16 or bf16 (q, k, v and out)
   int64_t headDim = 128;  ///< 64, 128 or 256 (Dv = D)
   /// Positional window around the bottom-right diagonal Nk - Nq

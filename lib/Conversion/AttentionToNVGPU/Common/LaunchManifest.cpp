@@ -326,6 +326,7 @@ json::Object LaunchManifest::toJSON() const {
       {"kernel", kernel},
       {"ptx", kernel + ".ptx"},
       {"chip", chip},
+      {"function", function},
       {"dtype", dtype},
       {"head_dim", headDim},
       {"causal", causal},

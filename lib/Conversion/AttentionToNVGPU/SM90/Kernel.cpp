@@ -174,6 +174,7 @@ static LaunchManifest buildManifest(const KernelConfig &cfg,
   LaunchManifest manifest;
   manifest.kernel = d.kernelName;
   manifest.chip = "sm_90a";
+  manifest.function = d.sourceName;
   manifest.dtype = d.elementType.isF16() ? "f16" : "bf16";
   manifest.headDim = d.headDim;
   manifest.causal = d.isCausal();

@@ -137,6 +137,9 @@ struct TensorMapSpec {
 struct LaunchManifest {
   std::string kernel; ///< the gpu.func (and PTX entry) name; PTX in <kernel>.ptx
   std::string chip;   ///< sm_80, sm_90a
+  /// The func.func the kernel was compiled from, as written (the kernel's
+  /// name is its PTX identifier: invalid characters replaced by '_').
+  std::string function;
   // The attention it computes.
   std::string dtype; ///< of q, k, v and out
   int64_t headDim = 0;
