@@ -4,7 +4,7 @@
 # a hang (an input running over FA_FUZZ_TIMEOUT seconds) or a pipeline that
 # succeeds with ops it should have lowered still in its output.
 #
-#   scripts/fuzz.sh                 build fa-fuzz, seed, run FA_FUZZ_SECONDS (120)
+#   scripts/fuzz.sh                 build fa-fuzz, seed, run FA_FUZZ_RUNS inputs (6000; at most FA_FUZZ_SECONDS, 300)
 #   FA_FUZZ_PRINT=1 build/bin/fa-fuzz build/fuzz/artifacts/crash-...
 #                                   replay a finding, printing the module and pipeline
 #   FA_BUILD_DIR=build-asan scripts/fuzz.sh
@@ -19,7 +19,12 @@
 set -euo pipefail
 FA_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${FA_BUILD_DIR:-$FA_ROOT/build}"
-SECONDS_BUDGET="${FA_FUZZ_SECONDS:-120}"
+# A fixed number of inputs (FA_FUZZ_RUNS) from a fixed seed, so that a run
+# is reproducible: the same tree runs the same inputs on any machine (a time
+# budget alone would make CI's coverage depend on its speed). FA_FUZZ_SECONDS
+# caps the time on a slow machine.
+RUNS="${FA_FUZZ_RUNS:-6000}"
+SECONDS_BUDGET="${FA_FUZZ_SECONDS:-300}"
 TIMEOUT="${FA_FUZZ_TIMEOUT:-60}"
 WORK="$BUILD_DIR/fuzz"
 
@@ -42,10 +47,10 @@ for i in range(48):
 print(f"fuzz: {n} test chunks + 48 generator seeds")
 PY
 
-echo "== fuzzing for ${SECONDS_BUDGET}s (per-input timeout ${TIMEOUT}s)"
+echo "== fuzzing: ${RUNS} inputs, at most ${SECONDS_BUDGET}s (per-input timeout ${TIMEOUT}s)"
 status=0
 "$BUILD_DIR/bin/fa-fuzz" "$WORK/corpus" "$WORK/seeds" \
-  -seed=1 -keep_seed=1 -max_total_time="$SECONDS_BUDGET" -timeout="$TIMEOUT" \
+  -seed=1 -keep_seed=1 -runs="$RUNS" -max_total_time="$SECONDS_BUDGET" -timeout="$TIMEOUT" \
   -rss_limit_mb=6144 -max_len=16384 -print_final_stats=1 \
   -artifact_prefix="$WORK/artifacts/" > "$WORK/log" 2>&1 || status=$?
 grep -E "stat::number_of_executed_units|stat::average_exec_per_sec|INITED|DONE|fa-fuzz stats" "$WORK/log" || true

@@ -32,13 +32,15 @@ void mlir::fa::buildCPUPipeline(OpPassManager &pm,
                                 const CPUPipelineOptions &options) {
   // fa ops in a nested module would stay unlowered: say so up front.
   pm.addPass(createFACheckPlacementPass(FACheckPlacementPassOptions{"fa-to-cpu"}));
-  if (options.reference) {
+  if (options.reference)
     pm.addPass(createFADecomposeAttentionPass());
-  } else {
+  else
     pm.addPass(createFATileAttentionPass(
         FATileAttentionPassOptions{options.blockQ, options.blockKV}));
-    pm.addPass(createFADecomposeOnlineAttentionPass());
-  }
+  // The tiled form's ops are lowered in both branches: a module may hold
+  // them written by hand (fa.kv_block_range, fa.online_attention), which the
+  // reference branch would otherwise leave in its output (found by fa-fuzz).
+  pm.addPass(createFADecomposeOnlineAttentionPass());
   // Elementwise arith on tensors around the op (e.g. casts before printing).
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());
