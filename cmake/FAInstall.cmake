@@ -1,5 +1,5 @@
 # What `cmake --install build --prefix <prefix>` puts under <prefix>:
-#   include/fa/...              the headers, .td and .def files, and the
+#   include/fa/..., fa-c/...   the C++ and C headers, .td and .def files, and the
 #                               TableGen-generated .inc files
 #   lib/libFA*.a                the libraries
 #   bin/fa-opt                  the driver
@@ -19,6 +19,7 @@ set(FA_LIBRARIES
   FAAttentionToNVGPU
   FAPipelines
   FARegistration
+  FACAPI
 )
 set(FA_INSTALL_PACKAGE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/fa")
 
@@ -42,7 +43,7 @@ install(TARGETS fa-opt
   EXPORT FATargets
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
-install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/fa"
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/fa" "${PROJECT_SOURCE_DIR}/include/fa-c"
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
   FILES_MATCHING
   PATTERN "*.h" PATTERN "*.td" PATTERN "*.def" PATTERN "*.inc"

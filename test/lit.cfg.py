@@ -48,12 +48,14 @@ if fa_embed:
     if not os.path.isfile(fa_embed):
         lit_config.fatal("fa_embed=%s: no such file" % fa_embed)
     config.available_features.add("fa-embed")
+    config.substitutions.append(
+        ("%fa_embed_c", os.path.join(os.path.dirname(fa_embed), "fa-embed-c")))
     config.substitutions.append(("%fa_embed", fa_embed))
     config.substitutions.append(
         ("%fa_install", lit_config.params.get("fa_install", "")))
 
 tool_dirs = [config.fa_tools_dir, config.llvm_tools_dir]
-tools = ["fa-opt", "mlir-runner", "mlir-opt"]
+tools = ["fa-opt", "fa-capi-test", "mlir-runner", "mlir-opt"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # ptxas, for assembling generated PTX.
