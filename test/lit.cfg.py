@@ -41,8 +41,21 @@ if os.path.exists(os.path.join(config.fa_tools_dir, "fa-fuzz")):
     config.substitutions.append(
         ("%fa_fuzz", os.path.join(config.fa_tools_dir, "fa-fuzz")))
 
+# The out-of-tree consumer built against the installed fa (examples/embedding,
+# built and passed in by scripts/embedding.sh); test/Embedding needs it.
+fa_embed = lit_config.params.get("fa_embed")
+if fa_embed:
+    if not os.path.isfile(fa_embed):
+        lit_config.fatal("fa_embed=%s: no such file" % fa_embed)
+    config.available_features.add("fa-embed")
+    config.substitutions.append(
+        ("%fa_embed_c", os.path.join(os.path.dirname(fa_embed), "fa-embed-c")))
+    config.substitutions.append(("%fa_embed", fa_embed))
+    config.substitutions.append(
+        ("%fa_install", lit_config.params.get("fa_install", "")))
+
 tool_dirs = [config.fa_tools_dir, config.llvm_tools_dir]
-tools = ["fa-opt", "mlir-runner", "mlir-opt"]
+tools = ["fa-opt", "fa-capi-test", "mlir-runner", "mlir-opt"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # ptxas, for assembling generated PTX.

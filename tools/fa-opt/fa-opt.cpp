@@ -1,14 +1,12 @@
 //===- fa-opt.cpp - the fa optimizer driver -------------------------------===//
 //
-// Registers the fa dialect and passes, the upstream dialects, passes and
-// extensions the fa pipelines need, and the GPU-to-LLVM-IR translations that
-// gpu-module-to-binary uses.
+// Registers fa through mlir::fa::registerAll (the dialect, its passes and
+// pipelines, and what the pipelines need: fa/Registration/InitAll.h), then
+// every upstream dialect, extension and pass, so that tests can mix fa with
+// any upstream IR and pass.
 //
 //===----------------------------------------------------------------------===//
-#include "fa/Conversion/Passes.h"
-#include "fa/Dialect/Attention/IR/AttentionDialect.h"
-#include "fa/Dialect/Attention/Transforms/Passes.h"
-#include "fa/Pipelines/Pipelines.h"
+#include "fa/Registration/InitAll.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -19,14 +17,11 @@
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  registry.insert<mlir::fa::FADialect>();
+  mlir::fa::registerAll(registry);
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::registerAllGPUToLLVMIRTranslations(registry);
   mlir::registerAllPasses();
-  mlir::fa::registerFAPasses();
-  mlir::fa::registerFAConversionPasses();
-  mlir::fa::registerPipelines();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "fa optimizer driver\n", registry));
 }
