@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "fa/Conversion/AttentionToNVGPU/AttentionToNVGPU.h"
 #include "fa/Conversion/Passes.h"
+#include "fa/Dialect/Attention/Transforms/Passes.h"
 #include "fa/Pipelines/Pipelines.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -25,8 +26,33 @@
 
 using namespace mlir;
 
+/// Why `options` cannot be compiled with, or "" (values that upstream passes
+/// would abort on or ignore with a warning).
+static std::string
+checkPTXPipelineOptions(const fa::PTXPipelineOptions &options) {
+  if (options.optLevel < 0 || options.optLevel > 3)
+    return "fa-to-ptx option 'O=" + std::to_string(options.optLevel) +
+           "' must be 0, 1, 2 or 3 (the NVPTX optimization level)";
+  SmallVector<StringRef> features;
+  StringRef(options.features).split(features, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef f : features) {
+    StringRef name = f.drop_front();
+    if ((!f.starts_with("+") && !f.starts_with("-")) || name.empty() ||
+        !llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; }))
+      return "fa-to-ptx option 'features=" + options.features +
+             "' must be a comma-separated list of +feature / -feature (e.g. "
+             "+ptx80), got '" + f.str() + "'";
+  }
+  return "";
+}
+
 void mlir::fa::buildPTXPipeline(OpPassManager &pm,
                                 const PTXPipelineOptions &options) {
+  std::string invalid = checkPTXPipelineOptions(options);
+  if (!invalid.empty()) {
+    pm.addPass(fa::createFAReportPipelineErrorPass({invalid}));
+    return;
+  }
   // fa-tile-attention with the chip's block sizes for each function's head
   // dim (an unknown chip tiles 64 x 64, and convert-fa-to-nvgpu then names the
   // chip in its diagnostic).

@@ -174,4 +174,23 @@ def FACheckPlacementPass : Pass<"fa-check-placement", "ModuleOp"> {
   ];
 }
 
+def FAReportPipelineErrorPass : Pass<"fa-report-pipeline-error", "ModuleOp"> {
+  let summary = "Fail with a message: how a named pipeline reports an invalid option value";
+  let description = [{
+    A pipeline builder cannot emit diagnostics; when one of its options has a value that
+    would make a later pass abort or silently do something else (`fa-to-ptx{O=4}`, a
+    `features` string that is not a list of `+`/`-` features), the builder adds only this
+    pass, which reports `message` on the module and fails.
+
+    ```
+    fa-opt x.mlir --pass-pipeline='builtin.module(fa-to-ptx{O=4})'
+    error: fa-to-ptx option 'O=4' must be 0, 1, 2 or 3 (the NVPTX optimization level)
+    ```
+  }];
+  let options = [
+    Option<"message", "message", "std::string", /*default=*/"\"invalid pipeline option\"",
+           "The error to report">,
+  ];
+}
+
 #endif // FA_DIALECT_ATTENTION_TRANSFORMS_PASSES_TD
