@@ -2,6 +2,7 @@
 //
 //   fa.attention (tensors, in func.func directly in the module)
 //     -> fa-check-placement                diagnose fa ops anywhere else
+//     -> fa-decompose-attention-grad       fa.attention_grad (reference only)
 //     -> fa-tile-attention                 FlashAttention form: forall over
 //        fa-decompose-online-attention       (b, h, q-block), online softmax
 //     or fa-decompose-attention            reference{=true}: whole score matrix
@@ -32,6 +33,8 @@ void mlir::fa::buildCPUPipeline(OpPassManager &pm,
                                 const CPUPipelineOptions &options) {
   // fa ops in a nested module would stay unlowered: say so up front.
   pm.addPass(createFACheckPlacementPass(FACheckPlacementPassOptions{"fa-to-cpu"}));
+  // The backward (fa.attention_grad) has only its reference lowering so far.
+  pm.addPass(createFADecomposeAttentionGradPass());
   if (options.reference) {
     pm.addPass(createFADecomposeAttentionPass());
   } else {

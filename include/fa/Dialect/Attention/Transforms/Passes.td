@@ -41,6 +41,45 @@ def FADecomposeAttentionPass : Pass<"fa-decompose-attention"> {
 }
 
 
+def FADecomposeAttentionGradPass : Pass<"fa-decompose-attention-grad"> {
+  let summary = "Lower fa.attention_grad to linalg/tensor ops that materialize the scores (the reference backward)";
+  let description = [{
+    The reference lowering of the backward pass, for testing and CPU execution. With
+    `r = Hq / Hkv`, all in f32:
+
+    ```
+    S[b,h,i,j]  = sum_d Q[b,h,i,d] * K[b,h/r,j,d]
+    P[b,h,i,j]  = exp(score(S) - lse[b,h,i])   score: scale, softcap, -inf outside the band;
+                                                P = 0 where lse = -inf (fully masked row)
+    dP[b,h,i,j] = sum_e dO[b,h,i,e] * V[b,h/r,j,e]
+    delta[b,h,i] = sum_e dO[b,h,i,e] * O[b,h,i,e]
+    dS          = scale * P * (dP - delta) * (softcap ? 1 - tanh^2(scale * S / softcap) : 1)
+    dQ[b,h,i,d] = sum_j dS * K[b,h/r,j,d]
+    dK[b,g,j,d] = sum_{h in group g} sum_i dS[b,h,i,j] * Q[b,h,i,d]
+    dV[b,g,j,e] = sum_{h in group g} sum_i P[b,h,i,j] * dO[b,h,i,e]
+    ```
+
+    The per-query-head dK and dV are `[B, Hq, Nk, D]` tensors, expanded to
+    `[B, Hkv, r, Nk, D]` and reduced over `r`. Results are rounded to the types of
+    q, k and v once. Static shapes only (a diagnostic otherwise).
+
+    Before:
+    ```mlir
+    %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %lse, %do {causal}
+        : tensor<1x4x16x32xf16>, tensor<1x2x16x32xf16>, tensor<1x2x16x32xf16>,
+          tensor<1x4x16x32xf16>, tensor<1x4x16xf32>, tensor<1x4x16x32xf16>
+        -> tensor<1x4x16x32xf16>, tensor<1x2x16x32xf16>, tensor<1x2x16x32xf16>
+    ```
+    After: `linalg.fill` + `linalg.generic` ops for the steps above, one
+    `tensor.expand_shape` per grouped gradient, three truncating generics.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
+
 def FATileAttentionPass : Pass<"fa-tile-attention"> {
   let summary = "Rewrite fa.attention into tiled loops with online-softmax accumulators (FlashAttention)";
   let description = [{
