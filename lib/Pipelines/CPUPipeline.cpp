@@ -2,7 +2,8 @@
 //
 //   fa.attention (tensors, in func.func directly in the module)
 //     -> fa-check-placement                diagnose fa ops anywhere else
-//     -> fa-decompose-attention-grad       fa.attention_grad (reference only)
+//     -> fa-tile-attention-grad            fa.attention_grad: tiled backward
+//     or fa-decompose-attention-grad         reference{=true}: materialized
 //     -> fa-tile-attention                 FlashAttention form: forall over
 //        fa-decompose-online-attention       (b, h, q-block), online softmax
 //     or fa-decompose-attention            reference{=true}: whole score matrix
@@ -33,11 +34,12 @@ void mlir::fa::buildCPUPipeline(OpPassManager &pm,
                                 const CPUPipelineOptions &options) {
   // fa ops in a nested module would stay unlowered: say so up front.
   pm.addPass(createFACheckPlacementPass(FACheckPlacementPassOptions{"fa-to-cpu"}));
-  // The backward (fa.attention_grad) has only its reference lowering so far.
-  pm.addPass(createFADecomposeAttentionGradPass());
   if (options.reference) {
+    pm.addPass(createFADecomposeAttentionGradPass());
     pm.addPass(createFADecomposeAttentionPass());
   } else {
+    pm.addPass(createFATileAttentionGradPass(
+        FATileAttentionGradPassOptions{options.blockQ, options.blockKV}));
     pm.addPass(createFATileAttentionPass(
         FATileAttentionPassOptions{options.blockQ, options.blockKV}));
     pm.addPass(createFADecomposeOnlineAttentionPass());

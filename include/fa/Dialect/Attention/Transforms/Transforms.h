@@ -31,6 +31,14 @@ void populateDecomposeAttentionPatterns(RewritePatternSet &patterns);
 LogicalResult decomposeAttentionGrad(RewriterBase &rewriter,
                                      AttentionGradOp op);
 
+/// Replaces `op` by the tiled form of the backward (FlashAttention-2): per
+/// (batch, K/V head, key block of `blockKV` keys), a loop over the group's
+/// query heads and the query blocks of `blockQ` rows that see the key block,
+/// S and P recomputed per tile. Static shapes only: otherwise a diagnostic on
+/// `op` and failure.
+LogicalResult tileAttentionGrad(RewriterBase &rewriter, AttentionGradOp op,
+                                int64_t blockQ, int64_t blockKV);
+
 /// Block sizes of the FlashAttention tiling.
 struct AttentionTileSizes {
   int64_t blockQ = 64;
