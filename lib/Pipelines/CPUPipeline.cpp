@@ -37,6 +37,9 @@ void mlir::fa::buildCPUPipeline(OpPassManager &pm,
   if (options.reference) {
     pm.addPass(createFADecomposeAttentionGradPass());
     pm.addPass(createFADecomposeAttentionPass());
+    // Tile ops written by hand (or by another tiling) are lowered as in the
+    // default branch rather than left in the output.
+    pm.addPass(createFADecomposeOnlineAttentionPass());
   } else {
     pm.addPass(createFATileAttentionGradPass(
         FATileAttentionGradPassOptions{options.blockQ, options.blockKV}));
