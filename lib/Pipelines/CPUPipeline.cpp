@@ -2,6 +2,8 @@
 //
 //   fa.attention (tensors, in func.func directly in the module)
 //     -> fa-check-placement                diagnose fa ops anywhere else
+//     -> fa-tile-attention-grad            fa.attention_grad: tiled backward
+//     or fa-decompose-attention-grad         reference{=true}: materialized
 //     -> fa-tile-attention                 FlashAttention form: forall over
 //        fa-decompose-online-attention       (b, h, q-block), online softmax
 //     or fa-decompose-attention            reference{=true}: whole score matrix
@@ -32,11 +34,15 @@ void mlir::fa::buildCPUPipeline(OpPassManager &pm,
                                 const CPUPipelineOptions &options) {
   // fa ops in a nested module would stay unlowered: say so up front.
   pm.addPass(createFACheckPlacementPass(FACheckPlacementPassOptions{"fa-to-cpu"}));
-  if (options.reference)
+  if (options.reference) {
+    pm.addPass(createFADecomposeAttentionGradPass());
     pm.addPass(createFADecomposeAttentionPass());
-  else
+  } else {
+    pm.addPass(createFATileAttentionGradPass(
+        FATileAttentionGradPassOptions{options.blockQ, options.blockKV}));
     pm.addPass(createFATileAttentionPass(
         FATileAttentionPassOptions{options.blockQ, options.blockKV}));
+  }
   // The tiled form's ops are lowered in both branches: a module may hold
   // them written by hand (fa.kv_block_range, fa.online_attention), which the
   // reference branch would otherwise leave in its output (found by fa-fuzz).

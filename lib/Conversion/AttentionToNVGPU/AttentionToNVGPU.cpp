@@ -176,7 +176,8 @@ struct ConvertFAToNVGPUPass
   }
 
   void runOnOperation() override {
-    if (failed(checkAttentionPlacement(getOperation(), "convert-fa-to-nvgpu")))
+    if (failed(checkAttentionPlacement(getOperation(), "convert-fa-to-nvgpu")) ||
+        failed(rejectAttentionGrad(getOperation(), "convert-fa-to-nvgpu")))
       return signalPassFailure();
     SmallVector<func::FuncOp> funcs;
     getOperation().walk([&](func::FuncOp f) {
@@ -216,7 +217,8 @@ struct FATileAttentionForChipPass
   void runOnOperation() override {
     // Nested modules and non-function regions would be left untiled.
     if (failed(checkAttentionPlacement(getOperation(),
-                                       "fa-tile-attention-for-chip")))
+                                       "fa-tile-attention-for-chip")) ||
+        failed(rejectAttentionGrad(getOperation(), "fa-to-ptx")))
       return signalPassFailure();
     SmallVector<func::FuncOp> funcs(getOperation().getOps<func::FuncOp>());
     for (func::FuncOp f : funcs) {

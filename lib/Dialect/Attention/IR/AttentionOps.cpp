@@ -115,6 +115,37 @@ static bool isOutputElementType(Type t) {
   return t.isF16() || t.isBF16() || t.isF32();
 }
 
+/// scale, softcap and window, shared by fa.attention and fa.attention_grad.
+static LogicalResult verifyScoreAttributes(Operation *op,
+                                           std::optional<APFloat> scale,
+                                           std::optional<APFloat> softcap,
+                                           std::optional<ArrayRef<int64_t>> window,
+                                           bool causal) {
+  if (scale && !scale->isFinite())
+    return op->emitOpError() << "scale must be finite";
+  if (softcap)
+    if (!softcap->isFinite() || !(softcap->convertToDouble() > 0.0))
+      return op->emitOpError() << "softcap must be a finite value > 0, got "
+                               << softcap->convertToDouble();
+  if (window) {
+    if (window->size() != 2)
+      return op->emitOpError()
+             << "window must hold two values [left, right], got "
+             << window->size();
+    for (int64_t bound : *window)
+      if (bound < -1)
+        return op->emitOpError()
+               << "window bounds must be >= 0, or -1 for unbounded, got "
+               << bound;
+    if (causal && (*window)[1] > 0)
+      return op->emitOpError() << "window right bound must be 0 or -1 with "
+                                  "causal (causal sees no key after the "
+                                  "diagonal), got "
+                               << (*window)[1];
+  }
+  return success();
+}
+
 LogicalResult AttentionVerifier::verify() {
   // Attributes are the op's own or dialect-prefixed discardable ones: a
   // misspelled `casual` must not silently mean "not causal".
@@ -188,29 +219,9 @@ LogicalResult AttentionVerifier::verify() {
                             << hkv << ")";
 
   // Attributes.
-  if (std::optional<APFloat> scale = op.getScale())
-    if (!scale->isFinite())
-      return op.emitOpError() << "scale must be finite";
-  if (std::optional<APFloat> softcap = op.getSoftcap())
-    if (!softcap->isFinite() || !(softcap->convertToDouble() > 0.0))
-      return op.emitOpError() << "softcap must be a finite value > 0, got "
-                              << softcap->convertToDouble();
-  if (std::optional<ArrayRef<int64_t>> window = op.getWindow()) {
-    if (window->size() != 2)
-      return op.emitOpError()
-             << "window must hold two values [left, right], got "
-             << window->size();
-    for (int64_t bound : *window)
-      if (bound < -1)
-        return op.emitOpError()
-               << "window bounds must be >= 0, or -1 for unbounded, got "
-               << bound;
-    if (op.getCausal() && (*window)[1] > 0)
-      return op.emitOpError() << "window right bound must be 0 or -1 with "
-                                 "causal (causal sees no key after the "
-                                 "diagonal), got "
-                              << (*window)[1];
-  }
+  if (failed(verifyScoreAttributes(op, op.getScale(), op.getSoftcap(),
+                                   op.getWindow(), op.getCausal())))
+    return failure();
 
   // The diagonal override only moves the causal/window band.
   if (op.getDiagonal() && !op.hasPositionalMask())
@@ -277,6 +288,148 @@ LogicalResult AttentionVerifier::verify() {
 
 LogicalResult AttentionOp::verify() { return AttentionVerifier{*this}.verify(); }
 
+
+//===----------------------------------------------------------------------===//
+// AttentionGradOp
+//===----------------------------------------------------------------------===//
+
+double AttentionGradOp::getEffectiveScale() {
+  if (std::optional<APFloat> scale = getScale())
+    return scale->convertToDouble();
+  return 1.0 / std::sqrt(static_cast<double>(getQueryType().getDimSize(3)));
+}
+
+std::pair<int64_t, int64_t> AttentionGradOp::getEffectiveWindow() {
+  int64_t left = -1, right = -1;
+  if (std::optional<ArrayRef<int64_t>> window = getWindow()) {
+    left = (*window)[0];
+    right = (*window)[1];
+  }
+  if (getCausal())
+    right = 0;
+  return {left, right};
+}
+
+namespace {
+/// Checks the rules of one fa.attention_grad and reports the first violation.
+struct AttentionGradVerifier {
+  AttentionGradOp op;
+
+  LogicalResult checkRank(StringRef name, RankedTensorType type, int64_t rank,
+                          StringRef layout) {
+    if (type.getRank() == rank)
+      return success();
+    return op.emitOpError() << name << " must be a rank-" << rank
+                            << " tensor " << layout << ", got " << type;
+  }
+
+  LogicalResult checkSameDim(StringRef what, StringRef lhsName, int64_t lhs,
+                             StringRef rhsName, int64_t rhs) {
+    if (ShapedType::isDynamic(lhs) || ShapedType::isDynamic(rhs) || lhs == rhs)
+      return success();
+    return op.emitOpError() << what << " of " << lhsName << " (" << lhs
+                            << ") does not match " << rhsName << " (" << rhs
+                            << ")";
+  }
+
+  /// `name` must have the dims of `expected` (each compared when static).
+  LogicalResult checkDims(StringRef name, RankedTensorType type,
+                          ArrayRef<int64_t> expected,
+                          ArrayRef<StringRef> expectedFrom) {
+    static constexpr StringRef kDimNames[] = {"batch size", "head count",
+                                              "sequence length", "head dim"};
+    for (auto [i, size] : llvm::enumerate(expected))
+      if (failed(checkSameDim(kDimNames[i], name, type.getDimSize(i),
+                              expectedFrom[i], size)))
+        return failure();
+    return success();
+  }
+
+  LogicalResult verify();
+};
+} // namespace
+
+LogicalResult AttentionGradVerifier::verify() {
+  for (NamedAttribute attr : op->getAttrs()) {
+    StringRef name = attr.getName().getValue();
+    if (!llvm::is_contained(AttentionGradOp::getAttributeNames(), name) &&
+        !name.contains('.'))
+      return op.emitOpError() << "unknown attribute '" << name << "'";
+  }
+
+  RankedTensorType q = op.getQueryType(), k = op.getKeyType(),
+                   v = op.getValueType(), o = op.getOut().getType(),
+                   lse = op.getLse().getType(), dO = op.getGradOut().getType();
+  if (failed(checkRank("query", q, 4, "[B, Hq, Nq, D]")) ||
+      failed(checkRank("key", k, 4, "[B, Hkv, Nk, D]")) ||
+      failed(checkRank("value", v, 4, "[B, Hkv, Nk, Dv]")) ||
+      failed(checkRank("out", o, 4, "[B, Hq, Nq, Dv]")) ||
+      failed(checkRank("lse", lse, 3, "[B, Hq, Nq]")) ||
+      failed(checkRank("grad_out", dO, 4, "[B, Hq, Nq, Dv]")))
+    return failure();
+
+  Type elt = q.getElementType();
+  if (!isOutputElementType(elt))
+    return op.emitOpError() << "query element type must be f16, bf16 or f32, got "
+                            << elt;
+  for (auto [name, type] : {std::pair<StringRef, RankedTensorType>{"key", k},
+                            {"value", v}, {"out", o}, {"grad_out", dO}})
+    if (type.getElementType() != elt)
+      return op.emitOpError() << name << " element type must match the query's ("
+                              << elt << "), got " << type.getElementType();
+  if (!lse.getElementType().isF32())
+    return op.emitOpError() << "lse element type must be f32, got "
+                            << lse.getElementType();
+
+  if (q.isDynamicDim(3) || k.isDynamicDim(3))
+    return op.emitOpError() << "head dim D of query and key must be static";
+  if (v.isDynamicDim(3))
+    return op.emitOpError() << "head dim Dv of value must be static";
+
+  SmallVector<int64_t> qDims(q.getShape()), kDims(k.getShape());
+  SmallVector<int64_t> vDims = {kDims[0], kDims[1], kDims[2], v.getDimSize(3)};
+  SmallVector<int64_t> oDims = {qDims[0], qDims[1], qDims[2], v.getDimSize(3)};
+  static constexpr StringRef kFromQuery[] = {"query", "query", "query",
+                                             "query"};
+  static constexpr StringRef kFromKey[] = {"query", "key", "key", "query"};
+  static constexpr StringRef kFromValue[] = {"key", "key", "key", "value"};
+  static constexpr StringRef kFromOut[] = {"query", "query", "query", "value"};
+  if (failed(checkDims("key", k, {qDims[0], kDims[1], kDims[2], qDims[3]},
+                       kFromKey)) ||
+      failed(checkDims("value", v, vDims, kFromValue)) ||
+      failed(checkDims("out", o, oDims, kFromOut)) ||
+      failed(checkDims("grad_out", dO, oDims, kFromOut)) ||
+      failed(checkDims("lse", lse, ArrayRef<int64_t>(qDims).take_front(3),
+                       kFromQuery)))
+    return failure();
+
+  int64_t hq = q.getDimSize(1), hkv = k.getDimSize(1);
+  if (!ShapedType::isDynamic(hkv) && hkv == 0)
+    return op.emitOpError() << "key/value head count must be positive";
+  if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv) &&
+      hq % hkv != 0)
+    return op.emitOpError() << "query head count (" << hq
+                            << ") must be a multiple of the key/value head "
+                               "count ("
+                            << hkv << ")";
+
+  // The gradients have exactly the types of what they differentiate.
+  for (auto [name, result, operand] :
+       {std::tuple<StringRef, Type, Type>{"grad_query", op.getGradQuery().getType(), q},
+        {"grad_key", op.getGradKey().getType(), k},
+        {"grad_value", op.getGradValue().getType(), v}})
+    if (result != operand)
+      return op.emitOpError() << name << " type " << result
+                              << " must be the type of "
+                              << name.drop_front(5) << " (" << operand << ")";
+
+  return verifyScoreAttributes(op, op.getScale(), op.getSoftcap(),
+                               op.getWindow(), op.getCausal());
+}
+
+LogicalResult AttentionGradOp::verify() {
+  return AttentionGradVerifier{*this}.verify();
+}
 
 //===----------------------------------------------------------------------===//
 // OnlineAttentionOp

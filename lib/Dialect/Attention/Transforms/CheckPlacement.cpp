@@ -33,7 +33,7 @@ LogicalResult mlir::fa::checkAttentionPlacement(ModuleOp module,
                                                 StringRef who) {
   bool ok = true;
   module.walk([&](Operation *op) {
-    if (!isa<AttentionOp, OnlineAttentionOp, KVBlockRangeOp>(op))
+    if (!isa<AttentionOp, AttentionGradOp, OnlineAttentionOp, KVBlockRangeOp>(op))
       return;
     auto func = op->getParentOfType<func::FuncOp>();
     if (func && func->getParentOp() == module.getOperation())
@@ -54,6 +54,17 @@ LogicalResult mlir::fa::checkAttentionPlacement(ModuleOp module,
     if (isa<ModuleOp>(func->getParentOp()))
       diag << " (run the pipeline on that module: "
               "--pass-pipeline='builtin.module(builtin.module(...))')";
+  });
+  return success(ok);
+}
+
+LogicalResult mlir::fa::rejectAttentionGrad(ModuleOp module, StringRef who) {
+  bool ok = true;
+  module.walk([&](AttentionGradOp op) {
+    ok = false;
+    op.emitOpError() << who
+                     << ": the backward pass has no GPU lowering yet (only "
+                        "fa-to-cpu lowers fa.attention_grad)";
   });
   return success(ok);
 }

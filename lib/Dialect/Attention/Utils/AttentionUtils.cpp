@@ -173,6 +173,16 @@ ScoreModifiers ScoreModifiers::get(AttentionOp op) {
   return mods;
 }
 
+ScoreModifiers ScoreModifiers::get(AttentionGradOp op) {
+  ScoreModifiers mods;
+  if (std::optional<APFloat> softcap = op.getSoftcap())
+    mods.softcap = softcap->convertToDouble();
+  auto [left, right] = op.getEffectiveWindow();
+  mods.left = clampWindowBound(left);
+  mods.right = clampWindowBound(right);
+  return mods;
+}
+
 ScoreModifiers ScoreModifiers::get(OnlineAttentionOp op) {
   ScoreModifiers mods;
   if (std::optional<APFloat> softcap = op.getSoftcap())

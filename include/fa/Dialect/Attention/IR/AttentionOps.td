@@ -150,6 +150,84 @@ def FA_AttentionOp : FA_Op<"attention", [
 }
 
 
+def FA_GradElementType : AnyTypeOf<[F16, BF16, F32]>;
+
+def FA_AttentionGradOp : FA_Op<"attention_grad", [Pure]> {
+  let summary = "the backward pass of fa.attention: dq, dk, dv from do";
+  let description = [{
+    The gradients of `fa.attention` (without mask, descale or diagonal operands)
+    with respect to its query, key and value, given the forward's `out` and `lse`
+    (natural log) and `grad_out`, the gradient of the loss with respect to `out`.
+    With `g = h / (Hq / Hkv)`, `s` the forward's scores before masking
+    (`s = scale * q k^T`, then `softcap * tanh(s / softcap)` if softcap is set)
+    and `visible(i, j)` the causal / window band of the forward (bottom-right
+    aligned):
+
+    ```
+    p[i,j]   = visible(i,j) ? exp(s[i,j] - lse[i]) : 0       (0 when lse = -inf)
+    dv[g]    = sum over the query heads h of group g of  p^T do[h]
+    dp[i,j]  = dot(do[i,:], v[g,j,:])
+    delta[i] = dot(do[i,:], out[i,:])
+    ds[i,j]  = p[i,j] * (dp[i,j] - delta[i]) * (softcap ? 1 - (s[i,j]/softcap)^2 : 1)
+    dq[h]    = scale * ds k[g]
+    dk[g]    = scale * sum over the query heads h of group g of  ds^T q[h]
+    ```
+
+    A fully masked row (every key outside its band: `lse = -inf`, `out = 0`)
+    contributes nothing and gets `dq = 0`. Operands are `query`, `key`, `value` as
+    for fa.attention, `out: [B, Hq, Nq, Dv]`, `lse: [B, Hq, Nq] x f32` and
+    `grad_out: [B, Hq, Nq, Dv]`; q, k, v, out and grad_out share one element type
+    (f16, bf16 or f32), and the results have exactly the types of q, k and v.
+    Accumulation is in f32. Attributes `scale`, `causal`, `window` and `softcap`
+    mean what they mean on fa.attention.
+
+    Example:
+
+    ```mlir
+    %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %lse, %do {causal, scale = 0.125 : f32}
+        : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>,
+          tensor<2x8x128x64xf16>, tensor<2x8x128xf32>, tensor<2x8x128x64xf16>
+        -> tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>
+    ```
+  }];
+
+  let arguments = (ins
+    AnyRankedTensor:$query,
+    AnyRankedTensor:$key,
+    AnyRankedTensor:$value,
+    AnyRankedTensor:$out,
+    AnyRankedTensor:$lse,
+    AnyRankedTensor:$grad_out,
+    OptionalAttr<F32Attr>:$scale,
+    UnitAttr:$causal,
+    OptionalAttr<DenseI64ArrayAttr>:$window,
+    OptionalAttr<F32Attr>:$softcap
+  );
+  let results = (outs AnyRankedTensor:$grad_query, AnyRankedTensor:$grad_key,
+                      AnyRankedTensor:$grad_value);
+
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `,` $out `,` $lse `,` $grad_out
+    attr-dict `:` type($query) `,` type($key) `,` type($value) `,` type($out) `,`
+    type($lse) `,` type($grad_out)
+    `->` type($grad_query) `,` type($grad_key) `,` type($grad_value)
+  }];
+
+  let extraClassDeclaration = [{
+    RankedTensorType getQueryType() { return getQuery().getType(); }
+    RankedTensorType getKeyType() { return getKey().getType(); }
+    RankedTensorType getValueType() { return getValue().getType(); }
+    /// The scale applied to Q K^T: the attribute, else 1/sqrt(D).
+    double getEffectiveScale();
+    /// Window bounds relative to the diagonal, -1 for unbounded; causal
+    /// forces right = 0.
+    std::pair<int64_t, int64_t> getEffectiveWindow();
+  }];
+
+  let hasVerifier = 1;
+}
+
+
 //===----------------------------------------------------------------------===//
 // Tile-level ops: the FlashAttention form produced by fa-tile-attention
 //===----------------------------------------------------------------------===//

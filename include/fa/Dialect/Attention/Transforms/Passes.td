@@ -41,6 +41,86 @@ def FADecomposeAttentionPass : Pass<"fa-decompose-attention"> {
 }
 
 
+def FADecomposeAttentionGradPass : Pass<"fa-decompose-attention-grad"> {
+  let summary = "Lower fa.attention_grad to linalg/tensor ops that materialize the scores (the reference backward)";
+  let description = [{
+    The reference lowering of the backward pass, for testing and CPU execution. With
+    `r = Hq / Hkv`, all in f32:
+
+    ```
+    S[b,h,i,j]  = sum_d Q[b,h,i,d] * K[b,h/r,j,d]
+    P[b,h,i,j]  = exp(score(S) - lse[b,h,i])   score: scale, softcap, -inf outside the band;
+                                                P = 0 where lse = -inf (fully masked row)
+    dP[b,h,i,j] = sum_e dO[b,h,i,e] * V[b,h/r,j,e]
+    delta[b,h,i] = sum_e dO[b,h,i,e] * O[b,h,i,e]
+    dS          = scale * P * (dP - delta) * (softcap ? 1 - tanh^2(scale * S / softcap) : 1)
+    dQ[b,h,i,d] = sum_j dS * K[b,h/r,j,d]
+    dK[b,g,j,d] = sum_{h in group g} sum_i dS[b,h,i,j] * Q[b,h,i,d]
+    dV[b,g,j,e] = sum_{h in group g} sum_i P[b,h,i,j] * dO[b,h,i,e]
+    ```
+
+    The per-query-head dK and dV are `[B, Hq, Nk, D]` tensors, expanded to
+    `[B, Hkv, r, Nk, D]` and reduced over `r`. Results are rounded to the types of
+    q, k and v once. Static shapes only (a diagnostic otherwise).
+
+    Before:
+    ```mlir
+    %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %lse, %do {causal}
+        : tensor<1x4x16x32xf16>, tensor<1x2x16x32xf16>, tensor<1x2x16x32xf16>,
+          tensor<1x4x16x32xf16>, tensor<1x4x16xf32>, tensor<1x4x16x32xf16>
+        -> tensor<1x4x16x32xf16>, tensor<1x2x16x32xf16>, tensor<1x2x16x32xf16>
+    ```
+    After: `linalg.fill` + `linalg.generic` ops for the steps above, one
+    `tensor.expand_shape` per grouped gradient, three truncating generics.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
+
+def FATileAttentionGradPass : Pass<"fa-tile-attention-grad"> {
+  let summary = "Rewrite fa.attention_grad into FlashAttention-2's tiled backward (S and P recomputed per tile)";
+  let description = [{
+    The tiled form of the backward, run by `fa-to-cpu` (not by `reference=1`). With
+    static shapes:
+
+    ```
+    delta[b,h,i] = sum_e dO * O                                   (first, [B, Hq, Nq])
+    dQacc = 0 : [B, Hq, Nq, D] f32
+    scf.for b, scf.for g (K/V head), scf.for kb (key block of block-kv keys):
+      k_t, v_t = K, V[b, g, kb * block-kv : + min(block-kv, Nk - kb * block-kv)]
+      dk_t, dv_t = 0 (f32)
+      scf.for hr < Hq / Hkv, scf.for qb in [first, last query block seeing kb):
+        S = q_t k_t^T; P = exp(score(S) - lse_t) (0 outside the band / on dead rows)
+        dv_t += P^T dO_t; dP = dO_t v_t^T; dS = scale * P * (dP - delta_t) * softcap'
+        dk_t += dS^T q_t; dQacc[b, h, rows] += dS k_t
+      dK, dV[b, g, block] = dk_t, dv_t rounded to the input type
+    dQ = dQacc rounded
+    ```
+
+    S, P, dP and dS exist only as `block-q x block-kv` tiles. Query blocks wholly
+    outside the causal / window band of a key block are never visited (the loop bounds
+    come from the band: rows `[col0 - diag - right, col0 + cols - diag + left)`); the
+    visited tiles still apply the element mask. The loops are sequential (`scf.for`,
+    dQ carried as a loop value): a parallel form needs dQ's accumulation split from
+    dK/dV's (atomics or a second pass, as on the GPU).
+  }];
+  let options = [
+    Option<"blockQ", "block-q", "int64_t", /*default=*/"64",
+           "Query rows per tile">,
+    Option<"blockKV", "block-kv", "int64_t", /*default=*/"64",
+           "Keys per tile (one key block)">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+
 def FATileAttentionPass : Pass<"fa-tile-attention"> {
   let summary = "Rewrite fa.attention into tiled loops with online-softmax accumulators (FlashAttention)";
   let description = [{

@@ -13,6 +13,7 @@
 
 namespace mlir::fa {
 class AttentionOp;
+class AttentionGradOp;
 class OnlineAttentionOp;
 
 /// Replaces `op` by linalg/tensor ops that materialize the score matrix (the
@@ -23,6 +24,20 @@ FailureOr<SmallVector<Value>> decomposeAttention(RewriterBase &rewriter,
 
 /// Adds the pattern that applies `decomposeAttention` to every fa.attention.
 void populateDecomposeAttentionPatterns(RewritePatternSet &patterns);
+
+/// Replaces `op` by linalg/tensor ops that materialize the scores,
+/// probabilities and their gradients (the reference lowering of the
+/// backward). Static shapes only: otherwise a diagnostic on `op` and failure.
+LogicalResult decomposeAttentionGrad(RewriterBase &rewriter,
+                                     AttentionGradOp op);
+
+/// Replaces `op` by the tiled form of the backward (FlashAttention-2): per
+/// (batch, K/V head, key block of `blockKV` keys), a loop over the group's
+/// query heads and the query blocks of `blockQ` rows that see the key block,
+/// S and P recomputed per tile. Static shapes only: otherwise a diagnostic on
+/// `op` and failure.
+LogicalResult tileAttentionGrad(RewriterBase &rewriter, AttentionGradOp op,
+                                int64_t blockQ, int64_t blockKV);
 
 /// Block sizes of the FlashAttention tiling.
 struct AttentionTileSizes {
@@ -52,11 +67,15 @@ void populateDecomposeOnlineAttentionPatterns(RewritePatternSet &patterns);
 /// Adds the pattern that expands arith.extf from f8E4M3FN into integer ops.
 void populateExpandF8E4M3FNExtFPatterns(RewritePatternSet &patterns);
 
-/// Emits an error on each fa op (fa.attention, fa.online_attention,
-/// fa.kv_block_range) under `module` that is not inside a func.func whose
+/// Emits an error on each fa op (fa.attention, fa.attention_grad,
+/// fa.online_attention, fa.kv_block_range) under `module` that is not inside a func.func whose
 /// parent is `module`: the pipelines lower only those. `who` (the pass or
 /// pipeline) starts each message. Fails if there was one.
 LogicalResult checkAttentionPlacement(ModuleOp module, StringRef who);
+
+/// Emits an error on each fa.attention_grad under `module` for a pipeline
+/// (`who`) that has no lowering of it (the GPU one). Fails if there was one.
+LogicalResult rejectAttentionGrad(ModuleOp module, StringRef who);
 
 } // namespace mlir::fa
 

@@ -18,6 +18,7 @@
 namespace mlir::fa {
 class AttentionOp;
 class OnlineAttentionOp;
+class AttentionGradOp;
 
 /// Runtime sizes of one fa.attention, as index values.
 struct AttentionShape {
@@ -90,6 +91,7 @@ struct ScoreModifiers {
   bool hasWindow() const { return left >= 0 || right >= 0; }
   static ScoreModifiers get(AttentionOp op);
   static ScoreModifiers get(OnlineAttentionOp op);
+  static ScoreModifiers get(AttentionGradOp op);
 };
 
 /// The signed distance of key `col` from the diagonal of query `row`:

@@ -1,0 +1,292 @@
+#!/usr/bin/env python3
+"""Emit and check one fa.attention_grad case executed on the CPU.
+
+    grad_case.py emit  <case options>             > case.mlir
+    grad_case.py check <case options> runner.out
+
+`emit` writes a module whose @main holds deterministic random q, k, v, dO (rounded
+to the input type), the forward's out and lse computed here in float64 from the
+documented semantics of fa.attention (out rounded to the input type, lse to f32),
+calls fa.attention_grad once and prints dq, dk, dv (extended to f32) with
+printMemrefF32. `check` rebuilds the same inputs and compares with an
+independent float64 reference:
+
+  * default: the analytic backward written in numpy (P = exp(s - lse) from the
+    given lse, dV = P^T dO, dP = dO V^T, delta = rowsum(dO * O) with the given O,
+    dS = P (dP - delta) (1 - tanh^2 with softcap), dQ = scale dS K,
+    dK = scale dS^T Q, GQA gradients summed over each group);
+  * --fd: central finite differences (fourth order, h = 1e-3) of the float64
+    forward loss sum(dO * attention(q, k, v)), one per input element (tiny
+    cases); the analytic reference must agree with them too, so the two
+    references check each other.
+
+Tolerance, per element of dq, dk, dv (u = 2^-24):
+    |got - ref| <= (u_out + PRINT) |ref| + a_out + u * C * mag
+where mag is the same gradient computed with absolute values (|dO|, |V|, |O|,
+|Q|, |K| and P, the softcap derivative taken as 1): every f32 product and sum
+on the way has a relative error of at most (its length) u, and P a relative
+error of at most (3 (D + 2) Smax + 64) u (the forward checker's bound for one
+logit, Smax the row's largest |score| before the cap); C = 3 (D + 2) Smax + 4
+(D + Dv + Nq + Nk) + 64 adds those up. u_out, a_out are the rounding of the
+result type (f32: 2^-24, f16: 2^-11, bf16: 2^-8), PRINT = 1e-5 (6 printed
+digits). With --fd the finite differences add 1e-8 (1 + |ref|) (their
+truncation error is ~1e-12; the given O and lse are f32 roundings of the exact
+values, covered by C). A NaN anywhere fails; rows whose keys are all masked must
+give dq = 0 exactly.
+"""
+
+import argparse
+import math
+import os
+import re
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sdpa_case import ROUND, fmt, dense, ttype, parse_output, f32  # noqa: E402
+
+U32 = 2.0 ** -24
+PRINT_REL = 1e-5
+OUT_UNIT = {"f32": 2.0 ** -24, "f16": 2.0 ** -11, "bf16": 2.0 ** -8}
+OUT_ABS = {"f32": 2.0 ** -150, "f16": 2.0 ** -25, "bf16": 2.0 ** -134}
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("mode", choices=["emit", "check"])
+    p.add_argument("--B", type=int, default=1)
+    p.add_argument("--Hq", type=int, default=1)
+    p.add_argument("--Hkv", type=int, default=None)
+    p.add_argument("--Nq", type=int, default=4)
+    p.add_argument("--Nk", type=int, default=None)
+    p.add_argument("--D", type=int, default=8)
+    p.add_argument("--Dv", type=int, default=None)
+    p.add_argument("--in-type", default="f32", choices=["f32", "f16", "bf16"])
+    p.add_argument("--causal", action="store_true")
+    p.add_argument("--window", type=int, nargs=2, default=None)
+    p.add_argument("--softcap", type=float, default=None)
+    p.add_argument("--scale", type=float, default=None)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--range", type=float, default=1.0, help="inputs uniform in +-range")
+    p.add_argument("--fd", action="store_true", help="check against finite differences")
+    p.add_argument("output", nargs="?")
+    a = p.parse_intermixed_args(argv)
+    a.Hkv = a.Hkv or a.Hq
+    a.Nk = a.Nk or a.Nq
+    a.Dv = a.Dv or a.D
+    if a.Hq % a.Hkv:
+        p.error("Hq must be a multiple of Hkv")
+    if a.mode == "check" and not a.output:
+        p.error("check needs the runner's output file")
+    return a
+
+
+def scale_of(a):
+    return f32(a.scale if a.scale is not None else 1.0 / math.sqrt(a.D))
+
+
+def band(a):
+    left, right = a.window if a.window is not None else (-1, -1)
+    if a.causal:
+        right = 0
+    i = np.arange(a.Nq)[:, None] + (a.Nk - a.Nq)
+    j = np.arange(a.Nk)[None, :]
+    keep = np.ones((a.Nq, a.Nk), dtype=bool)
+    if left >= 0:
+        keep &= (j - i) >= -left
+    if right >= 0:
+        keep &= (j - i) <= right
+    return keep
+
+
+def scores(a, q, k):
+    """Capped scores (masked: -inf), the tanh (or None), |scores| before the cap."""
+    kk = np.repeat(k, a.Hq // a.Hkv, axis=1)
+    s = scale_of(a) * np.einsum("bhid,bhjd->bhij", q, kk)
+    smag = scale_of(a) * np.einsum("bhid,bhjd->bhij", np.abs(q), np.abs(kk))
+    t = None
+    if a.softcap is not None:
+        c = f32(a.softcap)
+        t = np.tanh(s / c)
+        s = c * t
+    keep = np.broadcast_to(band(a), s.shape)
+    return np.where(keep, s, -np.inf), t, keep, smag
+
+
+def forward(a, q, k, v):
+    s, _, _, _ = scores(a, q, k)
+    vv = np.repeat(v, a.Hq // a.Hkv, axis=1)
+    m = s.max(axis=-1, keepdims=True)
+    alive = np.isfinite(m)
+    e = np.exp(s - np.where(alive, m, 0.0))
+    tot = e.sum(axis=-1, keepdims=True)
+    p = np.where(alive, e / np.where(alive, tot, 1.0), 0.0)
+    out = np.einsum("bhij,bhjd->bhid", p, vv)
+    lse = np.where(alive, m + np.log(np.where(alive, tot, 1.0)), -np.inf)[..., 0]
+    return out, lse
+
+
+def make_inputs(a):
+    rng = np.random.default_rng(a.seed)
+    r = ROUND[a.in_type]
+    q = r(rng.uniform(-a.range, a.range, (a.B, a.Hq, a.Nq, a.D)))
+    k = r(rng.uniform(-a.range, a.range, (a.B, a.Hkv, a.Nk, a.D)))
+    v = r(rng.uniform(-a.range, a.range, (a.B, a.Hkv, a.Nk, a.Dv)))
+    do = r(rng.uniform(-1.0, 1.0, (a.B, a.Hq, a.Nq, a.Dv)))
+    out, lse = forward(a, q, k, v)
+    return dict(q=q, k=k, v=v, do=do, o=r(out), lse=ROUND["f32"](lse))
+
+
+def group_sum(a, x):
+    """[B, Hq, ...] -> [B, Hkv, ...], summing the query heads of each group."""
+    return x.reshape((a.B, a.Hkv, a.Hq // a.Hkv) + x.shape[2:]).sum(axis=2)
+
+
+def analytic(a, ins, absolute=False):
+    """The backward from the given o and lse; absolute=True: the magnitudes."""
+    q, k, v, do, o, lse = (ins[n] for n in ("q", "k", "v", "do", "o", "lse"))
+    s, t, keep, smag = scores(a, q, k)
+    alive = np.isfinite(lse)[..., None]
+    with np.errstate(invalid="ignore"):
+        p = np.where(keep & alive, np.exp(s - np.where(alive, lse[..., None], 0.0)), 0.0)
+    if absolute:
+        q, k, v, do, o = (np.abs(x) for x in (q, k, v, do, o))
+    grp = a.Hq // a.Hkv
+    kk, vv = np.repeat(k, grp, axis=1), np.repeat(v, grp, axis=1)
+    dp = np.einsum("bhie,bhje->bhij", do, vv)
+    delta = np.einsum("bhie,bhie->bhi", do, o)[..., None]
+    ds = p * (dp + delta if absolute else dp - delta)
+    if t is not None and not absolute:
+        ds = ds * (1.0 - t * t)
+    sc = scale_of(a)
+    dq = sc * np.einsum("bhij,bhjd->bhid", ds, kk)
+    dk = group_sum(a, sc * np.einsum("bhij,bhid->bhjd", ds, q))
+    dv = group_sum(a, np.einsum("bhij,bhie->bhje", p, do))
+    smax = np.where(keep, smag, 0.0).max(axis=-1)  # [B, Hq, Nq]
+    return (dq, dk, dv), smax, ~alive[..., 0]
+
+
+def finite_differences(a, ins):
+    h = 1e-3
+
+    def loss(q, k, v):
+        return float((ins["do"] * forward(a, q, k, v)[0]).sum())
+
+    grads = []
+    for n in ("q", "k", "v"):
+        x = ins[n]
+        g = np.zeros_like(x)
+        for idx in np.ndindex(*x.shape):
+            def f(d):
+                args = {m: ins[m] for m in ("q", "k", "v")}
+                y = x.copy()
+                y[idx] += d
+                args[n] = y
+                return loss(args["q"], args["k"], args["v"])
+            g[idx] = (8 * (f(h) - f(-h)) - (f(2 * h) - f(-2 * h))) / (12 * h)
+        grads.append(g)
+    return grads
+
+
+def emit(a, ins):
+    E = a.in_type
+    shapes = dict(q=(a.B, a.Hq, a.Nq, a.D), k=(a.B, a.Hkv, a.Nk, a.D),
+                  v=(a.B, a.Hkv, a.Nk, a.Dv), o=(a.B, a.Hq, a.Nq, a.Dv),
+                  lse=(a.B, a.Hq, a.Nq), do=(a.B, a.Hq, a.Nq, a.Dv))
+    types = {n: ttype(s, "f32" if n == "lse" else E) for n, s in shapes.items()}
+    L = ["// Generated by grad_case.py " + " ".join(sys.argv[1:]),
+         "func.func private @printMemrefF32(memref<*xf32>)",
+         "func.func @main() {"]
+    for n in ("q", "k", "v", "o", "lse", "do"):
+        elt = "f32" if n == "lse" else E
+        L.append(f"  %{n} = arith.constant dense<{dense(ins[n], lambda x: fmt(x, elt))}> : {types[n]}")
+    attrs = []
+    if a.scale is not None:
+        attrs.append(f"scale = {fmt(f32(a.scale))} : f32")
+    if a.causal:
+        attrs.append("causal")
+    if a.window is not None:
+        attrs.append(f"window = array<i64: {a.window[0]}, {a.window[1]}>")
+    if a.softcap is not None:
+        attrs.append(f"softcap = {fmt(f32(a.softcap))} : f32")
+    attr = (" {" + ", ".join(attrs) + "}") if attrs else ""
+    ins_t = ", ".join(types[n] for n in ("q", "k", "v", "o", "lse", "do"))
+    res_t = ", ".join(types[n] for n in ("q", "k", "v"))
+    L.append(f"  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %lse, %do{attr} : {ins_t} -> {res_t}")
+    for n, src in (("q", "dq"), ("k", "dk"), ("v", "dv")):
+        st, ft = types[n], ttype(shapes[n], "f32")
+        val = f"%{src}"
+        if E != "f32":
+            L.append(f"  %{src}f = arith.extf %{src} : {st} to {ft}")
+            val = f"%{src}f"
+        mt = "memref<" + "x".join(str(d) for d in shapes[n]) + "xf32>"
+        L.append(f"  %{src}m = bufferization.to_buffer {val} : {ft} to {mt}")
+        L.append(f"  %{src}u = memref.cast %{src}m : {mt} to memref<*xf32>")
+        L.append(f"  call @printMemrefF32(%{src}u) : (memref<*xf32>) -> ()")
+    L += ["  return", "}"]
+    return "\n".join(L) + "\n"
+
+
+def check(a, ins):
+    (dq, dk, dv), smax, dead = analytic(a, ins)
+    (mq, mk, mv), _, _ = analytic(a, ins, absolute=True)
+    C = U32 * (3 * (a.D + 2) * smax.max() + 4 * (a.D + a.Dv + a.Nq + a.Nk) + 64)
+    refs = [dq, dk, dv]
+    extra = 0.0
+    msgs = []
+    if a.fd:
+        fds = finite_differences(a, ins)
+        worst = max(float(np.abs(r - f).max() / (C * max(float(m.max()), 1e-30) + 1e-8))
+                    for r, f, m in zip(refs, fds, (mq, mk, mv)))
+        if worst > 1.0:
+            print(f"FAIL the analytic reference disagrees with finite differences ({worst:.3g} x tol)")
+            return 1
+        msgs.append(f"analytic vs finite differences {worst:.3g} x tol")
+        refs, extra = fds, 1e-8
+    try:
+        arrays = parse_output(a.output)
+    except (OSError, ValueError, AttributeError, IndexError) as e:
+        print(f"FAIL cannot parse {a.output}: {e}")
+        return 1
+    if len(arrays) != 3:
+        print(f"FAIL expected 3 printed arrays, found {len(arrays)}")
+        return 1
+    uo, ao = OUT_UNIT[a.in_type], OUT_ABS[a.in_type]
+    ok = True
+    for name, got, ref, mag in zip(("dq", "dk", "dv"), arrays, refs, (mq, mk, mv)):
+        if got.shape != ref.shape:
+            print(f"FAIL {name}: shape {got.shape} != {ref.shape}")
+            return 1
+        if np.isnan(got).any():
+            print(f"FAIL {name}: NaN at {[int(x) for x in np.argwhere(np.isnan(got))[0]]}")
+            return 1
+        tol = (uo + PRINT_REL) * np.abs(ref) + ao + C * mag + extra * (1 + np.abs(ref))
+        if name == "dq":
+            tol = np.where(dead[..., None], 0.0, tol)
+        err = np.abs(got - ref)
+        ratio = np.where(err == 0, 0.0, err / np.where(tol > 0, tol, 1e-300))
+        w = np.unravel_index(np.argmax(ratio), ratio.shape)
+        if ratio[w] > 1.0:
+            ok = False
+            msgs.append(f"{name}{[int(x) for x in w]}: got {got[w]!r}, expected {ref[w]!r}, "
+                        f"|err| {err[w]:.3g} > tol {tol[w]:.3g}")
+        else:
+            msgs.append(f"{name}: max abs err {err.max():.3g}, worst err/tol {ratio[w]:.3g}")
+    nd = int(dead.sum())
+    print(("PASS " if ok else "FAIL ") + "; ".join(msgs)
+          + (f"; {nd} fully masked rows" if nd else ""))
+    return 0 if ok else 1
+
+
+def main(argv):
+    a = parse_args(argv)
+    ins = make_inputs(a)
+    if a.mode == "emit":
+        sys.stdout.write(emit(a, ins))
+        return 0
+    return check(a, ins)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
