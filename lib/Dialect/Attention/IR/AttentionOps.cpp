@@ -82,9 +82,10 @@ LogicalResult AttentionOp::reifyResultShapes(
 }
 
 namespace {
-/// Checks the rules of one op and reports the first violation on it.
-struct AttentionVerifier {
-  AttentionOp op;
+/// The shape rules both verifiers check, reported on `op`.
+template <typename OpT>
+struct ShapeVerifier {
+  OpT op;
 
   LogicalResult checkRank(StringRef name, RankedTensorType type, int64_t rank,
                           StringRef layout) {
@@ -103,6 +104,10 @@ struct AttentionVerifier {
                             << ") does not match " << rhsName << " (" << rhs
                             << ")";
   }
+};
+
+/// Checks the rules of one op and reports the first violation on it.
+struct AttentionVerifier : ShapeVerifier<AttentionOp> {
 
   LogicalResult verify();
 };
@@ -286,7 +291,7 @@ LogicalResult AttentionVerifier::verify() {
   return success();
 }
 
-LogicalResult AttentionOp::verify() { return AttentionVerifier{*this}.verify(); }
+LogicalResult AttentionOp::verify() { return AttentionVerifier{{*this}}.verify(); }
 
 
 //===----------------------------------------------------------------------===//
@@ -312,25 +317,7 @@ std::pair<int64_t, int64_t> AttentionGradOp::getEffectiveWindow() {
 
 namespace {
 /// Checks the rules of one fa.attention_grad and reports the first violation.
-struct AttentionGradVerifier {
-  AttentionGradOp op;
-
-  LogicalResult checkRank(StringRef name, RankedTensorType type, int64_t rank,
-                          StringRef layout) {
-    if (type.getRank() == rank)
-      return success();
-    return op.emitOpError() << name << " must be a rank-" << rank
-                            << " tensor " << layout << ", got " << type;
-  }
-
-  LogicalResult checkSameDim(StringRef what, StringRef lhsName, int64_t lhs,
-                             StringRef rhsName, int64_t rhs) {
-    if (ShapedType::isDynamic(lhs) || ShapedType::isDynamic(rhs) || lhs == rhs)
-      return success();
-    return op.emitOpError() << what << " of " << lhsName << " (" << lhs
-                            << ") does not match " << rhsName << " (" << rhs
-                            << ")";
-  }
+struct AttentionGradVerifier : ShapeVerifier<AttentionGradOp> {
 
   /// `name` must have the dims of `expected` (each compared when static).
   LogicalResult checkDims(StringRef name, RankedTensorType type,
@@ -428,7 +415,7 @@ LogicalResult AttentionGradVerifier::verify() {
 }
 
 LogicalResult AttentionGradOp::verify() {
-  return AttentionGradVerifier{*this}.verify();
+  return AttentionGradVerifier{{*this}}.verify();
 }
 
 //===----------------------------------------------------------------------===//

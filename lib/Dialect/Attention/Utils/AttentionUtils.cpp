@@ -163,7 +163,9 @@ Value mlir::fa::truncateFromF32(OpBuilder &b, Location loc, Value v,
   return arith::TruncFOp::create(b, loc, type, v);
 }
 
-ScoreModifiers ScoreModifiers::get(AttentionOp op) {
+/// The modifiers of an op with softcap and an effective window (the forward
+/// and the backward state them alike).
+template <typename OpT> static ScoreModifiers modifiersOf(OpT op) {
   ScoreModifiers mods;
   if (std::optional<APFloat> softcap = op.getSoftcap())
     mods.softcap = softcap->convertToDouble();
@@ -173,14 +175,10 @@ ScoreModifiers ScoreModifiers::get(AttentionOp op) {
   return mods;
 }
 
+ScoreModifiers ScoreModifiers::get(AttentionOp op) { return modifiersOf(op); }
+
 ScoreModifiers ScoreModifiers::get(AttentionGradOp op) {
-  ScoreModifiers mods;
-  if (std::optional<APFloat> softcap = op.getSoftcap())
-    mods.softcap = softcap->convertToDouble();
-  auto [left, right] = op.getEffectiveWindow();
-  mods.left = clampWindowBound(left);
-  mods.right = clampWindowBound(right);
-  return mods;
+  return modifiersOf(op);
 }
 
 ScoreModifiers ScoreModifiers::get(OnlineAttentionOp op) {
