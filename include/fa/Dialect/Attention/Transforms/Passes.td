@@ -293,6 +293,41 @@ def FAQuantizeFP8Pass : Pass<"fa-quantize-fp8"> {
   ];
 }
 
+def FARotateQKPass : Pass<"fa-rotate-qk"> {
+  let summary = "Multiply Q and K of fa.attention by one random Hadamard transform (incoherent processing alone)";
+  let description = [{
+    The rotation of `fa-quantize-fp8{incoherent=true}` without the quantization: query and
+    key of every f16/bf16/f32 fa.attention are multiplied along D by
+    `M = diag(s) H_D / sqrt(D)` (random signs `s` from `seed`, the same for both), as a fast
+    Walsh-Hadamard transform in f32 (one elementwise multiply, then `log2(D)` butterfly
+    stages, each a `tensor.expand_shape` to `[..., D / 2h, 2, h]` and one `linalg.generic`
+    computing `(a + b, a - b)`), cast back to the input type. `M` is orthogonal, so
+    `(Q M)(K M)^T = Q K^T` and the attention is unchanged up to f32 rounding (f16/bf16 inputs
+    add one rounding of the rotated values). D must be a power of two, else a diagnostic;
+    fp8 inputs are left alone with a remark. It exists to test and measure the transform
+    (test/Integration/CPU/fp8-hadamard.test).
+
+    Before: `%o = fa.attention %q, %k, %v : ...`
+    After:
+    ```mlir
+    %qs = linalg.generic {q * s[d] / sqrt(D)} -> tensor<...xf32>
+    %e  = tensor.expand_shape %qs [[0], [1], [2], [3, 4, 5]] : ... into tensor<1x2x16x32x2x1xf32>
+    %lo = tensor.extract_slice %e[0, 0, 0, 0, 0, 0] [1, 2, 16, 32, 1, 1] ...
+    %hi = tensor.extract_slice %e[0, 0, 0, 0, 1, 0] [1, 2, 16, 32, 1, 1] ...
+    %st = linalg.generic {index(4) == 0 ? lo + hi : lo - hi}
+    %q1 = tensor.collapse_shape %st ...           // ... log2(D) stages, the same for K
+    %o = fa.attention %q1, %k1, %v : ...
+    ```
+  }];
+  let options = [
+    Option<"seed", "seed", "uint64_t", /*default=*/"0", "seed of the random signs">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def FAExpandF8E4M3FNTruncFPass : Pass<"fa-expand-f8e4m3fn-truncf"> {
   let summary = "Expand arith.truncf to f8E4M3FN into integer ops on the bits (RNE, saturating)";
   let description = [{
