@@ -69,6 +69,7 @@ void mlir::fa::buildCPUPipeline(OpPassManager &pm,
   pm.addPass(createLowerAffinePass());
 
   pm.addPass(createFAExpandF8E4M3FNExtFPass());
+  pm.addPass(createFAExpandF8E4M3FNTruncFPass());
   arith::ArithExpandOpsPassOptions expandOptions;
   expandOptions.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expandOptions));

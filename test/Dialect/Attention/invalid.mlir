@@ -557,7 +557,7 @@ func.func @generic_partial_descale_f16(%q: tensor<1x4x16x32xf16>, %d: f32) {
 
 // Descale factors are f32.
 func.func @generic_descale_f16(%q: tensor<1x4x16x32xf8E4M3FN>, %d: f16) {
-  // expected-error @+1 {{operand #3 must be 32-bit float, but got 'f16'}}
+  // expected-error @+1 {{q_descale must be an f32 scalar or a ranked tensor of f32, got 'f16'}}
   %o = "fa.attention"(%q, %q, %q, %d, %d, %d) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 1, 1, 0>}> : (tensor<1x4x16x32xf8E4M3FN>, tensor<1x4x16x32xf8E4M3FN>, tensor<1x4x16x32xf8E4M3FN>, f16, f16, f16) -> tensor<1x4x16x32xf16>
   return
 }

@@ -35,6 +35,35 @@ static void printResultTypes(OpAsmPrinter &printer, Operation *, Type outType,
   printer << '(' << outType << ", " << lseType << ')';
 }
 
+/// The end of the descale clause: `%vd)` for three f32 scalars (the
+/// per-tensor syntax), `%vd : T_qd, T_kd, T_vd)` for tensors.
+static ParseResult
+parseLastDescale(OpAsmParser &parser,
+                 std::optional<OpAsmParser::UnresolvedOperand> &vd,
+                 Type &qdType, Type &kdType, Type &vdType) {
+  OpAsmParser::UnresolvedOperand operand;
+  if (parser.parseOperand(operand))
+    return failure();
+  vd = operand;
+  if (succeeded(parser.parseOptionalColon())) {
+    if (parser.parseType(qdType) || parser.parseComma() ||
+        parser.parseType(kdType) || parser.parseComma() ||
+        parser.parseType(vdType))
+      return failure();
+  } else {
+    qdType = kdType = vdType = parser.getBuilder().getF32Type();
+  }
+  return parser.parseRParen();
+}
+
+static void printLastDescale(OpAsmPrinter &printer, Operation *, Value vd,
+                             Type qdType, Type kdType, Type vdType) {
+  printer << vd;
+  if (!(qdType.isF32() && kdType.isF32() && vdType.isF32()))
+    printer << " : " << qdType << ", " << kdType << ", " << vdType;
+  printer << ")";
+}
+
 //===----------------------------------------------------------------------===//
 // AttentionOp
 //===----------------------------------------------------------------------===//
@@ -46,7 +75,8 @@ void AttentionOp::build(OpBuilder &builder, OperationState &state,
         /*mask=*/Value(), /*q_descale=*/Value(), /*k_descale=*/Value(),
         /*v_descale=*/Value(), /*diagonal=*/Value(), /*scale=*/FloatAttr(),
         causal,
-        /*window=*/DenseI64ArrayAttr(), /*softcap=*/FloatAttr());
+        /*window=*/DenseI64ArrayAttr(), /*softcap=*/FloatAttr(),
+        /*descale_block=*/DenseI64ArrayAttr());
 }
 
 double AttentionOp::getEffectiveScale() {
@@ -110,6 +140,7 @@ struct ShapeVerifier {
 struct AttentionVerifier : ShapeVerifier<AttentionOp> {
 
   LogicalResult verify();
+  LogicalResult verifyDescales(Type elt);
 };
 } // namespace
 
@@ -261,18 +292,8 @@ LogicalResult AttentionVerifier::verify() {
       return failure();
   }
 
-  // FP8 descale factors: all three with f8E4M3FN, none otherwise.
-  int numDescales = (op.getQDescale() ? 1 : 0) + (op.getKDescale() ? 1 : 0) +
-                    (op.getVDescale() ? 1 : 0);
-  if (isa<Float8E4M3FNType>(elt)) {
-    if (numDescales != 3)
-      return op.emitOpError() << "f8E4M3FN inputs need the three descale "
-                                 "factors descale(%q, %k, %v)";
-  } else if (numDescales != 0) {
-    return op.emitOpError() << "descale factors are only allowed with "
-                               "f8E4M3FN inputs, got "
-                            << elt;
-  }
+  if (failed(verifyDescales(elt)))
+    return failure();
 
   // Optional log-sum-exp: [B, Hq, Nq] in f32.
   if (Value lse = op.getLse()) {
@@ -287,6 +308,101 @@ LogicalResult AttentionVerifier::verify() {
       if (failed(checkSameDim(name, "lse", l.getDimSize(i), "query",
                               q.getDimSize(i))))
         return failure();
+  }
+  return success();
+}
+
+/// FP8 descale factors: all three with f8E4M3FN, none otherwise; f32
+/// scalars, or f32 tensors per (batch, head) or per block of rows.
+LogicalResult AttentionVerifier::verifyDescales(Type elt) {
+  Value descales[3] = {op.getQDescale(), op.getKDescale(), op.getVDescale()};
+  int numDescales = llvm::count_if(descales, [](Value v) { return !!v; });
+  std::optional<ArrayRef<int64_t>> block = op.getDescaleBlock();
+  if (!isa<Float8E4M3FNType>(elt)) {
+    if (numDescales != 0)
+      return op.emitOpError() << "descale factors are only allowed with "
+                                 "f8E4M3FN inputs, got "
+                              << elt;
+    if (block)
+      return op.emitOpError() << "descale_block is only allowed with per-block "
+                                 "(rank-3) descales";
+    return success();
+  }
+  if (numDescales != 3)
+    return op.emitOpError() << "f8E4M3FN inputs need the three descale "
+                               "factors descale(%q, %k, %v)";
+
+  static constexpr StringRef kNames[] = {"q_descale", "k_descale",
+                                         "v_descale"};
+  int64_t rank = -1;
+  for (auto [name, value] : llvm::zip(kNames, descales)) {
+    Type type = value.getType();
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!type.isF32() && !(tensor && tensor.getElementType().isF32()))
+      return op.emitOpError() << name << " must be an f32 scalar or a ranked "
+                                         "tensor of f32, got "
+                              << type;
+    int64_t r = tensor ? tensor.getRank() : 0;
+    if (tensor && r != 2 && r != 3)
+      return op.emitOpError()
+             << name << " must be rank 2 (per head: [B, H]) or rank 3 (per "
+                        "block of rows: [B, H, NB]), got "
+             << type;
+    if (rank >= 0 && r != rank)
+      return op.emitOpError()
+             << "the three descales must have one granularity (all f32 "
+                "scalars, all rank 2 or all rank 3), got "
+             << descales[0].getType() << ", " << descales[1].getType()
+             << " and " << descales[2].getType();
+    rank = r;
+  }
+
+  if (rank != 3) {
+    if (block)
+      return op.emitOpError() << "descale_block is only allowed with per-block "
+                                 "(rank-3) descales";
+    if (rank == 0)
+      return success();
+  } else {
+    if (!block)
+      return op.emitOpError()
+             << "per-block descales need descale_block = array<i64: block_q, "
+                "block_kv>";
+    if (block->size() != 2)
+      return op.emitOpError() << "descale_block must hold two values "
+                                 "[block_q, block_kv], got "
+                              << block->size();
+    if ((*block)[0] <= 0 || (*block)[1] <= 0)
+      return op.emitOpError() << "descale_block values must be positive, got ["
+                              << (*block)[0] << ", " << (*block)[1] << "]";
+  }
+
+  // Dims: [B, H(, NB)], H = Hq for q, Hkv for k and v.
+  RankedTensorType q = op.getQueryType(), k = op.getKeyType();
+  auto numBlocks = [](int64_t n, int64_t blockSize) {
+    return ShapedType::isDynamic(n) ? ShapedType::kDynamic
+                                    : llvm::divideCeil(n, blockSize);
+  };
+  for (auto [i, name, value] : llvm::enumerate(kNames, descales)) {
+    auto t = cast<RankedTensorType>(value.getType());
+    RankedTensorType src = i == 0 ? q : k;
+    StringRef srcName = i == 0 ? "query" : "key";
+    if (failed(checkSameDim("batch size", name, t.getDimSize(0), srcName,
+                            src.getDimSize(0))) ||
+        failed(checkSameDim("head count", name, t.getDimSize(1), srcName,
+                            src.getDimSize(1))))
+      return failure();
+    if (rank == 3) {
+      int64_t blockSize = (*block)[i == 0 ? 0 : 1];
+      int64_t expected = numBlocks(src.getDimSize(2), blockSize);
+      int64_t got = t.getDimSize(2);
+      if (!ShapedType::isDynamic(expected) && !ShapedType::isDynamic(got) &&
+          expected != got)
+        return op.emitOpError()
+               << "block count of " << name << " (" << got
+               << ") does not match ceil(" << srcName << " length "
+               << src.getDimSize(2) << " / " << blockSize << ") = " << expected;
+    }
   }
   return success();
 }
@@ -490,6 +606,10 @@ LogicalResult OnlineAttentionOp::verify() {
   if (isa<Float8E4M3FNType>(elt) != static_cast<bool>(getDescale()))
     return emitOpError() << "a descale factor is required with, and only "
                             "with, f8E4M3FN inputs";
+  if (getDescales().size() > 2)
+    return emitOpError() << "descale takes the score descale and an optional "
+                            "value descale, got "
+                         << getDescales().size() << " values";
   if (!getScale().isFinite())
     return emitOpError() << "scale must be finite";
   if (std::optional<APFloat> softcap = getSoftcap())

@@ -283,6 +283,13 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
     return failure();
   }
 
+  // Tensor descales would need slicing along (b, h) and rows: not done.
+  if (Value qd = getQDescale(); qd && !qd.getType().isF32()) {
+    emitOpError() << "cannot tile with per-head or per-block descales (only "
+                     "per-tensor f32 descales are supported by tiling)";
+    return failure();
+  }
+
   SmallVector<Operation *> slices;
   auto slice = [&](Value source, ArrayRef<OpFoldResult> sliceOffsets,
                    ArrayRef<OpFoldResult> sliceSizes) -> Value {
@@ -357,7 +364,7 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
   auto tiled = AttentionOp::create(
       b, loc, outType, lseType, querySlice, keySlice, valueSlice, maskSlice,
       getQDescale(), getKDescale(), getVDescale(), diagonal, getScaleAttr(),
-      getCausalAttr(), getWindowAttr(), getSoftcapAttr());
+      getCausalAttr(), getWindowAttr(), getSoftcapAttr(), getDescaleBlockAttr());
   return TilingResult{{tiled},
                       SmallVector<Value>(tiled->getResults()),
                       slices};

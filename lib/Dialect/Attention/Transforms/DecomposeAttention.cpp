@@ -50,6 +50,14 @@ FailureOr<SmallVector<Value>> mlir::fa::decomposeAttention(RewriterBase &rewrite
 
   // Score factor: scale, times the q and k descales for fp8 inputs.
   Value scoreScale = getScoreScale(rewriter, loc, op, /*log2e=*/false);
+  // Per-head / per-block descales (tensors) are picked per score and per
+  // value row; per-tensor ones (scalars) are in scoreScale and step 7.
+  bool tensorDescales = getDescaleRank(op) != 0;
+  int64_t blockQ = 1, blockKV = 1;
+  if (std::optional<ArrayRef<int64_t>> block = op.getDescaleBlock()) {
+    blockQ = (*block)[0];
+    blockKV = (*block)[1];
+  }
 
   // 1. S = Q K^T, f32, K read at head h / r.
   SmallVector<OpFoldResult> sSizes = {batch, heads, seqQ, seqK};
@@ -93,7 +101,19 @@ FailureOr<SmallVector<Value>> mlir::fa::decomposeAttention(RewriterBase &rewrite
           distance = getDiagonalDistance(b, l, linalg::IndexOp::create(b, l, 2),
                                          linalg::IndexOp::create(b, l, 3),
                                          shape.diagonal);
-        s = applyScoreModifiers(b, l, mods, s, scoreScale, maskElt, distance);
+        Value factor = scoreScale;
+        if (tensorDescales) {
+          Value bi = linalg::IndexOp::create(b, l, 0);
+          Value hi = linalg::IndexOp::create(b, l, 1);
+          Value qd = extractDescale(b, l, op.getQDescale(), bi, hi,
+                                    linalg::IndexOp::create(b, l, 2), blockQ);
+          Value kd = extractDescale(b, l, op.getKDescale(), bi,
+                                    getKVHead(b, l, hi, shape),
+                                    linalg::IndexOp::create(b, l, 3), blockKV);
+          factor = arith::MulFOp::create(
+              b, l, factor, arith::MulFOp::create(b, l, qd, kd));
+        }
+        s = applyScoreModifiers(b, l, mods, s, factor, maskElt, distance);
         linalg::YieldOp::create(b, l, s);
       });
   scores = masked.getResult(0);
@@ -160,6 +180,12 @@ FailureOr<SmallVector<Value>> mlir::fa::decomposeAttention(RewriterBase &rewrite
                              linalg::IndexOp::create(b, l, 3)});
               Value prod =
                   arith::MulFOp::create(b, l, args[0], extendToF32(b, l, vElt));
+              if (tensorDescales)
+                prod = arith::MulFOp::create(
+                    b, l, prod,
+                    extractDescale(b, l, op.getVDescale(),
+                                   linalg::IndexOp::create(b, l, 0), kvHead,
+                                   linalg::IndexOp::create(b, l, 4), blockKV));
               linalg::YieldOp::create(
                   b, l, Value(arith::AddFOp::create(b, l, args[1], prod)));
             })
@@ -175,7 +201,8 @@ FailureOr<SmallVector<Value>> mlir::fa::decomposeAttention(RewriterBase &rewrite
           ArrayRef<AffineMap>{id4, row4, id4},
           SmallVector<IteratorType>(4, kPar),
           [&](OpBuilder &b, Location l, ValueRange args) {
-            Value o = normalizeOutput(b, l, args[0], args[1], op.getVDescale());
+            Value o = normalizeOutput(b, l, args[0], args[1],
+                                      tensorDescales ? Value() : op.getVDescale());
             linalg::YieldOp::create(
                 b, l, truncateFromF32(b, l, o, outType.getElementType()));
           })

@@ -189,6 +189,8 @@ mlir::fa::decomposeOnlineAttention(RewriterBase &rewriter,
       {kPar, kPar, kRed}, [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
         Value prod =
             arith::MulFOp::create(nb, l, args[0], extendToF32(nb, l, args[1]));
+        if (Value vd = op.getValueDescale())
+          prod = arith::MulFOp::create(nb, l, prod, vd);
         return arith::AddFOp::create(nb, l, args[2], prod);
       });
 

@@ -20,6 +20,7 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <limits>
+#include <numeric>
 
 namespace mlir::fa {
 #define GEN_PASS_DEF_FATILEATTENTIONPASS
@@ -39,6 +40,10 @@ struct QueryBlockBuilder {
   const AttentionTileSizes &sizes;
   Value batch = {}, head = {}, rowBegin = {}, rows = {}, kvHead = {};
   Value scoreDescale = {}; // q_descale * k_descale for fp8, else null
+  // Per-block descales: the query block's q descale (the step's score descale
+  // is qBlockDescale * kd of the key block, the value_descale vd of it).
+  Value qBlockDescale = {};
+  Value vDescale = {}; // applied in the epilogue (per tensor / per head)
 
   Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
 
@@ -97,6 +102,15 @@ struct QueryBlockBuilder {
           Value vTile = slice2D(op.getValue(), batch, kvHead, col0, cols,
                                 nb.getIndexAttr(headDimV));
           Value mTile = op.getMask() ? maskTile(col0, cols) : Value();
+          Value stepDescale = scoreDescale, valueDescale;
+          if (qBlockDescale) {
+            int64_t blockKV = (*op.getDescaleBlock())[1];
+            Value kd = extractDescale(nb, l, op.getKDescale(), batch, kvHead,
+                                      col0, blockKV);
+            stepDescale = arith::MulFOp::create(nb, l, qBlockDescale, kd);
+            valueDescale = extractDescale(nb, l, op.getVDescale(), batch,
+                                          kvHead, col0, blockKV);
+          }
           ScoreModifiers mods = ScoreModifiers::get(op);
           DenseI64ArrayAttr window;
           Value row0, colPos, diagonal;
@@ -106,9 +120,14 @@ struct QueryBlockBuilder {
             colPos = col0;
             diagonal = shape.diagonal;
           }
+          SmallVector<Value> descales;
+          if (stepDescale)
+            descales.push_back(stepDescale);
+          if (valueDescale)
+            descales.push_back(valueDescale);
           auto step = OnlineAttentionOp::create(
               nb, l, TypeRange(iterArgs), qTile, kTile, vTile, iterArgs[0],
-              iterArgs[1], iterArgs[2], mTile, scoreDescale, row0, colPos,
+              iterArgs[1], iterArgs[2], mTile, descales, row0, colPos,
               diagonal,
               nb.getF32FloatAttr(static_cast<float>(op.getEffectiveScale())),
               window, op.getSoftcapAttr());
@@ -159,7 +178,6 @@ struct QueryBlockBuilder {
     AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
     AffineMap row2 = AffineMap::get(2, 0, {getAffineDimExpr(0, ctx)}, ctx);
     auto par = utils::IteratorType::parallel;
-    Value vDescale = op.getVDescale();
     Value outTile =
         linalg::GenericOp::create(
             b, loc, outInit.getType(), ValueRange{accTile, state[1]},
@@ -194,10 +212,22 @@ struct QueryBlockBuilder {
 
 FailureOr<SmallVector<Value>>
 mlir::fa::tileAttention(RewriterBase &rewriter, AttentionOp op,
-                        const AttentionTileSizes &sizes) {
-  if (sizes.blockQ <= 0 || sizes.blockKV <= 0)
+                        const AttentionTileSizes &requestedSizes) {
+  if (requestedSizes.blockQ <= 0 || requestedSizes.blockKV <= 0)
     return op.emitOpError() << "tile sizes must be positive, got block-q = "
-                            << sizes.blockQ << ", block-kv = " << sizes.blockKV;
+                            << requestedSizes.blockQ
+                            << ", block-kv = " << requestedSizes.blockKV;
+  // Per-block descales: every tile must lie in one descale block, so that the
+  // q and k descales of a step are scalars. The tile sizes become
+  // gcd(requested, descale_block) (equal when the kernel's tiles are the
+  // descale blocks, as fa-quantize-fp8 makes them by default).
+  AttentionTileSizes sizes = requestedSizes;
+  int64_t descaleRank = getDescaleRank(op);
+  if (descaleRank == 3) {
+    ArrayRef<int64_t> block = *op.getDescaleBlock();
+    sizes.blockQ = std::gcd(sizes.blockQ, block[0]);
+    sizes.blockKV = std::gcd(sizes.blockKV, block[1]);
+  }
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
   Location loc = op.getLoc();
@@ -221,8 +251,9 @@ mlir::fa::tileAttention(RewriterBase &rewriter, AttentionOp op,
       arith::CeilDivSIOp::create(rewriter, loc, shape.queryLength, blockQ);
   SmallVector<OpFoldResult> upperBounds = {outSizes[0], shape.queryHeads,
                                            numQBlocks};
+  // Per tensor: the score descale is computed once, before the forall.
   Value scoreDescale;
-  if (Value qd = op.getQDescale())
+  if (Value qd = op.getQDescale(); qd && descaleRank == 0)
     scoreDescale = arith::MulFOp::create(rewriter, loc, qd, op.getKDescale());
 
   auto forall = scf::ForallOp::create(rewriter, loc, upperBounds, inits,
@@ -240,6 +271,23 @@ mlir::fa::tileAttention(RewriterBase &rewriter, AttentionOp op,
         arith::SubIOp::create(rewriter, loc, shape.queryLength, qbb.rowBegin));
     qbb.kvHead = getKVHead(rewriter, loc, qbb.head, shape);
     qbb.scoreDescale = scoreDescale;
+    if (descaleRank == 0) {
+      qbb.vDescale = op.getVDescale();
+    } else if (descaleRank == 2) {
+      // Per (batch, head): one score descale per query block, vd in the
+      // epilogue.
+      Value qd = extractDescale(rewriter, loc, op.getQDescale(), qbb.batch,
+                                qbb.head, Value(), 1);
+      Value kd = extractDescale(rewriter, loc, op.getKDescale(), qbb.batch,
+                                qbb.kvHead, Value(), 1);
+      qbb.scoreDescale = arith::MulFOp::create(rewriter, loc, qd, kd);
+      qbb.vDescale = extractDescale(rewriter, loc, op.getVDescale(), qbb.batch,
+                                    qbb.kvHead, Value(), 1);
+    } else {
+      qbb.qBlockDescale =
+          extractDescale(rewriter, loc, op.getQDescale(), qbb.batch, qbb.head,
+                         qbb.rowBegin, (*op.getDescaleBlock())[0]);
+    }
     int64_t headDim = op.getQueryType().getDimSize(3);
     Value qTile = qbb.slice2D(op.getQuery(), qbb.batch, qbb.head, qbb.rowBegin,
                               qbb.rows, rewriter.getIndexAttr(headDim));

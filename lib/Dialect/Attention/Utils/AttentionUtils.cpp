@@ -134,6 +134,27 @@ Value mlir::fa::getKVHead(OpBuilder &b, Location loc, Value queryHead,
   return arith::DivUIOp::create(b, loc, queryHead, shape.headRatio);
 }
 
+int64_t mlir::fa::getDescaleRank(AttentionOp op) {
+  Value qd = op.getQDescale();
+  if (!qd)
+    return 0;
+  auto tensor = dyn_cast<RankedTensorType>(qd.getType());
+  return tensor ? tensor.getRank() : 0;
+}
+
+Value mlir::fa::extractDescale(OpBuilder &b, Location loc, Value descale,
+                               Value batch, Value head, Value row,
+                               int64_t block) {
+  auto tensor = dyn_cast<RankedTensorType>(descale.getType());
+  if (!tensor)
+    return descale;
+  SmallVector<Value> indices = {batch, head};
+  if (tensor.getRank() == 3)
+    indices.push_back(arith::DivUIOp::create(
+        b, loc, row, arith::ConstantIndexOp::create(b, loc, block)));
+  return tensor::ExtractOp::create(b, loc, descale, indices);
+}
+
 bool mlir::fa::canFoldLog2eIntoScale(AttentionOp op) {
   return !op.getSoftcap() && !(op.getMask() && !op.isBooleanMask());
 }
@@ -144,7 +165,8 @@ Value mlir::fa::getScoreScale(OpBuilder &b, Location loc, AttentionOp op,
   if (log2e)
     scale *= M_LOG2E;
   Value result = f32Constant(b, loc, scale);
-  if (Value qd = op.getQDescale())
+  // Tensor descales are picked per element by the lowering.
+  if (Value qd = op.getQDescale(); qd && qd.getType().isF32())
     result = arith::MulFOp::create(
         b, loc, result, arith::MulFOp::create(b, loc, qd, op.getKDescale()));
   return result;

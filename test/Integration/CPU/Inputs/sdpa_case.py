@@ -160,6 +160,10 @@ def parse_args(argv):
                    help="choose qk-range so that the logits' std is about this (e.g. 1e4)")
     p.add_argument("--descale", type=float, nargs=3, default=None, metavar=("QD", "KD", "VD"),
                    help="fp8 descale factors; default: amax/448 of each tensor")
+    p.add_argument("--granularity", default="tensor", choices=["tensor", "head", "block"],
+                   help="fp8 descales: f32 scalars, [B, H] or [B, H, NB] tensors (amax/448 each)")
+    p.add_argument("--descale-block", type=int, nargs=2, default=[4, 4],
+                   metavar=("BQ", "BKV"), help="rows per descale block with --granularity block")
     p.add_argument("output", nargs="?", help="runner stdout (check mode)")
     a = p.parse_intermixed_args(argv)
     a.Hkv = a.Hkv or a.Hq
@@ -185,6 +189,18 @@ def scale_of(a):
     return f32(a.scale if a.scale is not None else 1.0 / math.sqrt(a.D))
 
 
+def expand_descale(d, n):
+    """A descale (scalar, [B,H] or [B,H,NB]) as a [B,H,n] array over rows (or a scalar)."""
+    d = np.asarray(d, dtype=np.float64)
+    if d.ndim == 0:
+        return d
+    if d.ndim == 2:
+        return np.repeat(d[:, :, None], n, axis=2)
+    blk = -(-n // d.shape[2])
+    # blocks of blk rows, as the op's NB = ceil(n / block)
+    return np.repeat(d, blk, axis=2)[:, :, :n]
+
+
 def make_inputs(a):
     """Deterministic inputs, already rounded to their MLIR element types."""
     rng = np.random.default_rng(a.seed)
@@ -196,7 +212,24 @@ def make_inputs(a):
     k = rng.uniform(-qk_range, qk_range, (a.B, a.Hkv, a.Nk, a.D))
     v = rng.uniform(-a.v_range, a.v_range, (a.B, a.Hkv, a.Nk, a.Dv))
     ins = {}
-    if a.in_type == "f8E4M3FN":
+    if a.in_type == "f8E4M3FN" and a.granularity != "tensor":
+        # Descale tensors: [B, H] per head, [B, H, NB] per block of rows; each
+        # element is amax/448 of its group. q[b,h,i] is stored as x / d and
+        # read back as fp8 * d: d broadcast over the group's rows (and D).
+        ds = []
+        for x, blk in ((q, a.descale_block[0]), (k, a.descale_block[1]), (v, a.descale_block[1])):
+            n = x.shape[2]
+            blk = n if a.granularity == "head" else blk
+            nb = -(-n // blk)
+            d = np.array([[[np.abs(x[b, h, i * blk:(i + 1) * blk]).max() / 448.0
+                            for i in range(nb)] for h in range(x.shape[1])]
+                          for b in range(x.shape[0])])
+            d = np.maximum(d, 2.0 ** -100).astype(np.float32).astype(np.float64)
+            ds.append(d if a.granularity == "block" else d[:, :, 0])
+        ins["descale"] = ds
+        q, k, v = (round_e4m3(x / expand_descale(d, x.shape[2])[..., None])
+                   for x, d in zip((q, k, v), ds))
+    elif a.in_type == "f8E4M3FN":
         ds = a.descale or [np.abs(x).max() / 448.0 for x in (q, k, v)]
         ds = [f32(d) for d in ds]
         ins["descale"] = ds
@@ -287,11 +320,21 @@ def emit(a, ins):
         else:
             w(f"  %m = arith.constant dense<{dense(ins['mask'], conv)}> : {t}")
         clauses += f" mask(%m : {mt})"
-    if "descale" in ins:
+    block_attr = []
+    if "descale" in ins and a.granularity != "tensor":
+        dts = []
+        for n, d in zip(("qd", "kd", "vd"), ins["descale"]):
+            t = ttype(d.shape, "f32")
+            w(f"  %{n} = arith.constant dense<{dense(d, fmt)}> : {t}")
+            dts.append(t)
+        clauses += " descale(%qd, %kd, %vd : " + ", ".join(dts) + ")"
+        if a.granularity == "block":
+            block_attr.append(f"descale_block = array<i64: {a.descale_block[0]}, {a.descale_block[1]}>")
+    elif "descale" in ins:
         for n, d in zip(("qd", "kd", "vd"), ins["descale"]):
             w(f"  %{n} = arith.constant {fmt(d)} : f32")
         clauses += " descale(%qd, %kd, %vd)"
-    attrs = []
+    attrs = list(block_attr)
     if a.scale is not None:
         attrs.append(f"scale = {fmt(f32(a.scale))} : f32")
     if a.causal:
@@ -338,7 +381,8 @@ def emit(a, ins):
 
 def reference(a, ins):
     qd, kd, vd = ins.get("descale", (1.0, 1.0, 1.0))
-    q, k, v = ins["q"] * qd, ins["k"] * kd, ins["v"] * vd
+    q, k, v = ((x * expand_descale(d, x.shape[2])[..., None]) if np.ndim(d) else x * d
+               for x, d in zip((ins["q"], ins["k"], ins["v"]), (qd, kd, vd)))
     grp = a.Hq // a.Hkv
     kk = np.repeat(k, grp, axis=1)  # head h uses kv head h // grp
     vv = np.repeat(v, grp, axis=1)

@@ -55,6 +55,13 @@ def FA_AttentionOp : FA_Op<"attention", [
       T = i1 keeps a key where true. Bm is B or 1 and Hm is Hq or 1 (broadcast).
     * `descale(%qd, %kd, %vd)`: three f32 factors that undo the quantization scale of
       f8E4M3FN query, key and value. Required with f8E4M3FN inputs, rejected otherwise.
+      Per tensor they are f32 scalars; finer granularities are ranked f32 tensors, written
+      `descale(%qd, %kd, %vd : type(%qd), type(%kd), type(%vd))`, all three of one kind:
+      per (batch, head) `[B, Hq]`, `[B, Hkv]`, `[B, Hkv]`, or per block of rows
+      `[B, Hq, ceil(Nq / block_q)]`, `[B, Hkv, ceil(Nk / block_kv)]` (k and v) with the
+      attribute `descale_block = array<i64: block_q, block_kv>` (required iff rank 3).
+      Then `s[i,j] *= qd[b, h, i / block_q] * kd[b, g, j / block_kv]` and
+      `out = sum_j p[j] * vd[b, g, j / block_kv] * value[b, g, j, :]` (docs/FP8.md).
     * `diagonal(%d)`, `%d : index`: overrides `diag`, the key column on the diagonal of query
       row 0, which is `Nk - Nq` without it. Only allowed with `causal` or `window`. Tiling
       the query rows produces it: a tile of rows `[i0, i0 + n)` of an op with diagonal `d`
@@ -100,21 +107,26 @@ def FA_AttentionOp : FA_Op<"attention", [
     AnyRankedTensor:$key,
     AnyRankedTensor:$value,
     Optional<AnyRankedTensor>:$mask,
-    Optional<F32>:$q_descale,
-    Optional<F32>:$k_descale,
-    Optional<F32>:$v_descale,
+    // f32 scalars, or ranked f32 tensors (per head, per block of rows): the
+    // verifier checks the type with a message per rule.
+    Optional<AnyType>:$q_descale,
+    Optional<AnyType>:$k_descale,
+    Optional<AnyType>:$v_descale,
     Optional<Index>:$diagonal,
     OptionalAttr<F32Attr>:$scale,
     UnitAttr:$causal,
     OptionalAttr<DenseI64ArrayAttr>:$window,
-    OptionalAttr<F32Attr>:$softcap
+    OptionalAttr<F32Attr>:$softcap,
+    OptionalAttr<DenseI64ArrayAttr>:$descale_block
   );
   let results = (outs AnyRankedTensor:$out, Optional<AnyRankedTensor>:$lse);
 
   let assemblyFormat = [{
     $query `,` $key `,` $value
     (`mask` `(` $mask^ `:` type($mask) `)`)?
-    (`descale` `(` $q_descale^ `,` $k_descale `,` $v_descale `)`)?
+    (`descale` `(` $q_descale^ `,` $k_descale `,`
+     custom<LastDescale>($v_descale, type($q_descale), type($k_descale),
+                         type($v_descale)))?
     (`diagonal` `(` $diagonal^ `)`)?
     attr-dict `:` type($query) `,` type($key) `,` type($value)
     `->` custom<ResultTypes>(type($out), type($lse))
@@ -251,8 +263,16 @@ def FA_OnlineAttentionOp : FA_Op<"online_attention", [Pure,
     m'[i]   = max(max[i], max_j t[i,j])
     p[i,j]  = exp2(t[i,j] - m'[i])                           (0 where t = -inf)
     a[i]    = exp2(max[i] - m'[i])                           (0 when max = -inf)
-    sum'    = a * sum + sum_j p                  acc' = a * acc + p v
+    sum'    = a * sum + sum_j p                  acc' = a * acc + vd * (p v)
     ```
+
+    `descale(%sd)` (f32, required with f8E4M3FN inputs, rejected otherwise) multiplies
+    the scores; `descale(%sd, %vd)` also gives `vd`, the
+    per-block V descale of an fa.attention with per-block descales (1 without it; a
+    per-tensor or per-head V descale is applied once in the epilogue instead). A GPU
+    kernel may keep `acc` in units of `1 / vd` of the current block instead (rescale by
+    `a * vd_prev / vd` when moving on, multiply by the last `vd` at the end): the
+    same value in exact arithmetic.
 
     The running max is in log2 units, so that the exponentials are `exp2` and the
     `log2(e)` factor folds into `scale` when nothing non-linear or additive sits in
@@ -283,7 +303,9 @@ def FA_OnlineAttentionOp : FA_Op<"online_attention", [Pure,
     AnyRankedTensor:$sum,
     AnyRankedTensor:$acc,
     Optional<AnyRankedTensor>:$mask,
-    Optional<F32>:$descale,
+    // descale(%sd) or descale(%sd, %vd): the score descale, then the
+    // optional value descale (getDescale(), getValueDescale()).
+    Variadic<F32>:$descales,
     Optional<Index>:$row0,
     Optional<Index>:$col0,
     Optional<Index>:$diagonal,
@@ -296,7 +318,7 @@ def FA_OnlineAttentionOp : FA_Op<"online_attention", [Pure,
   let assemblyFormat = [{
     $query `,` $key `,` $value `into` $max `,` $sum `,` $acc
     (`mask` `(` $mask^ `:` type($mask) `)`)?
-    (`descale` `(` $descale^ `)`)?
+    (`descale` `(` $descales^ `)`)?
     (`positions` `(` $row0^ `,` $col0 `,` $diagonal `)`)?
     attr-dict `:` type($query) `,` type($key) `,` type($value) `,` type($max) `,`
     type($acc)
@@ -304,6 +326,14 @@ def FA_OnlineAttentionOp : FA_Op<"online_attention", [Pure,
   let extraClassDeclaration = [{
     RankedTensorType getQueryType() { return getQuery().getType(); }
     RankedTensorType getAccType() { return getAcc().getType(); }
+    /// The score descale (q_descale * k_descale), null without fp8.
+    Value getDescale() {
+      return getDescales().empty() ? Value() : getDescales()[0];
+    }
+    /// The per-block value descale, null unless given (second descale).
+    Value getValueDescale() {
+      return getDescales().size() < 2 ? Value() : getDescales()[1];
+    }
     bool isBooleanMask() {
       return getMask() &&
              cast<ShapedType>(getMask().getType()).getElementType().isInteger(1);

@@ -224,6 +224,129 @@ def FAExpandF8E4M3FNExtFPass : Pass<"fa-expand-f8e4m3fn-extf"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def FAQuantizeFP8Pass : Pass<"fa-quantize-fp8"> {
+  let summary = "Rewrite f16/bf16/f32 fa.attention into the two-pass FP8 form (scales, E4M3 quantization, FP8 fa.attention)";
+  let description = [{
+    FlashAttention-3's FP8 scheme as IR. For each of Q, K and V (`[B, H, N, D]`):
+
+    ```
+    amax  = max |x| over each group               granularity=tensor: the whole tensor
+                                                  granularity=head:   each (b, h)
+                                                  granularity=block:  each (b, h) and block of
+                                                                      block-q (Q) / block-kv (K, V) rows
+    delta = max(amax, 2^-117) / 448               (448: E4M3's largest finite value; the floor
+                                                   keeps delta a normal f32 for all-zero groups)
+    x8    = truncf(clamp(x / delta, -448, 448)) : f8E4M3FN   (round to nearest even)
+    ```
+
+    then `fa.attention %q8, %k8, %v8 descale(%dq, %dk, %dv)` with the deltas as descales
+    (f32 scalars, `[B, H]` or `[B, H, NB]` tensors with `descale_block`), the same mask,
+    diagonal, attributes, output type and lse. The amax is two linalg reductions (rows, then
+    groups; a block group pads the row maxima with zeros to `NB * block` rows and expands
+    them to `[B, H, NB, block]`); the quantization is one `linalg.generic`.
+
+    `incoherent=true` first multiplies Q and K along D by the same random orthogonal matrix
+    `M = diag(s) H_D / sqrt(D)` (`H_D` the Sylvester Hadamard matrix, `s` random +-1 signs from
+    `seed`, the same for Q and K), so `(Q M) (K M)^T = Q K^T` in exact arithmetic while an
+    outlier of one coordinate is spread over all D. It is a fast Walsh-Hadamard transform in
+    f32: one elementwise multiply by `s / sqrt(D)`, then `log2(D)` butterfly stages, each a
+    `tensor.expand_shape` to `[..., D / 2h, 2, h]`, two slices and one `linalg.generic`
+    (`(a + b, a - b)`). D must be a power of two (else a diagnostic). V is not transformed.
+
+    An fa.attention with f8E4M3FN inputs already is left as it is, with a remark.
+
+    Before:
+    ```mlir
+    %o = fa.attention %q, %k, %v {causal} : tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>,
+        tensor<1x2x256x64xf16> -> tensor<1x2x256x64xf16>
+    ```
+    After (`granularity=block block-q=128 block-kv=64`, abridged):
+    ```mlir
+    %rq = linalg.generic {max |q|, reduction over D} -> tensor<1x2x256xf32>
+    %aq = tensor.expand_shape (tensor.pad %rq) -> tensor<1x2x2x128xf32>
+    %dq = linalg.generic {max over rows, then max(amax, 2^-117) / 448} -> tensor<1x2x2xf32>
+    %q8 = linalg.generic {truncf(clamp(q / %dq[b, h, i floordiv 128], -448, 448))}
+        -> tensor<1x2x256x64xf8E4M3FN>
+    ... the same for K and V with blocks of 64 rows ...
+    %o = fa.attention %q8, %k8, %v8 descale(%dq, %dk, %dv : tensor<1x2x2xf32>,
+        tensor<1x2x4xf32>, tensor<1x2x4xf32>) {causal, descale_block = array<i64: 128, 64>}
+        : ... -> tensor<1x2x256x64xf16>
+    ```
+    The CPU pipeline runs the result (`fa-opt --fa-quantize-fp8=... --fa-to-cpu`); its
+    `fa-expand-f8e4m3fn-truncf` lowers the truncation.
+  }];
+  let options = [
+    Option<"granularity", "granularity", "std::string", /*default=*/"\"tensor\"",
+           "scale groups: tensor, head (each batch and head) or block (each block of rows)">,
+    Option<"blockQ", "block-q", "int64_t", /*default=*/"128",
+           "query rows per scale with granularity=block">,
+    Option<"blockKV", "block-kv", "int64_t", /*default=*/"128",
+           "key/value rows per scale with granularity=block">,
+    Option<"incoherent", "incoherent", "bool", /*default=*/"false",
+           "multiply Q and K by a random Hadamard transform before quantizing">,
+    Option<"seed", "seed", "uint64_t", /*default=*/"0",
+           "seed of the random signs of incoherent processing">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def FARotateQKPass : Pass<"fa-rotate-qk"> {
+  let summary = "Multiply Q and K of fa.attention by one random Hadamard transform (incoherent processing alone)";
+  let description = [{
+    The rotation of `fa-quantize-fp8{incoherent=true}` without the quantization: query and
+    key of every f16/bf16/f32 fa.attention are multiplied along D by
+    `M = diag(s) H_D / sqrt(D)` (random signs `s` from `seed`, the same for both), as a fast
+    Walsh-Hadamard transform in f32 (one elementwise multiply, then `log2(D)` butterfly
+    stages, each a `tensor.expand_shape` to `[..., D / 2h, 2, h]` and one `linalg.generic`
+    computing `(a + b, a - b)`), cast back to the input type. `M` is orthogonal, so
+    `(Q M)(K M)^T = Q K^T` and the attention is unchanged up to f32 rounding (f16/bf16 inputs
+    add one rounding of the rotated values). D must be a power of two, else a diagnostic;
+    fp8 inputs are left alone with a remark. It exists to test and measure the transform
+    (test/Integration/CPU/fp8-hadamard.test).
+
+    Before: `%o = fa.attention %q, %k, %v : ...`
+    After:
+    ```mlir
+    %qs = linalg.generic {q * s[d] / sqrt(D)} -> tensor<...xf32>
+    %e  = tensor.expand_shape %qs [[0], [1], [2], [3, 4, 5]] : ... into tensor<1x2x16x32x2x1xf32>
+    %lo = tensor.extract_slice %e[0, 0, 0, 0, 0, 0] [1, 2, 16, 32, 1, 1] ...
+    %hi = tensor.extract_slice %e[0, 0, 0, 0, 1, 0] [1, 2, 16, 32, 1, 1] ...
+    %st = linalg.generic {index(4) == 0 ? lo + hi : lo - hi}
+    %q1 = tensor.collapse_shape %st ...           // ... log2(D) stages, the same for K
+    %o = fa.attention %q1, %k1, %v : ...
+    ```
+  }];
+  let options = [
+    Option<"seed", "seed", "uint64_t", /*default=*/"0", "seed of the random signs">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def FAExpandF8E4M3FNTruncFPass : Pass<"fa-expand-f8e4m3fn-truncf"> {
+  let summary = "Expand arith.truncf to f8E4M3FN into integer ops on the bits (RNE, saturating)";
+  let description = [{
+    The inverse of `fa-expand-f8e4m3fn-extf`, for the CPU: LLVM has no fp8 type and
+    upstream `arith-expand` has no E4M3 patterns (`convert-to-llvm` leaves the truncf).
+    Rounds f32 (f16 and bf16 are extended first, exactly) to the nearest E4M3FN value,
+    ties to even, subnormals included; magnitudes above 448 (infinities too) saturate to
+    +-448, like sm_90's `cvt.rn.satfinite`; NaN gives NaN (0x7F | sign). MLIR's constant
+    folder does not fold an inexact or overflowing truncf to f8E4M3FN, so the expansion is
+    what runs; `fa-quantize-fp8` clamps to +-448 before truncating in any case.
+
+    Before: `%y = arith.truncf %x : f32 to f8E4M3FN`
+    After: `arith.bitcast` to i32, the rounding on the bits (`andi`, `shrui`, `addi`,
+    `minui`), the subnormal case through `x * 2^9 + 2^23 - 2^23`, `select`s, `trunci` to
+    i8 and `arith.bitcast` to f8E4M3FN.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def FACheckPlacementPass : Pass<"fa-check-placement", "ModuleOp"> {
   let summary = "Diagnose fa ops outside a func.func directly in the module (what the pipelines lower)";
   let description = [{

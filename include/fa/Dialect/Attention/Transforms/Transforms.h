@@ -67,6 +67,41 @@ void populateDecomposeOnlineAttentionPatterns(RewritePatternSet &patterns);
 /// Adds the pattern that expands arith.extf from f8E4M3FN into integer ops.
 void populateExpandF8E4M3FNExtFPatterns(RewritePatternSet &patterns);
 
+/// Adds the pattern that expands arith.truncf to f8E4M3FN into integer ops
+/// (round to nearest even, saturating to +-448, NaN to NaN).
+void populateExpandF8E4M3FNTruncFPatterns(RewritePatternSet &patterns);
+
+/// Options of fa-quantize-fp8.
+struct QuantizeFP8Options {
+  enum class Granularity { Tensor, Head, Block };
+  Granularity granularity = Granularity::Tensor;
+  int64_t blockQ = 128;
+  int64_t blockKV = 128;
+  /// Q and K multiplied along D by H * diag(signs) / sqrt(D) (a fast
+  /// Walsh-Hadamard transform) before quantization.
+  bool incoherent = false;
+  uint64_t seed = 0;
+};
+
+/// Replaces an f16/bf16/f32 `op` by the two-pass FP8 form: amax of Q, K, V per
+/// granularity, delta = max(amax, 2^-117) / 448, x / delta rounded to
+/// f8E4M3FN (clamped to +-448 first), and an fa.attention on the fp8 tensors
+/// with the deltas as descales. Fails with a diagnostic for an incoherent
+/// transform of a head dim that is not a power of two; returns failure
+/// without one for ops that are fp8 already.
+FailureOr<SmallVector<Value>> quantizeAttentionFP8(RewriterBase &rewriter,
+                                                   AttentionOp op,
+                                                   const QuantizeFP8Options &options);
+
+/// x[..., :] multiplied by H_D * diag(signs) / sqrt(D) along its last dim D (a
+/// power of two), as a fast Walsh-Hadamard transform: the signs and 1/sqrt(D)
+/// in one elementwise op, then log2(D) butterfly stages. f32 result.
+Value buildRandomizedHadamard(OpBuilder &b, Location loc, Value x,
+                              ArrayRef<float> signs);
+
+/// D random signs (+-1) from `seed` (splitmix64), the same on every host.
+SmallVector<float> randomSigns(int64_t d, uint64_t seed);
+
 /// Emits an error on each fa op (fa.attention, fa.attention_grad,
 /// fa.online_attention, fa.kv_block_range) under `module` that is not inside a func.func whose
 /// parent is `module`: the pipelines lower only those. `who` (the pass or

@@ -58,6 +58,17 @@ Value getKVHead(OpBuilder &b, Location loc, Value queryHead,
 /// fp8), times log2(e) when `log2e` is set (for exp2-based softmax).
 Value getScoreScale(OpBuilder &b, Location loc, AttentionOp op, bool log2e);
 
+/// The granularity of an fa.attention's descales: 0 (f32 scalars, or none),
+/// 2 (per (batch, head)) or 3 (per block of rows).
+int64_t getDescaleRank(AttentionOp op);
+
+/// The f32 descale that applies at (batch, head, row): `descale` itself when
+/// it is a scalar, descale[batch, head] at rank 2, and
+/// descale[batch, head, row / block] at rank 3. `head` is the head of the
+/// descaled tensor (the K/V head for k and v).
+Value extractDescale(OpBuilder &b, Location loc, Value descale, Value batch,
+                     Value head, Value row, int64_t block);
+
 /// True when the log2(e) factor can be folded into the score scale: nothing
 /// non-linear or additive sits between the scaling and the exponent.
 bool canFoldLog2eIntoScale(AttentionOp op);
