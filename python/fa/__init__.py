@@ -16,6 +16,11 @@ from .bundle import Bundle, BundleError, load_bundle  # noqa: F401
 from .compiler import Kernel, compile, compiler_id  # noqa: F401,A004
 from .validation import AttentionInputError, UnsupportedError  # noqa: F401
 from .variant import Variant, chip_for_capability  # noqa: F401
+from . import dispatch  # noqa: F401,E402
+
+__all__ = ["AttentionInputError", "Bundle", "BundleError", "CompileError", "CompilerUnavailable",
+           "Kernel", "UnsupportedError", "Variant", "attention", "chip_for_capability", "compile",
+           "compiler_available", "compiler_id", "cpu", "dispatch", "load_bundle"]
 
 __version__ = "0.1.0"
 
