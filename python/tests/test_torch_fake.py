@@ -120,7 +120,7 @@ def fake(tmp_path, monkeypatch):
         current_stream=lambda device: types.SimpleNamespace(
             cuda_stream=0x5000 + Device(device).index),
         get_device_capability=lambda idx: caps[idx], current_device=lambda: 0)
-    Tensor.to = lambda self, device: Tensor(self.shape, self.dtype, str(device))
+    Tensor.to = lambda self, device, non_blocking=False: Tensor(self.shape, self.dtype, str(device))
     torch.library = types.SimpleNamespace(
         custom_op=lambda name, mutates_args: (lambda fn: CustomOp(name, fn)))
     monkeypatch.setitem(sys.modules, "torch", torch)
