@@ -114,6 +114,8 @@ def load_bundle(directory):
     """Makes fa.attention look in the bundle at `directory` (before compiling)."""
     b = Bundle.load(directory)
     _bundles.insert(0, b)
+    from . import dispatch
+    dispatch.clear()
     return b
 
 

@@ -11,7 +11,7 @@ import threading
 import time
 
 from . import _capi, cache
-from .variant import Variant
+from .variant import Variant, normalize_options
 
 # Counters the tests read: how each compile() call was served.
 stats = {"compiles": 0, "memory_hits": 0, "disk_hits": 0}
@@ -146,7 +146,7 @@ def _load_entry(entry, variant):
 def compile_mlir(mlir, chip="sm_90a", options=(), variant=None, use_cache=True):
     """{function: Kernel} for every fa.attention function of `mlir` compiled
     by fa-to-ptx{chip, options}. Cached in memory and on disk (fa.cache)."""
-    options = tuple(sorted(options.items())) if isinstance(options, dict) else tuple(options)
+    options = normalize_options(options) if isinstance(options, dict) else tuple(options)
     pipeline = pipeline_text(chip, options)
     key = hashlib.sha256(json.dumps({"format": 1, "mlir": mlir, "pipeline": pipeline,
                                      "compiler": compiler_id()}, sort_keys=True).encode()

@@ -45,6 +45,14 @@ def _find(variant):
     return k
 
 
+# Memos of callers (fa.torch_ops) cleared with this one.
+on_clear = []
+
+
 def clear():
+    """Forgets every lookup (fa.load_bundle calls it: a variant that had no
+    kernel may have one now)."""
     with _lock:
         _kernels.clear()
+        for f in on_clear:
+            f()

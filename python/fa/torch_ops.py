@@ -74,6 +74,7 @@ def _window(causal, window):
 
 
 _fast = {}  # the launch path's memo: (dtype, D, flags, device) -> fa_runtime.Kernel
+dispatch.on_clear.append(_fast.clear)
 
 
 def _run(q, k, v, causal, wl, wr, scale, softcap, return_lse, fallback):

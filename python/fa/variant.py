@@ -92,8 +92,7 @@ class Variant:
             if not (math.isfinite(softcap) and softcap > 0):
                 raise ValueError(f"softcap: {softcap} must be a finite number > 0")
             softcap = _f32(softcap)
-        opts = tuple(sorted((str(k).replace("_", "-"), _option_text(k, v))
-                            for k, v in dict(options or {}).items()))
+        opts = normalize_options(options)
         return cls(dtype, head_dim, causal, window, scale, softcap, bool(lse), chip, opts)
 
     @classmethod
@@ -198,10 +197,16 @@ def attribute_text(causal, window, scale, softcap):
     return (" {" + ", ".join(attrs) + "}") if attrs else ""
 
 
-def _option_text(key, value):
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
+def normalize_options(options):
+    """fa-to-ptx options as a sorted tuple of (flag, text): Python spellings
+    (block_q=64, persistent=True) become the pipeline's (block-q=64,
+    persistent=true)."""
+    def text(value):
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        return str(value)
+    return tuple(sorted((str(k).replace("_", "-"), text(v))
+                        for k, v in dict(options or {}).items()))
 
 
 def chip_for_capability(major, minor):

@@ -85,7 +85,13 @@ def test_load_without_compiler(built_bundle, tmp_path):
     assert not (tmp_path / "cache").exists()
 
 
-def test_load_bundle_api(built_bundle):
+def test_load_bundle_api(built_bundle, monkeypatch):
+    # A lookup that failed before the bundle was loaded is not remembered after.
+    monkeypatch.setenv("FA_CAPI_LIBRARY", "/nonexistent/libFAPythonCAPI.so")
+    monkeypatch.setattr(fa._capi, "_lib", None)
+    monkeypatch.setattr(fa._capi, "_lib_error", None)
+    with pytest.raises(UnsupportedError, match="not available"):
+        dispatch.kernel(fa.Variant.parse(SPECS[0], chip="sm_80"))
     fa.load_bundle(str(built_bundle))
     k = dispatch.kernel(fa.Variant.parse(SPECS[0], chip="sm_80"))
     assert dispatch.sources["bundle"] >= 1 and k.variant == fa.Variant.parse(SPECS[0], "sm_80")

@@ -42,6 +42,9 @@ def test_window_scale_and_options():
 
 def test_compile_mlir_text():
     text = fa.Variant.parse("f16,d128").mlir() + fa.Variant.parse("f16,d64,causal,lse").mlir()
+    ks = fa.compile(text, chip="sm_80", block_q=64, rows_per_warp=16)
+    assert all(k.manifest["block_q"] == 64 and k.manifest["rows_per_warp"] == 16
+               for k in ks.values())
     ks = fa.compile(text, chip="sm_80")
     assert isinstance(ks, dict) and len(ks) == 2
     assert {k.manifest["head_dim"] for k in ks.values()} == {64, 128}
