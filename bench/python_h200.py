@@ -192,7 +192,8 @@ def section_correctness(chip, bundle, quick):
 
 
 def expect(results, name, fn, exc=None, word=None):
-    """Runs fn; with exc, expects it to raise exc mentioning word."""
+    """Runs fn, which returns True or a string saying what is wrong; with exc,
+    expects it to raise exc mentioning word instead."""
     try:
         got = fn()
     except Exception as e:  # noqa: BLE001
@@ -201,7 +202,7 @@ def expect(results, name, fn, exc=None, word=None):
         if not ok:
             fail(f"behaviour {name}: {type(e).__name__}: {e}")
         return None
-    ok = exc is None and got is not False
+    ok = exc is None and got is True  # a check returns True, or a string saying what is wrong
     results.append(dict(check=name, ok=ok, detail="raised nothing" if exc else str(got)[:300]))
     if not ok:
         fail(f"behaviour {name}: {'raised nothing' if exc else got}")
