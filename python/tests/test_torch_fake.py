@@ -123,6 +123,10 @@ def fake(tmp_path, monkeypatch):
     Tensor.to = lambda self, device, non_blocking=False: Tensor(self.shape, self.dtype, str(device))
     torch.library = types.SimpleNamespace(
         custom_op=lambda name, mutates_args: (lambda fn: CustomOp(name, fn)))
+    torch.compiling = False
+    torch.grad = True
+    torch.compiler = types.SimpleNamespace(is_compiling=lambda: torch.compiling)
+    torch.is_grad_enabled = lambda: torch.grad
     monkeypatch.setitem(sys.modules, "torch", torch)
     monkeypatch.setenv("FA_LIBCUDA", str(lib))
     import fa_runtime.driver as driver
@@ -240,6 +244,26 @@ def test_op_fake_and_backward(fake):
         op.backward(None, out, lse)
 
 
+def test_dispatcher_only_when_needed(fake):
+    """Eager calls on plain tensors run the op's body directly; the op itself
+    is used under torch.compile and when autograd must record the call."""
+    t = fake.torch
+    op = fake.ops.attention_op
+    fake.log("ppppiiiii")
+    q = Tensor((1, 2, 8, 64), t.float16, "cuda:1")
+    fa.attention(q, q, q)
+    assert op.calls == 0 and len(launches(fake.log())) == 1
+    g = Tensor((1, 2, 8, 64), t.float16, "cuda:1", requires_grad=True)
+    fa.attention(g, q, q)
+    assert op.calls == 1
+    t.grad = False  # torch.no_grad()
+    fa.attention(g, q, q)
+    assert op.calls == 1
+    t.compiling = True
+    fa.attention(q, q, q)
+    assert op.calls == 2 and len(launches(fake.log())) == 3
+
+
 def test_op_arguments(fake):
     """fa.attention normalizes its flags before the op: the window, causal's
     right edge, scale and softcap as floats."""
@@ -247,6 +271,7 @@ def test_op_arguments(fake):
     op = fake.ops.attention_op
     calls = []
     op.fn = lambda *a: calls.append(a) or (a[0], a[0])
+    t.compiling = True  # as under torch.compile: through the op
     q = Tensor((1, 2, 8, 64), t.float16, "cuda:0")
     fa.attention(q, q, q, causal=True, window=(4, -1), scale=1, softcap=None)
     fa.attention(q, q, q, window=(-1, -1))
