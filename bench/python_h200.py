@@ -290,6 +290,17 @@ def section_behaviour(chip):
         return tuple(lse.shape) == (1, 8, 256) or f"lse shape {tuple(lse.shape)}"
     expect(res, "lse through the fallback", lse_fallback)
 
+    def opcheck():
+        # torch's own checks of the registration: schema (no mutation, no aliasing),
+        # the fake implementation against the real one, dynamic-shape AOT dispatch.
+        for lse in (False, True):
+            torch.library.opcheck(torch.ops.fa.attention.default,
+                                  (q, k, v, True, -1, -1, None, None, lse, False),
+                                  test_utils=("test_schema", "test_faketensor",
+                                              "test_aot_dispatch_dynamic"))
+        return True
+    expect(res, "torch.library.opcheck(fa::attention)", opcheck)
+
     def backward():
         qg = q.clone().requires_grad_()
         fa.attention(qg, k, v).float().sum().backward()
