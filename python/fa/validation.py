@@ -77,7 +77,8 @@ def unsupported_reason(dtype, device, chip, D, Dv, softcap):
     if chip is None:
         return f"{device} is older than sm_80 (compute capability 8.0): fa has no kernel for it"
     if dtype not in DTYPES:
-        return f"dtype {dtype}: the kernels take {' and '.join(DTYPES)}"
+        return (f"dtype {dtype}: fa.attention takes {' and '.join(DTYPES)} (the sm_90a FP8 "
+                f"kernels need descale factors: fa.compile on MLIR text and fa_runtime)")
     if Dv != D:
         return f"value head dim {Dv} differs from the query head dim {D}: no kernel for it"
     if D not in HEAD_DIMS[chip]:
