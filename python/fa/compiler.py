@@ -79,8 +79,15 @@ def _build_info():
     try:
         from . import _build_info as b
         return {"git": b.GIT_HASH, "library_sha256": b.LIBRARY_SHA256}
-    except ImportError:
-        return {"git": "unknown", "library_sha256": None}
+    except ImportError:  # used from the source tree (PYTHONPATH=python)
+        import subprocess
+        try:
+            git = subprocess.run(["git", "-C", os.path.dirname(os.path.abspath(__file__)),
+                                  "rev-parse", "HEAD"], capture_output=True, text=True,
+                                 timeout=10).stdout.strip() or "unknown"
+        except (OSError, subprocess.SubprocessError):
+            git = "unknown"
+        return {"git": git, "library_sha256": None}
 
 
 _compiler_id = None
