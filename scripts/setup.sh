@@ -11,6 +11,9 @@ LLVM_PREFIX=/usr/lib/llvm-22
 # clang-22 only recommends.
 packages=(llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22 lld-22
           libclang-rt-22-dev ninja-build cmake python3-numpy)
+# Callers that need more (scripts/python.sh: venv, pip, pytest) name them here.
+read -r -a extra <<< "${FA_EXTRA_PACKAGES:-}"
+packages+=("${extra[@]}")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

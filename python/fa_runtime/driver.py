@@ -211,8 +211,7 @@ class Kernel:
                 holders.append(ctypes.c_int32(sizes[p["name"]]))
             else:
                 holders.append(ctypes.c_void_p(next(it)))
-        argv = (ctypes.c_void_p * len(holders))(
-            *[ctypes.cast(ctypes.byref(h), ctypes.c_void_p) for h in holders])
+        argv = (ctypes.c_void_p * len(holders))(*[ctypes.addressof(h) for h in holders])
         gx, gy, gz = self.grid(sizes, device)
         bx, by, bz = self.manifest["block"]
         if gx == 0 or gy == 0 or gz == 0:
@@ -257,17 +256,38 @@ class Kernel:
             host = torch.frombuffer(bytearray(blob), dtype=torch.uint8)
             if len(cache) > 64:
                 cache.clear()
-            cache[key] = host.to(q.device)  # allocations are 512-byte aligned
+            # Allocations are 512-byte aligned. non_blocking: from pageable memory CUDA
+            # stages the 384 bytes before returning, so the copy is ordered on the
+            # current stream without the stream synchronization that a blocking copy
+            # costs on every call with new pointers.
+            cache[key] = host.to(q.device, non_blocking=True)
         return cache[key]
 
     def check(self, q, k, v, out=None, lse=None, copy_inputs=True, **extra):
         """fa_runtime.manifest.check_launch on torch tensors: the LaunchPlan, or
         ValueError naming the argument that does not fit the kernel. `extra`:
-        the fp8 kernels' v_t, q_descale, k_descale, v_descale."""
-        tensors = {"q": q, "k": k, "v": v, "out": out, "lse": lse, **extra}
-        return check_launch(self.manifest,
-                            {n: (describe(t) if t is not None else None)
-                             for n, t in tensors.items()}, copy_inputs)
+        the fp8 kernels' v_t, q_descale, k_descale, v_descale.
+
+        Memoized: the plan depends only on each tensor's shape, strides, dtype,
+        device and address modulo 64 (the alignments the manifest can ask
+        for), so a call like an earlier one skips the checks (they are most of
+        the host's launch path at short sequence lengths). Failures are not
+        memoized."""
+        names = ("q", "k", "v", "out", "lse") + tuple(sorted(extra))
+        tensors = (q, k, v, out, lse) + tuple(extra[n] for n in names[5:])
+        key = names + tuple(None if t is None else
+                            (t.shape, t.stride(), t.dtype, t.device, t.data_ptr() % 64)
+                            for t in tensors) + (copy_inputs,)
+        memo = self.__dict__.setdefault("_plans", {})
+        plan = memo.get(key)
+        if plan is None:
+            plan = check_launch(self.manifest,
+                                {n: (describe(t) if t is not None else None)
+                                 for n, t in zip(names, tensors)}, copy_inputs)
+            if len(memo) > 1024:
+                memo.clear()
+            memo[key] = plan
+        return plan
 
     def __call__(self, q, k, v, out=None, lse=None, *, q_descale=None, k_descale=None,
                  v_descale=None, v_t=None):

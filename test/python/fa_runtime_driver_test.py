@@ -85,7 +85,7 @@ class FakeTensor:
         t.copied_from = self
         return t
 
-    def to(self, device):
+    def to(self, device, non_blocking=False):
         return FakeTensor(self.shape, self.dtype, str(device), data=self.data)
 
 

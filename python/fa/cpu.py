@@ -1,0 +1,200 @@
+"""fa.attention on the CPU, on numpy arrays: the fa-to-cpu pipeline (the tiled
+FlashAttention form, or the reference lowering) JIT-compiled by MLIR's
+ExecutionEngine through the C API. Useful as a reference and to try the
+semantics without a GPU; not fast (scalar loops).
+
+    import numpy as np, fa.cpu
+    out, lse = fa.cpu.attention(q, k, v, causal=True, return_lse=True)
+
+q [B, Hq, Nq, D], k [B, Hkv, Nk, D], v [B, Hkv, Nk, Dv], float16 or float32
+numpy arrays; out is float32 [B, Hq, Nq, Dv] (accumulation is f32), lse float32
+[B, Hq, Nq]. One engine per (shapes, dtype, flags), kept in memory. Needs the
+compiler library (fa.compiler_available()).
+"""
+import ctypes
+import math
+import os
+import threading
+
+import numpy as np
+
+from . import _capi
+from .validation import AttentionInputError, check_inputs
+from .variant import attribute_text, normalize_window
+
+_NP_TYPES = {np.dtype(np.float16): "f16", np.dtype(np.float32): "f32"}
+_engines = {}
+_lock = threading.Lock()
+
+
+def _memref_desc(rank):
+    class Desc(ctypes.Structure):
+        _fields_ = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p),
+                    ("offset", ctypes.c_int64), ("sizes", ctypes.c_int64 * rank),
+                    ("strides", ctypes.c_int64 * rank)]
+    return Desc
+
+
+_Desc4 = _memref_desc(4)
+_Desc3 = _memref_desc(3)
+
+
+class _Results(ctypes.Structure):
+    _fields_ = [("out", _Desc4), ("lse", _Desc3)]
+
+
+def source(q_shape, k_shape, v_shape, elt, causal, window, scale, softcap, lse):
+    """The MLIR of one CPU attention (static shapes; results f32)."""
+    def t(shape, e):
+        return "tensor<" + "x".join(str(n) for n in shape) + f"x{e}>"
+    tq, tk, tv = t(q_shape, elt), t(k_shape, elt), t(v_shape, elt)
+    B, Hq, Nq, _ = q_shape
+    to = t((B, Hq, Nq, v_shape[3]), "f32")
+    tl = t((B, Hq, Nq), "f32")
+    a = attribute_text(causal, window, scale, softcap)
+    res_t = f"({to}, {tl})" if lse else to
+    res = "%o, %l" if lse else "%o"
+    return (f"func.func @attention(%q: {tq}, %k: {tk}, %v: {tv}) -> {res_t} "
+            f"attributes {{llvm.emit_c_interface}} {{\n"
+            f"  {res} = fa.attention %q, %k, %v{a} : {tq}, {tk}, {tv} -> {res_t}\n"
+            f"  return {res} : {res_t.strip('()')}\n}}\n")
+
+
+class _Engine:
+    def __init__(self, mlir, pipeline, lse):
+        L = _capi.lib()
+        self.lse = lse
+        self.context = _capi.Context()
+        self.module = _capi.Module(self.context, mlir)
+        self.module.run(pipeline)
+        libs = [p.encode() for p in _runtime_libraries()]
+        refs = (_capi._StringRef * max(len(libs), 1))(*[_capi._sref(p) for p in libs])
+        self._libs = (libs, refs)  # alive while the engine is
+        self.engine = L.mlirExecutionEngineCreate(self.module.module, 2, len(libs), refs, False)
+        if not self.engine.ptr:
+            raise _capi.CompileError("fa.cpu: the ExecutionEngine could not be created:\n" +
+                                     "\n".join(self.context.diagnostics),
+                                     self.context.diagnostics)
+
+    def __call__(self, q, k, v):
+        L = _capi.lib()
+        descs = [_desc(a) for a in (q, k, v)]
+        res = _Results() if self.lse else _Desc4()
+        ptrs = [ctypes.pointer(res)] + [ctypes.pointer(d) for d in descs]
+        args = (ctypes.c_void_p * len(ptrs))(
+            *[ctypes.cast(ctypes.pointer(p), ctypes.c_void_p) for p in ptrs])
+        r = L.mlirExecutionEngineInvokePacked(self.engine, _capi._sref(b"attention"),
+                                              args)
+        if not r.value:
+            raise RuntimeError("fa.cpu: the JIT could not run _mlir_ciface_attention (a missing "
+                               "symbol? see stderr)")
+        outs = [res.out, res.lse] if self.lse else [res]
+        return [_take(d) for d in outs]
+
+
+def _runtime_libraries():
+    """MLIR's C runner utils (memrefCopy, which the lowered copies call):
+    $FA_MLIR_C_RUNNER_UTILS, else next to Debian's libMLIR.so."""
+    path = os.environ.get("FA_MLIR_C_RUNNER_UTILS",
+                          "/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so")
+    return [path] if os.path.exists(path) else []
+
+
+def _desc(a):
+    d = (_Desc4 if a.ndim == 4 else _Desc3)()
+    d.allocated = d.aligned = a.ctypes.data
+    d.offset = 0
+    for i in range(a.ndim):
+        d.sizes[i] = a.shape[i]
+        d.strides[i] = a.strides[i] // a.itemsize
+    return d
+
+
+_libc = ctypes.CDLL(None)
+_libc.free.argtypes = [ctypes.c_void_p]
+
+
+def _take(d):
+    """A numpy copy of a returned f32 memref; frees the JIT's buffer."""
+    shape = tuple(d.sizes)
+    n = int(np.prod(shape)) if shape else 1
+    if n:
+        buf = (ctypes.c_float * n).from_address(d.aligned + 4 * d.offset)
+        a = np.ctypeslib.as_array(buf).copy().reshape(shape)
+    else:
+        a = np.zeros(shape, np.float32)
+    if d.allocated:
+        _libc.free(d.allocated)
+    return a
+
+
+def attention(q, k, v, *, causal=False, window=None, scale=None, softcap=None, return_lse=False,
+              reference=False, block_q=None, block_kv=None):
+    """fa.attention's semantics on numpy arrays through fa-to-cpu (tiled) or
+    fa-to-cpu{reference=1} (reference=True). See the module docstring."""
+    arrays = []
+    for n, a in zip("qkv", (q, k, v)):
+        a = np.asarray(a)
+        if a.dtype not in _NP_TYPES:
+            raise AttentionInputError(f"fa.cpu.attention: {n} is {a.dtype}; float16 or float32")
+        arrays.append(np.ascontiguousarray(a))
+    q, k, v = arrays
+    window, _ = check_inputs(*[(a.shape, _NP_TYPES[a.dtype], "cpu") for a in arrays],
+                             causal=causal, window=window, scale=scale, softcap=softcap)
+    if min(q.size, k.size) == 0:
+        B, Hq, Nq, _ = q.shape
+        out = np.zeros((B, Hq, Nq, v.shape[3]), np.float32)
+        return (out, np.full((B, Hq, Nq), -np.inf, np.float32)) if return_lse else out
+    opts = []
+    if reference:
+        opts.append("reference=1")
+    if block_q:
+        opts.append(f"block-q={int(block_q)}")
+    if block_kv:
+        opts.append(f"block-kv={int(block_kv)}")
+    pipeline = "fa-to-cpu" + ("{" + " ".join(opts) + "}" if opts else "")
+    mlir = source(q.shape, k.shape, v.shape, _NP_TYPES[q.dtype], bool(causal), window,
+                  None if scale is None else float(scale),
+                  None if softcap is None else float(softcap), bool(return_lse))
+    key = (mlir, pipeline)
+    with _lock:
+        eng = _engines.get(key)
+        if eng is None:
+            with _capi.compile_lock():
+                eng = _engines[key] = _Engine(mlir, pipeline, bool(return_lse))
+    res = eng(q, k, v)
+    return (res[0], res[1]) if return_lse else res[0]
+
+
+def reference_numpy(q, k, v, causal=False, window=None, scale=None, softcap=None):
+    """fa.attention's semantics in float64 numpy (the tests' oracle): out, lse."""
+    q, k, v = (np.asarray(a, np.float64) for a in (q, k, v))
+    B, Hq, Nq, D = q.shape
+    Hkv, Nk = k.shape[1], k.shape[2]
+    r = Hq // Hkv
+    k = np.repeat(k, r, axis=1)
+    v = np.repeat(v, r, axis=1)
+    s = np.einsum("bhid,bhjd->bhij", q, k) * (scale if scale is not None else 1 / math.sqrt(D))
+    if softcap is not None:
+        s = softcap * np.tanh(s / softcap)
+    window = normalize_window(causal, window)
+    if causal and window is None:
+        window = (-1, 0)
+    if window is not None:
+        i = np.arange(Nq)[:, None]
+        j = np.arange(Nk)[None, :]
+        dist = j - (i + (Nk - Nq))
+        left, right = window
+        if right >= 0:
+            s = np.where(dist > right, -np.inf, s)
+        if left >= 0:
+            s = np.where(dist < -left, -np.inf, s)
+    m = s.max(-1, keepdims=True)
+    m = np.where(np.isinf(m), 0, m)
+    p = np.exp(s - m)
+    l_ = p.sum(-1, keepdims=True)
+    out = np.einsum("bhij,bhjd->bhid", p, v) / np.where(l_ == 0, 1, l_)
+    with np.errstate(divide="ignore"):
+        lse = (m + np.log(l_))[..., 0]
+    return out, lse
+

@@ -1,0 +1,62 @@
+"""python -m fa.precompile --chip sm_90a --out DIR [VARIANT ...]
+
+Compiles fa.attention kernels ahead of time into a bundle directory (fa.bundle)
+that fa.attention loads where the compiler is absent (FA_BUNDLE=DIR or
+fa.load_bundle(DIR)). A VARIANT is a comma-separated spec (fa.Variant.parse):
+
+    f16,d128,causal,lse     bf16,d64,window=256:0     f16,d128,scale=0.1
+
+Without VARIANTs: the default sweep, every combination of --dtypes, --head-dims,
+causal or not, with and without lse (24 kernels for sm_90a by default).
+"""
+import argparse
+import itertools
+import sys
+import time
+
+from .variant import HEAD_DIMS, Variant
+
+
+def default_variants(chip, dtypes=("f16", "bf16"), head_dims=None):
+    head_dims = head_dims or HEAD_DIMS[chip]
+    return [Variant.make(dt, d, causal, None, None, None, lse, chip)
+            for dt, d, causal, lse in itertools.product(dtypes, head_dims, (False, True),
+                                                         (False, True))]
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m fa.precompile", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--chip", action="append", choices=("sm_80", "sm_90a"),
+                    help="target chip (repeat for both); default sm_90a")
+    ap.add_argument("--out", required=True, help="bundle directory (created or extended)")
+    ap.add_argument("--dtypes", default="f16,bf16", help="default sweep: element types")
+    ap.add_argument("--head-dims", default=None,
+                    help="default sweep: head dims (default: all the chip supports)")
+    ap.add_argument("variants", nargs="*", help="variant specs (fa.Variant.parse)")
+    args = ap.parse_args(argv)
+    from . import bundle, compiler
+    chips = args.chip or ["sm_90a"]
+    todo = []
+    for chip in chips:
+        if args.variants:
+            todo += [Variant.parse(s, chip=chip) for s in args.variants]
+        else:
+            hd = [int(x) for x in args.head_dims.split(",")] if args.head_dims else None
+            if hd:
+                hd = [d for d in hd if d in HEAD_DIMS[chip]]
+            todo += default_variants(chip, tuple(args.dtypes.split(",")), hd)
+    done = []
+    for v in todo:
+        t = time.perf_counter()
+        k = compiler.compile_variant(v)
+        done.append((v, k))
+        print(f"{v.chip:7s} {v.spec():40s} {k.name}  {time.perf_counter() - t:.2f} s",
+              flush=True)
+    index = bundle.write(args.out, done, compiler=compiler.compiler_id())
+    print(f"wrote {args.out}/index.json: {len(index['kernels'])} kernels")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

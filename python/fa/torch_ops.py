@@ -1,0 +1,206 @@
+"""fa.attention on torch tensors: the custom op fa::attention (so torch.compile
+traces it as one node, through its fake implementation), its CUDA launch
+through fa_runtime, and the torch fallback. Imported by fa.attention on its
+first call: `import fa` never imports torch.
+"""
+import math
+import os
+from typing import Optional, Tuple
+
+import torch
+
+from . import dispatch
+from .validation import AttentionInputError, UnsupportedError, check_inputs, unsupported_reason
+from .variant import Variant, chip_for_capability
+
+_DTYPE_NAMES = {torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f32",
+                torch.float64: "f64"}
+
+_chips = {}
+
+
+def chip_for_device(device):
+    """sm_90a on compute capability 9.0, sm_80 on 8.x and later, None below."""
+    idx = device.index if device.index is not None else torch.cuda.current_device()
+    if idx not in _chips:
+        _chips[idx] = chip_for_capability(*torch.cuda.get_device_capability(idx))
+    return _chips[idx]
+
+
+def reference(q, k, v, causal=False, window=None, scale=None, softcap=None, return_lse=False):
+    """fa.attention's semantics in torch (docs/Attention.md): bottom-right
+    aligned causal mask and window, GQA, softcap, lse in natural log, fully
+    masked rows give 0 and lse -inf. torch SDPA where it computes the same
+    thing (no window, no softcap, no lse, causal only with Nq == Nk), else
+    in f32 with materialized scores. The fallback, and the benchmarks'
+    oracle."""
+    B, Hq, Nq, D = q.shape
+    Hkv, Nk = k.shape[1], k.shape[2]
+    window = _window(causal, window)
+    if softcap is None and not return_lse and window in (None, (-1, 0)) and \
+            (window is None or Nq == Nk):
+        out = torch.nn.functional.scaled_dot_product_attention(
+            q, k, v, is_causal=window is not None, scale=scale, enable_gqa=Hq != Hkv)
+        return out, None
+    r = Hq // Hkv
+    kf = k.float().repeat_interleave(r, dim=1)
+    vf = v.float().repeat_interleave(r, dim=1)
+    s = torch.matmul(q.float(), kf.transpose(-1, -2)) * (scale if scale is not None
+                                                          else 1.0 / math.sqrt(D))
+    if softcap is not None:
+        s = softcap * torch.tanh(s / softcap)
+    if window is not None:
+        i = torch.arange(Nq, device=q.device)[:, None]
+        j = torch.arange(Nk, device=q.device)[None, :]
+        dist = j - (i + (Nk - Nq))
+        left, right = window
+        if right >= 0:
+            s = s.masked_fill(dist > right, float("-inf"))
+        if left >= 0:
+            s = s.masked_fill(dist < -left, float("-inf"))
+    m = s.amax(-1, keepdim=True)
+    m = torch.where(torch.isinf(m), torch.zeros_like(m), m)
+    p = torch.exp(s - m)
+    l_ = p.sum(-1, keepdim=True)
+    out = torch.matmul(p, vf) / torch.where(l_ == 0, torch.ones_like(l_), l_)
+    lse = (m + torch.log(l_)).squeeze(-1)
+    return out.to(q.dtype), lse
+
+
+def _window(causal, window):
+    if window is None:
+        return (-1, 0) if causal else None
+    return tuple(window)
+
+
+_fast = {}  # the launch path's memo: (dtype, D, flags, device) -> fa_runtime.Kernel
+dispatch.on_clear.append(_fast.clear)
+
+
+def _run(q, k, v, causal, wl, wr, scale, softcap, return_lse, fallback):
+    window = None if (wl, wr) == (-1, -1) else (wl, wr)
+    key = (q.dtype, q.shape[-1], v.shape[-1], causal, window, scale, softcap, return_lse,
+           q.device)
+    kern = _fast.get(key)
+    if kern is None:
+        dtype = _DTYPE_NAMES.get(q.dtype, str(q.dtype))
+        chip = chip_for_device(q.device) if q.device.type == "cuda" else None
+        reason = unsupported_reason(dtype, q.device, chip, q.shape[-1], v.shape[-1], softcap)
+        if reason is None:
+            variant = Variant.make(dtype, q.shape[-1], causal, window, scale, softcap,
+                                   return_lse, chip)
+            try:
+                kern = dispatch.kernel(variant).runtime
+            except UnsupportedError as e:
+                reason = str(e)
+        if reason is not None:
+            if not fallback:
+                raise UnsupportedError(
+                    f"fa.attention: {reason}. Pass fallback=True (or set FA_FALLBACK=1) to "
+                    f"compute it with torch instead")
+            kern = reason  # remembered: the fallback, without asking again
+        _fast[key] = kern
+    if isinstance(kern, str):
+        if not fallback:
+            raise UnsupportedError(f"fa.attention: {kern}. Pass fallback=True (or set "
+                                   f"FA_FALLBACK=1) to compute it with torch instead")
+        out, lse = reference(q, k, v, causal, window, scale, softcap, return_lse)
+        return out.contiguous(), (lse.contiguous() if return_lse else _no_lse(q))
+    res = kern(q, k, v)
+    if return_lse:
+        return res[0], res[1]
+    return res, _no_lse(q)
+
+
+def _no_lse(q):
+    return torch.empty((0,), device=q.device, dtype=torch.float32)
+
+
+@torch.library.custom_op("fa::attention", mutates_args=())
+def attention_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool,
+                 window_left: int, window_right: int, scale: Optional[float],
+                 softcap: Optional[float], return_lse: bool,
+                 fallback: bool) -> Tuple[torch.Tensor, torch.Tensor]:
+    """fa.attention's op: (out, lse), lse empty unless return_lse."""
+    return _run(q, k, v, causal, window_left, window_right, scale, softcap, return_lse,
+                fallback)
+
+
+@attention_op.register_fake
+def _attention_fake(q, k, v, causal, window_left, window_right, scale, softcap, return_lse,
+                    fallback):
+    B, Hq, Nq, _ = q.shape
+    out = q.new_empty((B, Hq, Nq, v.shape[-1]))
+    lse = q.new_empty((B, Hq, Nq) if return_lse else (0,), dtype=torch.float32)
+    return out, lse
+
+
+def _setup_context(ctx, inputs, output):
+    pass
+
+
+def _backward(ctx, grad_out, grad_lse):
+    raise NotImplementedError(
+        "fa.attention has no backward yet: the GPU backward kernels do not exist (the backward "
+        "op fa.attention_grad runs only on the CPU pipeline, docs/Backward.md). Use "
+        "torch.nn.functional.scaled_dot_product_attention for training, or call fa.attention "
+        "under torch.no_grad()")
+
+
+attention_op.register_autograd(_backward, setup_context=_setup_context)
+
+
+def _dtype_name(t):
+    n = _DTYPE_NAMES.get(t.dtype)
+    return n if n is not None else str(t.dtype)
+
+
+def attention(q, k, v, *, causal=False, window=None, scale=None, softcap=None, return_lse=False,
+              fallback=None):
+    """Scaled dot-product attention with fa's kernels, on torch tensors.
+
+    q [B, Hq, Nq, D], k and v [B, Hkv, Nk, D] (torch SDPA's layout; Hq a
+    multiple of Hkv: grouped-query attention), f16 or bf16, on one CUDA device.
+    causal: bottom-right aligned (the last query sees every key).
+    window=(left, right): keys within left before and right after the
+    diagonal (-1 unbounded). scale: default 1/sqrt(D). softcap: s -> c tanh(s/c).
+    return_lse: also the log-sum-exp [B, Hq, Nq] f32 (natural log).
+    Picks the kernel for the dtype, head dim, flags and the device's compute
+    capability (sm_90a on 9.0, sm_80 on 8.x), from a loaded bundle or compiled
+    once (cached in memory and on disk), and launches it on the current stream
+    of the tensors' device. Non-contiguous inputs are copied.
+    Errors: AttentionInputError (a ValueError) for wrong arguments;
+    UnsupportedError for what no kernel computes, unless fallback=True (or
+    FA_FALLBACK=1), which computes it with torch. Registered as the custom op
+    torch.ops.fa.attention, so torch.compile traces it without a graph break.
+    No backward yet (it raises)."""
+    if not all(isinstance(t, torch.Tensor) for t in (q, k, v)):
+        raise AttentionInputError("fa.attention: q, k, v must be torch tensors")
+    window, _ = check_inputs((q.shape, _dtype_name(q), q.device),
+                             (k.shape, _dtype_name(k), k.device),
+                             (v.shape, _dtype_name(v), v.device),
+                             causal=causal, window=window, scale=scale, softcap=softcap)
+    if fallback is None:
+        fallback = _FALLBACK_ENV
+    wl, wr = window if window is not None else (-1, -1)
+    args = (q, k, v, bool(causal), int(wl), int(wr), None if scale is None else float(scale),
+            None if softcap is None else float(softcap), bool(return_lse), bool(fallback))
+    out, lse = _run(*args) if _direct(q, k, v) else attention_op(*args)
+    return (out, lse) if return_lse else out
+
+
+def _direct(q, k, v):
+    """Whether this call may skip the dispatcher and run what the op runs
+    (_run) directly: eager mode, plain tensors (no subclass such as a fake or
+    distributed tensor), nothing that autograd must record. The dispatcher of
+    a Python custom op costs tens of microseconds per call, as much as the
+    kernel at short lengths. Under torch.compile the op is always used."""
+    if torch.compiler.is_compiling():
+        return False
+    if type(q) is not torch.Tensor or type(k) is not torch.Tensor or type(v) is not torch.Tensor:
+        return False
+    return not (torch.is_grad_enabled() and (q.requires_grad or k.requires_grad
+                                             or v.requires_grad))
+
+
+_FALLBACK_ENV = os.environ.get("FA_FALLBACK", "").lower() in ("1", "true", "yes", "on")

@@ -1,0 +1,220 @@
+"""A kernel variant: what selects one compiled fa.attention kernel, and the MLIR
+signature it is compiled from.
+
+A Variant is hashable and canonical (the default scale is None whatever the
+spelling, causal is window (-1, 0) when no window is given, options are a
+sorted tuple), so it is the in-memory cache key and the bundle's index key.
+Pure Python: no MLIR, no torch.
+"""
+import math
+import re
+import struct
+from dataclasses import dataclass, field
+
+DTYPES = ("f16", "bf16")
+CHIPS = ("sm_80", "sm_90a")
+# Head dims each chip's kernel supports (lib/Conversion/AttentionToNVGPU/SM80FlashAttention.cpp,
+# SM90FlashAttention.cpp).
+HEAD_DIMS = {"sm_80": (64, 128), "sm_90a": (64, 128, 256)}
+_I64_MAX = 2**63 - 1
+
+
+def _f32(x):
+    """x rounded to f32 (the attribute's type), as a Python float."""
+    return struct.unpack("f", struct.pack("f", float(x)))[0]
+
+
+def _f32_text(x):
+    """An f32 as MLIR prints it exactly (hex bit pattern)."""
+    return "0x%08X" % struct.unpack("I", struct.pack("f", float(x)))[0]
+
+
+def normalize_window(causal, window):
+    """(left, right) with -1 for unbounded, or None. Causal without a window is
+    None here (the `causal` flag says it); causal with a window needs right 0
+    (or -1, read as 0). ValueError for anything else."""
+    if window is None:
+        return None
+    try:
+        left, right = (int(w) for w in window)
+    except (TypeError, ValueError):
+        raise ValueError(f"window: {window!r} is not a (left, right) pair of ints") from None
+    for name, w in (("left", left), ("right", right)):
+        if w < -1 or w > _I64_MAX:
+            raise ValueError(f"window: {name} = {w}; each bound is >= 0, or -1 for unbounded")
+    if causal:
+        if right not in (0, -1):
+            raise ValueError(f"window: right = {right} with causal=True; causal attention sees "
+                             f"no key right of the diagonal (right must be 0)")
+        right = 0
+    if (left, right) == (-1, -1):
+        return None
+    if causal and left == -1:
+        return None
+    return (left, right)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One fa.attention kernel: element type, head dim, mask, scale, softcap,
+    whether it writes the log-sum-exp, the chip and the compiler options."""
+    dtype: str = "f16"
+    head_dim: int = 128
+    causal: bool = False
+    window: tuple = None
+    scale: float = None
+    softcap: float = None
+    lse: bool = False
+    chip: str = "sm_90a"
+    options: tuple = field(default=())
+
+    @classmethod
+    def make(cls, dtype="f16", head_dim=128, causal=False, window=None, scale=None, softcap=None,
+             lse=False, chip="sm_90a", options=None):
+        """The canonical variant; ValueError naming what is wrong."""
+        if dtype not in DTYPES:
+            raise ValueError(f"dtype: {dtype!r}; the kernels take {', '.join(DTYPES)}")
+        if chip not in CHIPS:
+            raise ValueError(f"chip: {chip!r}; one of {', '.join(CHIPS)}")
+        if isinstance(head_dim, bool) or not isinstance(head_dim, int) or head_dim <= 0:
+            raise ValueError(f"head_dim: {head_dim!r} is not a positive int")
+        causal = bool(causal)
+        window = normalize_window(causal, window)
+        if scale is not None:
+            scale = float(scale)
+            if not math.isfinite(scale):
+                raise ValueError(f"scale: {scale} is not finite")
+            scale = _f32(scale)
+            if scale == _f32(1.0 / math.sqrt(head_dim)):
+                scale = None  # the default, however it was written
+        if softcap is not None:
+            softcap = float(softcap)
+            if not (math.isfinite(softcap) and softcap > 0):
+                raise ValueError(f"softcap: {softcap} must be a finite number > 0")
+            softcap = _f32(softcap)
+        opts = normalize_options(options)
+        return cls(dtype, head_dim, causal, window, scale, softcap, bool(lse), chip, opts)
+
+    @classmethod
+    def parse(cls, spec, chip="sm_90a"):
+        """A variant from its command-line spelling, comma-separated:
+        `f16,d128,causal,lse,window=64:0,scale=0.125,softcap=30,stages=3`
+        (anything key=value that is not window/scale/softcap/chip is a compiler
+        option)."""
+        kw = dict(chip=chip)
+        opts = {}
+        for tok in filter(None, (t.strip() for t in spec.split(","))):
+            if tok in DTYPES:
+                kw["dtype"] = tok
+            elif re.fullmatch(r"d\d+", tok):
+                kw["head_dim"] = int(tok[1:])
+            elif tok in ("causal", "lse"):
+                kw[tok] = True
+            elif tok == "full":
+                kw["causal"] = False
+            elif "=" in tok:
+                k, v = tok.split("=", 1)
+                if k == "window":
+                    kw["window"] = tuple(int(x) for x in v.split(":"))
+                elif k in ("scale", "softcap"):
+                    kw[k] = float(v)
+                elif k == "chip":
+                    kw["chip"] = v
+                else:
+                    opts[k] = v
+            else:
+                raise ValueError(f"variant {spec!r}: {tok!r} is not a dtype ({', '.join(DTYPES)}),"
+                                 f" dN, causal, full, lse or key=value")
+        return cls.make(options=opts, **kw)
+
+    def spec(self):
+        """The inverse of parse()."""
+        toks = [self.dtype, f"d{self.head_dim}", "causal" if self.causal else "full"]
+        if self.lse:
+            toks.append("lse")
+        if self.window:
+            toks.append(f"window={self.window[0]}:{self.window[1]}")
+        if self.scale is not None:
+            toks.append(f"scale={self.scale!r}")
+        if self.softcap is not None:
+            toks.append(f"softcap={self.softcap!r}")
+        toks += [f"{k}={v}" for k, v in self.options]
+        return ",".join(toks)
+
+    def to_json(self):
+        return {"dtype": self.dtype, "head_dim": self.head_dim, "causal": self.causal,
+                "window": list(self.window) if self.window else None, "scale": self.scale,
+                "softcap": self.softcap, "lse": self.lse, "chip": self.chip,
+                "options": {k: v for k, v in self.options}}
+
+    @classmethod
+    def from_json(cls, d):
+        return cls.make(d["dtype"], d["head_dim"], d["causal"], d.get("window"), d.get("scale"),
+                        d.get("softcap"), d["lse"], d["chip"], d.get("options") or {})
+
+    def func_name(self):
+        """The func.func name (its kernel is <name>_kernel): readable, and unique
+        per variant (a short hash covers scale, softcap and options)."""
+        name = f"fa_{self.dtype}_d{self.head_dim}_{'causal' if self.causal else 'full'}"
+        if self.window:
+            name += "_w%s_%s" % tuple("inf" if w < 0 else str(w) for w in self.window)
+        if self.lse:
+            name += "_lse"
+        if self.scale is not None or self.softcap is not None or self.options:
+            import hashlib
+            name += "_" + hashlib.sha256(self.spec().encode()).hexdigest()[:8]
+        return name
+
+    def mlir(self):
+        """The MLIR module fa.compile compiles for this variant: one func.func
+        holding one fa.attention on [B, H, N, D] tensors with dynamic B, H, N."""
+        e = self.dtype
+        t = f"tensor<?x?x?x{self.head_dim}x{e}>"
+        attr_text = attribute_text(self.causal, self.window, self.scale, self.softcap)
+        if self.lse:
+            res_t = f"({t}, tensor<?x?x?xf32>)"
+            results = "%o, %lse"
+        else:
+            res_t = t
+            results = "%o"
+        return (f"func.func @{self.func_name()}(%q: {t}, %k: {t}, %v: {t}) -> {res_t} {{\n"
+                f"  {results} = fa.attention %q, %k, %v{attr_text} : {t}, {t}, {t} -> {res_t}\n"
+                f"  return {results} : {res_t.strip('()')}\n"
+                f"}}\n")
+
+
+def attribute_text(causal, window, scale, softcap):
+    """fa.attention's attribute dictionary (with its leading space), or ""."""
+    attrs = []
+    if causal:
+        attrs.append("causal")
+    if scale is not None:
+        attrs.append(f"scale = {_f32_text(scale)} : f32")
+    if softcap is not None:
+        attrs.append(f"softcap = {_f32_text(softcap)} : f32")
+    if window:
+        attrs.append(f"window = array<i64: {window[0]}, {window[1]}>")
+    return (" {" + ", ".join(attrs) + "}") if attrs else ""
+
+
+def normalize_options(options):
+    """fa-to-ptx options as a sorted tuple of (flag, text): Python spellings
+    (block_q=64, persistent=True) become the pipeline's (block-q=64,
+    persistent=true)."""
+    def text(value):
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        return str(value)
+    return tuple(sorted((str(k).replace("_", "-"), text(v))
+                        for k, v in dict(options or {}).items()))
+
+
+def chip_for_capability(major, minor):
+    """The chip whose kernels run on a device of compute capability
+    major.minor: sm_90a on 9.0 (wgmma needs exactly sm_90a), sm_80 PTX on 8.x
+    and, JIT-compiled by the driver, on later architectures; None below 8.0."""
+    if (major, minor) == (9, 0):
+        return "sm_90a"
+    if major >= 8:
+        return "sm_80"
+    return None

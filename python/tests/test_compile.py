@@ -1,0 +1,89 @@
+"""fa.compile: PTX and a valid launch manifest for both chips, MLIR text,
+options, diagnostics."""
+import subprocess
+
+import pytest
+
+import fa
+from fa_runtime import check_manifest
+
+from conftest import needs_compiler, ptxas
+
+pytestmark = needs_compiler
+
+
+@pytest.mark.parametrize("chip", ["sm_80", "sm_90a"])
+@pytest.mark.parametrize("spec", ["f16,d128,causal,lse", "bf16,d64,full"])
+def test_compile_variant(chip, spec):
+    k = fa.compile(spec, chip=chip)
+    v = fa.Variant.parse(spec, chip=chip)
+    assert isinstance(k, fa.Kernel) and k.variant == v
+    assert f".target {chip}" in k.ptx and f".entry {k.name}" in k.ptx
+    check_manifest(k.manifest)
+    m = k.manifest
+    assert (m["chip"], m["dtype"], m["head_dim"], m["causal"], m["lse"]) == \
+        (chip, v.dtype, v.head_dim, v.causal, v.lse)
+    assert m["function"] == v.func_name() and k.name == v.func_name() + "_kernel"
+    assert (chip == "sm_90a") == bool(m["tensor_maps"])
+
+
+def test_compile_dict_and_variant():
+    a = fa.compile({"dtype": "f16", "head_dim": 64, "causal": True}, chip="sm_80")
+    b = fa.compile(fa.Variant.make("f16", 64, causal=True, chip="sm_80"))
+    assert a.ptx == b.ptx
+
+
+def test_window_scale_and_options():
+    k = fa.compile("bf16,d128,causal,window=256:0,scale=0.1", chip="sm_90a", stages=3)
+    m = k.manifest
+    assert m["window"] == [256, 0] and m["stages"] == 3
+    assert abs(m["scale"] - 0.1) < 1e-7
+
+
+def test_compile_mlir_text():
+    text = fa.Variant.parse("f16,d128").mlir() + fa.Variant.parse("f16,d64,causal,lse").mlir()
+    ks = fa.compile(text, chip="sm_80", block_q=64, rows_per_warp=16)
+    assert all(k.manifest["block_q"] == 64 and k.manifest["rows_per_warp"] == 16
+               for k in ks.values())
+    ks = fa.compile(text, chip="sm_80")
+    assert isinstance(ks, dict) and len(ks) == 2
+    assert {k.manifest["head_dim"] for k in ks.values()} == {64, 128}
+    one = fa.compile(fa.Variant.parse("bf16,d64").mlir(), chip="sm_80")
+    assert isinstance(one, fa.Kernel)
+
+
+def test_save_and_runtime_load(tmp_path):
+    import fa_runtime
+    k = fa.compile("f16,d64,causal", chip="sm_80")
+    path = k.save(str(tmp_path / "out"))
+    r = fa_runtime.Kernel.load(path)
+    assert r.manifest == k.manifest
+    assert k.runtime.manifest == k.manifest  # built without touching CUDA
+    assert r.grid(dict(B=2, Hq=4, Hkv=2, Nq=300, Nk=300)) == [3, 4, 2]
+
+
+@pytest.mark.skipif(not ptxas(), reason="no ptxas")
+@pytest.mark.parametrize("chip", ["sm_80", "sm_90a"])
+def test_ptx_assembles(tmp_path, chip):
+    k = fa.compile("f16,d128,causal", chip=chip)
+    p = tmp_path / "k.ptx"
+    p.write_text(k.ptx)
+    subprocess.run([ptxas(), f"-arch={chip}", str(p), "-o", str(tmp_path / "k.cubin")],
+                   check=True)
+
+
+def test_unsupported_is_a_compile_error():
+    with pytest.raises(fa.CompileError, match="softcap") as e:
+        fa.compile("f16,d128,softcap=30", chip="sm_90a")
+    assert any("does not support softcap" in d for d in e.value.diagnostics)
+    with pytest.raises(fa.CompileError, match="head dim"):
+        fa.compile("f16,d256", chip="sm_80")
+
+
+def test_invalid_mlir_and_options():
+    with pytest.raises(fa.CompileError, match="does not parse"):
+        fa.compile("func.func @f( { fa.attention", chip="sm_80")
+    with pytest.raises(fa.CompileError, match="stages"):
+        fa.compile("f16,d128", chip="sm_90a", stages=99)
+    with pytest.raises(TypeError):
+        fa.compile(42)
