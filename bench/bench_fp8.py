@@ -218,7 +218,7 @@ def check_one(k8dir, out, d, B, Hq, Hkv, Nq, Nk, causal, lse=False, granularity=
     return row
 
 
-def check(k8dir, dims=(128, 256)):
+def check(k8dir, dims=(64, 128, 256)):
     torch.manual_seed(0)
     rows = []
     shapes = ((2, 8, 2, 1000, 1000), (1, 4, 4, 77, 333), (2, 6, 3, 333, 77), (1, 2, 1, 1, 1),
@@ -345,7 +345,7 @@ def main():
     ap.add_argument("--accuracy", action="store_true")
     ap.add_argument("--bench", action="store_true")
     ap.add_argument("--seqlens", default="512,1024,2048,4096,8192,16384")
-    ap.add_argument("--dims", default="128,256")
+    ap.add_argument("--dims", default="64,128,256")
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--out")
     a = ap.parse_args()

@@ -13,6 +13,9 @@
 // RUN: FileCheck %s --check-prefix=BLOCK < %t/fp8_d128_block_kernel.json
 // RUN: FileCheck %s --check-prefix=HEAD < %t/fp8_d128_head_kernel.json
 // RUN: %ptxas -arch=sm_90a -v %t/fp8_d128_block_kernel.ptx -o %t/blk.cubin 2>&1 | FileCheck %s --check-prefix=D128B --implicit-check-not=warning
+// RUN: FileCheck %s --check-prefix=D64 < %t/fp8_d64_kernel.json
+// RUN: FileCheck %s --check-prefix=D64PTX < %t/fp8_d64_kernel.ptx
+// RUN: %ptxas -arch=sm_90a -v %t/fp8_d64_kernel.ptx -o %t/d64.cubin 2>&1 | FileCheck %s --check-prefix=D64AS --implicit-check-not=warning
 // Head dim 256 assembles without warnings; its 128-key tile spills a few
 // bytes at the 240-register budget (docs/FP8.md: measured 1.27 PFLOP/s so).
 // RUN: %ptxas -arch=sm_90a -v %t/fp8_d256_bf16_kernel.ptx -o %t/d256.cubin 2>&1 | FileCheck %s --check-prefix=D256 --implicit-check-not=warning
@@ -92,6 +95,34 @@
 // HEAD: "meaning": "descale of q: [B, Hq] f32 (per head)",
 // HEAD: "meaning": "descale of k: [B, Hkv] f32 (per head)",
 // HEAD: "meaning": "descale of v: [B, Hkv] f32 (per head)",
+// D64: "box": [
+// D64-NEXT: 64,
+// D64-NEXT: 64,
+// D64-NEXT: 1
+// D64: "swizzle": 2,
+// D64: "param": "q_map",
+// D64: "swizzle": "64B",
+// D64: "box": [
+// D64-NEXT: 64,
+// D64-NEXT: 128,
+// D64-NEXT: 1
+// D64: "swizzle": 2,
+// D64: "param": "k_map",
+// D64: "swizzle": "64B",
+// D64: "box": [
+// D64-NEXT: 128,
+// D64-NEXT: 64,
+// D64-NEXT: 1
+// D64: "swizzle": 3,
+// D64: "param": "v_map",
+// D64: "swizzle": "128B",
+// The S GEMM's descriptors: 64-byte swizzle (mode 2 in bits 62-63), 8-row
+// stride 512 bytes (32 at bit 32), leading byte offset 16 (1 at bit 16):
+// 0x8000002000010000.
+// D64PTX: or.b64 {{.*}}, -9223371899415756800;
+// D64PTX: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
+// D64PTX: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3
+// D64AS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // D256: Compiling entry function 'fp8_d256_bf16_kernel' for 'sm_90a'
 // D256: bytes spill stores
 
@@ -129,4 +160,14 @@ func.func @fp8_d128_block(%q: tensor<?x?x?x128xf8E4M3FN>, %k: tensor<?x?x?x128xf
 func.func @fp8_d128_head(%q: tensor<?x?x?x128xf8E4M3FN>, %k: tensor<?x?x?x128xf8E4M3FN>, %v: tensor<?x?x?x128xf8E4M3FN>, %qd: tensor<?x?xf32>, %kd: tensor<?x?xf32>, %vd: tensor<?x?xf32>) -> tensor<?x?x?x128xf16> {
   %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) : tensor<?x?x?x128xf8E4M3FN>, tensor<?x?x?x128xf8E4M3FN>, tensor<?x?x?x128xf8E4M3FN> -> tensor<?x?x?x128xf16>
   return %o : tensor<?x?x?x128xf16>
+}
+
+// -----
+
+// Head dim 64: Q and K rows are 64 bytes, loaded and read with the 64-byte
+// swizzle (tensor maps and wgmma descriptors must agree); V^T keeps 128-byte
+// rows of keys.
+func.func @fp8_d64(%q: tensor<?x?x?x64xf8E4M3FN>, %k: tensor<?x?x?x64xf8E4M3FN>, %v: tensor<?x?x?x64xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32) -> tensor<?x?x?x64xf16> {
+  %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd) {causal} : tensor<?x?x?x64xf8E4M3FN>, tensor<?x?x?x64xf8E4M3FN>, tensor<?x?x?x64xf8E4M3FN> -> tensor<?x?x?x64xf16>
+  return %o : tensor<?x?x?x64xf16>
 }

@@ -24,11 +24,9 @@ std::string mlir::fa::checkSM90AttentionDesc(const SM90AttentionDesc &d) {
                           d.isFP8()))
     return "sm_90a kernel needs f16, bf16 or f8E4M3FN inputs";
   if (d.isFP8()) {
-    // The V^T tile is one 128-byte swizzle row of keys per head-dim row, and
-    // a Q/K row one 128-byte row (or two) of head dims.
-    if (d.headDim != 128 && d.headDim != 256)
-      return "sm_90a fp8 kernel supports head dim 128 or 256, got " +
-             std::to_string(d.headDim);
+    // The V^T tile is one 128-byte swizzle row of keys per head-dim row; a
+    // Q/K row is one 128-byte swizzle row (or two), or at head dim 64 one
+    // 64-byte swizzle row (the head dims are the 16-bit kernel's).
     if (d.blockKV != 128 && d.blockKV != 256)
       return "sm_90a fp8 kernel needs block-kv 128 or 256 (whole 128-byte "
              "V^T rows), got " +

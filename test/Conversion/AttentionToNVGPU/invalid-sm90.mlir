@@ -64,11 +64,11 @@ func.func @d128_smem_p(%q: tensor<1x1x64x128xf16>, %k: tensor<1x1x64x128xf16>, %
 
 // -----
 
-// fp8: head dims 128 and 256 only (a 128-byte row holds 128 e4m3).
-func.func @fp8_d64(%q: tensor<1x4x128x64xf8E4M3FN>, %k: tensor<1x1x128x64xf8E4M3FN>, %v: tensor<1x1x128x64xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32) -> tensor<1x4x128x64xf16> {
-  // expected-error @+1 {{sm_90a fp8 kernel supports head dim 128 or 256, got 64}}
-  %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd) : tensor<1x4x128x64xf8E4M3FN>, tensor<1x1x128x64xf8E4M3FN>, tensor<1x1x128x64xf8E4M3FN> -> tensor<1x4x128x64xf16>
-  return %o : tensor<1x4x128x64xf16>
+// fp8: head dims 64, 128 and 256.
+func.func @fp8_d96(%q: tensor<1x4x128x96xf8E4M3FN>, %k: tensor<1x1x128x96xf8E4M3FN>, %v: tensor<1x1x128x96xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32) -> tensor<1x4x128x96xf16> {
+  // expected-error @+1 {{sm_90a kernel supports head dim 64, 128 or 256, got 96}}
+  %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd) : tensor<1x4x128x96xf8E4M3FN>, tensor<1x1x128x96xf8E4M3FN>, tensor<1x1x128x96xf8E4M3FN> -> tensor<1x4x128x96xf16>
+  return %o : tensor<1x4x128x96xf16>
 }
 
 // -----

@@ -62,10 +62,11 @@ static KernelArgs readKernelArgs(KernelBuilder &kb, const KernelConfig &cfg,
   a.sizes.kvHeads = kb.asIndex(args[s0 + 2]);
   a.sizes.queryLength = kb.asIndex(args[s0 + 3]);
   a.sizes.keyLength = kb.asIndex(args[s0 + 4]);
-  auto mapType = [&](int64_t rows) {
+  auto mapType = [&](MemRefType box, bool swizzle64 = false) {
     return nvgpu::TensorMapDescriptorType::get(
-        ctx, SharedMemory::boxType(cfg, rows),
-        nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+        ctx, box,
+        swizzle64 ? nvgpu::TensorMapSwizzleKind::SWIZZLE_64B
+                  : nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
         nvgpu::TensorMapL2PromoKind::L2PROMO_128B,
         nvgpu::TensorMapOOBKind::OOB_ZERO,
         nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
@@ -74,10 +75,14 @@ static KernelArgs readKernelArgs(KernelBuilder &kb, const KernelConfig &cfg,
     return UnrealizedConversionCastOp::create(kb.b, kb.loc, ty, ptr)
         .getResult(0);
   };
-  a.qMap = cast(args[0], mapType(kSM90RowsPerWarpgroup));
-  a.kMap = cast(args[1], mapType(cfg.blockKV));
-  // fp8: V^T, boxes of D rows of blockKV (128) keys.
-  a.vMap = cast(args[2], mapType(cfg.fp8 ? cfg.headDim : cfg.blockKV));
+  a.qMap = cast(args[0],
+                mapType(SharedMemory::boxType(cfg, kSM90RowsPerWarpgroup),
+                        cfg.qkSwizzle64()));
+  a.kMap = cast(args[1], mapType(SharedMemory::boxType(cfg, cfg.blockKV),
+                                 cfg.qkSwizzle64()));
+  // fp8: V^T, boxes of D rows of 128 keys.
+  a.vMap = cast(args[2], mapType(cfg.fp8 ? SharedMemory::vTransposedBoxType(cfg)
+                                         : SharedMemory::boxType(cfg, cfg.blockKV)));
   return a;
 }
 
@@ -254,7 +259,10 @@ static LaunchManifest buildManifest(const KernelConfig &cfg,
                       SizeExpr::mul({n, Sym::D, eltBytes})};
     m.box = {cfg.swizzleElems, rows, 1};
     m.elementStrides = {1, 1, 1};
-    m.swizzle = cuda::TensorMapSwizzle::B128;
+    // fp8 at head dim 64: Q and K rows of 64 bytes, the 64-byte swizzle
+    // (readKernelArgs' descriptor types, the S GEMM's descriptors).
+    m.swizzle = cfg.qkSwizzle64() ? cuda::TensorMapSwizzle::B64
+                                  : cuda::TensorMapSwizzle::B128;
     m.l2Promotion = cuda::TensorMapL2Promotion::B128;
     m.oobFill = cuda::TensorMapFloatOOBFill::None;
     return m;
@@ -275,6 +283,7 @@ static LaunchManifest buildManifest(const KernelConfig &cfg,
     m.dims = {keys, Sym::D, SizeExpr::mul({Sym::B, Sym::Hkv})};
     m.stridesBytes = {keys, SizeExpr::mul({keys, Sym::D})};
     m.box = {kSwizzleRowBytes, cfg.headDim, 1};
+    m.swizzle = cuda::TensorMapSwizzle::B128;
   }
   SizeExpr queryBlocks = SizeExpr::ceilDiv(Sym::Nq, kSM90BlockQ);
   if (cfg.persistent) {

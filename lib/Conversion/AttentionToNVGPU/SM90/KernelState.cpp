@@ -35,7 +35,9 @@ KernelConfig KernelConfig::derive(const SM90AttentionDesc &d) {
   c.stages = s.stages;
   c.blockKV = s.blockKV;
   c.fp8 = d.isFP8();
-  c.swizzleElems = kSwizzleRowBytes / (d.elementType.getIntOrFloatBitWidth() / 8);
+  c.smem = planSharedMemory(d);
+  c.swizzleElems =
+      c.smem.rowBytes / (d.elementType.getIntOrFloatBitWidth() / 8);
   c.subTiles = d.headDim / c.swizzleElems;
   c.outSubTiles = d.headDim / kSwizzleElems;
   c.threads =
@@ -226,6 +228,13 @@ SharedMemory SharedMemory::withOpaqueShift(KernelBuilder &kb) const {
   SharedMemory s = *this;
   s.shift = opaqueIndex(kb, shift);
   return s;
+}
+
+MemRefType SharedMemory::vTransposedBoxType(const KernelConfig &cfg) {
+  auto wg = gpu::AddressSpaceAttr::get(cfg.elementType().getContext(),
+                                       gpu::AddressSpace::Workgroup);
+  return MemRefType::get({1, cfg.headDim, kSwizzleRowBytes},
+                         cfg.storageType(), MemRefLayoutAttrInterface{}, wg);
 }
 
 MemRefType SharedMemory::boxType(const KernelConfig &cfg, int64_t rows) {

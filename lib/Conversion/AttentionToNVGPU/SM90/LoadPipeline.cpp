@@ -72,7 +72,7 @@ void TMALoadPipeline::issueKV(const SharedMemory &smem, Value block,
             kb,
             kb.add(stageOff, kb.idx(p.vOffset + s * cfg.headDim *
                                                     kSwizzleRowBytes)),
-            SharedMemory::boxType(cfg, cfg.headDim));
+            SharedMemory::vTransposedBoxType(cfg));
         nvgpu::TmaAsyncLoadOp::create(
             kb.b, kb.loc, dst, bars, args.vMap,
             ValueRange{kb.add(kb.mul(block, kb.idx(cfg.blockKV)),

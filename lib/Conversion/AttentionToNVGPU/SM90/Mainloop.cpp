@@ -44,7 +44,7 @@ ConsumerFrame ConsumerFrame::of(KernelBuilder &kb, const KernelConfig &cfg,
   f.pFlat = kb.add(kb.idx(p.pOffset / 2),
                    kb.mul(wgi, kb.idx(p.pBytesPerWarpgroup / 2)));
   f.oFlat = kb.add(kb.idx(p.oOffset / 2),
-                   kb.mul(wgi, kb.idx(cfg.outSubTiles * p.subTileQ / 2)));
+                   kb.mul(wgi, kb.idx(cfg.outSubTiles * p.subTileO / 2)));
   f.colPair = kb.mul(thread.quadLane, kb.idx(2));
   f.warpgroupBarrierId = kb.toI32(kb.add(wgi, kb.idx(kWarpgroupBarrierBase)));
   return f;
@@ -107,12 +107,22 @@ Value ConsumerMainloop::issueS(Value stageDesc) const {
   const SharedMemoryPlan &p = cfg.smem;
   Value s = sUndef;
   for (int64_t kk = 0; kk < cfg.headDim / wgmmaK(cfg.elementType()); ++kk) {
-    // k-step kk: 32 bytes into 128-byte sub-tile kk / 4.
+    // k-step kk: 32 bytes into 128-byte sub-tile kk / 4 (64-byte rows: kk
+    // is 0 or 1).
     int64_t inner = kk / 4, k32 = (kk % 4) * 32;
-    Value da = wgmmaDescriptor128B(
-        kb, frame.qDescBase, p.qOffset + inner * p.subTileQ + k32, 16);
-    Value db = wgmmaDescriptor128B(
-        kb, stageDesc, p.kOffset + inner * p.subTileKV + k32, 16);
+    Value da, db;
+    if (cfg.qkSwizzle64()) {
+      // fp8 at head dim 64: 64-byte rows, k-steps at 0 and 32 bytes.
+      da = wgmmaDescriptor(kb, frame.qDescBase, p.qOffset + k32, 16,
+                           WgmmaDescriptor::k64B);
+      db = wgmmaDescriptor(kb, stageDesc, p.kOffset + k32, 16,
+                           WgmmaDescriptor::k64B);
+    } else {
+      da = wgmmaDescriptor128B(kb, frame.qDescBase,
+                               p.qOffset + inner * p.subTileQ + k32, 16);
+      db = wgmmaDescriptor128B(kb, stageDesc,
+                               p.kOffset + inner * p.subTileKV + k32, 16);
+    }
     s = wgmmaSS(kb, cfg.elementType(), s, da, db, cfg.blockKV, kk == 0,
                 /*transposeB=*/false);
   }

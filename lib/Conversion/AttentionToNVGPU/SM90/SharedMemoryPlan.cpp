@@ -1,6 +1,8 @@
 //===- SharedMemoryPlan.cpp - the sm_90a kernel's shared memory -----------===//
 #include "fa/Conversion/AttentionToNVGPU/SM90/SharedMemoryPlan.h"
 
+#include <algorithm>
+
 using namespace mlir::fa;
 using namespace mlir::fa::sm90;
 
@@ -9,8 +11,10 @@ SharedMemoryPlan mlir::fa::sm90::planSharedMemory(const SM90AttentionDesc &d) {
   // [rows x 128 bytes] either way.
   int64_t kBytes = d.isFP8() ? 1 : 2;
   SharedMemoryPlan p;
-  p.subTileQ = kSM90RowsPerWarpgroup * kSwizzleRowBytes;
-  p.subTileKV = d.blockKV * kSwizzleRowBytes;
+  p.rowBytes = std::min(kSwizzleRowBytes, d.headDim * kBytes);
+  p.subTileQ = kSM90RowsPerWarpgroup * p.rowBytes;
+  p.subTileO = kSM90RowsPerWarpgroup * kSwizzleRowBytes;
+  p.subTileKV = d.blockKV * p.rowBytes;
   p.qOffset = 0;
   p.qBytes = kSM90Warpgroups * kSM90RowsPerWarpgroup * d.headDim * kBytes;
   p.stageBytes = d.blockKV * d.headDim * kBytes;

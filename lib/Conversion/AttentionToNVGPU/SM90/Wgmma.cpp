@@ -20,6 +20,18 @@ Value mlir::fa::sm90::wgmmaDescriptor128B(KernelBuilder &kb, Value base,
   return arith::OrIOp::create(kb.b, kb.loc, v, kb.i64c(fields));
 }
 
+Value mlir::fa::sm90::wgmmaDescriptor(KernelBuilder &kb, Value base,
+                                      int64_t byteOffset, int64_t leadingBytes,
+                                      WgmmaDescriptor::SwizzleMode mode) {
+  int64_t rowBytes = mode == WgmmaDescriptor::k128B  ? 128
+                     : mode == WgmmaDescriptor::k64B ? 64
+                                                     : 32;
+  int64_t fields =
+      WgmmaDescriptor::constantFields(leadingBytes, 8 * rowBytes, mode);
+  Value v = arith::AddIOp::create(kb.b, kb.loc, base, kb.i64c(byteOffset >> 4));
+  return arith::OrIOp::create(kb.b, kb.loc, v, kb.i64c(fields));
+}
+
 LLVM::LLVMStructType mlir::fa::sm90::wgmmaAccumulatorType(MLIRContext *ctx,
                                                           int64_t n) {
   return LLVM::LLVMStructType::getLiteral(

@@ -41,7 +41,8 @@ struct KernelConfig {
   int64_t exp2PolyEvery;
   int64_t headDim, stages, blockKV;
   bool fp8;         ///< f8E4M3FN inputs (SM90AttentionDesc::isFP8)
-  int64_t swizzleElems; ///< input elements per 128-byte row: 64, fp8 128
+  int64_t swizzleElems; ///< input elements per swizzled row: 64, fp8 128
+                        ///< (64 at head dim 64: the 64-byte swizzle)
   int64_t subTiles; ///< 128-byte sub-tiles of a [rows x D] input tile
   int64_t outSubTiles; ///< 64-column sub-tiles of a [rows x D] 16-bit O tile
   int64_t threads;  ///< consumers (+ producer) warpgroups x 128
@@ -56,6 +57,9 @@ struct KernelConfig {
   /// as the kernel addresses them: i8 for fp8 (bytes moved, never computed
   /// on), else elementType.
   Type storageType() const;
+  /// Q and K tiles use the 64-byte swizzle (fp8 at head dim 64), else the
+  /// 128-byte one.
+  bool qkSwizzle64() const { return smem.rowBytes == 64; }
   /// The CTA's tile scheduler.
   kernel::TileScheduler scheduler() const;
 };
@@ -156,6 +160,8 @@ struct SharedMemory {
   SharedMemory withOpaqueShift(KernelBuilder &kb) const;
   /// A TMA box [1, rows, 64] in shared memory.
   static MemRefType boxType(const KernelConfig &cfg, int64_t rows);
+  /// fp8: a TMA box of V^T, [1, D, 128 keys] bytes.
+  static MemRefType vTransposedBoxType(const KernelConfig &cfg);
 };
 
 } // namespace mlir::fa::sm90

@@ -25,7 +25,11 @@ constexpr int64_t kSwizzleRowBytes = 128;
 constexpr int64_t kSwizzleAtomBytes = 1024;
 
 struct SharedMemoryPlan {
-  int64_t subTileQ;    ///< one [64 x 64] sub-tile of Q (or O, or P): 8 KiB
+  /// Bytes of an input tile's row in one sub-tile: 128 (the 128-byte
+  /// swizzle), or 64 for fp8 at head dim 64 (the 64-byte swizzle).
+  int64_t rowBytes;
+  int64_t subTileQ;    ///< one [64 x rowBytes] sub-tile of Q (f16: or P): 8 KiB
+  int64_t subTileO;    ///< one [64 x 64] 16-bit sub-tile of the staged O: 8 KiB
   int64_t subTileKV;   ///< one [blockKV x 64] sub-tile of K or V
   int64_t qOffset, qBytes;     ///< the Q tile (two warpgroups' 64 rows)
   int64_t stageBytes;          ///< one K (or V) tile of the ring

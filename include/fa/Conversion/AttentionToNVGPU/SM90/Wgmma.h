@@ -35,6 +35,13 @@ struct WgmmaDescriptor {
   }
 };
 
+/// The descriptor of an operand swizzled with `mode` (128- or 64-byte) at
+/// `base` (start address >> 4, i64) + `byteOffset`, leading byte offset
+/// `leadingBytes`; the stride between 8-row core matrices is 8 rows of the
+/// swizzle width.
+Value wgmmaDescriptor(kernel::KernelBuilder &kb, Value base, int64_t byteOffset,
+                      int64_t leadingBytes, WgmmaDescriptor::SwizzleMode mode);
+
 /// The descriptor of a 128-byte-swizzled operand at `base` (start address
 /// >> 4, i64) + `byteOffset` (a multiple of 16), leading byte offset
 /// `leadingBytes`.
