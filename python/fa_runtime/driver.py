@@ -112,7 +112,25 @@ def encode_tensor_map(spec, address, sizes):
     return bytes(buf)
 
 
-_TORCH_DTYPES = {"torch.float16": "f16", "torch.bfloat16": "bf16", "torch.float32": "f32"}
+_TORCH_DTYPES = {"torch.float16": "f16", "torch.bfloat16": "bf16", "torch.float32": "f32",
+                 "torch.float8_e4m3fn": "f8e4m3"}
+
+
+def transpose_v_fp8(v, key_order):
+    """The fp8 kernels' V operand: v [B, Hkv, Nk, D] (float8_e4m3fn) as v_t [B, Hkv, D, Nk32]
+    (Nk padded with zeros to a multiple of len(key_order)), the keys of each group in
+    `key_order` (the manifest's "v_key_order"): v_t[b, h, d, 32g + c] = v[b, h, 32g + order[c], d].
+    One read and one write of v (the quantization pass that writes v can write this instead)."""
+    import torch
+    B, H, N, D = v.shape
+    g = len(key_order)
+    n32 = -(-N // g) * g
+    u = v.view(torch.uint8)
+    if n32 != N:
+        u = torch.nn.functional.pad(u, (0, 0, 0, n32 - N))
+    order = torch.tensor(key_order, device=v.device)
+    u = u.view(B, H, n32 // g, g, D).index_select(3, order)
+    return u.permute(0, 1, 4, 2, 3).reshape(B, H, D, n32).contiguous().view(v.dtype)
 
 
 def describe(t):
@@ -221,17 +239,18 @@ class Kernel:
     def tensor_maps(self, q, k, v, sizes=None):
         """The q, k, v CUtensorMaps (manifest "tensor_maps") in one device
         buffer of 3 x 128 bytes, on q's device; cached per (device, pointers,
-        shapes)."""
+        shapes). For fp8 kernels `v` is v_t (transpose_v_fp8)."""
         import torch
         key = (str(q.device), q.data_ptr(), k.data_ptr(), v.data_ptr(), tuple(q.shape),
-               tuple(k.shape))
+               tuple(k.shape), tuple(v.shape))
         cache = self.__dict__.setdefault("_maps", {})
         if key not in cache:
             if sizes is None:
                 B, Hq, Nq, _ = q.shape
                 sizes = dict(B=B, Hq=Hq, Hkv=k.shape[1], Nq=Nq, Nk=k.shape[2])
             env = dict(sizes, D=self.manifest["head_dim"])
-            addr = {"q": q.data_ptr(), "k": k.data_ptr(), "v": v.data_ptr()}
+            addr = {"q": q.data_ptr(), "k": k.data_ptr(), "v": v.data_ptr(),
+                    "v_t": v.data_ptr()}
             tensor_of = {p["name"]: p["tensor"] for p in self._ptr_params}
             blob = b"".join(encode_tensor_map(m, addr[tensor_of[m["param"]]], env)
                             for m in self.manifest["tensor_maps"])
@@ -241,22 +260,38 @@ class Kernel:
             cache[key] = host.to(q.device)  # allocations are 512-byte aligned
         return cache[key]
 
-    def check(self, q, k, v, out=None, lse=None, copy_inputs=True):
+    def check(self, q, k, v, out=None, lse=None, copy_inputs=True, **extra):
         """fa_runtime.manifest.check_launch on torch tensors: the LaunchPlan, or
-        ValueError naming the argument that does not fit the kernel."""
-        tensors = {"q": q, "k": k, "v": v, "out": out, "lse": lse}
+        ValueError naming the argument that does not fit the kernel. `extra`:
+        the fp8 kernels' v_t, q_descale, k_descale, v_descale."""
+        tensors = {"q": q, "k": k, "v": v, "out": out, "lse": lse, **extra}
         return check_launch(self.manifest,
                             {n: (describe(t) if t is not None else None)
                              for n, t in tensors.items()}, copy_inputs)
 
-    def __call__(self, q, k, v, out=None, lse=None):
+    def __call__(self, q, k, v, out=None, lse=None, *, q_descale=None, k_descale=None,
+                 v_descale=None, v_t=None):
         """torch path: q [B,Hq,Nq,D], k/v [B,Hkv,Nk,D] on one CUDA device; out
         [B,Hq,Nq,D] and lse [B,Hq,Nq] f32 (kernels with lse) are allocated
         unless given. Checked first (Kernel.check): non-contiguous q, k, v are
         copied, everything else that does not fit raises ValueError. Launches
         on the tensors' device, on its current torch stream. Returns out (and
-        lse)."""
-        plan = self.check(q, k, v, out, lse)  # before anything touches the GPU
+        lse).
+        fp8 kernels (dtype f8e4m3): q, k, v are float8_e4m3fn, the descales
+        [1] f32 device tensors; v is transposed here (transpose_v_fp8) unless
+        v_t is given (then v may be None)."""
+        fp8 = "v_key_order" in self.manifest
+        extra = {}
+        if fp8:
+            if v_t is None:
+                v_t = transpose_v_fp8(v, self.manifest["v_key_order"])
+            extra = {"v_t": v_t, "q_descale": q_descale, "k_descale": k_descale,
+                     "v_descale": v_descale}
+            for name in ("q_descale", "k_descale", "v_descale"):
+                if extra[name] is None:
+                    raise ValueError(f"{name}: missing (fp8 kernel {self.manifest['kernel']})")
+            v = None
+        plan = self.check(q, k, v, out, lse, **extra)  # before anything touches the GPU
         import torch
         s = plan.sizes
         if "q" in plan.copies:
@@ -266,16 +301,20 @@ class Kernel:
         if "v" in plan.copies:
             v = v.contiguous()
         if out is None:
+            out_dtype = q.dtype
+            if "out_dtype" in self.manifest:
+                out_dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[
+                    self.manifest["out_dtype"]]
             out = torch.empty((s["B"], s["Hq"], s["Nq"], self.manifest["head_dim"]),
-                              device=q.device, dtype=q.dtype)
+                              device=q.device, dtype=out_dtype)
         has_lse = any(p["tensor"] == "lse" for p in self._ptr_params)
         if has_lse and lse is None:
             lse = torch.empty((s["B"], s["Hq"], s["Nq"]), device=q.device, dtype=torch.float32)
         if not plan.empty:
-            tensors = {"q": q, "k": k, "v": v, "out": out, "lse": lse}
+            tensors = {"q": q, "k": k, "v": v, "out": out, "lse": lse, **extra}
             if self.manifest.get("tensor_maps"):
                 _ensure_context(plan.device)
-                maps = self.tensor_maps(q, k, v, s)
+                maps = self.tensor_maps(q, k, v_t if fp8 else v, s)
                 slot = {m["param"]: i for i, m in enumerate(self.manifest["tensor_maps"])}
                 ptrs = [maps.data_ptr() + 128 * slot[p["name"]] if p["type"] == "tensormap"
                         else tensors[p["tensor"]].data_ptr() for p in self._ptr_params]

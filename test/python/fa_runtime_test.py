@@ -138,6 +138,48 @@ class TensorMaps(unittest.TestCase):
             tensor_map_args(m["tensor_maps"][1], dict(B=2, Hq=8, Hkv=2, Nq=10, Nk=0, D=64))
 
 
+class FP8(unittest.TestCase):
+    """The fp8 kernel's contract: q, k and v_t (V^T, keys padded to 32) f8e4m3, f16 out,
+    [1] f32 descales; v_t's tensor map over [B*Hkv, D, Nk32] in 128-key boxes."""
+
+    def setUp(self):
+        self.m = load("sm90", "attn_fp8_d128_causal_lse")
+
+    def args(self, Nk=300, **over):
+        a = dict(q=tensor((2, 8, 100, 128), "f8e4m3"), k=tensor((2, 2, Nk, 128), "f8e4m3"),
+                 v_t=tensor((2, 2, 128, -(-Nk // 32) * 32), "f8e4m3"),
+                 out=tensor((2, 8, 100, 128)), lse=tensor((2, 8, 100), "f32"),
+                 q_descale=tensor((1,), "f32"), k_descale=tensor((1,), "f32"),
+                 v_descale=tensor((1,), "f32"))
+        a.update(over)
+        return a
+
+    def test_contract(self):
+        self.assertEqual((self.m["dtype"], self.m["out_dtype"]), ("f8e4m3", "f16"))
+        self.assertEqual(sorted(self.m["v_key_order"]), list(range(32)))
+        self.assertEqual(check_launch(self.m, self.args()).sizes,
+                         dict(B=2, Hq=8, Hkv=2, Nq=100, Nk=300))
+
+    def test_rejects(self):
+        for pattern, over in (
+                (r"v_t: shape\[3\] is 300, but 320", dict(v_t=tensor((2, 2, 128, 300), "f8e4m3"))),
+                ("q: dtype f16, but .* takes f8e4m3", dict(q=tensor((2, 8, 100, 128)))),
+                ("out: dtype bf16, but .* takes f16", dict(out=tensor((2, 8, 100, 128), "bf16"))),
+                (r"q_descale: shape\[0\] is 2, but 1", dict(q_descale=tensor((2,), "f32"))),
+                ("takes no v ", dict(v=tensor((2, 2, 300, 128), "f8e4m3")))):
+            with self.assertRaisesRegex(ValueError, pattern):
+                check_launch(self.m, self.args(**over))
+
+    def test_tensor_maps(self):
+        sizes = dict(B=2, Hq=8, Hkv=2, Nq=100, Nk=300, D=128)
+        q, k, v = (tensor_map_args(s, sizes) for s in self.m["tensor_maps"])
+        # CU_TENSOR_MAP_DATA_TYPE_UINT8; 128 e4m3 per 128-byte row.
+        self.assertEqual((q["data_type"], q["box"], q["strides_bytes"]), (0, [128, 64, 1],
+                                                                           [128, 12800]))
+        self.assertEqual((v["dims"], v["strides_bytes"], v["box"]),
+                         ([320, 128, 4], [320, 40960], [128, 128, 1]))
+
+
 class SchemaVersion(unittest.TestCase):
     def manifest(self):
         return load("sm80", "attn_f16_d128_causal_lse")

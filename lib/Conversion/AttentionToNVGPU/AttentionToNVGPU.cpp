@@ -38,7 +38,7 @@ using namespace mlir;
 using namespace mlir::fa;
 
 NVGPUTileSizes mlir::fa::getNVGPUTileSizes(StringRef chip, int64_t headDim,
-                                           bool leftWindowEdge) {
+                                           bool leftWindowEdge, bool fp8) {
   // sm_80: 128 query rows (4 warps x 32 rows) per block; 64 keys per step,
   // but 32 at head dim 128, where 64 spill registers (S and the 32 x 128 f32
   // accumulators of a warp no longer fit 255 registers).
@@ -48,7 +48,9 @@ NVGPUTileSizes mlir::fa::getNVGPUTileSizes(StringRef chip, int64_t headDim,
   // head dim 256 (FlashAttention-3's tile: 2 stages fit shared memory), and
   // 64 there with a left window edge (80 spills registers).
   if (chip == "sm_90a") {
-    if (headDim != 256)
+    // fp8: a 128-key tile is one 128-byte swizzle row of V^T; Q, K and V
+    // take half the bytes, so it fits at head dim 256 too.
+    if (headDim != 256 || fp8)
       return {kSM90BlockQ, kSM90BlockKV};
     return {kSM90BlockQ,
             leftWindowEdge ? kSM90BlockKVD256LeftEdge : kSM90BlockKVD256};
@@ -229,7 +231,8 @@ struct FATileAttentionForChipPass
       DenseI64ArrayAttr window = ops.front().getWindowAttr();
       bool leftEdge = window && window.size() == 2 && window[0] >= 0;
       NVGPUTileSizes sizes = getNVGPUTileSizes(
-          chip, ops.front().getQueryType().getDimSize(3), leftEdge);
+          chip, ops.front().getQueryType().getDimSize(3), leftEdge,
+          ops.front().getQueryType().getElementType().isFloat(8));
       FATileAttentionPassOptions tile;
       tile.blockQ = blockQ ? blockQ : sizes.blockQ;
       tile.blockKV = blockKV ? blockKV : sizes.blockKV;

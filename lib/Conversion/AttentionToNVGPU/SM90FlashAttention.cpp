@@ -20,8 +20,26 @@ using namespace mlir;
 using namespace mlir::fa;
 
 std::string mlir::fa::checkSM90AttentionDesc(const SM90AttentionDesc &d) {
-  if (!d.elementType || !(d.elementType.isF16() || d.elementType.isBF16()))
-    return "sm_90a kernel needs f16 or bf16 inputs";
+  if (!d.elementType || !(d.elementType.isF16() || d.elementType.isBF16() ||
+                          d.isFP8()))
+    return "sm_90a kernel needs f16, bf16 or f8E4M3FN inputs";
+  if (d.isFP8()) {
+    // The V^T tile is one 128-byte swizzle row of keys per head-dim row, and
+    // a Q/K row one 128-byte row (or two) of head dims.
+    if (d.headDim != 128 && d.headDim != 256)
+      return "sm_90a fp8 kernel supports head dim 128 or 256, got " +
+             std::to_string(d.headDim);
+    if (d.blockKV != 128 && d.blockKV != 256)
+      return "sm_90a fp8 kernel needs block-kv 128 or 256 (whole 128-byte "
+             "V^T rows), got " +
+             std::to_string(d.blockKV);
+    if (!d.pFromRegisters)
+      return "sm_90a fp8 kernel needs p-from-registers (P goes to the P V "
+             "wgmma as e4m3 registers)";
+    Type out = d.getOutputType();
+    if (!out.isF16() && !out.isBF16())
+      return "sm_90a fp8 kernel needs an f16 or bf16 output";
+  }
   if (d.headDim != 64 && d.headDim != 128 && d.headDim != 256)
     return "sm_90a kernel supports head dim 64, 128 or 256, got " +
            std::to_string(d.headDim);
@@ -73,6 +91,7 @@ mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
   desc.sourceName =
       attn.sourceName.empty() ? func.getSymName().str() : attn.sourceName;
   desc.elementType = attn.elementType;
+  desc.outputType = attn.outputType;
   desc.headDim = attn.headDim;
   desc.windowLeft = attn.windowLeft;
   desc.windowRight = attn.windowRight;

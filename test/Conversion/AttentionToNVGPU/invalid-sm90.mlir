@@ -10,7 +10,7 @@
 // SMEMP: sm_90a kernel with 3 stages needs 263168 bytes of shared memory (at most 232448)
 
 func.func @f32(%q: tensor<1x1x64x64xf32>, %k: tensor<1x1x64x64xf32>, %v: tensor<1x1x64x64xf32>) -> tensor<1x1x64x64xf32> {
-  // expected-error @+1 {{sm_90a kernel needs f16 or bf16 inputs}}
+  // expected-error @+1 {{sm_90a kernel needs f16, bf16 or f8E4M3FN inputs}}
   %o = fa.attention %q, %k, %v : tensor<1x1x64x64xf32>, tensor<1x1x64x64xf32>, tensor<1x1x64x64xf32> -> tensor<1x1x64x64xf32>
   return %o : tensor<1x1x64x64xf32>
 }
@@ -60,4 +60,37 @@ func.func @d128(%q: tensor<1x1x64x128xf16>, %k: tensor<1x1x64x128xf16>, %v: tens
 func.func @d128_smem_p(%q: tensor<1x1x64x128xf16>, %k: tensor<1x1x64x128xf16>, %v: tensor<1x1x64x128xf16>) -> tensor<1x1x64x128xf16> attributes {fa.sm90.p_from_registers = false} {
   %o = fa.attention %q, %k, %v : tensor<1x1x64x128xf16>, tensor<1x1x64x128xf16>, tensor<1x1x64x128xf16> -> tensor<1x1x64x128xf16>
   return %o : tensor<1x1x64x128xf16>
+}
+
+// -----
+
+// fp8: head dims 128 and 256 only (a 128-byte row holds 128 e4m3).
+func.func @fp8_d64(%q: tensor<1x4x128x64xf8E4M3FN>, %k: tensor<1x1x128x64xf8E4M3FN>, %v: tensor<1x1x128x64xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32) -> tensor<1x4x128x64xf16> {
+  // expected-error @+1 {{sm_90a fp8 kernel supports head dim 128 or 256, got 64}}
+  %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd) : tensor<1x4x128x64xf8E4M3FN>, tensor<1x1x128x64xf8E4M3FN>, tensor<1x1x128x64xf8E4M3FN> -> tensor<1x4x128x64xf16>
+  return %o : tensor<1x4x128x64xf16>
+}
+
+// -----
+
+func.func @fp8_block_kv(%q: tensor<1x4x128x128xf8E4M3FN>, %k: tensor<1x1x128x128xf8E4M3FN>, %v: tensor<1x1x128x128xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32) -> tensor<1x4x128x128xf16> attributes {fa.sm90.block_kv = 64 : i64} {
+  // expected-error @+1 {{sm_90a fp8 kernel needs block-kv 128 (one 128-byte V^T row), got 64}}
+  %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd) : tensor<1x4x128x128xf8E4M3FN>, tensor<1x1x128x128xf8E4M3FN>, tensor<1x1x128x128xf8E4M3FN> -> tensor<1x4x128x128xf16>
+  return %o : tensor<1x4x128x128xf16>
+}
+
+// -----
+
+func.func @fp8_p_shared(%q: tensor<1x4x128x128xf8E4M3FN>, %k: tensor<1x1x128x128xf8E4M3FN>, %v: tensor<1x1x128x128xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32) -> tensor<1x4x128x128xf16> attributes {fa.sm90.p_from_registers = false} {
+  // expected-error @+1 {{sm_90a fp8 kernel needs p-from-registers (P goes to the P V wgmma as e4m3 registers)}}
+  %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd) : tensor<1x4x128x128xf8E4M3FN>, tensor<1x1x128x128xf8E4M3FN>, tensor<1x1x128x128xf8E4M3FN> -> tensor<1x4x128x128xf16>
+  return %o : tensor<1x4x128x128xf16>
+}
+
+// -----
+
+func.func @fp8_f32_out(%q: tensor<1x4x128x128xf8E4M3FN>, %k: tensor<1x1x128x128xf8E4M3FN>, %v: tensor<1x1x128x128xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32) -> tensor<1x4x128x128xf32> {
+  // expected-error @+1 {{the fp8 kernel needs an f16 or bf16 output}}
+  %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd) : tensor<1x4x128x128xf8E4M3FN>, tensor<1x1x128x128xf8E4M3FN>, tensor<1x1x128x128xf8E4M3FN> -> tensor<1x4x128x128xf32>
+  return %o : tensor<1x4x128x128xf32>
 }

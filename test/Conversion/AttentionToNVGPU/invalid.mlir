@@ -69,9 +69,31 @@ func.func @used(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor
 
 // -----
 
+// fp8 is an sm_90a kernel: sm_80 names what it needs.
 func.func @descale(%q: tensor<1x4x128x128xf8E4M3FN>, %k: tensor<1x1x128x128xf8E4M3FN>, %v: tensor<1x1x128x128xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32) -> tensor<1x4x128x128xbf16> {
-  // expected-error @+1 {{the kernel does not support fp8 descale}}
+  // expected-error @+1 {{sm_80 kernel needs f16 or bf16 inputs, got 'f8E4M3FN'}}
   %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd) {causal} : tensor<1x4x128x128xf8E4M3FN>, tensor<1x1x128x128xf8E4M3FN>, tensor<1x1x128x128xf8E4M3FN> -> tensor<1x4x128x128xbf16>
+  return %o : tensor<1x4x128x128xbf16>
+}
+
+// -----
+
+// The kernel reads the descales from memory: they must be the function's
+// f32 arguments, not values computed from them.
+func.func @descale_computed(%q: tensor<1x4x128x128xf8E4M3FN>, %k: tensor<1x1x128x128xf8E4M3FN>, %v: tensor<1x1x128x128xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32) -> tensor<1x4x128x128xbf16> {
+  %two = arith.constant 2.0 : f32
+  %qd2 = arith.mulf %qd, %two : f32
+  // expected-error @+1 {{the kernel needs the descale to be the product of the q and k descales, f32 function arguments (per tensor)}}
+  %o = fa.attention %q, %k, %v descale(%qd2, %kd, %vd) {causal} : tensor<1x4x128x128xf8E4M3FN>, tensor<1x1x128x128xf8E4M3FN>, tensor<1x1x128x128xf8E4M3FN> -> tensor<1x4x128x128xbf16>
+  return %o : tensor<1x4x128x128xbf16>
+}
+
+// -----
+
+func.func @v_descale_computed(%q: tensor<1x4x128x128xf8E4M3FN>, %k: tensor<1x1x128x128xf8E4M3FN>, %v: tensor<1x1x128x128xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32) -> tensor<1x4x128x128xbf16> {
+  %vd2 = arith.addf %vd, %vd : f32
+  // expected-error @+1 {{the kernel needs the output multiplied by one v descale, an f32 function argument}}
+  %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd2) {causal} : tensor<1x4x128x128xf8E4M3FN>, tensor<1x1x128x128xf8E4M3FN>, tensor<1x1x128x128xf8E4M3FN> -> tensor<1x4x128x128xbf16>
   return %o : tensor<1x4x128x128xbf16>
 }
 

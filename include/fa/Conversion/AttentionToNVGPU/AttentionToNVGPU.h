@@ -14,6 +14,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Support/LLVM.h"
 
+#include <array>
+#include <optional>
 #include <string>
 
 namespace mlir::fa {
@@ -33,8 +35,14 @@ struct TiledAttention {
   /// Function argument numbers of the query, key and value tensors
   /// ([B, Hq, Nq, D], [B, Hkv, Nk, D], [B, Hkv, Nk, D]).
   unsigned queryArg = 0, keyArg = 1, valueArg = 2;
-  /// Element type of query, key, value and out.
+  /// Element type of query, key and value.
   Type elementType;
+  /// Element type of out: elementType, or f16/bf16 with f8E4M3FN inputs.
+  Type outputType;
+  /// f8E4M3FN inputs: the function argument numbers of the three f32
+  /// descales (the steps' descale is q_descale * k_descale; the
+  /// normalization multiplies by v_descale).
+  std::optional<std::array<unsigned, 3>> descaleArgs;
   /// Head dim of query/key and value (equal).
   int64_t headDim = 0;
   /// Query rows per forall iteration and keys per fa.online_attention step.
@@ -96,12 +104,13 @@ LogicalResult buildSM90FlashAttention(const TiledAttention &attn,
 /// (fa-tile-attention-for-chip); 64 x 64 for an unknown chip, whose
 /// diagnostic then comes from convert-fa-to-nvgpu. `leftWindowEdge`: the
 /// attention has a sliding window with a left edge (window[0] >= 0), whose
-/// second compare per masked score costs registers.
+/// second compare per masked score costs registers. `fp8`: f8E4M3FN inputs.
 struct NVGPUTileSizes {
   int64_t blockQ, blockKV;
 };
 NVGPUTileSizes getNVGPUTileSizes(StringRef chip, int64_t headDim,
-                                 bool leftWindowEdge = false);
+                                 bool leftWindowEdge = false,
+                                 bool fp8 = false);
 
 } // namespace mlir::fa
 

@@ -49,7 +49,9 @@ struct SM90AttentionDesc : SM90Schedule {
   std::string kernelName; ///< gpu.func name
   std::string moduleName; ///< gpu.module name
   std::string sourceName; ///< the func.func, as written (manifest "function")
-  Type elementType;       ///< f16 or bf16 (q, k, v and out)
+  Type elementType;       ///< f16, bf16 or f8E4M3FN (q, k and v)
+  /// out: elementType, or f16 / bf16 with f8E4M3FN inputs (null: elementType).
+  Type outputType;
   int64_t headDim = 128;  ///< 64, 128 or 256 (Dv = D)
   /// Positional window around the bottom-right diagonal Nk - Nq
   /// (docs/Attention.md): query row i sees key j iff
@@ -65,7 +67,25 @@ struct SM90AttentionDesc : SM90Schedule {
 
   bool hasWindow() const { return windowLeft >= 0 || windowRight >= 0; }
   bool isCausal() const { return windowLeft < 0 && windowRight == 0; }
+  /// FP8 E4M3 inputs: both GEMMs in e4m3 with f32 accumulators, per-tensor
+  /// descales read from device memory (docs/FP8.md).
+  bool isFP8() const { return elementType && elementType.isFloat(8); }
+  Type getOutputType() const { return outputType ? outputType : elementType; }
 };
+
+/// FP8: keys per 32-key group of the V^T operand, in the order the P V wgmma
+/// reads them. The register-A fragment of an e4m3 wgmma (k32) holds columns
+/// 4t..4t+3 and 16+4t..16+4t+3 of its rows in lane t of a quad, while the S
+/// accumulator holds columns 8n+2t, 8n+2t+1: column c of the A operand is
+/// key kFP8VKeyOrder[c]. Storing V^T's keys in this order lets P go from the
+/// S accumulator into the A registers without a shuffle (the reduction over
+/// keys does not care about their order).
+constexpr int64_t kFP8VKeyOrder[32] = {0,  1,  8,  9,  2,  3,  10, 11,
+                                       4,  5,  12, 13, 6,  7,  14, 15,
+                                       16, 17, 24, 25, 18, 19, 26, 27,
+                                       20, 21, 28, 29, 22, 23, 30, 31};
+/// FP8: keys per V^T row group (V^T's key dimension is padded to it).
+constexpr int64_t kFP8VKeyGroup = 32;
 
 /// Checks that `desc` can be built for sm_90a (head dim 64, 128 or 256, f16 or
 /// bf16, shared memory, tile and stage ranges); on failure returns the reason.

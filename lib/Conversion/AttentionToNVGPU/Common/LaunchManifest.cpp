@@ -169,6 +169,32 @@ mlir::fa::getAttentionKernelParams(const AttentionArgTypes &types,
   return params;
 }
 
+std::vector<KernelParam>
+mlir::fa::getFP8AttentionKernelParams(const AttentionArgTypes &types,
+                                      StringRef outDtype, bool hasLse) {
+  using S = SizeSymbol;
+  std::vector<KernelParam> params =
+      getAttentionKernelParams(types, "f8e4m3", /*tensorMaps=*/true, hasLse);
+  // v goes in as V^T, its keys padded to whole 32-key groups.
+  SizeExpr keys = SizeExpr::mul({SizeExpr::ceilDiv(S::Nk, 32), 32});
+  params[2].meaning = "pointer to the CUtensorMap of v_t (v transposed, "
+                      "see the tensor map)";
+  params[2].tensor = TensorContract{"v_t", "f8e4m3", {S::B, S::Hkv, S::D, keys},
+                                    16};
+  KernelParam &out = params[3];
+  out.meaning = "output [B, Hq, Nq, D], contiguous, " + outDtype.str();
+  out.tensor->dtype = outDtype.str();
+  auto descale = [&](StringRef name, StringRef of) {
+    return KernelParam{name.str(), ParamKind::Pointer, types.lse,
+                       ("descale of " + of + ": [1] f32 (per tensor)").str(),
+                       TensorContract{name.str(), "f32", {1}, 4}};
+  };
+  auto at = params.begin() + (hasLse ? 5 : 4);
+  params.insert(at, {descale("q_descale", "q"), descale("k_descale", "k"),
+                     descale("v_descale", "v")});
+  return params;
+}
+
 SmallVector<Type> mlir::fa::getKernelArgumentTypes(ArrayRef<KernelParam> params) {
   return llvm::map_to_vector(params, [](const KernelParam &p) { return p.type; });
 }
@@ -179,6 +205,8 @@ SmallVector<Type> mlir::fa::getKernelArgumentTypes(ArrayRef<KernelParam> params)
 
 static StringRef getDataTypeName(cuda::TensorMapDataType t) {
   switch (t) {
+  case cuda::TensorMapDataType::UInt8:
+    return "f8e4m3"; // the only byte type the kernels load: TMA moves bytes
   case cuda::TensorMapDataType::Float16:
     return "f16";
   case cuda::TensorMapDataType::Float32:
@@ -259,7 +287,7 @@ static constexpr StringLiteral kSchemaKeys[] = {
     "schema_version", "kernel", "ptx", "chip", "dtype", "head_dim",
     "causal", "window", "scale", "lse", "block_q", "block_kv", "params",
     "grid", "tiles", "block", "dynamic_shared_memory_bytes",
-    "static_shared_memory_bytes", "tensor_maps"};
+    "static_shared_memory_bytes", "tensor_maps", "out_dtype", "v_key_order"};
 
 LogicalResult LaunchManifest::verify(FunctionOpInterface kernelOp) const {
   auto fail = [&](const Twine &why) {
@@ -341,6 +369,10 @@ json::Object LaunchManifest::toJSON() const {
       {"dynamic_shared_memory_bytes", dynamicSharedMemoryBytes},
       {"static_shared_memory_bytes", staticSharedMemoryBytes},
       {"tensor_maps", std::move(mapArray)}};
+  if (!outDtype.empty())
+    o["out_dtype"] = outDtype;
+  if (!vKeyOrder.empty())
+    o["v_key_order"] = json::Array(vKeyOrder);
   if (tiles)
     o["tiles"] = tiles->toJSON();
   for (const auto &[key, value] : schedule)

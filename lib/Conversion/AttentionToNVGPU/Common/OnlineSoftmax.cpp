@@ -10,7 +10,8 @@ Value mlir::fa::kernel::scaleScore(KernelBuilder &kb,
                                    const OnlineSoftmaxConfig &cfg, Value s) {
   if (cfg.scaleInExponent)
     return s;
-  return arith::MulFOp::create(kb.b, kb.loc, s, kb.f32(cfg.scaleLog2e));
+  Value c = cfg.scaleLog2eValue ? cfg.scaleLog2eValue : kb.f32(cfg.scaleLog2e);
+  return arith::MulFOp::create(kb.b, kb.loc, s, c);
 }
 
 /// The thread's max of `scores`, then the row's (quad) max.
@@ -42,7 +43,8 @@ OnlineRowUpdate mlir::fa::kernel::updateOnlineSoftmaxRow(
     MutableArrayRef<Value> scores, Value max, Value sum) {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
-  Value scaleC = kb.f32(cfg.scaleLog2e);
+  Value scaleC =
+      cfg.scaleLog2eValue ? cfg.scaleLog2eValue : kb.f32(cfg.scaleLog2e);
   OnlineRowUpdate u;
   Value mx = rowMax(kb, cfg, scores);
   if (cfg.scaleInExponent)

@@ -139,13 +139,64 @@ struct Matcher {
     return success();
   }
 
+  /// The function argument `v` is, if it is one of type f32.
+  std::optional<unsigned> scalarArg(Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    if (!arg || arg.getOwner() != &func.getBody().front() ||
+        !arg.getType().isF32())
+      return std::nullopt;
+    return arg.getArgNumber();
+  }
+
+  /// fp8: every step's descale is `arith.mulf %q_descale, %k_descale` of two
+  /// f32 function arguments (fa-tile-attention's form), the same for all.
+  LogicalResult matchScoreDescale(OnlineAttentionOp step, Value descale) {
+    auto mul = descale.getDefiningOp<arith::MulFOp>();
+    std::optional<unsigned> qd, kd;
+    if (mul) {
+      qd = scalarArg(mul.getLhs());
+      kd = scalarArg(mul.getRhs());
+    }
+    if (!qd || !kd)
+      return fail(step, "the kernel needs the descale to be the product of "
+                        "the q and k descales, f32 function arguments (per "
+                        "tensor)");
+    if (attn.descaleArgs && ((*attn.descaleArgs)[0] != *qd ||
+                             (*attn.descaleArgs)[1] != *kd))
+      return fail(step, "all steps must use one descale");
+    attn.descaleArgs = std::array<unsigned, 3>{*qd, *kd, 0};
+    return success();
+  }
+
+  /// fp8: the v descale is the one other f32 function argument the
+  /// normalization in the scf.forall multiplies by.
+  LogicalResult matchValueDescale() {
+    std::optional<unsigned> vd;
+    bool ambiguous = false;
+    attn.forall.walk([&](arith::MulFOp mul) {
+      for (Value operand : mul->getOperands()) {
+        std::optional<unsigned> a = scalarArg(operand);
+        if (!a || *a == (*attn.descaleArgs)[0] || *a == (*attn.descaleArgs)[1])
+          continue;
+        ambiguous |= vd && *vd != *a;
+        vd = a;
+      }
+    });
+    if (!vd || ambiguous)
+      return fail(attn.forall, "the kernel needs the output multiplied by one "
+                               "v descale, an f32 function argument");
+    (*attn.descaleArgs)[2] = *vd;
+    return success();
+  }
+
   LogicalResult matchStep(OnlineAttentionOp step) {
     if (step.getMask())
       return fail(step, "the kernel does not support a mask operand");
     if (step.getSoftcap())
       return fail(step, "the kernel does not support softcap");
-    if (step.getDescale())
-      return fail(step, "the kernel does not support fp8 descale");
+    if (Value descale = step.getDescale())
+      if (failed(matchScoreDescale(step, descale)))
+        return failure();
     auto loop = dyn_cast<scf::ForOp>(step->getParentOp());
     if (!loop || loop->getParentOp() != attn.forall.getOperation())
       return fail(step, "each step must sit directly in an scf.for directly "
@@ -243,9 +294,16 @@ struct Matcher {
                           "(out, lse)");
     attn.hasLse = n == 2;
     auto outTy = cast<RankedTensorType>(forall.getResult(0).getType());
-    if (outTy.getElementType() != attn.elementType)
+    attn.outputType = outTy.getElementType();
+    if (attn.descaleArgs) {
+      if (!attn.outputType.isF16() && !attn.outputType.isBF16())
+        return fail(forall, "the fp8 kernel needs an f16 or bf16 output");
+      if (failed(matchValueDescale()))
+        return failure();
+    } else if (attn.outputType != attn.elementType) {
       return fail(forall, "the kernel needs query, key, value and out of one "
                           "element type");
+    }
     if (outTy.getDimSize(3) != attn.headDim)
       return fail(forall, "the kernel needs the output head dim equal to the "
                           "query head dim");

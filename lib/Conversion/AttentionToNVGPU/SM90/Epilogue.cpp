@@ -10,13 +10,14 @@ using namespace mlir::fa;
 using namespace mlir::fa::kernel;
 using namespace mlir::fa::sm90;
 
-/// O * (1 / l) into the warpgroup's [64 x D] part of the Q tile (swizzled,
-/// as the TMA wrote Q: conflict-free), two elements per store.
+/// O * (1 / l) into the warpgroup's [64 x D] part of the O staging tile (the
+/// Q tile but with fp8; swizzled as the TMA wrote Q: conflict-free), two
+/// elements per store.
 static void stageOutput(KernelBuilder &kb, const KernelConfig &cfg,
                         const SharedMemory &smem, const ConsumerFrame &frame,
                         Value acc, const RowNormalizer row[2]) {
   auto v2f32 = VectorType::get({2}, kb.b.getF32Type());
-  auto v2elt = VectorType::get({2}, cfg.elementType());
+  auto v2elt = VectorType::get({2}, cfg.outputType());
   for (int64_t n = 0; n < cfg.headDim / 8; ++n)
     for (int r = 0; r < 2; ++r) {
       Value a0 = arith::MulFOp::create(kb.b, kb.loc,
@@ -30,7 +31,7 @@ static void stageOutput(KernelBuilder &kb, const KernelConfig &cfg,
       Value h = arith::TruncFOp::create(kb.b, kb.loc, v2elt, pair);
       vector::StoreOp::create(
           kb.b, kb.loc, h, smem.flat,
-          ValueRange{frame.swizzledIndex(kb, frame.qFlat, frame.rowInWG[r],
+          ValueRange{frame.swizzledIndex(kb, frame.oFlat, frame.rowInWG[r],
                                          n * 8)},
           false, llvm::MaybeAlign(4));
     }
@@ -44,7 +45,7 @@ static void copyOutput(KernelBuilder &kb, const KernelConfig &cfg,
   int64_t D = cfg.headDim, chunksPerRow = D / 8;
   Value nq = args.sizes.queryLength;
   Value ltid = frame.thread.threadInWG;
-  auto v8 = VectorType::get({8}, cfg.elementType());
+  auto v8 = VectorType::get({8}, cfg.outputType());
   Value outPlane = kb.mul(rows.qPlane, nq);
   for (int64_t i = 0;
        i < kSM90RowsPerWarpgroup * chunksPerRow / kThreadsPerWarpgroup; ++i) {
@@ -53,7 +54,7 @@ static void copyOutput(KernelBuilder &kb, const KernelConfig &cfg,
     Value sub = kb.div(cch, 8), cc = kb.rem(cch, 8);
     Value phys = arith::XOrIOp::create(kb.b, kb.loc, cc, kb.rem(row, 8));
     Value sIdx = kb.add(
-        kb.add(frame.qFlat,
+        kb.add(frame.oFlat,
                kb.mul(sub, kb.idx(kSM90RowsPerWarpgroup * kSwizzleElems))),
         kb.add(kb.mul(row, kb.idx(kSwizzleElems)), kb.mul(phys, kb.idx(8))));
     Value qRow = kb.add(rows.wgRow0, row);
@@ -78,7 +79,16 @@ void mlir::fa::sm90::buildEpilogue(KernelBuilder &kb, const KernelConfig &cfg,
   RowNormalizer row[2];
   for (int r = 0; r < 2; ++r)
     row[r] = finalizeRowSum(kb, result.sum[r]);
-  stageOutput(kb, cfg, smem, frame, result.acc, row);
+  RowNormalizer outRow[2] = {row[0], row[1]};
+  if (args.vDescale) {
+    // fp8: the v descale once per row, folded into 1 / l (the lse keeps l).
+    Value vd = memref::LoadOp::create(kb.b, kb.loc, args.vDescale,
+                                      ValueRange{kb.idx(0)});
+    for (int r = 0; r < 2; ++r)
+      outRow[r].inverse =
+          arith::MulFOp::create(kb.b, kb.loc, row[r].inverse, vd);
+  }
+  stageOutput(kb, cfg, smem, frame, result.acc, outRow);
   if (cfg.desc.hasLse) {
     Value nq = args.sizes.queryLength;
     kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, frame.thread.quadLane,

@@ -21,7 +21,11 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+
+#include <cmath>
+#include <iterator>
 
 #include <optional>
 
@@ -46,6 +50,12 @@ static KernelArgs readKernelArgs(KernelBuilder &kb, const KernelConfig &cfg,
   a.out = args[3];
   a.lse = hasLse ? args[4] : Value();
   unsigned s0 = hasLse ? 5 : 4;
+  if (cfg.fp8) {
+    a.qDescale = args[s0];
+    a.kDescale = args[s0 + 1];
+    a.vDescale = args[s0 + 2];
+    s0 += 3;
+  }
   a.batchArg = args[s0];
   a.sizes.batch = args[s0];
   a.sizes.queryHeads = kb.asIndex(args[s0 + 1]);
@@ -66,8 +76,24 @@ static KernelArgs readKernelArgs(KernelBuilder &kb, const KernelConfig &cfg,
   };
   a.qMap = cast(args[0], mapType(kSM90RowsPerWarpgroup));
   a.kMap = cast(args[1], mapType(cfg.blockKV));
-  a.vMap = cast(args[2], mapType(cfg.blockKV));
+  // fp8: V^T, boxes of D rows of blockKV (128) keys.
+  a.vMap = cast(args[2], mapType(cfg.fp8 ? cfg.headDim : cfg.blockKV));
   return a;
+}
+
+/// fp8: scale * log2(e) * q_descale * k_descale, the one factor the softmax
+/// applies to the e4m3 scores (null otherwise: the constant scale).
+static Value fp8ScoreScale(KernelBuilder &kb, const KernelConfig &cfg,
+                           const KernelArgs &args) {
+  if (!cfg.fp8)
+    return Value();
+  auto load = [&](Value ptr) {
+    return memref::LoadOp::create(kb.b, kb.loc, ptr, ValueRange{kb.idx(0)});
+  };
+  Value qk = arith::MulFOp::create(kb.b, kb.loc, load(args.qDescale),
+                                   load(args.kDescale));
+  return arith::MulFOp::create(kb.b, kb.loc, qk,
+                               kb.f32(cfg.desc.scale * M_LOG2E));
 }
 
 /// The consumer warpgroups: (persistent: a tile loop around) wait for Q, the
@@ -116,7 +142,8 @@ static void buildConsumers(KernelBuilder &kb, const KernelConfig &cfg,
   }
   ConsumerFrame frame = ConsumerFrame::of(kb, cfg, t, smem, tile, range);
   ConsumerMainloop mainloop(kb, cfg, loads, smem, frame, range,
-                            args.sizes.keyLength, tile, isIssuer);
+                            args.sizes.keyLength, tile, isIssuer,
+                            fp8ScoreScale(kb, cfg, args));
   MainloopResult result = mainloop.build();
   EpilogueRows rows{tile.qPlane, frame.wgRow0, {frame.rowQ[0], frame.rowQ[1]}};
   KVRange endRange = range;
@@ -158,10 +185,14 @@ static void buildConsumers(KernelBuilder &kb, const KernelConfig &cfg,
 static std::vector<KernelParam> kernelParams(OpBuilder &b,
                                              const KernelConfig &cfg) {
   const SM90AttentionDesc &d = cfg.desc;
+  Type out = d.getOutputType();
   AttentionArgTypes types{LLVM::LLVMPointerType::get(b.getContext()),
-                          MemRefType::get({kGlobalExtent}, d.elementType),
+                          MemRefType::get({kGlobalExtent}, out),
                           MemRefType::get({kGlobalExtent}, b.getF32Type()),
                           b.getI32Type()};
+  if (d.isFP8())
+    return getFP8AttentionKernelParams(types, out.isF16() ? "f16" : "bf16",
+                                       d.hasLse);
   return getAttentionKernelParams(types, d.elementType.isF16() ? "f16" : "bf16",
                                   /*tensorMaps=*/true, d.hasLse);
 }
@@ -175,7 +206,14 @@ static LaunchManifest buildManifest(const KernelConfig &cfg,
   manifest.kernel = d.kernelName;
   manifest.chip = "sm_90a";
   manifest.function = d.sourceName;
-  manifest.dtype = d.elementType.isF16() ? "f16" : "bf16";
+  manifest.dtype = d.isFP8() ? "f8e4m3"
+                  : d.elementType.isF16() ? "f16"
+                                          : "bf16";
+  if (d.isFP8()) {
+    manifest.outDtype = d.getOutputType().isF16() ? "f16" : "bf16";
+    manifest.vKeyOrder.assign(std::begin(kFP8VKeyOrder),
+                              std::end(kFP8VKeyOrder));
+  }
   manifest.headDim = d.headDim;
   manifest.causal = d.isCausal();
   manifest.windowLeft = d.windowLeft;
@@ -196,12 +234,13 @@ static LaunchManifest buildManifest(const KernelConfig &cfg,
                 getSizeSymbolName(n) + ", D] contiguous")
                    .str();
     m.dtype = manifest.dtype;
-    m.dataType = d.elementType.isF16() ? cuda::TensorMapDataType::Float16
-                                       : cuda::TensorMapDataType::BFloat16;
+    m.dataType = d.isFP8()              ? cuda::TensorMapDataType::UInt8
+                 : d.elementType.isF16() ? cuda::TensorMapDataType::Float16
+                                         : cuda::TensorMapDataType::BFloat16;
     m.dims = {Sym::D, n, SizeExpr::mul({Sym::B, h})};
     m.stridesBytes = {SizeExpr::mul({Sym::D, eltBytes}),
                       SizeExpr::mul({n, Sym::D, eltBytes})};
-    m.box = {kSwizzleElems, rows, 1};
+    m.box = {cfg.swizzleElems, rows, 1};
     m.elementStrides = {1, 1, 1};
     m.swizzle = cuda::TensorMapSwizzle::B128;
     m.l2Promotion = cuda::TensorMapL2Promotion::B128;
@@ -212,6 +251,19 @@ static LaunchManifest buildManifest(const KernelConfig &cfg,
       tensorMap("q", Sym::Nq, Sym::Hq, kSM90RowsPerWarpgroup),
       tensorMap("k", Sym::Nk, Sym::Hkv, cfg.blockKV),
       tensorMap("v", Sym::Nk, Sym::Hkv, cfg.blockKV)};
+  if (d.isFP8()) {
+    // V^T [B, Hkv, D, Nk padded to 32 keys], each 32-key group in
+    // kFP8VKeyOrder (manifest "v_key_order"): boxes of D rows of 128 keys.
+    TensorMapSpec &m = manifest.tensorMaps[2];
+    SizeExpr keys = SizeExpr::mul({SizeExpr::ceilDiv(Sym::Nk, kFP8VKeyGroup),
+                                   kFP8VKeyGroup});
+    m.tensor = "v_t";
+    m.layout = "v_t [B, Hkv, D, ceil(Nk / 32) * 32] contiguous: v transposed, "
+               "keys of each 32-key group in v_key_order, zero padded";
+    m.dims = {keys, Sym::D, SizeExpr::mul({Sym::B, Sym::Hkv})};
+    m.stridesBytes = {keys, SizeExpr::mul({keys, Sym::D})};
+    m.box = {kSwizzleRowBytes, cfg.headDim, 1};
+  }
   SizeExpr queryBlocks = SizeExpr::ceilDiv(Sym::Nq, kSM90BlockQ);
   if (cfg.persistent) {
     manifest.tiles = SizeExpr::mul({queryBlocks, Sym::Hq, Sym::B});

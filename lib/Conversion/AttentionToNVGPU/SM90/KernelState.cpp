@@ -32,13 +32,21 @@ KernelConfig KernelConfig::derive(const SM90AttentionDesc &d) {
   c.headDim = d.headDim;
   c.stages = s.stages;
   c.blockKV = s.blockKV;
-  c.subTiles = d.headDim / kSwizzleElems;
+  c.fp8 = d.isFP8();
+  c.swizzleElems = kSwizzleRowBytes / (d.elementType.getIntOrFloatBitWidth() / 8);
+  c.subTiles = d.headDim / c.swizzleElems;
+  c.outSubTiles = d.headDim / kSwizzleElems;
   c.threads =
       kThreadsPerWarpgroup * (kSM90Warpgroups + (s.warpSpecialized ? 1 : 0));
   c.smem = planSharedMemory(d);
   c.barriers = MBarrierLayout{s.stages, s.warpSpecialized, s.splitRelease,
                               s.persistent, s.warpArrive};
   return c;
+}
+
+Type KernelConfig::storageType() const {
+  Type t = elementType();
+  return fp8 ? IntegerType::get(t.getContext(), 8) : t;
 }
 
 TileScheduler KernelConfig::scheduler() const {
@@ -134,7 +142,7 @@ SharedMemory SharedMemory::allocate(KernelBuilder &kb,
                    kb.rem(rawAddr, kSwizzleAtomBytes));
   Value smemAddr = kb.add(rawAddr, s.shift);
   s.descBase = kb.toI64(kb.div(smemAddr, 16));
-  auto flatTy = MemRefType::get({cfg.smem.totalBytes / 2}, cfg.elementType(),
+  auto flatTy = MemRefType::get({cfg.smem.totalBytes / 2}, cfg.outputType(),
                                 MemRefLayoutAttrInterface{}, wg);
   s.flat = s.view(kb, kb.idx(0), flatTy);
   return s;
@@ -155,6 +163,6 @@ SharedMemory SharedMemory::withOpaqueShift(KernelBuilder &kb) const {
 MemRefType SharedMemory::boxType(const KernelConfig &cfg, int64_t rows) {
   auto wg = gpu::AddressSpaceAttr::get(cfg.elementType().getContext(),
                                        gpu::AddressSpace::Workgroup);
-  return MemRefType::get({1, rows, kSwizzleElems}, cfg.elementType(),
+  return MemRefType::get({1, rows, cfg.swizzleElems}, cfg.storageType(),
                          MemRefLayoutAttrInterface{}, wg);
 }

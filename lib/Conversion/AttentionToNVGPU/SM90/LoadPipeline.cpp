@@ -45,7 +45,7 @@ void TMALoadPipeline::issueQ(const SharedMemory &smem, Value q0,
           SharedMemory::boxType(cfg, kSM90RowsPerWarpgroup));
       nvgpu::TmaAsyncLoadOp::create(
           kb.b, kb.loc, dst, bars, args.qMap,
-          ValueRange{kb.idx(s * kSwizzleElems),
+          ValueRange{kb.idx(s * cfg.swizzleElems),
                      kb.add(q0, kb.idx(w * kSM90RowsPerWarpgroup)), qPlane},
           kb.idx(MBarrierLayout::kQFull), Value(), Value());
     }
@@ -64,6 +64,24 @@ void TMALoadPipeline::issueKV(const SharedMemory &smem, Value block,
     nvgpu::MBarrierArriveExpectTxOp::create(kb.b, kb.loc, bars,
                                             kb.idx(p.stageBytes), barId,
                                             Value());
+    if (kv && cfg.fp8) {
+      // V^T [B*Hkv, D, keys]: per 128 keys of the block one box of D rows
+      // of 128 keys, one [D x 128-byte] sub-tile each.
+      for (int64_t s = 0; s < cfg.blockKV / kSwizzleRowBytes; ++s) {
+        Value dst = smem.view(
+            kb,
+            kb.add(stageOff, kb.idx(p.vOffset + s * cfg.headDim *
+                                                    kSwizzleRowBytes)),
+            SharedMemory::boxType(cfg, cfg.headDim));
+        nvgpu::TmaAsyncLoadOp::create(
+            kb.b, kb.loc, dst, bars, args.vMap,
+            ValueRange{kb.add(kb.mul(block, kb.idx(cfg.blockKV)),
+                              kb.idx(s * kSwizzleRowBytes)),
+                       kb.idx(0), kvPlane},
+            barId, Value(), Value());
+      }
+      continue;
+    }
     for (int64_t s = 0; s < cfg.subTiles; ++s) {
       Value dst = smem.view(
           kb,
@@ -72,7 +90,7 @@ void TMALoadPipeline::issueKV(const SharedMemory &smem, Value block,
           SharedMemory::boxType(cfg, cfg.blockKV));
       nvgpu::TmaAsyncLoadOp::create(
           kb.b, kb.loc, dst, bars, kv ? args.vMap : args.kMap,
-          ValueRange{kb.idx(s * kSwizzleElems),
+          ValueRange{kb.idx(s * cfg.swizzleElems),
                      kb.mul(block, kb.idx(cfg.blockKV)), kvPlane},
           barId, Value(), Value());
     }

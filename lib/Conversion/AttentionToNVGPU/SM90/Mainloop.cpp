@@ -43,8 +43,8 @@ ConsumerFrame ConsumerFrame::of(KernelBuilder &kb, const KernelConfig &cfg,
   }
   f.pFlat = kb.add(kb.idx(p.pOffset / 2),
                    kb.mul(wgi, kb.idx(p.pBytesPerWarpgroup / 2)));
-  f.qFlat = kb.add(kb.idx(p.qOffset / 2),
-                   kb.mul(wgi, kb.idx(cfg.subTiles * p.subTileQ / 2)));
+  f.oFlat = kb.add(kb.idx(p.oOffset / 2),
+                   kb.mul(wgi, kb.idx(cfg.outSubTiles * p.subTileQ / 2)));
   f.colPair = kb.mul(thread.quadLane, kb.idx(2));
   f.warpgroupBarrierId = kb.toI32(kb.add(wgi, kb.idx(kWarpgroupBarrierBase)));
   return f;
@@ -77,11 +77,13 @@ ConsumerMainloop::ConsumerMainloop(KernelBuilder &kb, const KernelConfig &cfg,
                                    const SharedMemory &smem,
                                    const ConsumerFrame &frame,
                                    const KVRange &range, Value keyLength,
-                                   const TileState &tile, Value isIssuer)
+                                   const TileState &tile, Value isIssuer,
+                                   Value scoreScaleLog2e)
     : kb(kb), cfg(cfg), loads(loads), smem(smem), frame(frame), range(range),
       nk(keyLength), tile(tile), isIssuer(isIssuer) {
   MLIRContext *ctx = kb.b.getContext();
   softmaxCfg.scaleLog2e = cfg.desc.scale * M_LOG2E;
+  softmaxCfg.scaleLog2eValue = scoreScaleLog2e;
   softmaxCfg.scaleInExponent = cfg.fastSoftmax;
   softmaxCfg.maxReduction =
       cfg.fastSoftmax ? OnlineSoftmaxConfig::MaxReduction::Tree
@@ -102,8 +104,8 @@ ConsumerMainloop::ConsumerMainloop(KernelBuilder &kb, const KernelConfig &cfg,
 Value ConsumerMainloop::issueS(Value stageDesc) const {
   const SharedMemoryPlan &p = cfg.smem;
   Value s = sUndef;
-  for (int64_t kk = 0; kk < cfg.headDim / 16; ++kk) {
-    // k-step kk: 32 bytes into 64-column sub-tile kk / 4.
+  for (int64_t kk = 0; kk < cfg.headDim / wgmmaK(cfg.elementType()); ++kk) {
+    // k-step kk: 32 bytes into 128-byte sub-tile kk / 4.
     int64_t inner = kk / 4, k32 = (kk % 4) * 32;
     Value da = wgmmaDescriptor128B(
         kb, frame.qDescBase, p.qOffset + inner * p.subTileQ + k32, 16);
@@ -132,6 +134,19 @@ Value ConsumerMainloop::issuePVShared(Value acc, Value stageDesc) const {
 Value ConsumerMainloop::issuePVRegisters(Value acc, ArrayRef<Value> pRegs,
                                          Value stageDesc) const {
   const SharedMemoryPlan &p = cfg.smem;
+  if (cfg.fp8) {
+    // V^T [D rows x 128 keys] sub-tiles, K-major like K in the S GEMM:
+    // k-step kc is 32 keys (bytes) into every row of sub-tile kc / 4.
+    for (int64_t kc = 0; kc < cfg.blockKV / 32; ++kc) {
+      Value dv = wgmmaDescriptor128B(
+          kb, stageDesc,
+          p.vOffset + (kc / 4) * cfg.headDim * kSwizzleRowBytes + (kc % 4) * 32,
+          16);
+      acc = wgmmaRS(kb, cfg.elementType(), acc, pRegs.slice(4 * kc, 4), dv,
+                    cfg.headDim);
+    }
+    return acc;
+  }
   for (int64_t kc = 0; kc < cfg.blockKV / 16; ++kc) {
     Value dv = wgmmaDescriptor128B(
         kb, stageDesc, p.vOffset + kc * 16 * kSwizzleElems * 2, p.subTileKV);
@@ -244,6 +259,42 @@ SmallVector<Value> ConsumerMainloop::packP(const SoftmaxStep &o) const {
   return regs;
 }
 
+/// fp8: P as the A operand of the e4m3 register-A wgmma: per 32-key step
+/// kc, 4 x b32 of four e4m3 = (row g, A columns 4t..4t+3), (row g+8, same),
+/// (row g, 16+4t..16+4t+3), (row g+8, same). A column c is key
+/// kFP8VKeyOrder[c] (V^T is stored in that order), so that A columns 4t..4t+3
+/// are this thread's S accumulator columns 2t, 2t+1, 8+2t, 9+2t: the values
+/// are packed as they lie, with cvt.rn.satfinite (RNE, saturating to 448).
+SmallVector<Value> ConsumerMainloop::packPFP8(const SoftmaxStep &o) const {
+  static_assert(kFP8VKeyOrder[4] == 2 && kFP8VKeyOrder[2] == 8 &&
+                    kFP8VKeyOrder[16] == 16,
+                "packPFP8 packs the S fragment in kFP8VKeyOrder");
+  SmallVector<Value> regs;
+  Type i32 = kb.b.getI32Type();
+  // cvt.rn.satfinite.e4m3x2.f32 d, a, b puts a in d's upper byte, b in its
+  // lower: x0 is the lowest byte (A column 4t).
+  const char *ptx = "{\n.reg .b16 lo, hi;\n"
+                    "cvt.rn.satfinite.e4m3x2.f32 lo, $2, $1;\n"
+                    "cvt.rn.satfinite.e4m3x2.f32 hi, $4, $3;\n"
+                    "mov.b32 $0, {lo, hi};\n}";
+  for (int64_t kc = 0; kc < cfg.blockKV / 32; ++kc)
+    for (int64_t h = 0; h < 2; ++h)
+      for (int r = 0; r < 2; ++r) {
+        int64_t c = 8 * kc + 4 * h;
+        SmallVector<Value> x = {o.p[r][c], o.p[r][c + 1], o.p[r][c + 2],
+                                o.p[r][c + 3]};
+        regs.push_back(emitInlinePTX(kb, i32, x, ptx, "=r,f,f,f,f"));
+      }
+  return regs;
+}
+
+int64_t ConsumerMainloop::numPRegisters() const {
+  if (!cfg.pFromRegisters)
+    return 0;
+  // Two rows' blockKV probabilities, 2 (16-bit) or 4 (fp8) per register.
+  return cfg.fp8 ? cfg.blockKV / 8 : cfg.blockKV / 4;
+}
+
 Value ConsumerMainloop::rescale(Value acc, Value alpha[2]) const {
   // Accumulator i holds row (i % 4) / 2 of the thread's two.
   for (int64_t i = 0; i < cfg.headDim / 2; ++i) {
@@ -293,7 +344,7 @@ SmallVector<Value> ConsumerMainloop::carry(const SoftmaxStep &o,
   SmallVector<Value> out = {o.newMax[0], o.newMax[1], o.newSum[0],
                             o.newSum[1], acc};
   if (cfg.pFromRegisters) {
-    out.append(packP(o));
+    out.append(cfg.fp8 ? packPFP8(o) : packP(o));
     if (cfg.rescaleBeforePV)
       out.append({o.alpha[0], o.alpha[1]});
   } else {
@@ -343,7 +394,7 @@ MainloopResult ConsumerMainloop::buildSerial(ArrayRef<Value> init) {
   SoftmaxStep o = softmax(s, j, m, l);
   SmallVector<Value> pRegs;
   if (cfg.pFromRegisters) {
-    pRegs = packP(o);
+    pRegs = cfg.fp8 ? packPFP8(o) : packP(o);
     acc = rescale(acc, o.alpha);
   } else {
     writeP(o);
@@ -424,7 +475,7 @@ MainloopResult ConsumerMainloop::buildPipelined(ArrayRef<Value> init) {
   Value itl = range.iterOf(kb, jl);
   Value lastStage = loads.stageOf(itl);
   loads.wait(loads.vFullSlot(lastStage), loads.fullParity(itl));
-  int64_t nP = cfg.pFromRegisters ? cfg.blockKV / 4 : 0;
+  int64_t nP = numPRegisters();
   SmallVector<Value> pLast(loop.getResults().begin() + 5,
                            loop.getResults().begin() + 5 + nP);
   Value accIn = loop.getResult(4);
@@ -463,7 +514,7 @@ void ConsumerMainloop::buildPipelinedStep(scf::ForOp loop) {
   NVVM::WgmmaFenceAlignedOp::create(kb.b, kb.loc);
   Value s = issueS(stageDesc(stage));
   NVVM::WgmmaGroupSyncAlignedOp::create(kb.b, kb.loc);
-  int64_t nP = cfg.pFromRegisters ? cfg.blockKV / 4 : 0;
+  int64_t nP = numPRegisters();
   SmallVector<Value> pPrev(iter.begin() + 5, iter.begin() + 5 + nP);
   if (cfg.rescaleBeforePV) {
     // O *= alpha_{j-1} while S_j is on the tensor cores (FA3's place),

@@ -5,10 +5,12 @@ using namespace mlir::fa;
 using namespace mlir::fa::sm90;
 
 SharedMemoryPlan mlir::fa::sm90::planSharedMemory(const SM90AttentionDesc &d) {
-  constexpr int64_t kBytes = 2; // f16 / bf16
+  // Bytes per input element: 2 (f16 / bf16) or 1 (fp8). A sub-tile is
+  // [rows x 128 bytes] either way.
+  int64_t kBytes = d.isFP8() ? 1 : 2;
   SharedMemoryPlan p;
-  p.subTileQ = kSM90RowsPerWarpgroup * kSwizzleElems * kBytes;
-  p.subTileKV = d.blockKV * kSwizzleElems * kBytes;
+  p.subTileQ = kSM90RowsPerWarpgroup * kSwizzleRowBytes;
+  p.subTileKV = d.blockKV * kSwizzleRowBytes;
   p.qOffset = 0;
   p.qBytes = kSM90Warpgroups * kSM90RowsPerWarpgroup * d.headDim * kBytes;
   p.stageBytes = d.blockKV * d.headDim * kBytes;
@@ -18,6 +20,11 @@ SharedMemoryPlan mlir::fa::sm90::planSharedMemory(const SM90AttentionDesc &d) {
   p.pBytesPerWarpgroup =
       d.pFromRegisters ? 0 : kSM90RowsPerWarpgroup * d.blockKV * kBytes;
   p.totalBytes = p.pOffset + kSM90Warpgroups * p.pBytesPerWarpgroup;
+  p.oOffset = p.qOffset;
+  if (d.isFP8()) {
+    p.oOffset = p.totalBytes;
+    p.totalBytes += kSM90Warpgroups * kSM90RowsPerWarpgroup * d.headDim * 2;
+  }
   p.dynamicBytes = p.totalBytes + kSwizzleAtomBytes;
   return p;
 }

@@ -10,6 +10,7 @@ using namespace mlir::fa::cuda;
   static_assert(static_cast<unsigned>(ours) == static_cast<unsigned>(theirs),  \
                 #ours " != " #theirs)
 
+SAME(TensorMapDataType::UInt8, CU_TENSOR_MAP_DATA_TYPE_UINT8);
 SAME(TensorMapDataType::Float16, CU_TENSOR_MAP_DATA_TYPE_FLOAT16);
 SAME(TensorMapDataType::Float32, CU_TENSOR_MAP_DATA_TYPE_FLOAT32);
 SAME(TensorMapDataType::BFloat16, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16);

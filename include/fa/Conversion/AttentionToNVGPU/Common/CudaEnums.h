@@ -15,6 +15,7 @@ namespace mlir::fa::cuda {
 
 /// CUtensorMapDataType.
 enum class TensorMapDataType : unsigned {
+  UInt8 = 0,    ///< CU_TENSOR_MAP_DATA_TYPE_UINT8 (fp8 bytes)
   Float16 = 6,  ///< CU_TENSOR_MAP_DATA_TYPE_FLOAT16
   Float32 = 7,  ///< CU_TENSOR_MAP_DATA_TYPE_FLOAT32
   BFloat16 = 9, ///< CU_TENSOR_MAP_DATA_TYPE_BFLOAT16

@@ -111,6 +111,15 @@ std::vector<KernelParam>
 getAttentionKernelParams(const AttentionArgTypes &types, StringRef dtype,
                          bool tensorMaps, bool hasLse);
 
+/// The parameters of the fp8 (f8E4M3FN) sm_90a kernel: as
+/// getAttentionKernelParams with tensor maps, but v's map describes v_t
+/// (v transposed to [B, Hkv, D, Nk padded to 32], LaunchManifest::vKeyOrder),
+/// out is `outDtype` (f16 / bf16), and q_descale, k_descale, v_descale ([1]
+/// f32 device pointers) follow out (and lse).
+std::vector<KernelParam>
+getFP8AttentionKernelParams(const AttentionArgTypes &types, StringRef outDtype,
+                            bool hasLse);
+
 /// The gpu.func argument types of `params`, in order.
 SmallVector<Type> getKernelArgumentTypes(ArrayRef<KernelParam> params);
 
@@ -141,7 +150,11 @@ struct LaunchManifest {
   /// name is its PTX identifier: invalid characters replaced by '_').
   std::string function;
   // The attention it computes.
-  std::string dtype; ///< of q, k, v and out
+  std::string dtype; ///< of q, k, v and (unless outDtype) out
+  std::string outDtype; ///< out's dtype when it differs ("out_dtype"; fp8)
+  /// fp8: the order of the keys in each 32-key group of v_t ("v_key_order";
+  /// kFP8VKeyOrder): v_t[b, h, d, 32g + c] = v[b, h, 32g + order[c], d].
+  std::vector<int64_t> vKeyOrder;
   int64_t headDim = 0;
   bool causal = false;
   int64_t windowLeft = -1, windowRight = -1; ///< -1: unbounded

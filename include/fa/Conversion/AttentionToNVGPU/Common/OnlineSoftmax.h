@@ -18,6 +18,9 @@ namespace mlir::fa::kernel {
 struct OnlineSoftmaxConfig {
   /// scale * log2(e): the softmax runs in log2 units (exp2).
   double scaleLog2e = 1.0;
+  /// When set, an f32 value used instead of the constant scaleLog2e (fp8:
+  /// scale * log2(e) * q_descale * k_descale, read at run time).
+  Value scaleLog2eValue;
   /// Scores stay unscaled until the exponent, exp2(s * c - m) as one FMA,
   /// and the row max is scaled once (needs c > 0, so that the max commutes
   /// with the scaling). Otherwise scores are scaled first (scaleScore).

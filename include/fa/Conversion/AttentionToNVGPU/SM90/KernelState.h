@@ -40,13 +40,22 @@ struct KernelConfig {
   bool splitRelease;
   int64_t exp2PolyEvery;
   int64_t headDim, stages, blockKV;
-  int64_t subTiles; ///< 64-column sub-tiles of a [rows x D] tile
+  bool fp8;         ///< f8E4M3FN inputs (SM90AttentionDesc::isFP8)
+  int64_t swizzleElems; ///< input elements per 128-byte row: 64, fp8 128
+  int64_t subTiles; ///< 128-byte sub-tiles of a [rows x D] input tile
+  int64_t outSubTiles; ///< 64-column sub-tiles of a [rows x D] 16-bit O tile
   int64_t threads;  ///< consumers (+ producer) warpgroups x 128
   SharedMemoryPlan smem;
   MBarrierLayout barriers;
 
   static KernelConfig derive(const SM90AttentionDesc &desc);
   Type elementType() const { return desc.elementType; }
+  /// out's element type (f16 / bf16): the staged O and the flat view.
+  Type outputType() const { return desc.getOutputType(); }
+  /// The element type of shared-memory boxes and global tensors of q, k, v
+  /// as the kernel addresses them: i8 for fp8 (bytes moved, never computed
+  /// on), else elementType.
+  Type storageType() const;
   /// The CTA's tile scheduler.
   kernel::TileScheduler scheduler() const;
 };
@@ -54,6 +63,8 @@ struct KernelConfig {
 /// The gpu.func's arguments, sizes as index values.
 struct KernelArgs {
   Value qMap, kMap, vMap; ///< !nvgpu.tensormap.descriptor (from pointers)
+  /// fp8: the per-tensor descales, [1] f32 each in device memory; else null.
+  Value qDescale, kDescale, vDescale;
   Value out, lse;         ///< memrefs; lse null without it
   Value batchArg;         ///< B as the i32 argument (cast where used)
   kernel::ProblemSizes sizes; ///< batch left null (see batchArg)
@@ -99,7 +110,8 @@ struct SharedMemory {
   Value dynamic; ///< the i8 buffer
   Value shift;   ///< bytes from its start to the aligned base
   Value descBase; ///< aligned base address >> 4 (i64), for descriptors
-  Value flat;     ///< the aligned buffer as [totalBytes / 2] elements
+  Value flat;     ///< the aligned buffer as [totalBytes / 2] 16-bit elements
+                  ///< of out's type (P tiles, staged O)
 
   static SharedMemory allocate(KernelBuilder &kb, const KernelConfig &cfg);
   /// `ty` at `byteOffset` from the aligned base.

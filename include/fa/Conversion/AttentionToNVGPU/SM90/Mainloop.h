@@ -26,7 +26,8 @@ struct ConsumerFrame {
   Value wgRow0;      ///< the warpgroup's first query row
   Value rowQ[2];     ///< the rows' query positions
   Value rowDiag[2];  ///< the rows' diagonal keys
-  Value pFlat, qFlat; ///< element index of this warpgroup's P / Q tile
+  Value pFlat; ///< element index of this warpgroup's P tile
+  Value oFlat; ///< element index of this warpgroup's staged O (16-bit)
   Value colPair;     ///< 2 * (lane % 4): the thread's first column
   Value warpgroupBarrierId; ///< named barrier of this warpgroup (i32)
   static ConsumerFrame of(KernelBuilder &kb, const KernelConfig &cfg,
@@ -51,7 +52,8 @@ public:
   ConsumerMainloop(KernelBuilder &kb, const KernelConfig &cfg,
                    const TMALoadPipeline &loads, const SharedMemory &smem,
                    const ConsumerFrame &frame, const KVRange &range,
-                   Value keyLength, const TileState &tile, Value isIssuer);
+                   Value keyLength, const TileState &tile, Value isIssuer,
+                   Value scoreScaleLog2e = Value());
 
   /// The loop over [range.begin, range.end) in the configured schedule.
   MainloopResult build();
@@ -73,6 +75,9 @@ private:
   SmallVector<Value> maskedScores(Value s, Value colBase, bool masked) const;
   void writeP(const SoftmaxStep &step) const;
   SmallVector<Value> packP(const SoftmaxStep &step) const;
+  SmallVector<Value> packPFP8(const SoftmaxStep &step) const;
+  /// b32 registers of P per block (the A operands of the P V wgmmas).
+  int64_t numPRegisters() const;
   Value rescale(Value acc, Value alpha[2]) const;
   /// What a pipelined step hands to the next (loop-carried values).
   SmallVector<Value> carry(const SoftmaxStep &step, Value acc) const;

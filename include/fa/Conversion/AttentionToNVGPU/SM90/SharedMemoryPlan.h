@@ -17,8 +17,9 @@ namespace mlir::fa::sm90 {
 /// (cudaDevAttrMaxSharedMemoryPerBlockOptin): 227 KiB.
 constexpr int64_t kSharedMemoryLimitBytes = 227 * 1024;
 /// 16-bit elements per 128-byte swizzle row: TMA boxes and wgmma operands
-/// are [rows x 64] sub-tiles.
+/// are [rows x 64] sub-tiles (fp8: [rows x 128], kSwizzleRowBytes bytes).
 constexpr int64_t kSwizzleElems = 64;
+constexpr int64_t kSwizzleRowBytes = 128;
 /// Alignment of the 128-byte swizzle atom (8 rows of 128 bytes); the
 /// dynamic buffer is over-allocated by this much and realigned.
 constexpr int64_t kSwizzleAtomBytes = 1024;
@@ -30,6 +31,10 @@ struct SharedMemoryPlan {
   int64_t stageBytes;          ///< one K (or V) tile of the ring
   int64_t kOffset, vOffset;    ///< the K ring, the V ring (stages tiles)
   int64_t pOffset, pBytesPerWarpgroup; ///< P tiles (0 with P in registers)
+  /// Where the epilogue stages O (16-bit, [64 x 64] sub-tiles of subTileQ
+  /// bytes): the Q tile, or with fp8 inputs (Q takes half of O's bytes, and
+  /// one warpgroup's O would cover the other's Q) a tile of its own.
+  int64_t oOffset;
   int64_t totalBytes;          ///< from the aligned base
   int64_t dynamicBytes;        ///< what the launch asks for (+ realignment)
 };

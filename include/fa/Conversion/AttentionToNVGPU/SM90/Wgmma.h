@@ -44,7 +44,10 @@ Value wgmmaDescriptor128B(kernel::KernelBuilder &kb, Value base,
 /// The f32 accumulator struct of an m64nN wgmma (N/2 floats per thread).
 LLVM::LLVMStructType wgmmaAccumulatorType(MLIRContext *ctx, int64_t n);
 
-/// One m64nNk16 wgmma, A and B from shared memory; `first` overwrites the
+/// K of one wgmma for `elementType`: 16 (f16, bf16) or 32 (e4m3): 32 bytes.
+int64_t wgmmaK(Type elementType);
+
+/// One m64nNk16 (e4m3: k32) wgmma, A and B from shared memory; `first` overwrites the
 /// accumulator (scale-d 0); `transposeB` reads B MN-major.
 Value wgmmaSS(kernel::KernelBuilder &kb, Type elementType, Value acc,
               Value descA, Value descB, int64_t n, bool first,
@@ -52,7 +55,8 @@ Value wgmmaSS(kernel::KernelBuilder &kb, Type elementType, Value acc,
 
 /// One m64nNk16 wgmma with A (4 x b32: element pairs in the accumulator
 /// fragment layout) in registers and B MN-major from shared memory,
-/// accumulating into `acc` (tied outputs).
+/// accumulating into `acc` (tied outputs). e4m3: m64nNk32, A 4 x b32 of
+/// four e4m3 each, B K-major (8-bit wgmma has no transpose).
 Value wgmmaRS(kernel::KernelBuilder &kb, Type elementType, Value acc,
               ArrayRef<Value> a, Value descB, int64_t n);
 

@@ -1,0 +1,62 @@
+// The fp8 (f8E4M3FN) sm_90a kernels of bench/bench_fp8.py: per-tensor descales, f16 / bf16 out.
+// fa-opt bench/kernels_fp8.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a},fa-dump-kernel{dir=OUT})'
+
+func.func @attn_fp8_f16_d128_full(%q: tensor<?x?x?x128xf8E4M3FN>, %k: tensor<?x?x?x128xf8E4M3FN>, %v: tensor<?x?x?x128xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32) -> tensor<?x?x?x128xf16> {
+  %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd) : tensor<?x?x?x128xf8E4M3FN>, tensor<?x?x?x128xf8E4M3FN>, tensor<?x?x?x128xf8E4M3FN> -> tensor<?x?x?x128xf16>
+  return %o : tensor<?x?x?x128xf16>
+}
+
+func.func @attn_fp8_bf16_d128_full(%q: tensor<?x?x?x128xf8E4M3FN>, %k: tensor<?x?x?x128xf8E4M3FN>, %v: tensor<?x?x?x128xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32) -> tensor<?x?x?x128xbf16> {
+  %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd) : tensor<?x?x?x128xf8E4M3FN>, tensor<?x?x?x128xf8E4M3FN>, tensor<?x?x?x128xf8E4M3FN> -> tensor<?x?x?x128xbf16>
+  return %o : tensor<?x?x?x128xbf16>
+}
+
+func.func @attn_fp8_f16_d128_full_lse(%q: tensor<?x?x?x128xf8E4M3FN>, %k: tensor<?x?x?x128xf8E4M3FN>, %v: tensor<?x?x?x128xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32) -> (tensor<?x?x?x128xf16>, tensor<?x?x?xf32>) {
+  %o, %lse = fa.attention %q, %k, %v descale(%qd, %kd, %vd) : tensor<?x?x?x128xf8E4M3FN>, tensor<?x?x?x128xf8E4M3FN>, tensor<?x?x?x128xf8E4M3FN> -> (tensor<?x?x?x128xf16>, tensor<?x?x?xf32>)
+  return %o, %lse : tensor<?x?x?x128xf16>, tensor<?x?x?xf32>
+}
+
+func.func @attn_fp8_f16_d128_causal(%q: tensor<?x?x?x128xf8E4M3FN>, %k: tensor<?x?x?x128xf8E4M3FN>, %v: tensor<?x?x?x128xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32) -> tensor<?x?x?x128xf16> {
+  %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd) {causal} : tensor<?x?x?x128xf8E4M3FN>, tensor<?x?x?x128xf8E4M3FN>, tensor<?x?x?x128xf8E4M3FN> -> tensor<?x?x?x128xf16>
+  return %o : tensor<?x?x?x128xf16>
+}
+
+func.func @attn_fp8_bf16_d128_causal(%q: tensor<?x?x?x128xf8E4M3FN>, %k: tensor<?x?x?x128xf8E4M3FN>, %v: tensor<?x?x?x128xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32) -> tensor<?x?x?x128xbf16> {
+  %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd) {causal} : tensor<?x?x?x128xf8E4M3FN>, tensor<?x?x?x128xf8E4M3FN>, tensor<?x?x?x128xf8E4M3FN> -> tensor<?x?x?x128xbf16>
+  return %o : tensor<?x?x?x128xbf16>
+}
+
+func.func @attn_fp8_f16_d128_causal_lse(%q: tensor<?x?x?x128xf8E4M3FN>, %k: tensor<?x?x?x128xf8E4M3FN>, %v: tensor<?x?x?x128xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32) -> (tensor<?x?x?x128xf16>, tensor<?x?x?xf32>) {
+  %o, %lse = fa.attention %q, %k, %v descale(%qd, %kd, %vd) {causal} : tensor<?x?x?x128xf8E4M3FN>, tensor<?x?x?x128xf8E4M3FN>, tensor<?x?x?x128xf8E4M3FN> -> (tensor<?x?x?x128xf16>, tensor<?x?x?xf32>)
+  return %o, %lse : tensor<?x?x?x128xf16>, tensor<?x?x?xf32>
+}
+
+func.func @attn_fp8_f16_d256_full(%q: tensor<?x?x?x256xf8E4M3FN>, %k: tensor<?x?x?x256xf8E4M3FN>, %v: tensor<?x?x?x256xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32) -> tensor<?x?x?x256xf16> {
+  %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd) : tensor<?x?x?x256xf8E4M3FN>, tensor<?x?x?x256xf8E4M3FN>, tensor<?x?x?x256xf8E4M3FN> -> tensor<?x?x?x256xf16>
+  return %o : tensor<?x?x?x256xf16>
+}
+
+func.func @attn_fp8_bf16_d256_full(%q: tensor<?x?x?x256xf8E4M3FN>, %k: tensor<?x?x?x256xf8E4M3FN>, %v: tensor<?x?x?x256xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32) -> tensor<?x?x?x256xbf16> {
+  %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd) : tensor<?x?x?x256xf8E4M3FN>, tensor<?x?x?x256xf8E4M3FN>, tensor<?x?x?x256xf8E4M3FN> -> tensor<?x?x?x256xbf16>
+  return %o : tensor<?x?x?x256xbf16>
+}
+
+func.func @attn_fp8_f16_d256_full_lse(%q: tensor<?x?x?x256xf8E4M3FN>, %k: tensor<?x?x?x256xf8E4M3FN>, %v: tensor<?x?x?x256xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32) -> (tensor<?x?x?x256xf16>, tensor<?x?x?xf32>) {
+  %o, %lse = fa.attention %q, %k, %v descale(%qd, %kd, %vd) : tensor<?x?x?x256xf8E4M3FN>, tensor<?x?x?x256xf8E4M3FN>, tensor<?x?x?x256xf8E4M3FN> -> (tensor<?x?x?x256xf16>, tensor<?x?x?xf32>)
+  return %o, %lse : tensor<?x?x?x256xf16>, tensor<?x?x?xf32>
+}
+
+func.func @attn_fp8_f16_d256_causal(%q: tensor<?x?x?x256xf8E4M3FN>, %k: tensor<?x?x?x256xf8E4M3FN>, %v: tensor<?x?x?x256xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32) -> tensor<?x?x?x256xf16> {
+  %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd) {causal} : tensor<?x?x?x256xf8E4M3FN>, tensor<?x?x?x256xf8E4M3FN>, tensor<?x?x?x256xf8E4M3FN> -> tensor<?x?x?x256xf16>
+  return %o : tensor<?x?x?x256xf16>
+}
+
+func.func @attn_fp8_bf16_d256_causal(%q: tensor<?x?x?x256xf8E4M3FN>, %k: tensor<?x?x?x256xf8E4M3FN>, %v: tensor<?x?x?x256xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32) -> tensor<?x?x?x256xbf16> {
+  %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd) {causal} : tensor<?x?x?x256xf8E4M3FN>, tensor<?x?x?x256xf8E4M3FN>, tensor<?x?x?x256xf8E4M3FN> -> tensor<?x?x?x256xbf16>
+  return %o : tensor<?x?x?x256xbf16>
+}
+
+func.func @attn_fp8_f16_d256_causal_lse(%q: tensor<?x?x?x256xf8E4M3FN>, %k: tensor<?x?x?x256xf8E4M3FN>, %v: tensor<?x?x?x256xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32) -> (tensor<?x?x?x256xf16>, tensor<?x?x?xf32>) {
+  %o, %lse = fa.attention %q, %k, %v descale(%qd, %kd, %vd) {causal} : tensor<?x?x?x256xf8E4M3FN>, tensor<?x?x?x256xf8E4M3FN>, tensor<?x?x?x256xf8E4M3FN> -> (tensor<?x?x?x256xf16>, tensor<?x?x?xf32>)
+  return %o, %lse : tensor<?x?x?x256xf16>, tensor<?x?x?xf32>
+}
