@@ -36,15 +36,36 @@ F8 = torch.float8_e4m3fn
 OUT_DT = {"f16": torch.float16, "bf16": torch.bfloat16}
 
 
-def fp8_name(out, d, causal, lse=False):
-    return f"attn_fp8_{out}_d{d}_{'causal' if causal else 'full'}" + ("_lse" if lse else "")
+def fp8_name(out, d, causal, lse=False, granularity="tensor"):
+    g = "" if granularity == "tensor" else "_" + granularity
+    return f"attn_fp8{g}_{out}_d{d}_{'causal' if causal else 'full'}" + ("_lse" if lse else "")
 
 
-def quantize(x):
-    """Per-tensor: delta = amax / 448 (a [1] f32 device tensor, no host sync), x / delta rounded
-    to nearest even and saturated to +-448."""
-    delta = (x.abs().amax().float() / E4M3_MAX).clamp_min(1e-12).reshape(1)
-    return (x.float() / delta).clamp(-E4M3_MAX, E4M3_MAX).to(F8), delta
+def quantize(x, granularity="tensor", block=128):
+    """delta = amax / 448 per tensor ([1]), per (batch, head) ([B, H]) or per block of `block`
+    rows ([B, H, ceil(N / block)]), an f32 device tensor (no host sync); x / delta rounded to
+    nearest even and saturated to +-448. Returns (x8, delta)."""
+    a = x.abs().float()
+    if granularity == "tensor":
+        delta = (a.amax() / E4M3_MAX).clamp_min(2.0 ** -126).reshape(1)
+    elif granularity == "head":
+        delta = (a.amax(dim=(-1, -2)) / E4M3_MAX).clamp_min(2.0 ** -126)
+    else:
+        B, H, N, D = x.shape
+        nb = -(-N // block)
+        pad = torch.nn.functional.pad(a.amax(-1), (0, nb * block - N))
+        delta = (pad.view(B, H, nb, block).amax(-1) / E4M3_MAX).clamp_min(2.0 ** -126)
+    return (x.float() / rows_of(delta, x.shape, block)).clamp(-E4M3_MAX, E4M3_MAX).to(F8), delta
+
+
+def rows_of(delta, shape, block=128):
+    """The descale of every row, [B, H, N, 1] (broadcast for per tensor / head)."""
+    B, H, N, D = shape
+    if delta.dim() == 1:
+        return delta.view(1, 1, 1, 1)
+    if delta.dim() == 2:
+        return delta.view(B, H, 1, 1)
+    return delta.repeat_interleave(block, dim=-1)[..., :N].unsqueeze(-1)
 
 
 def hadamard(x, signs):
@@ -83,14 +104,17 @@ def reference64(q, k, v, causal, scale=None):
 
 def emulate(q8, k8, v8, qd, kd, vd, causal, block_kv=128):
     """What the kernel computes, in f64: per 128-key block the running max (log2 units), P =
-    exp2(t - m) rounded to e4m3 (RNE, saturating) for the P V product, f32-exact row sums."""
+    exp2(t - m) rounded to e4m3 (RNE, saturating) for the P V product, f32-exact row sums.
+    Descales of any granularity (quantize): the scores of (query block, key block) are scaled
+    by their q and k descales, the P V product of key block j by its v descale."""
     B, Hq, Nq, D = q8.shape
     Hkv, Nk = k8.shape[1], k8.shape[2]
     r = Hq // Hkv
-    c = (1 / math.sqrt(D)) * math.log2(math.e) * (qd * kd).double().item()
-    qf = q8.double()
-    kf = k8.double().repeat_interleave(r, 1)
-    vf = v8.double().repeat_interleave(r, 1)
+    c = (1 / math.sqrt(D)) * math.log2(math.e)
+    qf = q8.double() * rows_of(qd, q8.shape).double()
+    kf = (k8.double() * rows_of(kd, k8.shape).double()).repeat_interleave(r, 1)
+    vrow = rows_of(vd, v8.shape).double()
+    vf = (v8.double() * vrow).repeat_interleave(r, 1)
     t = (qf @ kf.transpose(-1, -2)) * c
     if causal:
         i = torch.arange(Nq, device=q8.device)[:, None]
@@ -117,28 +141,43 @@ def emulate(q8, k8, v8, qd, kd, vd, causal, block_kv=128):
             ulp @ vf[..., j0:j0 + block_kv, :].abs()
         m = mn
     norm = torch.where(l == 0, torch.ones_like(l), l)
-    o = acc / norm * vd.double().item()
-    bound = flip / norm * vd.double().item()
+    o = acc / norm
+    bound = flip / norm
     return o, (m / math.log2(math.e)).squeeze(-1) + torch.log(l).squeeze(-1), bound
 
 
 def run_fp8(kern, q8, k8, v8, qd, kd, vd, lse=False, v_t=None):
+    """Our fp8 kernel: descales [1], [B, H] or [B, H, blocks] as its manifest asks."""
     return kern(q8, k8, v8 if v_t is None else None, q_descale=qd, k_descale=kd, v_descale=vd,
                 v_t=v_t)
 
 
-def check_one(k8dir, out, d, B, Hq, Hkv, Nq, Nk, causal, lse=False):
+def check_one(k8dir, out, d, B, Hq, Hkv, Nq, Nk, causal, lse=False, granularity="tensor",
+              scaled=None, perturb=None):
+    """One case; `perturb` (a negative control) changes the descales the kernel gets (not the
+    emulation's): the check must then fail."""
     q = torch.randn(B, Hq, Nq, d, device="cuda")
     k = torch.randn(B, Hkv, Nk, d, device="cuda")
     v = torch.randn(B, Hkv, Nk, d, device="cuda")
-    (q8, qd), (k8, kd), (v8, vd) = quantize(q), quantize(k), quantize(v)
-    kern = load_named(k8dir, fp8_name(out, d, causal, lse))
-    res = run_fp8(kern, q8, k8, v8, qd, kd, vd, lse)
+    if scaled if scaled is not None else granularity != "tensor":
+        # Magnitudes that differ by up to 8x between heads and 128-row blocks, so that a descale
+        # applied to the wrong head or block shows; q and k only shrink (larger scores would
+        # measure the tensor cores' FP8 accumulation, which is not f32-exact, not our kernel).
+        def blocks(x, lo, hi):
+            Bx, H, N, _ = x.shape
+            f = torch.exp2(torch.empty(Bx, H, -(-N // 128), device="cuda").uniform_(lo, hi))
+            return x * rows_of(f, x.shape)
+        q, k, v = blocks(q, -3, 0), blocks(k, -3, 0), blocks(v, -3, 3)
+    (q8, qd), (k8, kd), (v8, vd) = (quantize(x, granularity) for x in (q, k, v))
+    kern = load_named(k8dir, fp8_name(out, d, causal, lse, granularity))
+    kq, kk, kv = (perturb(x) for x in (qd, kd, vd)) if perturb else (qd, kd, vd)
+    res = run_fp8(kern, q8, k8, v8, kq, kk, kv, lse)
     o, olse = res if lse else (res, None)
     torch.cuda.synchronize()
     em, _, bound = emulate(q8, k8, v8, qd, kd, vd, causal)
-    ref, rlse = reference64(q8.double() * qd.double(), k8.double() * kd.double(),
-                            v8.double() * vd.double(), causal)
+    ref, rlse = reference64(q8.double() * rows_of(qd, q8.shape).double(),
+                            k8.double() * rows_of(kd, k8.shape).double(),
+                            v8.double() * rows_of(vd, v8.shape).double(), causal)
     of = o.double()
     nan = bool(torch.isnan(of).any())
     diff = (of - em).abs()
@@ -154,10 +193,12 @@ def check_one(k8dir, out, d, B, Hq, Hkv, Nq, Nk, causal, lse=False):
     # is not f32-exact on Hopper (DeepSeek-V3 measured about 14 bits): 5e-4 to 1e-3 RMSE here
     # for |o| ~ 0.02-0.3, against 2e-3 to 4e-3 for the P rounding the emulation models and
     # ~|o| for a kernel that pairs P with the wrong keys.
-    rmse_tol = 2e-3 if out == "f16" else 3e-3
+    # Relative to v's magnitude (the scaled cases multiply v by up to 8).
+    rmse_tol = (2e-3 if out == "f16" else 3e-3) * max(1.0, (v.float() ** 2).mean().sqrt().item())
     ok = not nan and within and emu_rmse <= rmse_tol
     tol = rmse_tol
     row = dict(out=out, d=d, causal=causal, B=B, Hq=Hq, Hkv=Hkv, Nq=Nq, Nk=Nk,
+               granularity=granularity,
                emu_max_err=emu_err, emu_rmse=emu_rmse, rmse_tol=tol, within_flip_bound=within,
                rmse_vs_dequant_ref=rmse, nan=nan)
     msg = ""
@@ -169,7 +210,8 @@ def check_one(k8dir, out, d, B, Hq, Hkv, Nq, Nk, causal, lse=False):
         row.update(lse_err=lerr, masked_rows_inf=inf_ok)
         msg = f" lse err {lerr:.2e} masked -inf {inf_ok}"
     row["ok"] = ok
-    print(f"check fp8->{out} d{d} causal={causal}{' lse' if lse else ''} B{B} Hq{Hq} Hkv{Hkv} "
+    print(f"check fp8->{out} {granularity} d{d} causal={causal}{' lse' if lse else ''} B{B} "
+          f"Hq{Hq} Hkv{Hkv} "
           f"Nq{Nq} Nk{Nk}: vs emulation RMSE {emu_rmse:.2e} (tol {tol:.0e}) max {emu_err:.2e} "
           f"within bound {within}, RMSE vs dequantized f64 "
           f"{rmse:.2e}{msg} {'OK' if ok else 'FAIL'}", flush=True)
@@ -188,6 +230,21 @@ def check(k8dir, dims=(128, 256)):
             rows.append(check_one(k8dir, "bf16", d, 2, 4, 2, 1000, 1000, causal))
             rows.append(check_one(k8dir, "f16", d, 2, 4, 2, 300, 517, causal, lse=True))
             rows.append(check_one(k8dir, "f16", d, 2, 4, 2, 517, 300, causal, lse=True))
+            for g in ("head", "block"):
+                for sh in ((2, 8, 2, 1000, 1000), (1, 4, 4, 77, 333), (2, 6, 3, 333, 77),
+                           (1, 2, 2, 255, 257), (1, 4, 1, 2048, 2048)):
+                    rows.append(check_one(k8dir, "f16", d, *sh, causal, granularity=g))
+                rows.append(check_one(k8dir, "f16", d, 2, 4, 2, 517, 300, causal, lse=True,
+                                      granularity=g))
+    # Negative controls: descales of the next head / block (rolled) must fail the check.
+    for g, dim in (("head", -1), ("block", -1), ("head", 0)):
+        r = check_one(k8dir, "f16", dims[0], 2, 8, 2, 1000, 1000, False, granularity=g,
+                      perturb=lambda x, dim=dim: x.roll(1, dims=dim).contiguous())
+        r["negative_control"] = True
+        r["ok"] = not r["ok"]
+        print(f"  negative control ({g}, rolled along {dim}): "
+              f"{'caught' if r['ok'] else 'NOT CAUGHT'}", flush=True)
+        rows.append(r)
     return rows
 
 
@@ -212,9 +269,18 @@ def accuracy(k8dir, k90dir):
     o = run_fp8(kern, q8, k8, v8, qd, kd, vd)
     rows["ours fp8 per-tensor"] = ((o.double() - ref) ** 2).mean().sqrt().item()
     signs = torch.randint(0, 2, (D,), device="cuda").float() * 2 - 1
-    (q8, qd), (k8, kd) = quantize(hadamard(q, signs)), quantize(hadamard(k, signs))
+    qh, kh = hadamard(q, signs), hadamard(k, signs)
+    (q8, qd), (k8, kd) = quantize(qh), quantize(kh)
     o = run_fp8(kern, q8, k8, v8, qd, kd, vd)
     rows["ours fp8 per-tensor + incoherent"] = ((o.double() - ref) ** 2).mean().sqrt().item()
+    for g in ("head", "block"):
+        kern = load_named(k8dir, fp8_name("f16", D, False, granularity=g))
+        for inc in (False, True):
+            (q8, qd), (k8, kd), (v8, vd) = (quantize(x, g) for x in
+                                            ((qh, kh, v) if inc else (q, k, v)))
+            o = run_fp8(kern, q8, k8, v8, qd, kd, vd)
+            rows[f"ours fp8 per-{g}" + (" + incoherent" if inc else "")] = \
+                ((o.double() - ref) ** 2).mean().sqrt().item()
     for name, e in rows.items():
         print(f"accuracy {name}: RMSE {e:.2e}", flush=True)
     return rows
@@ -237,7 +303,11 @@ def bench(k8dir, k90dir, seqlens, iters, dims):
                     a, b, c = quantize(q), quantize(k), quantize(v)
                     return transpose_v_fp8(c[0], kern.manifest["v_key_order"])
 
+                kb = load_named(k8dir, fp8_name("f16", d, causal, granularity="block"))
+                (qb8, qbd), (kb8, kbd), (vb8, vbd) = (quantize(x, "block") for x in (q, k, v))
+                vb_t = transpose_v_fp8(vb8, kb.manifest["v_key_order"])
                 fns = {"fp8": lambda: run_fp8(kern, q8, k8, None, qd, kd, vd, v_t=v_t),
+                       "fp8_block": lambda: run_fp8(kb, qb8, kb8, None, qbd, kbd, vbd, v_t=vb_t),
                        "fp8+vT": lambda: run_fp8(kern, q8, k8, v8, qd, kd, vd),
                        "quant": quant,
                        "fp8+quant": lambda: (quant(), run_fp8(kern, q8, k8, None, qd, kd, vd,
@@ -282,6 +352,9 @@ def main():
     res = {"device": torch.cuda.get_device_name(), "torch": torch.__version__}
     if a.check:
         res["check"] = check(a.k8, [int(x) for x in a.dims.split(",")])
+        for r in res["check"]:
+            if not r["ok"]:
+                print("FAILED:", r, flush=True)
         bad = [r for r in res["check"] if not r["ok"]]
         print(f"check: {len(res['check']) - len(bad)}/{len(res['check'])} OK", flush=True)
     if a.accuracy:

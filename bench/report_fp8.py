@@ -22,9 +22,10 @@ def table(res):
     if rows:
         lines += ["Kernel-only TFLOP/s (median of CUDA-event timings, host path hidden; FLOPs = "
                   "4 B H N^2 D, /2 causal; 16k tokens, hidden 2048), same process:", "",
-                  "| D | causal | N | fp8 | fp8 + V^T | quant alone | fp8 + quant | ours f16 | "
-                  "cudnn f16 | flash f16 | fp8 / ours f16 | fp8 / cudnn | fp8 b2b (user) |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                  "| D | causal | N | fp8 | fp8 block scales | fp8 + V^T | quant alone | "
+                  "fp8 + quant | ours f16 | cudnn f16 | flash f16 | fp8 / ours f16 | "
+                  "fp8 / cudnn | fp8 b2b (user) |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
 
         def f(r, k):
             v = r.get(k)
@@ -33,6 +34,7 @@ def table(res):
         for r in rows:
             lines.append(
                 f"| {r['d']} | {r['causal']} | {r['seqlen']} | {f(r, 'fp8_tflops')} | "
+                f"{f(r, 'fp8_block_tflops')} | "
                 f"{f(r, 'fp8+vT_tflops')} | {f(r, 'quant_tflops')} | {f(r, 'fp8+quant_tflops')} | "
                 f"{f(r, 'ours_f16_tflops')} | {f(r, 'cudnn_tflops')} | {f(r, 'flash_tflops')} | "
                 f"{r.get('fp8_vs_ours_f16', float('nan')):.2f} | "

@@ -10,6 +10,9 @@
 // ptxas: no spills at head dim 128 (nor any warning, e.g. wgmma serialization).
 // RUN: %ptxas -arch=sm_90a -v %t/fp8_d128_causal_lse_kernel.ptx -o %t/d128.cubin 2>&1 | FileCheck %s --check-prefix=D128 --implicit-check-not=warning
 // RUN: %ptxas -arch=sm_90a -v %t/fp8_d128_full_kernel.ptx -o %t/d128f.cubin 2>&1 | FileCheck %s --check-prefix=D128F --implicit-check-not=warning
+// RUN: FileCheck %s --check-prefix=BLOCK < %t/fp8_d128_block_kernel.json
+// RUN: FileCheck %s --check-prefix=HEAD < %t/fp8_d128_head_kernel.json
+// RUN: %ptxas -arch=sm_90a -v %t/fp8_d128_block_kernel.ptx -o %t/blk.cubin 2>&1 | FileCheck %s --check-prefix=D128B --implicit-check-not=warning
 // Head dim 256 assembles without warnings; its 128-key tile spills a few
 // bytes at the 240-register budget (docs/FP8.md: measured 1.27 PFLOP/s so).
 // RUN: %ptxas -arch=sm_90a -v %t/fp8_d256_bf16_kernel.ptx -o %t/d256.cubin 2>&1 | FileCheck %s --check-prefix=D256 --implicit-check-not=warning
@@ -73,6 +76,22 @@
 // D128: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // D128F: Compiling entry function 'fp8_d128_full_kernel' for 'sm_90a'
 // D128F: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// D128B: Compiling entry function 'fp8_d128_block_kernel' for 'sm_90a'
+// D128B: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// BLOCK: "meaning": "descale of q: [B, Hq, ceil(Nq / 128)] f32 (per block of 128 rows)",
+// BLOCK-NEXT: "name": "q_descale",
+// BLOCK-NEXT: "shape": [
+// BLOCK-NEXT: "B",
+// BLOCK-NEXT: "Hq",
+// BLOCK-NEXT: {
+// BLOCK-NEXT: "ceil_div": [
+// BLOCK-NEXT: "Nq",
+// BLOCK-NEXT: 128
+// BLOCK: "meaning": "descale of k: [B, Hkv, ceil(Nk / 128)] f32 (per block of 128 rows)",
+// BLOCK: "meaning": "descale of v: [B, Hkv, ceil(Nk / 128)] f32 (per block of 128 rows)",
+// HEAD: "meaning": "descale of q: [B, Hq] f32 (per head)",
+// HEAD: "meaning": "descale of k: [B, Hkv] f32 (per head)",
+// HEAD: "meaning": "descale of v: [B, Hkv] f32 (per head)",
 // D256: Compiling entry function 'fp8_d256_bf16_kernel' for 'sm_90a'
 // D256: bytes spill stores
 
@@ -93,4 +112,21 @@ func.func @fp8_d128_full(%q: tensor<?x?x?x128xf8E4M3FN>, %k: tensor<?x?x?x128xf8
 func.func @fp8_d256_bf16(%q: tensor<?x?x?x256xf8E4M3FN>, %k: tensor<?x?x?x256xf8E4M3FN>, %v: tensor<?x?x?x256xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32) -> tensor<?x?x?x256xbf16> {
   %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd) : tensor<?x?x?x256xf8E4M3FN>, tensor<?x?x?x256xf8E4M3FN>, tensor<?x?x?x256xf8E4M3FN> -> tensor<?x?x?x256xbf16>
   return %o : tensor<?x?x?x256xbf16>
+}
+
+// -----
+
+// Per-block descales (blocks = the kernel's 128 x 128 tiles): [B, H, blocks]
+// each; the k and v descales are read per key block.
+func.func @fp8_d128_block(%q: tensor<?x?x?x128xf8E4M3FN>, %k: tensor<?x?x?x128xf8E4M3FN>, %v: tensor<?x?x?x128xf8E4M3FN>, %qd: tensor<?x?x?xf32>, %kd: tensor<?x?x?xf32>, %vd: tensor<?x?x?xf32>) -> tensor<?x?x?x128xf16> {
+  %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd : tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>) {causal, descale_block = array<i64: 128, 128>} : tensor<?x?x?x128xf8E4M3FN>, tensor<?x?x?x128xf8E4M3FN>, tensor<?x?x?x128xf8E4M3FN> -> tensor<?x?x?x128xf16>
+  return %o : tensor<?x?x?x128xf16>
+}
+
+// -----
+
+// Per-head descales: [B, H] each.
+func.func @fp8_d128_head(%q: tensor<?x?x?x128xf8E4M3FN>, %k: tensor<?x?x?x128xf8E4M3FN>, %v: tensor<?x?x?x128xf8E4M3FN>, %qd: tensor<?x?xf32>, %kd: tensor<?x?xf32>, %vd: tensor<?x?xf32>) -> tensor<?x?x?x128xf16> {
+  %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) : tensor<?x?x?x128xf8E4M3FN>, tensor<?x?x?x128xf8E4M3FN>, tensor<?x?x?x128xf8E4M3FN> -> tensor<?x?x?x128xf16>
+  return %o : tensor<?x?x?x128xf16>
 }

@@ -80,10 +80,16 @@ LogicalResult
 mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
                                   const NVGPUKernelOptions &options) {
   Operation *anchor = attn.forall;
-  if (attn.blockQ != kSM90BlockQ)
-    return anchor->emitOpError("sm_90a kernel needs the tiled form with "
-                               "block-q = ")
-           << kSM90BlockQ << ", got " << attn.blockQ;
+  if (attn.blockQ != kSM90BlockQ) {
+    InFlightDiagnostic diag =
+        anchor->emitOpError("sm_90a kernel needs the tiled form with block-q = ")
+        << kSM90BlockQ << ", got " << attn.blockQ;
+    if (attn.descaleRank == 3)
+      diag << " (fp8 per-block descales: fa-tile-attention tiles with "
+              "descale_block; the kernel needs descale_block = ["
+           << kSM90BlockQ << ", " << kSM90BlockKV << "])";
+    return diag;
+  }
   func::FuncOp func = attn.func;
   SM90AttentionDesc desc;
   desc.kernelName = (func.getSymName() + "_kernel").str();
@@ -92,6 +98,10 @@ mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
       attn.sourceName.empty() ? func.getSymName().str() : attn.sourceName;
   desc.elementType = attn.elementType;
   desc.outputType = attn.outputType;
+  using G = SM90AttentionDesc::DescaleGranularity;
+  desc.descaleGranularity = attn.descaleRank == 3   ? G::Block
+                            : attn.descaleRank == 2 ? G::Head
+                                                    : G::Tensor;
   desc.headDim = attn.headDim;
   desc.windowLeft = attn.windowLeft;
   desc.windowRight = attn.windowRight;

@@ -74,7 +74,7 @@ func.func @fp8_d64(%q: tensor<1x4x128x64xf8E4M3FN>, %k: tensor<1x1x128x64xf8E4M3
 // -----
 
 func.func @fp8_block_kv(%q: tensor<1x4x128x128xf8E4M3FN>, %k: tensor<1x1x128x128xf8E4M3FN>, %v: tensor<1x1x128x128xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32) -> tensor<1x4x128x128xf16> attributes {fa.sm90.block_kv = 64 : i64} {
-  // expected-error @+1 {{sm_90a fp8 kernel needs block-kv 128 (one 128-byte V^T row), got 64}}
+  // expected-error @+1 {{sm_90a fp8 kernel needs block-kv 128 or 256 (whole 128-byte V^T rows), got 64}}
   %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd) : tensor<1x4x128x128xf8E4M3FN>, tensor<1x1x128x128xf8E4M3FN>, tensor<1x1x128x128xf8E4M3FN> -> tensor<1x4x128x128xf16>
   return %o : tensor<1x4x128x128xf16>
 }
@@ -93,4 +93,15 @@ func.func @fp8_f32_out(%q: tensor<1x4x128x128xf8E4M3FN>, %k: tensor<1x1x128x128x
   // expected-error @+1 {{the fp8 kernel needs an f16 or bf16 output}}
   %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd) : tensor<1x4x128x128xf8E4M3FN>, tensor<1x1x128x128xf8E4M3FN>, tensor<1x1x128x128xf8E4M3FN> -> tensor<1x4x128x128xf32>
   return %o : tensor<1x4x128x128xf32>
+}
+
+// -----
+
+// Per-block descales must be over the kernel's tiles (128 query rows,
+// block-kv keys): the kernel reads one per tile. (fa-tile-attention tiles
+// with descale_block, so the tile is what the diagnostic names.)
+func.func @fp8_descale_block_mismatch(%q: tensor<1x4x256x128xf8E4M3FN>, %k: tensor<1x1x256x128xf8E4M3FN>, %v: tensor<1x1x256x128xf8E4M3FN>, %qd: tensor<1x4x4xf32>, %kd: tensor<1x1x4xf32>, %vd: tensor<1x1x4xf32>) -> tensor<1x4x256x128xf16> {
+  // expected-error @+1 {{sm_90a kernel needs the tiled form with block-q = 128, got 64 (fp8 per-block descales: fa-tile-attention tiles with descale_block; the kernel needs descale_block = [128, 128])}}
+  %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd : tensor<1x4x4xf32>, tensor<1x1x4xf32>, tensor<1x1x4xf32>) {descale_block = array<i64: 64, 64>} : tensor<1x4x256x128xf8E4M3FN>, tensor<1x1x256x128xf8E4M3FN>, tensor<1x1x256x128xf8E4M3FN> -> tensor<1x4x256x128xf16>
+  return %o : tensor<1x4x256x128xf16>
 }

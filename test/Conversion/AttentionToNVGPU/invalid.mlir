@@ -83,7 +83,7 @@ func.func @descale(%q: tensor<1x4x128x128xf8E4M3FN>, %k: tensor<1x1x128x128xf8E4
 func.func @descale_computed(%q: tensor<1x4x128x128xf8E4M3FN>, %k: tensor<1x1x128x128xf8E4M3FN>, %v: tensor<1x1x128x128xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32) -> tensor<1x4x128x128xbf16> {
   %two = arith.constant 2.0 : f32
   %qd2 = arith.mulf %qd, %two : f32
-  // expected-error @+1 {{the kernel needs the descale to be the product of the q and k descales, f32 function arguments (per tensor)}}
+  // expected-error @+1 {{the kernel needs the q descale to be an f32 function argument or an element of one (per tensor, head or block)}}
   %o = fa.attention %q, %k, %v descale(%qd2, %kd, %vd) {causal} : tensor<1x4x128x128xf8E4M3FN>, tensor<1x1x128x128xf8E4M3FN>, tensor<1x1x128x128xf8E4M3FN> -> tensor<1x4x128x128xbf16>
   return %o : tensor<1x4x128x128xbf16>
 }
@@ -92,7 +92,7 @@ func.func @descale_computed(%q: tensor<1x4x128x128xf8E4M3FN>, %k: tensor<1x1x128
 
 func.func @v_descale_computed(%q: tensor<1x4x128x128xf8E4M3FN>, %k: tensor<1x1x128x128xf8E4M3FN>, %v: tensor<1x1x128x128xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32) -> tensor<1x4x128x128xbf16> {
   %vd2 = arith.addf %vd, %vd : f32
-  // expected-error @+1 {{the kernel needs the output multiplied by one v descale, an f32 function argument}}
+  // expected-error @+1 {{the kernel needs the output multiplied by one v descale, an f32 function argument or an element of one}}
   %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd2) {causal} : tensor<1x4x128x128xf8E4M3FN>, tensor<1x1x128x128xf8E4M3FN>, tensor<1x1x128x128xf8E4M3FN> -> tensor<1x4x128x128xbf16>
   return %o : tensor<1x4x128x128xbf16>
 }

@@ -39,10 +39,14 @@ struct TiledAttention {
   Type elementType;
   /// Element type of out: elementType, or f16/bf16 with f8E4M3FN inputs.
   Type outputType;
-  /// f8E4M3FN inputs: the function argument numbers of the three f32
-  /// descales (the steps' descale is q_descale * k_descale; the
-  /// normalization multiplies by v_descale).
+  /// f8E4M3FN inputs: the function argument numbers of the three descales
+  /// (the steps' descale is q_descale * k_descale, elements of them; the
+  /// normalization, or with per-block descales each step, applies
+  /// v_descale) and their rank: 0 (f32 scalars, per tensor), 2 ([B, H], per
+  /// head) or 3 ([B, H, blocks], per block of the tiles' rows: the tiled
+  /// form's tiles are the descale blocks).
   std::optional<std::array<unsigned, 3>> descaleArgs;
+  int64_t descaleRank = 0;
   /// Head dim of query/key and value (equal).
   int64_t headDim = 0;
   /// Query rows per forall iteration and keys per fa.online_attention step.

@@ -70,6 +70,11 @@ struct SM90AttentionDesc : SM90Schedule {
   /// FP8 E4M3 inputs: both GEMMs in e4m3 with f32 accumulators, per-tensor
   /// descales read from device memory (docs/FP8.md).
   bool isFP8() const { return elementType && elementType.isFloat(8); }
+  /// FP8: what the descales scale (fa.attention's descale operands): one
+  /// factor per tensor, per (batch, head), or per block of rows, the blocks
+  /// being the kernel's tiles (128 query rows, blockKV keys).
+  enum class DescaleGranularity { Tensor, Head, Block };
+  DescaleGranularity descaleGranularity = DescaleGranularity::Tensor;
   Type getOutputType() const { return outputType ? outputType : elementType; }
 };
 

@@ -171,7 +171,9 @@ mlir::fa::getAttentionKernelParams(const AttentionArgTypes &types,
 
 std::vector<KernelParam>
 mlir::fa::getFP8AttentionKernelParams(const AttentionArgTypes &types,
-                                      StringRef outDtype, bool hasLse) {
+                                      StringRef outDtype, bool hasLse,
+                                      FP8DescaleShape descaleShape,
+                                      int64_t blockQ, int64_t blockKV) {
   using S = SizeSymbol;
   std::vector<KernelParam> params =
       getAttentionKernelParams(types, "f8e4m3", /*tensorMaps=*/true, hasLse);
@@ -184,14 +186,27 @@ mlir::fa::getFP8AttentionKernelParams(const AttentionArgTypes &types,
   KernelParam &out = params[3];
   out.meaning = "output [B, Hq, Nq, D], contiguous, " + outDtype.str();
   out.tensor->dtype = outDtype.str();
-  auto descale = [&](StringRef name, StringRef of) {
+  auto descale = [&](StringRef name, StringRef of, S heads, S length,
+                     int64_t block) {
+    SmallVector<SizeExpr, 4> shape = {1};
+    std::string what = "[1] f32 (per tensor)";
+    if (descaleShape == FP8DescaleShape::Head) {
+      shape = {S::B, heads};
+      what = "[B, " + getSizeSymbolName(heads).str() + "] f32 (per head)";
+    } else if (descaleShape == FP8DescaleShape::Block) {
+      shape = {S::B, heads, SizeExpr::ceilDiv(length, block)};
+      what = "[B, " + getSizeSymbolName(heads).str() + ", ceil(" +
+             getSizeSymbolName(length).str() + " / " + std::to_string(block) +
+             ")] f32 (per block of " + std::to_string(block) + " rows)";
+    }
     return KernelParam{name.str(), ParamKind::Pointer, types.lse,
-                       ("descale of " + of + ": [1] f32 (per tensor)").str(),
-                       TensorContract{name.str(), "f32", {1}, 4}};
+                       ("descale of " + of + ": " + what).str(),
+                       TensorContract{name.str(), "f32", shape, 4}};
   };
   auto at = params.begin() + (hasLse ? 5 : 4);
-  params.insert(at, {descale("q_descale", "q"), descale("k_descale", "k"),
-                     descale("v_descale", "v")});
+  params.insert(at, {descale("q_descale", "q", S::Hq, S::Nq, blockQ),
+                     descale("k_descale", "k", S::Hkv, S::Nk, blockKV),
+                     descale("v_descale", "v", S::Hkv, S::Nk, blockKV)});
   return params;
 }
 

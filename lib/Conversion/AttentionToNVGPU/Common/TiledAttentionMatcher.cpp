@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -148,35 +149,105 @@ struct Matcher {
     return arg.getArgNumber();
   }
 
-  /// fp8: every step's descale is `arith.mulf %q_descale, %k_descale` of two
-  /// f32 function arguments (fa-tile-attention's form), the same for all.
+  /// A descale as the tiled form reads it: an f32 function argument (rank
+  /// 0), or `tensor.extract %arg[b, h]` (rank 2) or `%arg[b, h, blk]` (rank
+  /// 3) of an f32 tensor argument, where blk must be the tile's block index
+  /// `blockIv` (`(blockIv * t) / t`: descale blocks equal to the tiles).
+  struct DescaleSource {
+    unsigned arg;
+    int64_t rank;
+  };
+  FailureOr<DescaleSource> descaleSource(Operation *at, Value v, Value blockIv,
+                                         StringRef what) {
+    if (std::optional<unsigned> a = scalarArg(v))
+      return DescaleSource{*a, 0};
+    auto extract = v.getDefiningOp<tensor::ExtractOp>();
+    auto arg = extract ? dyn_cast<BlockArgument>(extract.getTensor())
+                       : BlockArgument();
+    if (!arg || arg.getOwner() != &func.getBody().front())
+      return fail(at, "the kernel needs the ")
+             << what
+             << " descale to be an f32 function argument or an element of "
+                "one (per tensor, head or block)";
+    int64_t rank = extract.getTensor().getType().getRank();
+    if (rank == 3) {
+      Value blk = extract.getIndices()[2];
+      auto div = blk.getDefiningOp<arith::DivUIOp>();
+      auto mul = div ? div.getLhs().getDefiningOp<arith::MulIOp>()
+                     : arith::MulIOp();
+      std::optional<int64_t> tile, block;
+      if (mul) {
+        tile = getConstantIntValue(mul.getRhs());
+        block = getConstantIntValue(div.getRhs());
+      }
+      if (blk != blockIv &&
+          !(mul && mul.getLhs() == blockIv && tile && block && *tile == *block))
+        return fail(at, "the kernel needs per-block ")
+               << what
+               << " descales over blocks equal to its tiles (descale_block = "
+                  "[block-q, block-kv] of the tiled form)";
+    }
+    return DescaleSource{arg.getArgNumber(), rank};
+  }
+
+  /// fp8: every step's descale is `arith.mulf q_descale, k_descale`
+  /// (fa-tile-attention's form), the same function arguments for all, and a
+  /// per-block v descale is the step's second descale.
   LogicalResult matchScoreDescale(OnlineAttentionOp step, Value descale) {
     auto mul = descale.getDefiningOp<arith::MulFOp>();
-    std::optional<unsigned> qd, kd;
-    if (mul) {
-      qd = scalarArg(mul.getLhs());
-      kd = scalarArg(mul.getRhs());
-    }
-    if (!qd || !kd)
+    if (!mul)
       return fail(step, "the kernel needs the descale to be the product of "
-                        "the q and k descales, f32 function arguments (per "
-                        "tensor)");
-    if (attn.descaleArgs && ((*attn.descaleArgs)[0] != *qd ||
-                             (*attn.descaleArgs)[1] != *kd))
+                        "the q and k descales");
+    auto loop = cast<scf::ForOp>(step->getParentOp());
+    FailureOr<DescaleSource> qd = descaleSource(
+        step, mul.getLhs(), attn.forall.getInductionVars()[2], "q");
+    if (failed(qd))
+      return failure();
+    FailureOr<DescaleSource> kd =
+        descaleSource(step, mul.getRhs(), loop.getInductionVar(), "k");
+    if (failed(kd))
+      return failure();
+    if (qd->rank != kd->rank)
+      return fail(step, "the kernel needs q and k descales of one "
+                        "granularity");
+    std::array<unsigned, 3> args = {qd->arg, kd->arg, 0};
+    if (Value vdValue = step.getValueDescale()) {
+      FailureOr<DescaleSource> vd =
+          descaleSource(step, vdValue, loop.getInductionVar(), "v");
+      if (failed(vd))
+        return failure();
+      if (vd->rank != kd->rank)
+        return fail(step, "the kernel needs q, k and v descales of one "
+                          "granularity");
+      args[2] = vd->arg;
+    } else if (kd->rank == 3) {
+      return fail(step, "the kernel needs per-block v descales with per-block "
+                        "q and k descales");
+    }
+    if (attn.descaleArgs && (*attn.descaleArgs != args ||
+                             attn.descaleRank != kd->rank))
       return fail(step, "all steps must use one descale");
-    attn.descaleArgs = std::array<unsigned, 3>{*qd, *kd, 0};
+    attn.descaleArgs = args;
+    attn.descaleRank = kd->rank;
     return success();
   }
 
-  /// fp8: the v descale is the one other f32 function argument the
-  /// normalization in the scf.forall multiplies by.
+  /// fp8 per tensor or per head: the v descale is the one other f32 function
+  /// argument (or element of one) that the normalization multiplies by.
   LogicalResult matchValueDescale() {
+    if (attn.descaleRank == 3)
+      return success(); // per block: a step operand (matchScoreDescale)
     std::optional<unsigned> vd;
     bool ambiguous = false;
+    auto &da = *attn.descaleArgs;
     attn.forall.walk([&](arith::MulFOp mul) {
       for (Value operand : mul->getOperands()) {
         std::optional<unsigned> a = scalarArg(operand);
-        if (!a || *a == (*attn.descaleArgs)[0] || *a == (*attn.descaleArgs)[1])
+        if (auto extract = operand.getDefiningOp<tensor::ExtractOp>())
+          if (auto arg = dyn_cast<BlockArgument>(extract.getTensor()))
+            if (arg.getOwner() == &func.getBody().front())
+              a = arg.getArgNumber();
+        if (!a || *a == da[0] || *a == da[1])
           continue;
         ambiguous |= vd && *vd != *a;
         vd = a;
@@ -184,8 +255,9 @@ struct Matcher {
     });
     if (!vd || ambiguous)
       return fail(attn.forall, "the kernel needs the output multiplied by one "
-                               "v descale, an f32 function argument");
-    (*attn.descaleArgs)[2] = *vd;
+                               "v descale, an f32 function argument or an "
+                               "element of one");
+    da[2] = *vd;
     return success();
   }
 
@@ -194,13 +266,13 @@ struct Matcher {
       return fail(step, "the kernel does not support a mask operand");
     if (step.getSoftcap())
       return fail(step, "the kernel does not support softcap");
-    if (Value descale = step.getDescale())
-      if (failed(matchScoreDescale(step, descale)))
-        return failure();
     auto loop = dyn_cast<scf::ForOp>(step->getParentOp());
     if (!loop || loop->getParentOp() != attn.forall.getOperation())
       return fail(step, "each step must sit directly in an scf.for directly "
                         "in the scf.forall");
+    if (Value descale = step.getDescale())
+      if (failed(matchScoreDescale(step, descale)))
+        return failure();
     if (!qTile) {
       if (failed(matchQuery(step)))
         return failure();

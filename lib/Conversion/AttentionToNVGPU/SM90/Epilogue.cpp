@@ -75,18 +75,17 @@ void mlir::fa::sm90::buildEpilogue(KernelBuilder &kb, const KernelConfig &cfg,
                                    const SharedMemory &smem,
                                    const ConsumerFrame &frame,
                                    const EpilogueRows &rows,
-                                   const MainloopResult &result) {
+                                   const MainloopResult &result,
+                                   Value outScale) {
   RowNormalizer row[2];
   for (int r = 0; r < 2; ++r)
     row[r] = finalizeRowSum(kb, result.sum[r]);
   RowNormalizer outRow[2] = {row[0], row[1]};
-  if (args.vDescale) {
+  if (outScale) {
     // fp8: the v descale once per row, folded into 1 / l (the lse keeps l).
-    Value vd = memref::LoadOp::create(kb.b, kb.loc, args.vDescale,
-                                      ValueRange{kb.idx(0)});
     for (int r = 0; r < 2; ++r)
       outRow[r].inverse =
-          arith::MulFOp::create(kb.b, kb.loc, row[r].inverse, vd);
+          arith::MulFOp::create(kb.b, kb.loc, row[r].inverse, outScale);
   }
   stageOutput(kb, cfg, smem, frame, result.acc, outRow);
   if (cfg.desc.hasLse) {

@@ -81,21 +81,6 @@ static KernelArgs readKernelArgs(KernelBuilder &kb, const KernelConfig &cfg,
   return a;
 }
 
-/// fp8: scale * log2(e) * q_descale * k_descale, the one factor the softmax
-/// applies to the e4m3 scores (null otherwise: the constant scale).
-static Value fp8ScoreScale(KernelBuilder &kb, const KernelConfig &cfg,
-                           const KernelArgs &args) {
-  if (!cfg.fp8)
-    return Value();
-  auto load = [&](Value ptr) {
-    return memref::LoadOp::create(kb.b, kb.loc, ptr, ValueRange{kb.idx(0)});
-  };
-  Value qk = arith::MulFOp::create(kb.b, kb.loc, load(args.qDescale),
-                                   load(args.kDescale));
-  return arith::MulFOp::create(kb.b, kb.loc, qk,
-                               kb.f32(cfg.desc.scale * M_LOG2E));
-}
-
 /// The consumer warpgroups: (persistent: a tile loop around) wait for Q, the
 /// mainloop, the epilogue.
 static void buildConsumers(KernelBuilder &kb, const KernelConfig &cfg,
@@ -141,10 +126,22 @@ static void buildConsumers(KernelBuilder &kb, const KernelConfig &cfg,
                arith::ConstantOp::create(kb.b, kb.loc, kb.b.getBoolAttr(false)));
   }
   ConsumerFrame frame = ConsumerFrame::of(kb, cfg, t, smem, tile, range);
+  std::optional<FP8Descales> descales;
+  if (cfg.fp8)
+    descales = FP8Descales::of(kb, cfg, args, tile, range);
   ConsumerMainloop mainloop(kb, cfg, loads, smem, frame, range,
                             args.sizes.keyLength, tile, isIssuer,
-                            fp8ScoreScale(kb, cfg, args));
+                            descales ? &*descales : nullptr);
   MainloopResult result = mainloop.build();
+  // fp8: O is in units of the last block's v descale (per tensor / head: of
+  // the v descale); an empty key range leaves O = 0 (block `begin` read).
+  Value outScale;
+  if (descales) {
+    Value last = arith::MaxSIOp::create(kb.b, kb.loc,
+                                        kb.sub(range.end, kb.idx(1)),
+                                        range.begin);
+    outScale = descales->vUnit(kb, last);
+  }
   EpilogueRows rows{tile.qPlane, frame.wgRow0, {frame.rowQ[0], frame.rowQ[1]}};
   KVRange endRange = range;
   if (tiles) {
@@ -164,7 +161,7 @@ static void buildConsumers(KernelBuilder &kb, const KernelConfig &cfg,
     for (int r = 0; r < 2; ++r)
       rows.rowQ[r] = kb.add(rows.wgRow0, frame.rowInWG[r]);
   }
-  buildEpilogue(kb, cfg, args, smem, frame, rows, result);
+  buildEpilogue(kb, cfg, args, smem, frame, rows, result, outScale);
   if (tiles) {
     // This thread is done with the Q tile (O read back): order its generic
     // accesses before the next Q's TMA (async proxy) write, then release it.
@@ -180,6 +177,20 @@ static void buildConsumers(KernelBuilder &kb, const KernelConfig &cfg,
   }
 }
 
+static FP8DescaleShape
+descaleShapeOf(SM90AttentionDesc::DescaleGranularity g) {
+  using G = SM90AttentionDesc::DescaleGranularity;
+  switch (g) {
+  case G::Tensor:
+    return FP8DescaleShape::Tensor;
+  case G::Head:
+    return FP8DescaleShape::Head;
+  case G::Block:
+    return FP8DescaleShape::Block;
+  }
+  llvm_unreachable("unknown descale granularity");
+}
+
 /// The kernel's parameters in launch order: the gpu.func signature and the
 /// manifest's parameter list, from one description.
 static std::vector<KernelParam> kernelParams(OpBuilder &b,
@@ -191,8 +202,9 @@ static std::vector<KernelParam> kernelParams(OpBuilder &b,
                           MemRefType::get({kGlobalExtent}, b.getF32Type()),
                           b.getI32Type()};
   if (d.isFP8())
-    return getFP8AttentionKernelParams(types, out.isF16() ? "f16" : "bf16",
-                                       d.hasLse);
+    return getFP8AttentionKernelParams(
+        types, out.isF16() ? "f16" : "bf16", d.hasLse,
+        descaleShapeOf(d.descaleGranularity), kSM90BlockQ, cfg.blockKV);
   return getAttentionKernelParams(types, d.elementType.isF16() ? "f16" : "bf16",
                                   /*tensorMaps=*/true, d.hasLse);
 }

@@ -6,6 +6,8 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::fa;
 using namespace mlir::fa::kernel;
@@ -117,6 +119,72 @@ KVRange KVRange::of(KernelBuilder &kb, const KernelConfig &cfg, Value q0,
     r.end = kb.div(kb.add(nk, kb.idx(cfg.blockKV - 1)), cfg.blockKV);
   }
   return r;
+}
+
+FP8Descales FP8Descales::of(KernelBuilder &kb, const KernelConfig &cfg,
+                            const KernelArgs &args, const TileState &tile,
+                            const KVRange &range) {
+  FP8Descales d;
+  d.granularity = cfg.desc.descaleGranularity;
+  d.kv = args.kDescale;
+  d.vdesc = args.vDescale;
+  auto load = [&](Value ptr, Value idx) {
+    return memref::LoadOp::create(kb.b, kb.loc, ptr, ValueRange{idx});
+  };
+  const ProblemSizes &sz = args.sizes;
+  Value qIdx = kb.idx(0), kvIdx = kb.idx(0);
+  if (d.granularity == Granularity::Head) {
+    qIdx = tile.qPlane;
+    kvIdx = tile.kvPlane;
+  } else if (d.perBlock()) {
+    Value qBlocks = kb.div(kb.add(sz.queryLength, kb.idx(kSM90BlockQ - 1)),
+                           kSM90BlockQ);
+    Value kvBlocks = kb.div(kb.add(sz.keyLength, kb.idx(cfg.blockKV - 1)),
+                            cfg.blockKV);
+    qIdx = kb.add(kb.mul(tile.qPlane, qBlocks), tile.coord.qBlock);
+    d.kvIndex0 = kb.mul(tile.kvPlane, kvBlocks);
+    d.kvLastBlock = kb.sub(kvBlocks, kb.idx(1));
+  }
+  Value qk = load(args.qDescale, qIdx);
+  if (!d.perBlock()) {
+    qk = arith::MulFOp::create(kb.b, kb.loc, qk, load(args.kDescale, kvIdx));
+    d.vConstant = load(args.vDescale, kvIdx);
+  } else {
+    d.vFloor = arith::MulFOp::create(
+        kb.b, kb.loc, load(args.vDescale, d.kvIndex(kb, range.begin)),
+        kb.f32(std::ldexp(1.0, -40)));
+  }
+  d.base = arith::MulFOp::create(kb.b, kb.loc, qk,
+                                 kb.f32(cfg.desc.scale * M_LOG2E));
+  return d;
+}
+
+Value FP8Descales::kvIndex(KernelBuilder &kb, Value j) const {
+  return kb.add(kvIndex0,
+                arith::MinSIOp::create(kb.b, kb.loc, j, kvLastBlock));
+}
+
+Value FP8Descales::scoreScale(KernelBuilder &kb, Value j) const {
+  if (!perBlock())
+    return base;
+  Value kd =
+      memref::LoadOp::create(kb.b, kb.loc, kv, ValueRange{kvIndex(kb, j)});
+  return arith::MulFOp::create(kb.b, kb.loc, base, kd);
+}
+
+Value FP8Descales::vUnit(KernelBuilder &kb, Value j) const {
+  if (!perBlock())
+    return vConstant;
+  Value vd =
+      memref::LoadOp::create(kb.b, kb.loc, vdesc, ValueRange{kvIndex(kb, j)});
+  return arith::MaximumFOp::create(kb.b, kb.loc, vd, vFloor);
+}
+
+Value FP8Descales::vRescale(KernelBuilder &kb, Value j, Value begin) const {
+  if (!perBlock())
+    return Value();
+  Value prev = arith::MaxSIOp::create(kb.b, kb.loc, kb.sub(j, kb.idx(1)), begin);
+  return arith::DivFOp::create(kb.b, kb.loc, vUnit(kb, prev), vUnit(kb, j));
 }
 
 SharedMemory SharedMemory::allocate(KernelBuilder &kb,

@@ -78,12 +78,14 @@ ConsumerMainloop::ConsumerMainloop(KernelBuilder &kb, const KernelConfig &cfg,
                                    const ConsumerFrame &frame,
                                    const KVRange &range, Value keyLength,
                                    const TileState &tile, Value isIssuer,
-                                   Value scoreScaleLog2e)
+                                   const FP8Descales *descales)
     : kb(kb), cfg(cfg), loads(loads), smem(smem), frame(frame), range(range),
-      nk(keyLength), tile(tile), isIssuer(isIssuer) {
+      nk(keyLength), tile(tile), isIssuer(isIssuer), descales(descales) {
   MLIRContext *ctx = kb.b.getContext();
   softmaxCfg.scaleLog2e = cfg.desc.scale * M_LOG2E;
-  softmaxCfg.scaleLog2eValue = scoreScaleLog2e;
+  // fp8: the descales are part of the scale (per block: set per step).
+  if (descales && !descales->perBlock())
+    softmaxCfg.scaleLog2eValue = descales->base;
   softmaxCfg.scaleInExponent = cfg.fastSoftmax;
   softmaxCfg.maxReduction =
       cfg.fastSoftmax ? OnlineSoftmaxConfig::MaxReduction::Tree
@@ -158,8 +160,9 @@ Value ConsumerMainloop::issuePVRegisters(Value acc, ArrayRef<Value> pRegs,
 
 /// This thread's scores of block j per row (row 0's, then row 1's): column
 /// colBase + 8n + c of row r is accumulator 4n + 2r + c; masked ones -inf.
-SmallVector<Value> ConsumerMainloop::maskedScores(Value s, Value colBase,
-                                                  bool masked) const {
+SmallVector<Value>
+ConsumerMainloop::maskedScores(Value s, Value colBase, bool masked,
+                               const OnlineSoftmaxConfig &stepCfg) const {
   const SM90AttentionDesc &d = cfg.desc;
   RowBand band[2];
   if (masked)
@@ -170,7 +173,7 @@ SmallVector<Value> ConsumerMainloop::maskedScores(Value s, Value colBase,
   for (int64_t n = 0; n < cfg.blockKV / 8; ++n)
     for (int64_t c = 0; c < 2; ++c)
       for (int r = 0; r < 2; ++r) {
-        Value v = scaleScore(kb, softmaxCfg, kb.extract(s, 4 * n + 2 * r + c));
+        Value v = scaleScore(kb, stepCfg, kb.extract(s, 4 * n + 2 * r + c));
         if (masked)
           v = arith::SelectOp::create(kb.b, kb.loc,
                                       inBand(kb, band[r], n * 8 + c), v, negInf);
@@ -192,27 +195,36 @@ ConsumerMainloop::softmax(Value s, Value j, Value max[2], Value sum[2]) const {
   // a window edge crosses; the others skip the compares.
   Value needMask = blockNeedsMask(kb, j, kvNext, nk, range.fullBegin,
                                   range.fullEnd, d.windowLeft, d.windowRight);
+  // fp8 with per-block descales: this block's k descale in the scale.
+  OnlineSoftmaxConfig stepCfg = softmaxCfg;
+  if (descales && descales->perBlock())
+    stepCfg.scaleLog2eValue = descales->scoreScale(kb, j);
   auto maskIf = scf::IfOp::create(
       kb.b, kb.loc, SmallVector<Type>(2 * perRow, kb.b.getF32Type()), needMask,
       /*withElseRegion=*/true);
   {
     OpBuilder::InsertionGuard guard(kb.b);
     kb.b.setInsertionPointToStart(&maskIf.getThenRegion().front());
-    scf::YieldOp::create(kb.b, kb.loc, maskedScores(s, colBase, true));
+    scf::YieldOp::create(kb.b, kb.loc, maskedScores(s, colBase, true, stepCfg));
     kb.b.setInsertionPointToStart(&maskIf.getElseRegion().front());
-    scf::YieldOp::create(kb.b, kb.loc, maskedScores(s, colBase, false));
+    scf::YieldOp::create(kb.b, kb.loc,
+                         maskedScores(s, colBase, false, stepCfg));
   }
   SoftmaxStep o;
   for (int64_t i = 0; i < perRow; ++i) {
     o.p[0].push_back(maskIf.getResult(i));
     o.p[1].push_back(maskIf.getResult(perRow + i));
   }
+  Value vRescale = descales ? descales->vRescale(kb, j, range.begin) : Value();
   for (int r = 0; r < 2; ++r) {
     OnlineRowUpdate u =
-        updateOnlineSoftmaxRow(kb, softmaxCfg, o.p[r], max[r], sum[r]);
+        updateOnlineSoftmaxRow(kb, stepCfg, o.p[r], max[r], sum[r]);
     o.newMax[r] = u.newMax;
     o.newSum[r] = u.newSum;
     o.alpha[r] = u.alpha;
+    o.accAlpha[r] =
+        vRescale ? arith::MulFOp::create(kb.b, kb.loc, u.alpha, vRescale)
+                 : u.alpha;
   }
   return o;
 }
@@ -346,7 +358,7 @@ SmallVector<Value> ConsumerMainloop::carry(const SoftmaxStep &o,
   if (cfg.pFromRegisters) {
     out.append(cfg.fp8 ? packPFP8(o) : packP(o));
     if (cfg.rescaleBeforePV)
-      out.append({o.alpha[0], o.alpha[1]});
+      out.append({o.accAlpha[0], o.accAlpha[1]});
   } else {
     writeP(o);
     frame.syncWarpgroup(kb);
@@ -395,10 +407,10 @@ MainloopResult ConsumerMainloop::buildSerial(ArrayRef<Value> init) {
   SmallVector<Value> pRegs;
   if (cfg.pFromRegisters) {
     pRegs = cfg.fp8 ? packPFP8(o) : packP(o);
-    acc = rescale(acc, o.alpha);
+    acc = rescale(acc, o.accAlpha);
   } else {
     writeP(o);
-    acc = rescale(acc, o.alpha); // while the other threads finish writing P
+    acc = rescale(acc, o.accAlpha); // while the other threads finish writing P
     frame.syncWarpgroup(kb);
   }
   loads.wait(loads.vFullSlot(stage), parity);
@@ -536,6 +548,6 @@ void ConsumerMainloop::buildPipelinedStep(scf::ForOp loop) {
     keepRegistersLive(kb, pPrev);
   loads.releaseStage(prevStage, lane);
   if (!cfg.rescaleBeforePV)
-    acc = rescale(acc, o.alpha);
+    acc = rescale(acc, o.accAlpha);
   scf::YieldOp::create(kb.b, kb.loc, carry(o, acc));
 }

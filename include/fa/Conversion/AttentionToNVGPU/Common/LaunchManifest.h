@@ -111,14 +111,19 @@ std::vector<KernelParam>
 getAttentionKernelParams(const AttentionArgTypes &types, StringRef dtype,
                          bool tensorMaps, bool hasLse);
 
+/// The shape of the fp8 kernels' descales: [1], [B, H] or [B, H, blocks].
+enum class FP8DescaleShape { Tensor, Head, Block };
+
 /// The parameters of the fp8 (f8E4M3FN) sm_90a kernel: as
 /// getAttentionKernelParams with tensor maps, but v's map describes v_t
 /// (v transposed to [B, Hkv, D, Nk padded to 32], LaunchManifest::vKeyOrder),
-/// out is `outDtype` (f16 / bf16), and q_descale, k_descale, v_descale ([1]
-/// f32 device pointers) follow out (and lse).
+/// out is `outDtype` (f16 / bf16), and q_descale, k_descale, v_descale (f32
+/// device pointers of `descaleShape`, blocks of blockQ query rows and blockKV
+/// keys) follow out (and lse).
 std::vector<KernelParam>
 getFP8AttentionKernelParams(const AttentionArgTypes &types, StringRef outDtype,
-                            bool hasLse);
+                            bool hasLse, FP8DescaleShape descaleShape,
+                            int64_t blockQ, int64_t blockKV);
 
 /// The gpu.func argument types of `params`, in order.
 SmallVector<Type> getKernelArgumentTypes(ArrayRef<KernelParam> params);

@@ -21,10 +21,12 @@ struct EpilogueRows {
   Value rowQ[2]; ///< the thread's two rows
 };
 
+/// Normalization (O / l, times `outScale` when set: fp8's v descale, the
+/// unit O accumulated in), lse, O staged and stored.
 void buildEpilogue(KernelBuilder &kb, const KernelConfig &cfg,
                    const KernelArgs &args, const SharedMemory &smem,
                    const ConsumerFrame &frame, const EpilogueRows &rows,
-                   const MainloopResult &result);
+                   const MainloopResult &result, Value outScale = Value());
 
 } // namespace mlir::fa::sm90
 

@@ -105,6 +105,41 @@ struct KVRange {
                     const kernel::ProblemSizes &sizes);
 };
 
+/// FP8: a tile's descales (docs/FP8.md). The softmax multiplies the e4m3
+/// scores of key block j by scoreScale(j) = scale * log2(e) * q_descale *
+/// k_descale; O accumulates in units of 1 / vUnit(j) (per-block v descales:
+/// the acc is rescaled by vUnit(j-1) / vUnit(j) with alpha) and the epilogue
+/// multiplies 1 / l by vUnit(last).
+struct FP8Descales {
+  using Granularity = SM90AttentionDesc::DescaleGranularity;
+  Granularity granularity;
+  Value kv;        ///< k_descale / v_descale pointers (for per-block loads)
+  Value vdesc;
+  Value base;      ///< scale * log2(e) * q_descale (* k_descale unless per block)
+  Value kvIndex0;  ///< per block: index of the tile's (kv plane, block 0)
+  Value kvLastBlock; ///< per block: ceil(Nk / blockKV) - 1 (indices clamp)
+  Value vFloor;    ///< per block: vUnit's floor, v_descale(begin) * 2^-40
+  Value vConstant; ///< per tensor / head: v_descale
+
+  static FP8Descales of(KernelBuilder &kb, const KernelConfig &cfg,
+                        const KernelArgs &args, const TileState &tile,
+                        const KVRange &range);
+  /// scale * log2(e) * q_descale * k_descale(j).
+  Value scoreScale(KernelBuilder &kb, Value j) const;
+  /// The unit of O after block j: v_descale(j), at least vFloor (a block of
+  /// zeros has a tiny descale; O in its units would overflow).
+  Value vUnit(KernelBuilder &kb, Value j) const;
+  /// vUnit(j - 1) / vUnit(j) (1 at the range's first block), or null when
+  /// v's descale is not per block.
+  Value vRescale(KernelBuilder &kb, Value j, Value begin) const;
+  bool perBlock() const { return granularity == Granularity::Block; }
+
+private:
+  /// k_descale / v_descale index of block j (clamped into the plane: an
+  /// empty range may start past the last block).
+  Value kvIndex(KernelBuilder &kb, Value j) const;
+};
+
 /// The dynamic shared memory, realigned to kSwizzleAtomBytes.
 struct SharedMemory {
   Value dynamic; ///< the i8 buffer

@@ -53,7 +53,7 @@ public:
                    const TMALoadPipeline &loads, const SharedMemory &smem,
                    const ConsumerFrame &frame, const KVRange &range,
                    Value keyLength, const TileState &tile, Value isIssuer,
-                   Value scoreScaleLog2e = Value());
+                   const FP8Descales *descales = nullptr);
 
   /// The loop over [range.begin, range.end) in the configured schedule.
   MainloopResult build();
@@ -61,6 +61,9 @@ public:
 private:
   struct SoftmaxStep {
     Value newMax[2], newSum[2], alpha[2];
+    /// The factor of O: alpha, times vUnit(j-1) / vUnit(j) with per-block
+    /// fp8 v descales.
+    Value accAlpha[2];
     SmallVector<Value> p[2];
   };
   MainloopResult buildSerial(ArrayRef<Value> init);
@@ -72,7 +75,8 @@ private:
   Value issuePVShared(Value acc, Value stageDesc) const;
   Value issuePVRegisters(Value acc, ArrayRef<Value> p, Value stageDesc) const;
   SoftmaxStep softmax(Value s, Value j, Value max[2], Value sum[2]) const;
-  SmallVector<Value> maskedScores(Value s, Value colBase, bool masked) const;
+  SmallVector<Value> maskedScores(Value s, Value colBase, bool masked,
+                                  const kernel::OnlineSoftmaxConfig &c) const;
   void writeP(const SoftmaxStep &step) const;
   SmallVector<Value> packP(const SoftmaxStep &step) const;
   SmallVector<Value> packPFP8(const SoftmaxStep &step) const;
@@ -97,6 +101,7 @@ private:
   const TileState &tile;
   Value isIssuer;
   kernel::OnlineSoftmaxConfig softmaxCfg;
+  const FP8Descales *descales;
   Value negInf, scaleLog2e;
   Value turnThreads, myTurn, otherTurn;
   LLVM::LLVMStructType sType, oType;
