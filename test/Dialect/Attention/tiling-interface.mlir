@@ -397,3 +397,29 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// Per-head (and per-block) descale tensors would have to be sliced along with
+// the tile: not supported by the interface (fa-tile-attention handles them).
+
+func.func @tensor_descales(%q: tensor<2x8x64x16xf8E4M3FN>, %k: tensor<2x2x64x16xf8E4M3FN>, %qd: tensor<2x8xf32>,
+                           %kd: tensor<2x2xf32>) -> tensor<2x8x64x16xf32> {
+  // expected-error @+4 {{'fa.attention' op cannot tile with per-head or per-block descales (only per-tensor f32 descales are supported by tiling)}}
+  // expected-error @+3 {{faild to tile operation}}
+  // expected-error @+2 {{failed to generate tiling loops}}
+  // expected-note @+1 {{when applied to this op}}
+  %o = fa.attention %q, %k, %k descale(%qd, %kd, %kd : tensor<2x8xf32>, tensor<2x2xf32>, tensor<2x2xf32>)
+      : tensor<2x8x64x16xf8E4M3FN>, tensor<2x2x64x16xf8E4M3FN>, tensor<2x2x64x16xf8E4M3FN> -> tensor<2x8x64x16xf32>
+  return %o : tensor<2x8x64x16xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %op = transform.structured.match ops{["fa.attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{transform.structured.tile_using_forall failed to apply}}
+    %t, %l = transform.structured.tile_using_forall %op tile_sizes [1, 4, 32]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "fa/Dialect/Attention/Transforms/Passes.h"
 #include "fa/Dialect/Attention/Transforms/Transforms.h"
+#include "ScalarOrVectorBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/PatternMatch.h"
@@ -33,21 +34,10 @@ struct ExpandF8E4M3FNExtF : OpRewritePattern<arith::ExtFOp> {
     if (!isa<Float8E4M3FNType>(getElementTypeOrSelf(inTy)))
       return failure();
     Location loc = op.getLoc();
-    auto like = [&](Type elt) -> Type {
-      if (auto vec = dyn_cast<VectorType>(inTy))
-        return vec.clone(elt);
-      return elt;
-    };
-    auto cst = [&](Type ty, TypedAttr attr) -> Value {
-      if (auto vec = dyn_cast<VectorType>(ty))
-        attr = DenseElementsAttr::get(vec, cast<Attribute>(attr));
-      return arith::ConstantOp::create(rewriter, loc, ty, attr);
-    };
-    Type i8 = like(rewriter.getI8Type()), i32 = like(rewriter.getI32Type());
-    Type f32 = like(rewriter.getF32Type());
-    auto i32c = [&](int64_t v) {
-      return cst(i32, rewriter.getI32IntegerAttr(v));
-    };
+    fa::ScalarOrVectorBuilder sv{rewriter, loc, inTy};
+    Type i8 = sv.type(rewriter.getI8Type()), i32 = sv.type(rewriter.getI32Type());
+    Type f32 = sv.type(rewriter.getF32Type());
+    auto i32c = [&](int64_t v) { return sv.i32(v); };
     Value bits = arith::ExtUIOp::create(
         rewriter, loc, i32, arith::BitcastOp::create(rewriter, loc, i8, op.getIn()));
     Value mag = arith::AndIOp::create(rewriter, loc, bits, i32c(0x7F));
@@ -58,12 +48,12 @@ struct ExpandF8E4M3FNExtF : OpRewritePattern<arith::ExtFOp> {
         rewriter, loc, arith::ShLIOp::create(rewriter, loc, mag, i32c(20)), sign);
     Value val = arith::MulFOp::create(
         rewriter, loc, arith::BitcastOp::create(rewriter, loc, f32, f32Bits),
-        cst(f32, rewriter.getF32FloatAttr(0x1p120f)));
+        sv.f32(0x1p120f));
     Value isNan = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
                                         mag, i32c(0x7F));
     val = arith::SelectOp::create(
         rewriter, loc, isNan,
-        cst(f32, rewriter.getF32FloatAttr(std::numeric_limits<float>::quiet_NaN())),
+        sv.f32(std::numeric_limits<float>::quiet_NaN()),
         val);
     // Every E4M3 value is exact in f16, bf16, f32 and f64.
     unsigned outWidth = getElementTypeOrSelf(op.getType()).getIntOrFloatBitWidth();

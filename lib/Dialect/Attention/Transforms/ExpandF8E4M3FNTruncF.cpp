@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "fa/Dialect/Attention/Transforms/Passes.h"
 #include "fa/Dialect/Attention/Transforms/Transforms.h"
+#include "ScalarOrVectorBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/PatternMatch.h"
@@ -41,22 +42,11 @@ struct ExpandF8E4M3FNTruncF : OpRewritePattern<arith::TruncFOp> {
     if (inElt.getIntOrFloatBitWidth() > 32)
       return rewriter.notifyMatchFailure(op, "f64 would round twice");
     Location loc = op.getLoc();
-    auto like = [&](Type elt) -> Type {
-      if (auto vec = dyn_cast<VectorType>(outTy))
-        return vec.clone(elt);
-      return elt;
-    };
-    auto cst = [&](Type ty, TypedAttr attr) -> Value {
-      if (auto vec = dyn_cast<VectorType>(ty))
-        attr = DenseElementsAttr::get(vec, cast<Attribute>(attr));
-      return arith::ConstantOp::create(rewriter, loc, ty, attr);
-    };
-    Type i8 = like(rewriter.getI8Type()), i32 = like(rewriter.getI32Type());
-    Type f32 = like(rewriter.getF32Type());
-    auto i32c = [&](int64_t v) {
-      return cst(i32, rewriter.getI32IntegerAttr(v));
-    };
-    auto f32c = [&](float v) { return cst(f32, rewriter.getF32FloatAttr(v)); };
+    fa::ScalarOrVectorBuilder sv{rewriter, loc, outTy};
+    Type i8 = sv.type(rewriter.getI8Type()), i32 = sv.type(rewriter.getI32Type());
+    Type f32 = sv.type(rewriter.getF32Type());
+    auto i32c = [&](int64_t v) { return sv.i32(v); };
+    auto f32c = [&](float v) { return sv.f32(v); };
     using Pred = arith::CmpIPredicate;
 
     Value x = op.getIn();

@@ -12,17 +12,13 @@ which saturate to +-448; the f32 smallest subnormal and normal; a NaN. The
 reference rounds to nearest, ties to even code, saturating at 448 (as
 cvt.rn.satfinite does); NaN must stay NaN.
 """
+import os
 import sys
+
 import numpy as np
 
-def e4m3_values():
-    vals = []
-    for code in range(0x7F):
-        e, m = code >> 3, code & 7
-        vals.append((m / 8.0) * 2.0 ** -6 if e == 0 else (1 + m / 8.0) * 2.0 ** (e - 7))
-    return np.array(vals)
-
-E4M3 = e4m3_values()
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sdpa_case import E4M3  # noqa: E402  finite non-negative E4M3 values by code
 
 def reference(x):
     """Nearest E4M3 value, ties to the even code, saturating at 448."""

@@ -32,7 +32,8 @@ def FADecomposeAttentionPass : Pass<"fa-decompose-attention"> {
     type once.
 
     With f8E4M3FN inputs the scores are multiplied by `q_descale * k_descale` and the output
-    by `v_descale`.
+    by `v_descale` (per tensor); per-head and per-block descale tensors are read per score
+    (`qd[b, h(, i / bq)] * kd[b, g(, j / bkv)]`) and per P V term (`vd[b, g(, j / bkv)]`).
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
@@ -145,6 +146,14 @@ def FATileAttentionPass : Pass<"fa-tile-attention"> {
     Tails are never read out of bounds: the last query and key blocks are sliced to
     `min(block, N - offset)` rows, so a partial block is a smaller tile rather than a
     padded one. GQA reads key/value head `h / (Hq / Hkv)`; nothing is replicated.
+
+    FP8 descales: per tensor, the step's `descale(qd * kd)` is computed once before the
+    forall and `vd` multiplies the output in the epilogue; per head, the same once per
+    forall iteration from `qd[b, h]`, `kd[b, g]`, `vd[b, g]`. Per block (`descale_block =
+    [bq, bkv]`), the tiles are `gcd(block-q, bq) x gcd(block-kv, bkv)` so that each lies in
+    one descale block, and each step gets the scalars
+    `descale(qd[b, h, row0 / bq] * kd[b, g, col0 / bkv], vd[b, g, col0 / bkv])` (the second,
+    the value descale: `acc' = a * acc + vd * P V`); docs/FP8.md.
 
     Before:
     ```mlir
