@@ -16,6 +16,8 @@ BUILD_DIR="$(cd "$BUILD_DIR" && pwd)"     # lit needs absolute paths
 
 PREFIX="$BUILD_DIR/embedding/install"
 CONSUMER="$BUILD_DIR/embedding/consumer"
+# What is installed and not built for fa-opt (the C API, the plugin).
+cmake --build "$BUILD_DIR" --target FACAPI FAPlugin > /dev/null
 echo "== installing fa into $PREFIX"
 rm -rf "$PREFIX"
 cmake --install "$BUILD_DIR" --prefix "$PREFIX" > /dev/null
