@@ -9,8 +9,9 @@
 #                               -DFA_DIR=<prefix>/lib/cmake/fa gives the
 #                               targets FA::<library> and FA::fa-opt
 # The libraries are static and link MLIR the way fa-opt does (fa-opt links
-# libMLIR.so); a consumer links FA::FARegistration (or a smaller set) and MLIR,
-# as examples/embedding/CMakeLists.txt does.
+# libMLIR.so); a consumer links FA::FARegistration (or a smaller set, such as
+# FA::FARegistrationCPU for the CPU pipeline alone) and MLIR, as
+# examples/embedding/CMakeLists.txt does.
 include(CMakePackageConfigHelpers)
 include(GNUInstallDirs)
 
@@ -19,7 +20,10 @@ set(FA_LIBRARIES
   FAAttentionUtils
   FAAttentionTransforms
   FAAttentionToNVGPU
+  FAPipelinesCPU
+  FAPipelinesGPU
   FAPipelines
+  FARegistrationCPU
   FARegistration
   FACAPI
 )

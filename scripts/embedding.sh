@@ -2,7 +2,8 @@
 # The embedding check (issue 17): install fa from build/ into a prefix, build
 # the out-of-tree consumer examples/embedding/ against that installed tree
 # only (find_package(FA CONFIG) through FA_DIR), then run test/Embedding/
-# with it: each named pipeline through mlir::fa::registerAll alone.
+# with it: each named pipeline through mlir::fa::registerAll alone, and
+# fa-to-cpu through mlir::fa::registerAllCPU (fa-embed-cpu, no GPU target).
 #
 #   scripts/embedding.sh         install into build/embedding/install, build
 #                                the consumer in build/embedding/consumer

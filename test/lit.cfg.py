@@ -49,6 +49,9 @@ if fa_embed:
         lit_config.fatal("fa_embed=%s: no such file" % fa_embed)
     config.available_features.add("fa-embed")
     config.substitutions.append(
+        ("%fa_embed_cpu", os.path.join(os.path.dirname(fa_embed), "fa-embed-cpu")))
+    config.substitutions.append(("%fa_embed_dir", os.path.dirname(fa_embed)))
+    config.substitutions.append(
         ("%fa_embed_c", os.path.join(os.path.dirname(fa_embed), "fa-embed-c")))
     config.substitutions.append(("%fa_embed", fa_embed))
     config.substitutions.append(
