@@ -3,12 +3,15 @@
 #                               TableGen-generated .inc files
 #   lib/libFA*.a                the libraries
 #   bin/fa-opt                  the driver
+#   lib/FAPlugin.so             fa as a dialect + pass plugin of mlir-opt-22
+#                               (target FA::FAPlugin; docs/Embedding.md)
 #   lib/cmake/fa/FAConfig.cmake the package: find_package(FA CONFIG) with
 #                               -DFA_DIR=<prefix>/lib/cmake/fa gives the
 #                               targets FA::<library> and FA::fa-opt
 # The libraries are static and link MLIR the way fa-opt does (fa-opt links
-# libMLIR.so); a consumer links FA::FARegistration (or a smaller set) and MLIR,
-# as examples/embedding/CMakeLists.txt does.
+# libMLIR.so); a consumer links FA::FARegistration (or a smaller set, such as
+# FA::FARegistrationCPU for the CPU pipeline alone) and MLIR, as
+# examples/embedding/CMakeLists.txt does.
 include(CMakePackageConfigHelpers)
 include(GNUInstallDirs)
 
@@ -17,7 +20,10 @@ set(FA_LIBRARIES
   FAAttentionUtils
   FAAttentionTransforms
   FAAttentionToNVGPU
+  FAPipelinesCPU
+  FAPipelinesGPU
   FAPipelines
+  FARegistrationCPU
   FARegistration
   FACAPI
 )
@@ -42,6 +48,14 @@ set_target_properties(fa-opt PROPERTIES
 install(TARGETS fa-opt
   EXPORT FATargets
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+# The plugin: loaded by mlir-opt-22, which has libMLIR.so loaded already; the
+# run path is for ldd and for hosts that load it before libMLIR.so.
+set_target_properties(FAPlugin PROPERTIES
+  INSTALL_RPATH "${LLVM_LIBRARY_DIR}")
+install(TARGETS FAPlugin
+  EXPORT FATargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/fa" "${PROJECT_SOURCE_DIR}/include/fa-c"
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}

@@ -2,7 +2,8 @@
 # The embedding check (issue 17): install fa from build/ into a prefix, build
 # the out-of-tree consumer examples/embedding/ against that installed tree
 # only (find_package(FA CONFIG) through FA_DIR), then run test/Embedding/
-# with it: each named pipeline through mlir::fa::registerAll alone.
+# with it: each named pipeline through mlir::fa::registerAll alone, and
+# fa-to-cpu through mlir::fa::registerAllCPU (fa-embed-cpu, no GPU target).
 #
 #   scripts/embedding.sh         install into build/embedding/install, build
 #                                the consumer in build/embedding/consumer
@@ -16,6 +17,8 @@ BUILD_DIR="$(cd "$BUILD_DIR" && pwd)"     # lit needs absolute paths
 
 PREFIX="$BUILD_DIR/embedding/install"
 CONSUMER="$BUILD_DIR/embedding/consumer"
+# What is installed and not built for fa-opt (the C API, the plugin).
+cmake --build "$BUILD_DIR" --target FACAPI FAPlugin > /dev/null
 echo "== installing fa into $PREFIX"
 rm -rf "$PREFIX"
 cmake --install "$BUILD_DIR" --prefix "$PREFIX" > /dev/null

@@ -49,10 +49,28 @@ if fa_embed:
         lit_config.fatal("fa_embed=%s: no such file" % fa_embed)
     config.available_features.add("fa-embed")
     config.substitutions.append(
+        ("%fa_embed_cpu", os.path.join(os.path.dirname(fa_embed), "fa-embed-cpu")))
+    config.substitutions.append(("%fa_embed_dir", os.path.dirname(fa_embed)))
+    config.substitutions.append(
         ("%fa_embed_c", os.path.join(os.path.dirname(fa_embed), "fa-embed-c")))
     config.substitutions.append(("%fa_embed", fa_embed))
     config.substitutions.append(
         ("%fa_install", lit_config.params.get("fa_install", "")))
+
+# A stock mlir-opt-22 (Debian's mlir-22-tools) with fa loaded as a dialect +
+# pass plugin (lib/Plugin, build/lib/FAPlugin.so); test/Plugin needs it.
+# %fa_mlir_opt is the whole command: mlir-opt-22 with both plugin flags.
+# Not in a sanitizer build (scripts/sanitize.sh): an instrumented plugin does
+# not load into the uninstrumented mlir-opt-22 (no ASan runtime there).
+mlir_opt_22 = shutil.which("mlir-opt-22")
+if mlir_opt_22 and not config.fa_sanitizer:
+    fa_plugin = os.path.join(config.fa_obj_root, "lib", "FAPlugin.so")
+    config.available_features.add("mlir-opt-22")
+    config.substitutions.append(
+        ("%fa_mlir_opt", "%s --load-dialect-plugin=%s --load-pass-plugin=%s"
+         % (mlir_opt_22, fa_plugin, fa_plugin)))
+    config.substitutions.append(("%mlir_opt_22", mlir_opt_22))
+    config.substitutions.append(("%fa_plugin", fa_plugin))
 
 tool_dirs = [config.fa_tools_dir, config.llvm_tools_dir]
 tools = ["fa-opt", "fa-capi-test", "mlir-runner", "mlir-opt"]

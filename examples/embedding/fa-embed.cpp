@@ -8,8 +8,16 @@
 // result. Everything it knows about fa and what fa's pipelines need comes from
 // one call, mlir::fa::registerAll; it registers nothing else.
 //
+// Built with FA_EMBED_CPU_ONLY (fa-embed-cpu), it calls mlir::fa::registerAllCPU
+// instead and links FA::FARegistrationCPU: fa-to-cpu only, and none of fa's
+// GPU code or upstream's GPU targets (test/Embedding/cpu-only.test).
+//
 //===----------------------------------------------------------------------===//
+#ifdef FA_EMBED_CPU_ONLY
+#include "fa/Registration/InitCPU.h"
+#else
 #include "fa/Registration/InitAll.h"
+#endif
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -28,7 +36,11 @@ int main(int argc, char **argv) {
   }
 
   mlir::DialectRegistry registry;
+#ifdef FA_EMBED_CPU_ONLY
+  mlir::fa::registerAllCPU(registry);
+#else
   mlir::fa::registerAll(registry);
+#endif
   mlir::MLIRContext context(registry);
 
   llvm::SourceMgr sourceMgr;

@@ -16,7 +16,7 @@
 #include "fa/Conversion/AttentionToNVGPU/AttentionToNVGPU.h"
 #include "fa/Conversion/Passes.h"
 #include "fa/Dialect/Attention/Transforms/Passes.h"
-#include "fa/Pipelines/Pipelines.h"
+#include "fa/Pipelines/PTXPipeline.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -82,4 +82,17 @@ void mlir::fa::buildPTXPipeline(OpPassManager &pm,
   GpuModuleToBinaryPassOptions toBinary;
   toBinary.compilationTarget = "isa";
   pm.addPass(createGpuModuleToBinaryPass(toBinary));
+}
+
+void mlir::fa::registerPTXPipeline() {
+  // The registry aborts on a pipeline registered twice: register once.
+  static const bool registered = [] {
+    PassPipelineRegistration<PTXPipelineOptions>(
+        "fa-to-ptx",
+        "Compile fa.attention in func.func to a gpu.binary holding PTX "
+        "(FlashAttention-2 kernel for chip=sm_80)",
+        buildPTXPipeline);
+    return true;
+  }();
+  (void)registered;
 }

@@ -1,0 +1,42 @@
+//===- CPUPipeline.h - fa-to-cpu --------------------------------*- C++ -*-===//
+//
+// The CPU pipeline alone (library FAPipelinesCPU): nothing here or in its
+// library refers to the GPU conversion or to a GPU target, so a CPU-only
+// compiler can take it without the NVGPU/NVVM side (docs/Embedding.md).
+//
+//===----------------------------------------------------------------------===//
+#ifndef FA_PIPELINES_CPUPIPELINE_H
+#define FA_PIPELINES_CPUPIPELINE_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir::fa {
+
+/// Options of `fa-to-cpu`.
+struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
+  PassOptions::Option<bool> reference{
+      *this, "reference",
+      llvm::cl::desc("Lower fa.attention with the reference decomposition "
+                     "(materialized scores) instead of the tiled form"),
+      llvm::cl::init(false)};
+  PassOptions::Option<int64_t> blockQ{
+      *this, "block-q", llvm::cl::desc("Query rows per tile (tiled form)"),
+      llvm::cl::init(64)};
+  PassOptions::Option<int64_t> blockKV{
+      *this, "block-kv",
+      llvm::cl::desc("Keys per online-softmax step (tiled form)"),
+      llvm::cl::init(64)};
+};
+
+/// fa.attention on tensors, in func.func, to the LLVM dialect for the CPU
+/// (runnable with mlir-runner).
+void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
+
+/// Registers `fa-to-cpu` with the global pass pipeline registry. Registers
+/// once however often it is called.
+void registerCPUPipeline();
+
+} // namespace mlir::fa
+
+#endif // FA_PIPELINES_CPUPIPELINE_H

@@ -1,0 +1,55 @@
+//===- PTXPipeline.h - fa-to-ptx --------------------------------*- C++ -*-===//
+//
+// The GPU pipeline (library FAPipelinesGPU: fa's NVGPU conversion and the
+// upstream GPU, NVVM and NVVM-target libraries).
+//
+//===----------------------------------------------------------------------===//
+#ifndef FA_PIPELINES_PTXPIPELINE_H
+#define FA_PIPELINES_PTXPIPELINE_H
+
+#include "fa/Conversion/AttentionToNVGPU/SM90/Schedule.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir::fa {
+
+/// Options of `fa-to-ptx`.
+struct PTXPipelineOptions : public PassPipelineOptions<PTXPipelineOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("Target chip (sm_80 or sm_90a)"),
+      llvm::cl::init("sm_80")};
+  PassOptions::Option<std::string> features{
+      *this, "features", llvm::cl::desc("PTX features for nvvm-attach-target"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<int> optLevel{
+      *this, "O", llvm::cl::desc("LLVM optimization level of the NVPTX backend"),
+      llvm::cl::init(3)};
+  PassOptions::Option<int64_t> blockQ{
+      *this, "block-q",
+      llvm::cl::desc("Query rows per thread block (0: the chip's default)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> blockKV{
+      *this, "block-kv",
+      llvm::cl::desc("Keys per step (0: the chip's default)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> rowsPerWarp{
+      *this, "rows-per-warp",
+      llvm::cl::desc("Query rows per warp (0: the chip's default)"),
+      llvm::cl::init(0)};
+  // Every sm_90a schedule switch of SM90/Schedule.def, as for
+  // convert-fa-to-nvgpu (block-kv is the option above, shared with sm_80).
+#include "fa/Conversion/AttentionToNVGPU/SM90/ScheduleOptions.inc"
+};
+
+/// fa.attention in func.func to a module holding gpu.binary ops with PTX
+/// (fa-tile-attention with the chip's block sizes, convert-fa-to-nvgpu, then the nvgpu/gpu -> nvvm lowering and
+/// gpu-module-to-binary{format=isa}).
+void buildPTXPipeline(OpPassManager &pm, const PTXPipelineOptions &options);
+
+/// Registers `fa-to-ptx` with the global pass pipeline registry. Registers
+/// once however often it is called.
+void registerPTXPipeline();
+
+} // namespace mlir::fa
+
+#endif // FA_PIPELINES_PTXPIPELINE_H

@@ -1,0 +1,7 @@
+//===- Pipelines.cpp - every named fa pipeline ----------------------------===//
+#include "fa/Pipelines/Pipelines.h"
+
+void mlir::fa::registerPipelines() {
+  registerCPUPipeline();
+  registerPTXPipeline();
+}
