@@ -149,6 +149,19 @@ struct Matcher {
     return arg.getArgNumber();
   }
 
+  /// The function argument a descale comes from: itself (an f32 scalar) or
+  /// the tensor a `tensor.extract` reads.
+  std::optional<unsigned> descaleArg(Value v) {
+    if (std::optional<unsigned> a = scalarArg(v))
+      return a;
+    auto extract = v.getDefiningOp<tensor::ExtractOp>();
+    auto arg = extract ? dyn_cast<BlockArgument>(extract.getTensor())
+                       : BlockArgument();
+    if (!arg || arg.getOwner() != &func.getBody().front())
+      return std::nullopt;
+    return arg.getArgNumber();
+  }
+
   /// A descale as the tiled form reads it: an f32 function argument (rank
   /// 0), or `tensor.extract %arg[b, h]` (rank 2) or `%arg[b, h, blk]` (rank
   /// 3) of an f32 tensor argument, where blk must be the tile's block index
@@ -159,16 +172,15 @@ struct Matcher {
   };
   FailureOr<DescaleSource> descaleSource(Operation *at, Value v, Value blockIv,
                                          StringRef what) {
-    if (std::optional<unsigned> a = scalarArg(v))
-      return DescaleSource{*a, 0};
-    auto extract = v.getDefiningOp<tensor::ExtractOp>();
-    auto arg = extract ? dyn_cast<BlockArgument>(extract.getTensor())
-                       : BlockArgument();
-    if (!arg || arg.getOwner() != &func.getBody().front())
+    std::optional<unsigned> arg = descaleArg(v);
+    if (!arg)
       return fail(at, "the kernel needs the ")
              << what
              << " descale to be an f32 function argument or an element of "
                 "one (per tensor, head or block)";
+    auto extract = v.getDefiningOp<tensor::ExtractOp>();
+    if (!extract)
+      return DescaleSource{*arg, 0}; // an f32 argument: per tensor
     int64_t rank = extract.getTensor().getType().getRank();
     if (rank == 3) {
       Value blk = extract.getIndices()[2];
@@ -187,7 +199,7 @@ struct Matcher {
                << " descales over blocks equal to its tiles (descale_block = "
                   "[block-q, block-kv] of the tiled form)";
     }
-    return DescaleSource{arg.getArgNumber(), rank};
+    return DescaleSource{*arg, rank};
   }
 
   /// fp8: every step's descale is `arith.mulf q_descale, k_descale`
@@ -242,11 +254,7 @@ struct Matcher {
     auto &da = *attn.descaleArgs;
     attn.forall.walk([&](arith::MulFOp mul) {
       for (Value operand : mul->getOperands()) {
-        std::optional<unsigned> a = scalarArg(operand);
-        if (auto extract = operand.getDefiningOp<tensor::ExtractOp>())
-          if (auto arg = dyn_cast<BlockArgument>(extract.getTensor()))
-            if (arg.getOwner() == &func.getBody().front())
-              a = arg.getArgNumber();
+        std::optional<unsigned> a = descaleArg(operand);
         if (!a || *a == da[0] || *a == da[1])
           continue;
         ambiguous |= vd && *vd != *a;

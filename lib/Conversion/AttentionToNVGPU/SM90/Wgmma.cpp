@@ -10,16 +10,6 @@ using namespace mlir;
 using namespace mlir::fa::kernel;
 using namespace mlir::fa::sm90;
 
-Value mlir::fa::sm90::wgmmaDescriptor128B(KernelBuilder &kb, Value base,
-                                          int64_t byteOffset,
-                                          int64_t leadingBytes) {
-  int64_t fields = WgmmaDescriptor::constantFields(
-      leadingBytes, WgmmaDescriptor::kStrideBytes128B,
-      WgmmaDescriptor::k128B);
-  Value v = arith::AddIOp::create(kb.b, kb.loc, base, kb.i64c(byteOffset >> 4));
-  return arith::OrIOp::create(kb.b, kb.loc, v, kb.i64c(fields));
-}
-
 Value mlir::fa::sm90::wgmmaDescriptor(KernelBuilder &kb, Value base,
                                       int64_t byteOffset, int64_t leadingBytes,
                                       WgmmaDescriptor::SwizzleMode mode) {
@@ -30,6 +20,13 @@ Value mlir::fa::sm90::wgmmaDescriptor(KernelBuilder &kb, Value base,
       WgmmaDescriptor::constantFields(leadingBytes, 8 * rowBytes, mode);
   Value v = arith::AddIOp::create(kb.b, kb.loc, base, kb.i64c(byteOffset >> 4));
   return arith::OrIOp::create(kb.b, kb.loc, v, kb.i64c(fields));
+}
+
+Value mlir::fa::sm90::wgmmaDescriptor128B(KernelBuilder &kb, Value base,
+                                          int64_t byteOffset,
+                                          int64_t leadingBytes) {
+  return wgmmaDescriptor(kb, base, byteOffset, leadingBytes,
+                         WgmmaDescriptor::k128B);
 }
 
 LLVM::LLVMStructType mlir::fa::sm90::wgmmaAccumulatorType(MLIRContext *ctx,

@@ -134,6 +134,20 @@ struct ShapeVerifier {
                             << ") does not match " << rhsName << " (" << rhs
                             << ")";
   }
+
+  /// Grouped-query attention: each of the `hkv` K/V heads serves hq / hkv
+  /// query heads.
+  LogicalResult checkHeadGrouping(int64_t hq, int64_t hkv) {
+    if (!ShapedType::isDynamic(hkv) && hkv == 0)
+      return op.emitOpError() << "key/value head count must be positive";
+    if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv) &&
+        hq % hkv != 0)
+      return op.emitOpError() << "query head count (" << hq
+                              << ") must be a multiple of the key/value head "
+                                 "count ("
+                              << hkv << ")";
+    return success();
+  }
 };
 
 /// Checks the rules of one op and reports the first violation on it.
@@ -245,14 +259,8 @@ LogicalResult AttentionVerifier::verify() {
 
   // Grouped-query attention: each K/V head serves Hq / Hkv query heads.
   int64_t hq = q.getDimSize(1), hkv = k.getDimSize(1);
-  if (!ShapedType::isDynamic(hkv) && hkv == 0)
-    return op.emitOpError() << "key/value head count must be positive";
-  if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv) &&
-      hq % hkv != 0)
-    return op.emitOpError() << "query head count (" << hq
-                            << ") must be a multiple of the key/value head "
-                               "count ("
-                            << hkv << ")";
+  if (failed(checkHeadGrouping(hq, hkv)))
+    return failure();
 
   // Attributes.
   if (failed(verifyScoreAttributes(op, op.getScale(), op.getSoftcap(),
@@ -507,14 +515,8 @@ LogicalResult AttentionGradVerifier::verify() {
     return failure();
 
   int64_t hq = q.getDimSize(1), hkv = k.getDimSize(1);
-  if (!ShapedType::isDynamic(hkv) && hkv == 0)
-    return op.emitOpError() << "key/value head count must be positive";
-  if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv) &&
-      hq % hkv != 0)
-    return op.emitOpError() << "query head count (" << hq
-                            << ") must be a multiple of the key/value head "
-                               "count ("
-                            << hkv << ")";
+  if (failed(checkHeadGrouping(hq, hkv)))
+    return failure();
 
   // The gradients have exactly the types of what they differentiate.
   for (auto [name, result, operand] :

@@ -26,8 +26,6 @@ using namespace mlir::fa;
 
 namespace {
 using utils::IteratorType;
-constexpr IteratorType kPar = IteratorType::parallel;
-constexpr IteratorType kRed = IteratorType::reduction;
 
 } // namespace
 

@@ -32,8 +32,6 @@ using namespace mlir::fa;
 
 namespace {
 using utils::IteratorType;
-constexpr IteratorType kPar = IteratorType::parallel;
-constexpr IteratorType kRed = IteratorType::reduction;
 using BodyFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
 
 /// Builds the linalg.generic ops of one fa.attention_grad (static shapes).

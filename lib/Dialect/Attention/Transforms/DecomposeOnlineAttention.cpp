@@ -29,9 +29,6 @@ using namespace mlir::fa;
 
 namespace {
 using utils::IteratorType;
-constexpr IteratorType kPar = IteratorType::parallel;
-constexpr IteratorType kRed = IteratorType::reduction;
-
 
 /// An elementwise linalg.generic over `ins` (with `maps`) into a new f32
 /// tensor of `sizes`.

@@ -33,8 +33,6 @@ using namespace mlir::fa;
 
 namespace {
 using utils::IteratorType;
-constexpr IteratorType kPar = IteratorType::parallel;
-constexpr IteratorType kRed = IteratorType::reduction;
 using Granularity = QuantizeFP8Options::Granularity;
 
 /// E4M3FN's largest finite magnitude.

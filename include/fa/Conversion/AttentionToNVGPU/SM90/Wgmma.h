@@ -22,8 +22,6 @@ struct WgmmaDescriptor {
   static constexpr int kStrideByteOffsetBit = 32;
   static constexpr int kSwizzleModeBit = 62;
   enum SwizzleMode : int64_t { kNoSwizzle = 0, k128B = 1, k64B = 2, k32B = 3 };
-  /// 8 rows of 128 bytes: the stride between 8-row core matrices.
-  static constexpr int64_t kStrideBytes128B = 1024;
 
   /// The constant fields: leading byte offset, stride byte offset, swizzle.
   static constexpr int64_t constantFields(int64_t leadingBytes,

@@ -8,6 +8,7 @@
 #ifndef FA_DIALECT_ATTENTION_UTILS_ATTENTIONUTILS_H
 #define FA_DIALECT_ATTENTION_UTILS_ATTENTIONUTILS_H
 
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpDefinition.h"
@@ -16,6 +17,10 @@
 #include <optional>
 
 namespace mlir::fa {
+
+/// The iterator types of the linalg.generic ops the lowerings build.
+constexpr utils::IteratorType kPar = utils::IteratorType::parallel;
+constexpr utils::IteratorType kRed = utils::IteratorType::reduction;
 class AttentionOp;
 class OnlineAttentionOp;
 class AttentionGradOp;
