@@ -113,7 +113,8 @@ def encode_tensor_map(spec, address, sizes):
 
 
 _TORCH_DTYPES = {"torch.float16": "f16", "torch.bfloat16": "bf16", "torch.float32": "f32",
-                 "torch.float8_e4m3fn": "f8e4m3"}
+                 "torch.float8_e4m3fn": "f8e4m3", "torch.bool": "bool", "torch.int8": "i8",
+                 "torch.int16": "i16", "torch.int32": "i32", "torch.int64": "i64"}
 
 
 def transpose_v_fp8(v, key_order):
@@ -290,7 +291,7 @@ class Kernel:
         return plan
 
     def __call__(self, q, k, v, out=None, lse=None, *, q_descale=None, k_descale=None,
-                 v_descale=None, v_t=None):
+                 v_descale=None, v_t=None, **inputs):
         """torch path: q [B,Hq,Nq,D], k/v [B,Hkv,Nk,D] on one CUDA device; out
         [B,Hq,Nq,D] and lse [B,Hq,Nq] f32 (kernels with lse) are allocated
         unless given. Checked first (Kernel.check): non-contiguous q, k, v are
@@ -299,14 +300,17 @@ class Kernel:
         lse).
         fp8 kernels (dtype f8e4m3): q, k, v are float8_e4m3fn, the descales
         [1] f32 device tensors; v is transposed here (transpose_v_fp8) unless
-        v_t is given (then v may be None)."""
+        v_t is given (then v may be None).
+        `inputs`: the other tensors the manifest names (a kernel of an attention
+        with a mask operand takes `mask`; one whose score_mod / mask_mod reads a
+        function argument N takes it as `argN`); non-contiguous ones are copied."""
         fp8 = "v_key_order" in self.manifest
-        extra = {}
+        extra = {n: t for n, t in inputs.items() if t is not None}
         if fp8:
             if v_t is None:
                 v_t = transpose_v_fp8(v, self.manifest["v_key_order"])
-            extra = {"v_t": v_t, "q_descale": q_descale, "k_descale": k_descale,
-                     "v_descale": v_descale}
+            extra.update({"v_t": v_t, "q_descale": q_descale, "k_descale": k_descale,
+                          "v_descale": v_descale})
             for name in ("q_descale", "k_descale", "v_descale"):
                 if extra[name] is None:
                     raise ValueError(f"{name}: missing (fp8 kernel {self.manifest['kernel']})")
@@ -320,6 +324,9 @@ class Kernel:
             k = k.contiguous()
         if "v" in plan.copies:
             v = v.contiguous()
+        for name in plan.copies:
+            if name in extra:
+                extra[name] = extra[name].contiguous()
         if out is None:
             out_dtype = q.dtype
             if "out_dtype" in self.manifest:

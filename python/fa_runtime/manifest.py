@@ -281,9 +281,10 @@ def check_launch(manifest, tensors, copy_inputs=True):
             raise ValueError(f"{name}: on cuda:{ordinal}, but {device[1]} is on cuda:{device[0]}"
                              f" (all tensors must be on one device)")
         if not is_contiguous(shape, tuple(t.strides)):
-            if name in ("q", "k", "v") and copy_inputs:
+            written = name in ("out", "lse")
+            if not written and copy_inputs:
                 copies.append(name)
-            elif name in ("q", "k", "v"):
+            elif not written:
                 raise ValueError(f"{name}: not contiguous (strides {list(t.strides)} for shape "
                                  f"{list(shape)}); pass a contiguous tensor (copy_inputs=False)")
             else:

@@ -59,6 +59,7 @@ mlir::fa::buildSM80FlashAttention(const TiledAttention &attn, StringRef chip,
   cfg.windowRight = attn.windowRight;
   cfg.scale = attn.scale;
   cfg.hasLse = attn.hasLse;
+  cfg.modifiers = attn.modifiers;
   auto module = func->getParentOfType<ModuleOp>();
   OpBuilder b(func);
   std::vector<KernelParam> params = sm80::getKernelParams(b.getContext(), cfg);

@@ -37,6 +37,9 @@ std::string mlir::fa::checkSM90AttentionDesc(const SM90AttentionDesc &d) {
     Type out = d.getOutputType();
     if (!out.isF16() && !out.isBF16())
       return "sm_90a fp8 kernel needs an f16 or bf16 output";
+    if (!d.modifiers.empty())
+      return "sm_90a fp8 kernel does not support softcap, a mask operand or "
+             "score_mod / mask_mod yet";
   }
   if (d.headDim != 64 && d.headDim != 128 && d.headDim != 256)
     return "sm_90a kernel supports head dim 64, 128 or 256, got " +
@@ -105,6 +108,7 @@ mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
   desc.windowRight = attn.windowRight;
   desc.scale = attn.scale;
   desc.hasLse = attn.hasLse;
+  desc.modifiers = attn.modifiers;
   // The schedule: measured defaults, options, fa.sm90.* attributes, checked
   // (SM90/Schedule.cpp).
   FailureOr<SM90Schedule> schedule = resolveSM90Schedule(func, attn, options);

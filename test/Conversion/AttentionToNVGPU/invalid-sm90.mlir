@@ -25,8 +25,7 @@ func.func @d96(%q: tensor<1x1x64x96xf16>, %k: tensor<1x1x64x96xf16>, %v: tensor<
 
 // -----
 
-// Sliding windows are supported (convert-fa-to-nvgpu-sm90-window.mlir); the
-// other score modifiers are not.
+// Sliding windows are supported (convert-fa-to-nvgpu-sm90-window.mlir).
 func.func @window(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>) -> tensor<1x1x64x64xf16> {
   %o = fa.attention %q, %k, %v {window = array<i64: 16, 8>} : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf16>
   return %o : tensor<1x1x64x64xf16>
@@ -34,18 +33,12 @@ func.func @window(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tens
 
 // -----
 
-func.func @softcap(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>) -> tensor<1x1x64x64xf16> {
-  // expected-error @+1 {{the kernel does not support softcap}}
-  %o = fa.attention %q, %k, %v {window = array<i64: 16, 0>, softcap = 30.0 : f32} : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf16>
-  return %o : tensor<1x1x64x64xf16>
-}
-
-// -----
-
-func.func @mask(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>, %m: tensor<1x1x64x64xi1>) -> tensor<1x1x64x64xf16> {
-  // expected-error @+1 {{the kernel does not support a mask operand}}
-  %o = fa.attention %q, %k, %v mask(%m : tensor<1x1x64x64xi1>) {window = array<i64: 16, 0>} : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf16>
-  return %o : tensor<1x1x64x64xf16>
+// fp8 takes no modifier yet (the 16-bit kernels take softcap, masks and
+// regions: fa-to-ptx-sm90-modifiers-ptxas.mlir).
+func.func @fp8_softcap(%q: tensor<1x1x128x128xf8E4M3FN>, %k: tensor<1x1x128x128xf8E4M3FN>, %v: tensor<1x1x128x128xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32) -> tensor<1x1x128x128xf16> {
+  // expected-error @+1 {{sm_90a fp8 kernel does not support softcap, a mask operand or score_mod / mask_mod yet}}
+  %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd) {softcap = 30.0 : f32} : tensor<1x1x128x128xf8E4M3FN>, tensor<1x1x128x128xf8E4M3FN>, tensor<1x1x128x128xf8E4M3FN> -> tensor<1x1x128x128xf16>
+  return %o : tensor<1x1x128x128xf16>
 }
 
 // -----

@@ -34,22 +34,6 @@ func.func @dv(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1
 
 // -----
 
-func.func @softcap(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>) -> tensor<1x1x64x64xf16> {
-  // expected-error @+1 {{the kernel does not support softcap}}
-  %o = fa.attention %q, %k, %v {softcap = 30.0 : f32} : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf16>
-  return %o : tensor<1x1x64x64xf16>
-}
-
-// -----
-
-func.func @mask(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>, %m: tensor<1x1x64x64xi1>) -> tensor<1x1x64x64xf16> {
-  // expected-error @+1 {{the kernel does not support a mask operand}}
-  %o = fa.attention %q, %k, %v mask(%m : tensor<1x1x64x64xi1>) : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf16>
-  return %o : tensor<1x1x64x64xf16>
-}
-
-// -----
-
 // expected-error @+1 {{convert-fa-to-nvgpu expects exactly one tiled attention (scf.forall with fa.online_attention) per func.func, found 2}}
 func.func @two(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>) -> (tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>) {
   %o = fa.attention %q, %k, %v : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf16>

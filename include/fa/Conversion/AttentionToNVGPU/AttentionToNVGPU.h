@@ -9,6 +9,7 @@
 #ifndef FA_CONVERSION_ATTENTIONTONVGPU_ATTENTIONTONVGPU_H
 #define FA_CONVERSION_ATTENTIONTONVGPU_ATTENTIONTONVGPU_H
 
+#include "fa/Conversion/AttentionToNVGPU/Common/ScoreModifiers.h"
 #include "fa/Conversion/AttentionToNVGPU/SM90FlashAttention.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -58,6 +59,8 @@ struct TiledAttention {
   double scale = 1.0;
   /// Whether the log-sum-exp is a second result.
   bool hasLse = false;
+  /// softcap, the mask operand, score_mod / mask_mod (Common/ScoreModifiers).
+  ScoreModifierSpec modifiers;
 
   bool hasWindow() const { return windowLeft >= 0 || windowRight >= 0; }
   bool isCausal() const { return windowLeft < 0 && windowRight == 0; }
@@ -66,8 +69,8 @@ struct TiledAttention {
 /// Matches the tiled form in `func`: exactly one scf.forall holding
 /// fa.online_attention ops, whose results are the function's results (out,
 /// then lse when present). Emits a diagnostic and fails on anything a kernel
-/// cannot take (fa.attention not tiled yet, mask, softcap, descale, a
-/// diagonal operand, another shape of loops or slices).
+/// cannot take (fa.attention not tiled yet, a diagonal operand, a modifier
+/// region the kernel cannot evaluate, another shape of loops or slices).
 FailureOr<TiledAttention> matchTiledAttention(func::FuncOp func);
 
 /// `name` as a PTX identifier: each character other than [A-Za-z0-9_$]

@@ -7,6 +7,7 @@
 #ifndef FA_CONVERSION_ATTENTIONTONVGPU_SM90FLASHATTENTION_H
 #define FA_CONVERSION_ATTENTIONTONVGPU_SM90FLASHATTENTION_H
 
+#include "fa/Conversion/AttentionToNVGPU/Common/ScoreModifiers.h"
 #include "fa/Conversion/AttentionToNVGPU/SM90/Schedule.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -60,6 +61,8 @@ struct SM90AttentionDesc : SM90Schedule {
   int64_t windowLeft = -1, windowRight = -1;
   double scale = 1.0;     ///< softmax scale
   bool hasLse = false;    ///< also write the log-sum-exp [B, Hq, Nq] f32
+  /// softcap, mask operand, score_mod / mask_mod (16-bit inputs only).
+  ScoreModifierSpec modifiers;
   // The schedule (SM90Schedule, from SM90/Schedule.def) includes the K/V ring
   // depth `stages` and the keys per K/V tile `blockKV`.
   int64_t producerRegs = kSM90ProducerRegisters; ///< setmaxnreg.dec

@@ -6,10 +6,10 @@ using namespace mlir::fa::kernel;
 
 Value mlir::fa::kernel::emitInlinePTX(KernelBuilder &kb, Type resultType,
                                       ValueRange operands, StringRef ptx,
-                                      StringRef constraints) {
+                                      StringRef constraints, bool pure) {
   return LLVM::InlineAsmOp::create(
              kb.b, kb.loc, resultType, operands, ptx, constraints,
-             /*has_side_effects=*/true, /*is_align_stack=*/false,
+             /*has_side_effects=*/!pure, /*is_align_stack=*/false,
              LLVM::tailcallkind::TailCallKind::None,
              LLVM::AsmDialectAttr::get(kb.b.getContext(),
                                        LLVM::AsmDialect::AD_ATT),

@@ -1,5 +1,6 @@
 //===- KernelBuilder.cpp - emission shorthands of the kernel components ---===//
 #include "fa/Conversion/AttentionToNVGPU/Common/KernelBuilder.h"
+#include "fa/Conversion/AttentionToNVGPU/Common/InlinePTX.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
@@ -30,6 +31,13 @@ Value KernelBuilder::exp2(Value x) {
              b, loc, x.getType(), b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f"),
              ValueRange{x})
       .getResult(0);
+}
+
+Value KernelBuilder::tanhApprox(Value x) {
+  // LLVM 22 has no nvvm intrinsic for it (llvm.tanh becomes a libdevice-like
+  // expansion): the instruction itself, as a pure inline asm.
+  return emitInlinePTX(*this, x.getType(), ValueRange{x},
+                       "tanh.approx.f32 $0, $1;", "=f,f", /*pure=*/true);
 }
 
 Value KernelBuilder::log2Approx(Value x) {

@@ -71,6 +71,7 @@ struct Matcher {
   TiledAttention attn;
   Value qTile;
   Value kSource, vSource, rowBegin;
+  int64_t stepsSeen = 0;
 
   InFlightDiagnostic fail(Operation *op, const Twine &msg) {
     return op->emitOpError("convert-fa-to-nvgpu: ") << msg;
@@ -269,11 +270,70 @@ struct Matcher {
     return success();
   }
 
+  /// The mask tile: func arg [b | 0, head | 0, block * BQ, kvBlock * BKV]
+  /// [1, 1, rows, keys], 0 where the mask broadcasts (its dim is 1).
+  LogicalResult matchMask(OnlineAttentionOp step, Value tile) {
+    auto slice = tile.getDefiningOp<tensor::ExtractSliceOp>();
+    std::optional<unsigned> arg =
+        slice ? funcArgNumber(func, slice.getSource()) : std::nullopt;
+    if (!arg)
+      return fail(step, "the mask tile must be a tensor.extract_slice of a "
+                        "function argument");
+    RankedTensorType ty = slice.getSourceType();
+    auto loop = cast<scf::ForOp>(step->getParentOp());
+    auto ivs = attn.forall.getInductionVars();
+    auto offsets = slice.getMixedOffsets(), sizes = slice.getMixedSizes();
+    ScoreModifierSpec::Mask mask;
+    mask.arg = *arg;
+    mask.elementType = ty.getElementType();
+    auto broadcastOr = [&](int64_t d, Value iv, bool &broadcast) {
+      broadcast = ty.getDimSize(d) == 1 && isConstant(offsets[d], 0);
+      return broadcast || isValue(offsets[d], iv);
+    };
+    std::optional<int64_t> keys =
+        offsets.size() == 4
+            ? matchTimesConstant(offsets[3], loop.getInductionVar())
+            : std::nullopt;
+    if (offsets.size() != 4 ||
+        !broadcastOr(0, ivs[0], mask.batchBroadcast) ||
+        !broadcastOr(1, ivs[1], mask.headBroadcast) ||
+        !isValue(offsets[2], rowBegin) || !keys || *keys != attn.blockKV ||
+        !isConstant(sizes[0], 1) || !isConstant(sizes[1], 1) ||
+        !slice.hasUnitStride())
+      return fail(step, "the mask tile must be the slice [batch or 0, head or "
+                        "0, block * block-q, kv block * block-kv] of the "
+                        "forall's (batch, head, block) and the loop's block");
+    Type elt = mask.elementType;
+    if (!elt.isF16() && !elt.isBF16() && !elt.isF32() && !elt.isInteger(1))
+      return fail(step, "the kernel needs an f16, bf16, f32 or i1 mask");
+    auto &have = attn.modifiers.mask;
+    if (have && (have->arg != mask.arg ||
+                 have->batchBroadcast != mask.batchBroadcast ||
+                 have->headBroadcast != mask.headBroadcast))
+      return fail(step, "all steps must read one mask the same way");
+    have = mask;
+    return success();
+  }
+
+  /// softcap and the mask operand, the same in every step.
+  LogicalResult matchModifiers(OnlineAttentionOp step) {
+    std::optional<double> cap;
+    if (FloatAttr c = step.getSoftcapAttr())
+      cap = c.getValueAsDouble();
+    if (stepsSeen && cap != attn.modifiers.softcap)
+      return fail(step, "all steps must use one softcap");
+    attn.modifiers.softcap = cap;
+    if (stepsSeen &&
+        static_cast<bool>(step.getMask()) != attn.modifiers.mask.has_value())
+      return fail(step, "all steps must have a mask, or none");
+    if (Value m = step.getMask())
+      if (failed(matchMask(step, m)))
+        return failure();
+    ++stepsSeen;
+    return success();
+  }
+
   LogicalResult matchStep(OnlineAttentionOp step) {
-    if (step.getMask())
-      return fail(step, "the kernel does not support a mask operand");
-    if (step.getSoftcap())
-      return fail(step, "the kernel does not support softcap");
     auto loop = dyn_cast<scf::ForOp>(step->getParentOp());
     if (!loop || loop->getParentOp() != attn.forall.getOperation())
       return fail(step, "each step must sit directly in an scf.for directly "
@@ -295,7 +355,7 @@ struct Matcher {
       return failure();
     if (step.getRow0() && step.getRow0() != rowBegin)
       return fail(step, "the positions' row must be the query tile's row");
-    return success();
+    return matchModifiers(step);
   }
 
   /// One loop without a window; three over fa.kv_block_range with one.
@@ -482,6 +542,6 @@ struct Matcher {
 } // namespace
 
 FailureOr<TiledAttention> mlir::fa::matchTiledAttention(func::FuncOp func) {
-  Matcher m{func, {}, {}, {}, {}, {}};
+  Matcher m{func, {}, {}, {}, {}, {}, 0};
   return m.run();
 }

@@ -51,6 +51,11 @@ static KernelArgs readKernelArgs(KernelBuilder &kb, const KernelConfig &cfg,
   a.out = args[3];
   a.lse = cfg.hasLse ? args[4] : Value();
   unsigned s0 = cfg.hasLse ? 5 : 4;
+  unsigned numModifierParams =
+      (cfg.modifiers.mask ? 1 : 0) + cfg.modifiers.captures.size();
+  a.modifierParams.assign(args.begin() + s0,
+                          args.begin() + s0 + numModifierParams);
+  s0 += numModifierParams;
   a.sizes.batch = kb.asIndex(args[s0]);
   a.sizes.queryHeads = kb.asIndex(args[s0 + 1]);
   a.sizes.kvHeads = kb.asIndex(args[s0 + 2]);
@@ -84,6 +89,8 @@ static ThreadTile threadTile(KernelBuilder &kb, const KernelConfig &cfg,
   t.qBase = kb.mul(t.qRowBase, dConst);
   t.kBase = kb.mul(kRowBase, dConst);
   t.q0 = kb.mul(c.qBlock, kb.idx(cfg.blockQ));
+  t.batch = c.batch;
+  t.head = c.head;
   t.warpRow = kb.mul(t.warp, kb.idx(cfg.rowsPerWarp));
   return t;
 }
@@ -111,9 +118,11 @@ std::vector<KernelParam> mlir::fa::sm80::getKernelParams(MLIRContext *ctx,
   AttentionArgTypes types{gTy, gTy,
                           MemRefType::get({kGlobalExtent}, Float32Type::get(ctx)),
                           IntegerType::get(ctx, 32)};
-  return getAttentionKernelParams(types,
-                                  cfg.elementType.isF16() ? "f16" : "bf16",
-                                  /*tensorMaps=*/false, cfg.hasLse);
+  std::vector<KernelParam> params = getAttentionKernelParams(
+      types, cfg.elementType.isF16() ? "f16" : "bf16",
+      /*tensorMaps=*/false, cfg.hasLse);
+  insertScoreModifierParams(params, cfg.modifiers, ctx);
+  return params;
 }
 
 gpu::GPUFuncOp mlir::fa::sm80::buildKernel(OpBuilder &b, Location loc,

@@ -1,6 +1,7 @@
 //===- Mainloop.cpp - the key/value loop of the sm_80 kernel --------------===//
 #include "fa/Conversion/AttentionToNVGPU/SM80/Mainloop.h"
 #include "fa/Conversion/AttentionToNVGPU/Common/Masking.h"
+#include "fa/Conversion/AttentionToNVGPU/Common/ScoreModifiers.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -75,6 +76,7 @@ struct Step {
   const SharedMemoryPlan &plan;
   const AsyncCopyPipeline &loads;
   const MainloopInputs &in;
+  const KernelScoreModifiers &modifiers;
   OnlineSoftmaxConfig softmax;
 
   using Fragments = SmallVector<SmallVector<Value>>; // [m-tile][n]
@@ -134,12 +136,20 @@ SmallVector<Value> Step::scores(const Fragments &s, Value colBase,
         band[r] = rowBand(kb, in.rowDiag[mt][r], colBase,
                           in.args.sizes.keyLength, cfg.windowLeft,
                           cfg.windowRight);
+    KernelScoreModifiers::Row rows[2];
+    if (!modifiers.empty())
+      for (int r = 0; r < 2; ++r)
+        rows[r] = modifiers.row(in.rows[mt][r]);
     SmallVector<Value> out[2];
     for (int64_t n = 0; n < cfg.blockKV / 8; ++n)
       for (int64_t c = 0; c < 2; ++c)
         for (int r = 0; r < 2; ++r) {
           Value v = vector::ExtractOp::create(kb.b, kb.loc, s[mt][n],
                                               ArrayRef<int64_t>{r, c});
+          if (!modifiers.empty())
+            v = modifiers.apply(
+                arith::MulFOp::create(kb.b, kb.loc, v, kb.f32(cfg.scale)),
+                rows[r], kb.add(colBase, kb.idx(n * 8 + c)));
           v = scaleScore(kb, softmax, v);
           if (masked)
             v = arith::SelectOp::create(kb.b, kb.loc,
@@ -322,10 +332,14 @@ ValueRange mlir::fa::sm80::buildMainloop(KernelBuilder &kb,
                                  kb.idx(1), init);
   OpBuilder::InsertionGuard guard(kb.b);
   kb.b.setInsertionPointToStart(loop.getBody());
-  Step step{kb, cfg, plan, loads, in, {}};
+  KernelScoreModifiers modifiers(kb, cfg.modifiers, in.args.modifierParams,
+                           in.args.sizes, in.tile.batch, in.tile.head);
+  Step step{kb, cfg, plan, loads, in, modifiers, {}};
   // With a positive scale the max commutes with it: scores stay raw and
-  // exp2(s * scale - max) is one FFMA + MUFU.
-  step.softmax.scaleLog2e = cfg.scale * M_LOG2E;
+  // exp2(s * scale - max) is one FFMA + MUFU. With modifiers the scores are
+  // scaled first (the modifiers act on scaled scores): log2(e) is left.
+  step.softmax.scaleLog2e =
+      modifiers.empty() ? cfg.scale * M_LOG2E : M_LOG2E;
   step.softmax.scaleInExponent = step.softmax.scaleLog2e > 0;
   step.softmax.maxReduction = OnlineSoftmaxConfig::MaxReduction::Chain;
   step.build(loop, zeroAcc);

@@ -56,6 +56,11 @@ static KernelArgs readKernelArgs(KernelBuilder &kb, const KernelConfig &cfg,
     a.vDescale = args[s0 + 2];
     s0 += 3;
   }
+  const ScoreModifierSpec &mods = cfg.desc.modifiers;
+  unsigned numModifierParams = (mods.mask ? 1 : 0) + mods.captures.size();
+  a.modifierParams.assign(args.begin() + s0,
+                          args.begin() + s0 + numModifierParams);
+  s0 += numModifierParams;
   a.batchArg = args[s0];
   a.sizes.batch = args[s0];
   a.sizes.queryHeads = kb.asIndex(args[s0 + 1]);
@@ -134,8 +139,10 @@ static void buildConsumers(KernelBuilder &kb, const KernelConfig &cfg,
   std::optional<FP8Descales> descales;
   if (cfg.fp8)
     descales = FP8Descales::of(kb, cfg, args, tile, range);
+  KernelScoreModifiers modifiers(kb, cfg.desc.modifiers, args.modifierParams,
+                           args.sizes, tile.coord.batch, tile.coord.head);
   ConsumerMainloop mainloop(kb, cfg, loads, smem, frame, range,
-                            args.sizes.keyLength, tile, isIssuer,
+                            args.sizes.keyLength, tile, isIssuer, modifiers,
                             descales ? &*descales : nullptr);
   MainloopResult result = mainloop.build();
   // fp8: O is in units of the last block's v descale (per tensor / head: of
@@ -210,8 +217,11 @@ static std::vector<KernelParam> kernelParams(OpBuilder &b,
     return getFP8AttentionKernelParams(
         types, out.isF16() ? "f16" : "bf16", d.hasLse,
         descaleShapeOf(d.descaleGranularity), kSM90BlockQ, cfg.blockKV);
-  return getAttentionKernelParams(types, d.elementType.isF16() ? "f16" : "bf16",
-                                  /*tensorMaps=*/true, d.hasLse);
+  std::vector<KernelParam> params = getAttentionKernelParams(
+      types, d.elementType.isF16() ? "f16" : "bf16",
+      /*tensorMaps=*/true, d.hasLse);
+  insertScoreModifierParams(params, d.modifiers, b.getContext());
+  return params;
 }
 
 /// The launch manifest of the kernel.

@@ -78,11 +78,16 @@ ConsumerMainloop::ConsumerMainloop(KernelBuilder &kb, const KernelConfig &cfg,
                                    const ConsumerFrame &frame,
                                    const KVRange &range, Value keyLength,
                                    const TileState &tile, Value isIssuer,
+                                   const KernelScoreModifiers &modifiers,
                                    const FP8Descales *descales)
     : kb(kb), cfg(cfg), loads(loads), smem(smem), frame(frame), range(range),
-      nk(keyLength), tile(tile), isIssuer(isIssuer), descales(descales) {
+      nk(keyLength), tile(tile), isIssuer(isIssuer), modifiers(modifiers),
+      descales(descales) {
   MLIRContext *ctx = kb.b.getContext();
-  softmaxCfg.scaleLog2e = cfg.desc.scale * M_LOG2E;
+  // With modifiers the scores are scaled first (they act on scaled scores)
+  // and only log2(e) is left for the exponent.
+  softmaxCfg.scaleLog2e =
+      modifiers.empty() ? cfg.desc.scale * M_LOG2E : M_LOG2E;
   // fp8: the descales are part of the scale (per block: set per step).
   if (descales && !descales->perBlock())
     softmaxCfg.scaleLog2eValue = descales->base;
@@ -179,11 +184,20 @@ ConsumerMainloop::maskedScores(Value s, Value colBase, bool masked,
     for (int r = 0; r < 2; ++r)
       band[r] = rowBand(kb, frame.rowDiag[r], colBase, nk, d.windowLeft,
                         d.windowRight);
+  KernelScoreModifiers::Row rows[2];
+  if (!modifiers.empty())
+    for (int r = 0; r < 2; ++r)
+      rows[r] = modifiers.row(frame.rowQ[r]);
   SmallVector<Value> out[2];
   for (int64_t n = 0; n < cfg.blockKV / 8; ++n)
     for (int64_t c = 0; c < 2; ++c)
       for (int r = 0; r < 2; ++r) {
-        Value v = scaleScore(kb, stepCfg, kb.extract(s, 4 * n + 2 * r + c));
+        Value v = kb.extract(s, 4 * n + 2 * r + c);
+        if (!modifiers.empty())
+          v = modifiers.apply(
+              arith::MulFOp::create(kb.b, kb.loc, v, kb.f32(cfg.desc.scale)),
+              rows[r], kb.add(colBase, kb.idx(n * 8 + c)));
+        v = scaleScore(kb, stepCfg, v);
         if (masked)
           v = arith::SelectOp::create(kb.b, kb.loc,
                                       inBand(kb, band[r], n * 8 + c), v, negInf);

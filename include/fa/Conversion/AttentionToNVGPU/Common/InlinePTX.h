@@ -17,9 +17,10 @@ namespace mlir::fa::kernel {
 
 /// `ptx` as an llvm.inline_asm with side effects (never merged, hoisted or
 /// removed), AT&T dialect, `constraints` in LLVM's syntax ("=r,r", "0" ties
-/// an input to output 0, ...).
+/// an input to output 0, ...). `pure`: without side effects (a plain
+/// computation LLVM may move, merge or drop).
 Value emitInlinePTX(KernelBuilder &kb, Type resultType, ValueRange operands,
-                    StringRef ptx, StringRef constraints);
+                    StringRef ptx, StringRef constraints, bool pure = false);
 
 /// The constraint string of `numOutputs` outputs of class `cls` ('r', 'f',
 /// 'l') tied to the first `numOutputs` inputs, then `extraInputs` (e.g.

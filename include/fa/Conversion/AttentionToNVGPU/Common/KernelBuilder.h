@@ -90,6 +90,9 @@ struct KernelBuilder {
   Value exp2Poly(Value x);
   /// lg2.approx.f32.
   Value log2Approx(Value x);
+  /// tanh.approx.f32 (MUFU, sm_75+; max relative error 2^-10.987), as
+  /// FlashAttention's softcap.
+  Value tanhApprox(Value x);
 };
 
 } // namespace mlir::fa::kernel

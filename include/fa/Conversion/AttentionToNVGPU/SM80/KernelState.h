@@ -9,6 +9,7 @@
 #define FA_CONVERSION_ATTENTIONTONVGPU_SM80_KERNELSTATE_H
 
 #include "fa/Conversion/AttentionToNVGPU/Common/KernelBuilder.h"
+#include "fa/Conversion/AttentionToNVGPU/Common/ScoreModifiers.h"
 #include "fa/Conversion/AttentionToNVGPU/Common/TileScheduler.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -38,6 +39,8 @@ struct KernelConfig {
   int64_t windowLeft = -1, windowRight = -1;
   double scale = 1.0;
   bool hasLse = false;
+  /// softcap, mask operand, score_mod / mask_mod (Common/ScoreModifiers).
+  ScoreModifierSpec modifiers;
 
   int64_t mTiles() const { return rowsPerWarp / 16; }
   int64_t threads() const { return 32 * (blockQ / rowsPerWarp); }
@@ -62,6 +65,8 @@ struct SharedMemoryPlan {
 /// The gpu.func's arguments, sizes as index values.
 struct KernelArgs {
   Value q, k, v, out, lse; ///< bare-pointer memrefs; lse null without it
+  /// The score modifiers' parameters (mask, captured tensors), in order.
+  SmallVector<Value> modifierParams;
   kernel::ProblemSizes sizes;
 };
 
@@ -71,6 +76,7 @@ struct ThreadTile {
   Value qRowBase; ///< (batch * Hq + head) * Nq: the tile's plane, in rows
   Value qBase, kBase; ///< element offsets of the q and k/v planes
   Value q0;           ///< first query row
+  Value batch, head;  ///< the tile's batch and query head
   Value warpRow;      ///< the warp's first row in the tile
 };
 

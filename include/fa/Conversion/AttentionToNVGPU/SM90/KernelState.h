@@ -70,6 +70,8 @@ struct KernelArgs {
   /// fp8: the per-tensor descales, [1] f32 each in device memory; else null.
   Value qDescale, kDescale, vDescale;
   Value out, lse;         ///< memrefs; lse null without it
+  /// The score modifiers' parameters (mask, captured tensors), in order.
+  SmallVector<Value> modifierParams;
   Value batchArg;         ///< B as the i32 argument (cast where used)
   kernel::ProblemSizes sizes; ///< batch left null (see batchArg)
 };

@@ -13,6 +13,7 @@
 #define FA_CONVERSION_ATTENTIONTONVGPU_SM90_MAINLOOP_H
 
 #include "fa/Conversion/AttentionToNVGPU/Common/OnlineSoftmax.h"
+#include "fa/Conversion/AttentionToNVGPU/Common/ScoreModifiers.h"
 #include "fa/Conversion/AttentionToNVGPU/SM90/LoadPipeline.h"
 
 namespace mlir::fa::sm90 {
@@ -53,6 +54,7 @@ public:
                    const TMALoadPipeline &loads, const SharedMemory &smem,
                    const ConsumerFrame &frame, const KVRange &range,
                    Value keyLength, const TileState &tile, Value isIssuer,
+                   const kernel::KernelScoreModifiers &modifiers,
                    const FP8Descales *descales = nullptr);
 
   /// The loop over [range.begin, range.end) in the configured schedule.
@@ -101,6 +103,8 @@ private:
   const TileState &tile;
   Value isIssuer;
   kernel::OnlineSoftmaxConfig softmaxCfg;
+  /// softcap, masks, score_mod / mask_mod: applied to every block's scores.
+  const kernel::KernelScoreModifiers &modifiers;
   const FP8Descales *descales;
   Value negInf, scaleLog2e;
   Value turnThreads, myTurn, otherTurn;

@@ -1,0 +1,122 @@
+//===- ScoreModifiers.h - softcap, masks and modifier regions ---*- C++ -*-===//
+//
+// What a kernel applies to each score beyond the scale, the fp8 descales and
+// the positional window, in fa.attention's order (docs/Attention.md):
+// softcap, the additive mask operand, the score_mod region, then the boolean
+// mask operand and the mask_mod region (-inf where a key is hidden). The
+// sm_80 and sm_90a softmax steps call KernelScoreModifiers::apply on each score
+// fragment with its row and column; the regions are cloned into the kernel
+// (captured tensors become kernel parameters, tensor.extract a global load).
+// Chip-independent.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FA_CONVERSION_ATTENTIONTONVGPU_COMMON_SCOREMODIFIERS_H
+#define FA_CONVERSION_ATTENTIONTONVGPU_COMMON_SCOREMODIFIERS_H
+
+#include "fa/Conversion/AttentionToNVGPU/Common/KernelBuilder.h"
+#include "fa/Conversion/AttentionToNVGPU/Common/LaunchManifest.h"
+#include "fa/Conversion/AttentionToNVGPU/Common/TileScheduler.h"
+
+#include "mlir/IR/Region.h"
+
+#include <optional>
+#include <vector>
+
+namespace mlir::fa {
+
+/// The modifiers of one attention as the tiled form states them (read by
+/// matchTiledAttention). Plain data: the regions are the tiled form's, alive
+/// while the kernel is built.
+struct ScoreModifierSpec {
+  /// softcap * tanh(s / softcap).
+  std::optional<double> softcap;
+  /// The mask operand [Bm, Hm, Nq, Nk] (Bm = B or 1, Hm = Hq or 1): added
+  /// (f16, bf16, f32) or keeping a key where true (i1, one byte per element
+  /// in memory).
+  struct Mask {
+    unsigned arg = 0; ///< function argument number
+    Type elementType;
+    bool batchBroadcast = false, headBroadcast = false;
+  };
+  std::optional<Mask> mask;
+  /// The regions (fa.attention's score_mod / mask_mod, as the steps hold
+  /// them), null when absent.
+  Region *scoreMod = nullptr, *maskMod = nullptr;
+  /// The tensors the regions read: function arguments of static shape, in
+  /// kernel parameter order (named arg<N> after the argument number N).
+  struct Capture {
+    unsigned arg = 0;
+    RankedTensorType type;
+  };
+  SmallVector<Capture> captures;
+
+  bool empty() const { return !softcap && !mask && !scoreMod && !maskMod; }
+  /// Whether a key may be hidden per element (not only by position).
+  bool hidesKeys() const {
+    return maskMod || (mask && mask->elementType.isInteger(1));
+  }
+};
+
+/// Checks that the kernels can evaluate `region` (a score_mod or mask_mod):
+/// one block of arith / math ops, tensor.extract and tensor.dim of captured
+/// tensors; values from above are constants or function arguments of `func`
+/// (ranked tensors of static shape with f16 / bf16 / f32 / integer
+/// elements). Appends the captured tensor arguments to `captures` (once
+/// each). Emits a diagnostic on `anchor` naming what does not fit.
+LogicalResult
+checkModifierRegionForKernel(Operation *anchor, Region &region,
+                             Operation *func,
+                             SmallVectorImpl<ScoreModifierSpec::Capture> &captures);
+
+/// The kernel parameters of `spec` (mask, then the captures), inserted into
+/// `params` before its first i32 size parameter.
+void insertScoreModifierParams(std::vector<KernelParam> &params,
+                               const ScoreModifierSpec &spec, MLIRContext *ctx);
+
+} // namespace mlir::fa
+
+namespace mlir::fa::kernel {
+
+/// Static extent of the 1-D memrefs that stand for a kernel's bare pointers.
+constexpr int64_t kModifierGlobalExtent = int64_t(1) << 40;
+
+/// The modifiers inside a kernel: built once per tile (batch and head known),
+/// applied per score.
+class KernelScoreModifiers {
+public:
+  /// `params` are the kernel's arguments matching insertScoreModifierParams
+  /// (mask first, then the captures).
+  KernelScoreModifiers(KernelBuilder &kb, const ScoreModifierSpec &spec,
+                 ValueRange params, const ProblemSizes &sizes, Value batch,
+                 Value head);
+
+  bool empty() const { return spec.empty(); }
+
+  /// Per-row values: the query position clamped into [0, Nq) (a tail row's
+  /// scores are computed but never stored), the mask row's offset.
+  struct Row {
+    Value i, maskRow;
+  };
+  Row row(Value rowQ) const;
+
+  /// `s` (scaled, natural units) of `row` and key column `col` (may be past
+  /// Nk in a tail block: the caller masks it; the modifiers read a clamped
+  /// column), modified: -inf where the mask or mask_mod hides the key.
+  Value apply(Value s, const Row &row, Value col) const;
+
+private:
+  /// Clones `region`'s body with its block arguments bound to `args` and
+  /// returns the yielded value.
+  Value inlineRegion(Region &region, ArrayRef<Value> args) const;
+
+  KernelBuilder &kb;
+  const ScoreModifierSpec &spec;
+  Value mask;                       ///< [Bm * Hm * Nq * Nk] memref
+  DenseMap<unsigned, Value> captures; ///< argument number -> memref
+  Value batch, head, nq, nk;
+  Value maskPlane; ///< element offset of the tile's [Nq, Nk] mask plane
+};
+
+} // namespace mlir::fa::kernel
+
+#endif // FA_CONVERSION_ATTENTIONTONVGPU_COMMON_SCOREMODIFIERS_H
