@@ -5,8 +5,10 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include <limits>
@@ -251,7 +253,8 @@ Value KernelScoreModifiers::inlineRegion(Region &region,
   return lookup(body.getTerminator()->getOperand(0));
 }
 
-Value KernelScoreModifiers::apply(Value s, const Row &r, Value col) const {
+Value KernelScoreModifiers::apply(Value s, const Row &r, Value col,
+                                  bool maskModApplied) const {
   if (spec.empty())
     return s;
   OpBuilder &b = kb.b;
@@ -281,7 +284,7 @@ Value KernelScoreModifiers::apply(Value s, const Row &r, Value col) const {
   }
   if (spec.scoreMod)
     s = inlineRegion(*spec.scoreMod, {s, batch, head, r.i, j});
-  if (spec.maskMod) {
+  if (spec.maskMod && (maskModApplied || !spec.maskModBounded)) {
     Value k = inlineRegion(*spec.maskMod, {batch, head, r.i, j});
     keep = keep ? arith::AndIOp::create(b, loc, keep, k).getResult() : k;
   }
@@ -290,4 +293,300 @@ Value KernelScoreModifiers::apply(Value s, const Row &r, Value col) const {
         b, loc, keep, s,
         kb.f32(-std::numeric_limits<double>::infinity()));
   return s;
+}
+
+//===----------------------------------------------------------------------===//
+// Block classification of mask_mod by interval arithmetic
+//===----------------------------------------------------------------------===//
+//
+// mask_mod evaluated over a block of rows [iLo, iHi] x keys [jLo, jHi] (b and
+// h exact): each integer value becomes an interval [lo, hi] (emitted as two
+// index values), each i1 a pair (may be true, may be false). Sound for the
+// ops admitted by canBoundMaskMod; a block with nothing that may be true is
+// empty, one with nothing that may be false is fully visible.
+
+/// The constant of `v`, if it is one.
+static std::optional<int64_t> constantOf(Value v) {
+  APInt c;
+  if (matchPattern(v, m_ConstantInt(&c)))
+    return c.getSExtValue();
+  return std::nullopt;
+}
+
+static bool isIntervalOp(Operation &op) {
+  if (isa<arith::ConstantOp, arith::AddIOp, arith::SubIOp, arith::MinSIOp,
+          arith::MaxSIOp, arith::IndexCastOp, arith::CmpIOp, arith::AndIOp,
+          arith::OrIOp, arith::XOrIOp, arith::SelectOp, arith::ExtSIOp>(op))
+    return true;
+  if (auto mul = dyn_cast<arith::MulIOp>(op))
+    return constantOf(mul.getLhs()) || constantOf(mul.getRhs());
+  if (isa<arith::DivSIOp, arith::FloorDivSIOp, arith::CeilDivSIOp>(op)) {
+    std::optional<int64_t> c = constantOf(op.getOperand(1));
+    return c && *c > 0;
+  }
+  return false;
+}
+
+bool mlir::fa::canBoundMaskMod(Region &maskMod) {
+  for (Operation &op : maskMod.front().without_terminator()) {
+    if (!isIntervalOp(op))
+      return false;
+    if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
+      using P = arith::CmpIPredicate;
+      P p = cmp.getPredicate();
+      if (p != P::eq && p != P::ne && p != P::slt && p != P::sle &&
+          p != P::sgt && p != P::sge)
+        return false;
+    }
+    if (isa<arith::IndexCastOp, arith::ExtSIOp>(op) &&
+        op.getResult(0).getType().isInteger(1))
+      return false;
+    for (Value operand : op.getOperands())
+      if (!maskMod.isAncestor(operand.getParentRegion()) &&
+          !constantOf(operand))
+        return false; // a captured value that is not a constant
+  }
+  return true;
+}
+
+namespace {
+struct Interval {
+  Value lo, hi;
+};
+struct Truth {
+  Value mayTrue, mayFalse;
+};
+} // namespace
+
+KernelScoreModifiers::BlockVisibility
+KernelScoreModifiers::blockVisibility(Value iLo, Value iHi, Value jLo,
+                                      Value jHi) const {
+  assert(spec.maskMod && spec.maskModBounded && "an interval-bounded mask_mod");
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  Block &body = spec.maskMod->front();
+  DenseMap<Value, Interval> ints;
+  DenseMap<Value, Truth> bools;
+  Type index = b.getIndexType();
+  // Integers are computed as index (i32 / i64 casts are value-preserving
+  // while positions fit, as they do: < 2^31).
+  auto asIndex = [&](Value v) {
+    return v.getType().isIndex() ? v : kb.asIndex(v);
+  };
+  auto point = [&](Value v) { return Interval{v, v}; };
+  ints[body.getArgument(0)] = point(batch);
+  ints[body.getArgument(1)] = point(head);
+  ints[body.getArgument(2)] = {iLo, iHi};
+  ints[body.getArgument(3)] = {jLo, jHi};
+  auto get = [&](Value v) -> Interval {
+    auto it = ints.find(v);
+    if (it != ints.end())
+      return it->second;
+    Value c = kb.idx(*constantOf(v)); // canBoundMaskMod: a constant
+    return ints[v] = point(c);
+  };
+  auto truth = [&](Value v) -> Truth {
+    auto it = bools.find(v);
+    if (it != bools.end())
+      return it->second;
+    bool c = *constantOf(v) != 0;
+    Value t = arith::ConstantOp::create(b, loc, b.getBoolAttr(c));
+    Value f = arith::ConstantOp::create(b, loc, b.getBoolAttr(!c));
+    return bools[v] = Truth{t, f};
+  };
+  auto lt = [&](Value x, Value y) {
+    return kb.cmp(arith::CmpIPredicate::slt, x, y);
+  };
+  auto le = [&](Value x, Value y) {
+    return kb.cmp(arith::CmpIPredicate::sle, x, y);
+  };
+  auto andI = [&](Value x, Value y) {
+    return arith::AndIOp::create(b, loc, x, y).getResult();
+  };
+  auto orI = [&](Value x, Value y) {
+    return arith::OrIOp::create(b, loc, x, y).getResult();
+  };
+  auto notI = [&](Value x) {
+    return arith::XOrIOp::create(
+               b, loc, x,
+               arith::ConstantOp::create(b, loc, b.getBoolAttr(true)))
+        .getResult();
+  };
+  auto smin = [&](Value x, Value y) {
+    return arith::MinSIOp::create(b, loc, x, y).getResult();
+  };
+  auto smax = [&](Value x, Value y) {
+    return arith::MaxSIOp::create(b, loc, x, y).getResult();
+  };
+  for (Operation &op : body.without_terminator()) {
+    Value res = op.getResult(0);
+    bool isBool = res.getType().isInteger(1);
+    if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+      if (isBool)
+        (void)truth(res);
+      else
+        (void)get(res);
+      continue;
+    }
+    if (isa<arith::IndexCastOp, arith::ExtSIOp>(op)) {
+      ints[res] = get(op.getOperand(0));
+      continue;
+    }
+    if (auto add = dyn_cast<arith::AddIOp>(op)) {
+      Interval x = get(add.getLhs()), y = get(add.getRhs());
+      ints[res] = {kb.add(x.lo, y.lo), kb.add(x.hi, y.hi)};
+      continue;
+    }
+    if (auto sub = dyn_cast<arith::SubIOp>(op)) {
+      Interval x = get(sub.getLhs()), y = get(sub.getRhs());
+      ints[res] = {kb.sub(x.lo, y.hi), kb.sub(x.hi, y.lo)};
+      continue;
+    }
+    if (auto mul = dyn_cast<arith::MulIOp>(op)) {
+      bool lhsConst = constantOf(mul.getLhs()).has_value();
+      int64_t c = *constantOf(lhsConst ? mul.getLhs() : mul.getRhs());
+      Interval x = get(lhsConst ? mul.getRhs() : mul.getLhs());
+      Value a = kb.mul(x.lo, kb.idx(c)), z = kb.mul(x.hi, kb.idx(c));
+      ints[res] = c >= 0 ? Interval{a, z} : Interval{z, a};
+      continue;
+    }
+    if (isa<arith::DivSIOp, arith::FloorDivSIOp, arith::CeilDivSIOp>(op)) {
+      // Monotone in the dividend for a positive divisor.
+      Interval x = get(op.getOperand(0));
+      Value c = kb.idx(*constantOf(op.getOperand(1)));
+      auto apply = [&](Value v) -> Value {
+        if (isa<arith::DivSIOp>(op))
+          return arith::DivSIOp::create(b, loc, v, c);
+        if (isa<arith::FloorDivSIOp>(op))
+          return arith::FloorDivSIOp::create(b, loc, v, c);
+        return arith::CeilDivSIOp::create(b, loc, v, c);
+      };
+      ints[res] = {apply(x.lo), apply(x.hi)};
+      continue;
+    }
+    if (auto mn = dyn_cast<arith::MinSIOp>(op)) {
+      Interval x = get(mn.getLhs()), y = get(mn.getRhs());
+      ints[res] = {smin(x.lo, y.lo), smin(x.hi, y.hi)};
+      continue;
+    }
+    if (auto mx = dyn_cast<arith::MaxSIOp>(op)) {
+      Interval x = get(mx.getLhs()), y = get(mx.getRhs());
+      ints[res] = {smax(x.lo, y.lo), smax(x.hi, y.hi)};
+      continue;
+    }
+    if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
+      using P = arith::CmpIPredicate;
+      Interval x = get(cmp.getLhs()), y = get(cmp.getRhs());
+      Truth t;
+      switch (cmp.getPredicate()) {
+      case P::slt: // x < y
+        t = {lt(x.lo, y.hi), le(y.lo, x.hi)};
+        break;
+      case P::sle:
+        t = {le(x.lo, y.hi), lt(y.lo, x.hi)};
+        break;
+      case P::sgt: // y < x
+        t = {lt(y.lo, x.hi), le(x.lo, y.hi)};
+        break;
+      case P::sge:
+        t = {le(y.lo, x.hi), lt(x.lo, y.hi)};
+        break;
+      case P::eq:
+      case P::ne: {
+        Value overlap = andI(le(x.lo, y.hi), le(y.lo, x.hi));
+        Value samePoint =
+            andI(andI(kb.cmp(P::eq, x.lo, x.hi), kb.cmp(P::eq, y.lo, y.hi)),
+                 kb.cmp(P::eq, x.lo, y.lo));
+        t = {overlap, notI(samePoint)};
+        if (cmp.getPredicate() == P::ne)
+          std::swap(t.mayTrue, t.mayFalse);
+        break;
+      }
+      default:
+        llvm_unreachable("canBoundMaskMod admits signed compares only");
+      }
+      bools[res] = t;
+      continue;
+    }
+    if (auto a = dyn_cast<arith::AndIOp>(op)) {
+      Truth x = truth(a.getLhs()), y = truth(a.getRhs());
+      bools[res] = {andI(x.mayTrue, y.mayTrue), orI(x.mayFalse, y.mayFalse)};
+      continue;
+    }
+    if (auto o = dyn_cast<arith::OrIOp>(op)) {
+      Truth x = truth(o.getLhs()), y = truth(o.getRhs());
+      bools[res] = {orI(x.mayTrue, y.mayTrue), andI(x.mayFalse, y.mayFalse)};
+      continue;
+    }
+    if (auto x = dyn_cast<arith::XOrIOp>(op)) {
+      Truth p = truth(x.getLhs()), q = truth(x.getRhs());
+      bools[res] = {orI(andI(p.mayTrue, q.mayFalse), andI(p.mayFalse, q.mayTrue)),
+                    orI(andI(p.mayTrue, q.mayTrue), andI(p.mayFalse, q.mayFalse))};
+      continue;
+    }
+    if (auto sel = dyn_cast<arith::SelectOp>(op)) {
+      Truth c = truth(sel.getCondition());
+      if (isBool) {
+        Truth x = truth(sel.getTrueValue()), y = truth(sel.getFalseValue());
+        bools[res] = {orI(andI(c.mayTrue, x.mayTrue), andI(c.mayFalse, y.mayTrue)),
+                      orI(andI(c.mayTrue, x.mayFalse),
+                          andI(c.mayFalse, y.mayFalse))};
+      } else {
+        // The union of the branches that may be taken.
+        Interval x = get(sel.getTrueValue()), y = get(sel.getFalseValue());
+        Value lo = arith::SelectOp::create(
+            b, loc, c.mayTrue,
+            arith::SelectOp::create(b, loc, c.mayFalse, smin(x.lo, y.lo), x.lo),
+            y.lo);
+        Value hi = arith::SelectOp::create(
+            b, loc, c.mayTrue,
+            arith::SelectOp::create(b, loc, c.mayFalse, smax(x.hi, y.hi), x.hi),
+            y.hi);
+        ints[res] = {lo, hi};
+      }
+      continue;
+    }
+    llvm_unreachable("canBoundMaskMod admits only the ops above");
+  }
+  (void)index;
+  Truth keep = truth(body.getTerminator()->getOperand(0));
+  return {keep.mayTrue, notI(keep.mayFalse)};
+}
+
+Value KernelScoreModifiers::lastRow(Value q0, int64_t blockQ) const {
+  Value end = kb.add(q0, kb.idx(blockQ));
+  return kb.sub(arith::MinSIOp::create(kb.b, kb.loc, end, nq), kb.idx(1));
+}
+
+Value KernelScoreModifiers::blockKeyHi(Value j, int64_t blockKV) const {
+  Value next = kb.mul(kb.add(j, kb.idx(1)), kb.idx(blockKV));
+  return kb.sub(arith::MinSIOp::create(kb.b, kb.loc, next, nk), kb.idx(1));
+}
+
+std::pair<Value, Value>
+KernelScoreModifiers::narrowBlockRange(Value begin, Value end, Value iLo,
+                                       Value iHi, int64_t blockKV) const {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  auto loop = scf::ForOp::create(b, loc, begin, end, kb.idx(1),
+                                 ValueRange{end, begin});
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value j = loop.getInductionVar();
+    Value first = loop.getRegionIterArgs()[0];
+    Value lastPlus = loop.getRegionIterArgs()[1];
+    Value some = blockVisibility(iLo, iHi, kb.mul(j, kb.idx(blockKV)),
+                                 blockKeyHi(j, blockKV))
+                     .some;
+    Value unset = kb.cmp(arith::CmpIPredicate::eq, first, end);
+    Value newFirst = arith::SelectOp::create(
+        b, loc, arith::AndIOp::create(b, loc, some, unset), j, first);
+    Value newLast = arith::SelectOp::create(b, loc, some,
+                                            kb.add(j, kb.idx(1)), lastPlus);
+    scf::YieldOp::create(b, loc, ValueRange{newFirst, newLast});
+  }
+  Value first = loop.getResult(0);
+  Value last = arith::MaxSIOp::create(b, loc, loop.getResult(1), first);
+  return {first, last};
 }

@@ -177,6 +177,13 @@ gpu::GPUFuncOp mlir::fa::sm80::buildKernel(OpBuilder &b, Location loc,
   KVBlockRange range =
       computeKVBlockRange(b, loc, tile.q0, qEnd, sz.keyLength, diag,
                           cfg.blockKV, cfg.windowLeft, cfg.windowRight);
+  // A bounded mask_mod skips the blocks it hides from every row of the tile.
+  KernelScoreModifiers modifiers(kb, cfg.modifiers, args.modifierParams, sz,
+                                 tile.batch, tile.head);
+  if (modifiers.classifiesBlocks())
+    std::tie(range.begin, range.end) = modifiers.narrowBlockRange(
+        range.begin, range.end, tile.q0, modifiers.lastRow(tile.q0, cfg.blockQ),
+        cfg.blockKV);
   Value kvStart = kb.mul(range.begin, kb.idx(cfg.blockKV));
 
   // Start streaming K_begin and V_begin (once the Q rows they may

@@ -149,7 +149,7 @@ SmallVector<Value> Step::scores(const Fragments &s, Value colBase,
           if (!modifiers.empty())
             v = modifiers.apply(
                 arith::MulFOp::create(kb.b, kb.loc, v, kb.f32(cfg.scale)),
-                rows[r], kb.add(colBase, kb.idx(n * 8 + c)));
+                rows[r], kb.add(colBase, kb.idx(n * 8 + c)), masked);
           v = scaleScore(kb, softmax, v);
           if (masked)
             v = arith::SelectOp::create(kb.b, kb.loc,
@@ -262,6 +262,19 @@ void Step::build(scf::ForOp loop, Value zeroAcc) const {
     needMask = arith::OrIOp::create(
         b, loc, needMask,
         blockOutsideFullRange(kb, j, in.range.fullBegin, in.range.fullEnd));
+  // A bounded mask_mod: blocks it shows wholly to the tile's rows skip it.
+  if (modifiers.classifiesBlocks()) {
+    Value all = modifiers
+                    .blockVisibility(in.tile.q0,
+                                     modifiers.lastRow(in.tile.q0, cfg.blockQ),
+                                     kv0, modifiers.blockKeyHi(j, blockKV))
+                    .all;
+    needMask = arith::OrIOp::create(
+        b, loc, needMask,
+        arith::XOrIOp::create(b, loc, all,
+                              arith::ConstantOp::create(b, loc,
+                                                        b.getBoolAttr(true))));
+  }
   auto maskIf = scf::IfOp::create(
       b, loc, SmallVector<Type>(mTiles * 2 * perRow, b.getF32Type()), needMask,
       /*withElseRegion=*/true);

@@ -356,8 +356,17 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   SharedMemory smem = SharedMemory::allocate(kb, cfg);
   TMALoadPipeline loads(kb, cfg, args, isIssuer);
   std::optional<KVRange> range;
-  if (!cfg.persistent)
+  if (!cfg.persistent) {
     range = KVRange::of(kb, cfg, tile->q0, args.sizes);
+    // A bounded mask_mod skips the blocks it hides from every row of the
+    // tile (producer and consumers share this range; persistent tiles keep
+    // the whole range and only skip the per-key test of full blocks).
+    KernelScoreModifiers modifiers(kb, d.modifiers, args.modifierParams,
+                                   args.sizes, tile->coord.batch,
+                                   tile->coord.head);
+    if (modifiers.classifiesBlocks())
+      range->narrowToMaskMod(kb, cfg, modifiers, tile->q0, args.sizes);
+  }
 
   if (!cfg.warpSpecialized)
     buildIssuerPrologue(kb, cfg, loads, smem, *tile, *range, isIssuer);

@@ -243,3 +243,11 @@ MemRefType SharedMemory::boxType(const KernelConfig &cfg, int64_t rows) {
   return MemRefType::get({1, rows, cfg.swizzleElems}, cfg.storageType(),
                          MemRefLayoutAttrInterface{}, wg);
 }
+
+void KVRange::narrowToMaskMod(KernelBuilder &kb, const KernelConfig &cfg,
+                              const KernelScoreModifiers &modifiers, Value q0,
+                              const ProblemSizes &sizes) {
+  std::tie(begin, end) = modifiers.narrowBlockRange(
+      begin, end, q0, modifiers.lastRow(q0, kSM90BlockQ), cfg.blockKV);
+  hasLeftEdge = true; // begin is no longer 0
+}

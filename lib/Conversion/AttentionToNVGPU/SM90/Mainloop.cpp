@@ -196,7 +196,7 @@ ConsumerMainloop::maskedScores(Value s, Value colBase, bool masked,
         if (!modifiers.empty())
           v = modifiers.apply(
               arith::MulFOp::create(kb.b, kb.loc, v, kb.f32(cfg.desc.scale)),
-              rows[r], kb.add(colBase, kb.idx(n * 8 + c)));
+              rows[r], kb.add(colBase, kb.idx(n * 8 + c)), masked);
         v = scaleScore(kb, stepCfg, v);
         if (masked)
           v = arith::SelectOp::create(kb.b, kb.loc,
@@ -219,6 +219,19 @@ ConsumerMainloop::softmax(Value s, Value j, Value max[2], Value sum[2]) const {
   // a window edge crosses; the others skip the compares.
   Value needMask = blockNeedsMask(kb, j, kvNext, nk, range.fullBegin,
                                   range.fullEnd, d.windowLeft, d.windowRight);
+  // A bounded mask_mod: blocks it shows wholly to the tile's rows skip it.
+  if (modifiers.classifiesBlocks()) {
+    Value all = modifiers
+                    .blockVisibility(tile.q0,
+                                     modifiers.lastRow(tile.q0, kSM90BlockQ),
+                                     kv0, modifiers.blockKeyHi(j, kBN))
+                    .all;
+    needMask = arith::OrIOp::create(
+        kb.b, kb.loc, needMask,
+        arith::XOrIOp::create(kb.b, kb.loc, all,
+                              arith::ConstantOp::create(
+                                  kb.b, kb.loc, kb.b.getBoolAttr(true))));
+  }
   // fp8 with per-block descales: this block's k descale in the scale.
   OnlineSoftmaxConfig stepCfg = softmaxCfg;
   if (descales && descales->perBlock())

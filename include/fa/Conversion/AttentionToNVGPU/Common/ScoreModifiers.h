@@ -50,6 +50,11 @@ struct ScoreModifierSpec {
   };
   SmallVector<Capture> captures;
 
+  /// mask_mod can be bounded over a block by interval arithmetic
+  /// (canBoundMaskMod): blocks are classified empty / full / partial at run
+  /// time, empty ones never visited, full ones without the per-key test.
+  bool maskModBounded = false;
+
   bool empty() const { return !softcap && !mask && !scoreMod && !maskMod; }
   /// Whether a key may be hidden per element (not only by position).
   bool hidesKeys() const {
@@ -67,6 +72,11 @@ LogicalResult
 checkModifierRegionForKernel(Operation *anchor, Region &region,
                              Operation *func,
                              SmallVectorImpl<ScoreModifierSpec::Capture> &captures);
+
+/// Whether `maskMod` uses only what interval arithmetic bounds soundly:
+/// integer constants, add / sub, multiplication and division by constants,
+/// signed min / max / compares, index casts, i1 and / or / xor, select.
+bool canBoundMaskMod(Region &maskMod);
 
 /// The kernel parameters of `spec` (mask, then the captures), inserted into
 /// `params` before its first i32 size parameter.
@@ -102,7 +112,29 @@ public:
   /// `s` (scaled, natural units) of `row` and key column `col` (may be past
   /// Nk in a tail block: the caller masks it; the modifiers read a clamped
   /// column), modified: -inf where the mask or mask_mod hides the key.
-  Value apply(Value s, const Row &row, Value col) const;
+  /// With `maskModApplied` false a bounded mask_mod is left out (a block
+  /// blockVisibility found fully visible).
+  Value apply(Value s, const Row &row, Value col,
+              bool maskModApplied = true) const;
+
+  /// Whether block classification applies (a bounded mask_mod).
+  bool classifiesBlocks() const { return spec.maskMod && spec.maskModBounded; }
+  /// mask_mod over rows [iLo, iHi] x keys [jLo, jHi] (inclusive): `some`
+  /// key may be visible, `all` are visible (i1 values; classifiesBlocks).
+  struct BlockVisibility {
+    Value some, all;
+  };
+  BlockVisibility blockVisibility(Value iLo, Value iHi, Value jLo,
+                                  Value jHi) const;
+  /// The last row of the tile from `q0`: min(q0 + blockQ, Nq) - 1.
+  Value lastRow(Value q0, int64_t blockQ) const;
+  /// The last key of block `j`: min((j + 1) * blockKV, Nk) - 1.
+  Value blockKeyHi(Value j, int64_t blockKV) const;
+  /// [begin, end) narrowed to the blocks where mask_mod may show a key to
+  /// rows [iLo, iHi]: from the first to one past the last such block, [end,
+  /// end) when none (a scan over the blocks; classifiesBlocks).
+  std::pair<Value, Value> narrowBlockRange(Value begin, Value end, Value iLo,
+                                           Value iHi, int64_t blockKV) const;
 
 private:
   /// Clones `region`'s body with its block arguments bound to `args` and

@@ -12,6 +12,7 @@
 #define FA_CONVERSION_ATTENTIONTONVGPU_SM90_KERNELSTATE_H
 
 #include "fa/Conversion/AttentionToNVGPU/Common/KernelBuilder.h"
+#include "fa/Conversion/AttentionToNVGPU/Common/ScoreModifiers.h"
 #include "fa/Conversion/AttentionToNVGPU/Common/TileScheduler.h"
 #include "fa/Conversion/AttentionToNVGPU/SM90/Barriers.h"
 #include "fa/Conversion/AttentionToNVGPU/SM90/SharedMemoryPlan.h"
@@ -109,6 +110,12 @@ struct KVRange {
   Value blockAt(KernelBuilder &kb, int64_t k) const;
   static KVRange of(KernelBuilder &kb, const KernelConfig &cfg, Value q0,
                     const kernel::ProblemSizes &sizes);
+  /// [begin, end) narrowed to the blocks a bounded mask_mod may show to the
+  /// tile's rows [q0, min(q0 + 128, Nq)) (KernelScoreModifiers); the
+  /// window's [fullBegin, fullEnd) stays valid for the blocks left.
+  void narrowToMaskMod(KernelBuilder &kb, const KernelConfig &cfg,
+                       const kernel::KernelScoreModifiers &modifiers, Value q0,
+                       const kernel::ProblemSizes &sizes);
 };
 
 /// FP8: a tile's descales (docs/FP8.md). The softmax multiplies the e4m3
