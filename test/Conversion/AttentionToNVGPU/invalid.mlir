@@ -42,6 +42,30 @@ func.func @softcap(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: ten
 
 // -----
 
+// Modifier regions: rejected until the kernels inline them (not ignored).
+func.func @score_mod(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>) -> tensor<1x1x64x64xf16> {
+  // expected-error @+1 {{the kernel does not support score_mod / mask_mod regions}}
+  %o = fa.attention %q, %k, %v score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    fa.yield %s : f32
+  } : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf16>
+  return %o : tensor<1x1x64x64xf16>
+}
+
+// -----
+
+func.func @mask_mod(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>) -> tensor<1x1x64x64xf16> {
+  // expected-error @+1 {{the kernel does not support score_mod / mask_mod regions}}
+  %o = fa.attention %q, %k, %v {causal} mask_mod {
+  ^bb0(%b: index, %h: index, %i: index, %j: index):
+    %c = arith.cmpi ne, %i, %j : index
+    fa.yield %c : i1
+  } : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf16>
+  return %o : tensor<1x1x64x64xf16>
+}
+
+// -----
+
 func.func @mask(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>, %m: tensor<1x1x64x64xi1>) -> tensor<1x1x64x64xf16> {
   // expected-error @+1 {{the kernel does not support a mask operand}}
   %o = fa.attention %q, %k, %v mask(%m : tensor<1x1x64x64xi1>) : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf16>

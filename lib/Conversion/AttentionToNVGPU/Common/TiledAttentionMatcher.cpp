@@ -274,6 +274,9 @@ struct Matcher {
       return fail(step, "the kernel does not support a mask operand");
     if (step.getSoftcap())
       return fail(step, "the kernel does not support softcap");
+    if (step.hasModifiers())
+      return fail(step, "the kernel does not support score_mod / mask_mod "
+                        "regions");
     auto loop = dyn_cast<scf::ForOp>(step->getParentOp());
     if (!loop || loop->getParentOp() != attn.forall.getOperation())
       return fail(step, "each step must sit directly in an scf.for directly "
