@@ -34,6 +34,52 @@ func.func @dv(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1
 
 // -----
 
+// Modifier regions the kernels cannot evaluate (fa-to-ptx-modifiers-ptxas.mlir
+// has the ones they can).
+func.func @scalar_capture(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>, %bias: f32) -> tensor<1x1x64x64xf16> {
+  // expected-error @+1 {{a modifier region may read function arguments only as tensors through tensor.extract / tensor.dim on the GPU}}
+  %o = fa.attention %q, %k, %v score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %t = arith.addf %s, %bias : f32
+    fa.yield %t : f32
+  } : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf16>
+  return %o : tensor<1x1x64x64xf16>
+}
+
+// -----
+
+func.func @dynamic_capture(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>, %doc: tensor<?xi32>) -> tensor<1x1x64x64xf16> {
+  // expected-error @+1 {{a tensor a modifier region reads needs a static shape on the GPU, got 'tensor<?xi32>'}}
+  %o = fa.attention %q, %k, %v mask_mod {
+  ^bb0(%b: index, %h: index, %i: index, %j: index):
+    %di = tensor.extract %doc[%i] : tensor<?xi32>
+    %dj = tensor.extract %doc[%j] : tensor<?xi32>
+    %c = arith.cmpi eq, %di, %dj : i32
+    fa.yield %c : i1
+  } : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf16>
+  return %o : tensor<1x1x64x64xf16>
+}
+
+// -----
+
+func.func @nested_region(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>) -> tensor<1x1x64x64xf16> {
+  // expected-error @+1 {{the kernel cannot evaluate 'scf.if' (an op with regions) in a modifier region}}
+  %o = fa.attention %q, %k, %v score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %c = arith.cmpi eq, %i, %j : index
+    %t = scf.if %c -> f32 {
+      scf.yield %s : f32
+    } else {
+      %z = arith.constant 0.0 : f32
+      scf.yield %z : f32
+    }
+    fa.yield %t : f32
+  } : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf16>
+  return %o : tensor<1x1x64x64xf16>
+}
+
+// -----
+
 // expected-error @+1 {{convert-fa-to-nvgpu expects exactly one tiled attention (scf.forall with fa.online_attention) per func.func, found 2}}
 func.func @two(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>) -> (tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>) {
   %o = fa.attention %q, %k, %v : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf16>

@@ -119,14 +119,14 @@ func.func @acc_not_f32(%q: tensor<?x64xf16>, %k: tensor<?x64xf16>, %v: tensor<?x
 // The sum has the type of the max (ODS trait); the custom form cannot say otherwise.
 func.func @sum_type(%q: tensor<16x64xf16>, %k: tensor<?x64xf16>, %v: tensor<?x64xf16>, %m: tensor<16xf32>, %l: tensor<?xf32>, %a: tensor<16x64xf32>) {
   // expected-error @+1 {{failed to verify that all of {max, sum, new_max, new_sum} have same type}}
-  %r:3 = "fa.online_attention"(%q, %k, %v, %m, %l, %a) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0>, scale = 1.250000e-01 : f32}> : (tensor<16x64xf16>, tensor<?x64xf16>, tensor<?x64xf16>, tensor<16xf32>, tensor<?xf32>, tensor<16x64xf32>) -> (tensor<16xf32>, tensor<?xf32>, tensor<16x64xf32>)
+  %r:3 = "fa.online_attention"(%q, %k, %v, %m, %l, %a) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0>, scale = 1.250000e-01 : f32}> : (tensor<16x64xf16>, tensor<?x64xf16>, tensor<?x64xf16>, tensor<16xf32>, tensor<?xf32>, tensor<16x64xf32>) -> (tensor<16xf32>, tensor<?xf32>, tensor<16x64xf32>)
   return
 }
 
 // The accumulator result has the accumulator's type (ODS trait).
 func.func @acc_result_type(%q: tensor<16x64xf16>, %k: tensor<?x64xf16>, %v: tensor<?x64xf16>, %m: tensor<16xf32>, %l: tensor<16xf32>, %a: tensor<16x64xf32>) {
   // expected-error @+1 {{failed to verify that all of {acc, new_acc} have same type}}
-  %r:3 = "fa.online_attention"(%q, %k, %v, %m, %l, %a) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0>, scale = 1.250000e-01 : f32}> : (tensor<16x64xf16>, tensor<?x64xf16>, tensor<?x64xf16>, tensor<16xf32>, tensor<16xf32>, tensor<16x64xf32>) -> (tensor<16xf32>, tensor<16xf32>, tensor<?x64xf32>)
+  %r:3 = "fa.online_attention"(%q, %k, %v, %m, %l, %a) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0>, scale = 1.250000e-01 : f32}> : (tensor<16x64xf16>, tensor<?x64xf16>, tensor<?x64xf16>, tensor<16xf32>, tensor<16xf32>, tensor<16x64xf32>) -> (tensor<16xf32>, tensor<16xf32>, tensor<?x64xf32>)
   return
 }
 
@@ -325,7 +325,7 @@ func.func @softcap_inf(%q: tensor<?x64xf16>, %k: tensor<?x64xf16>, %v: tensor<?x
 // Partial positions: only the generic form can omit col0 and diagonal.
 func.func @partial_positions(%q: tensor<?x64xf16>, %k: tensor<?x64xf16>, %v: tensor<?x64xf16>, %m: tensor<?xf32>, %l: tensor<?xf32>, %a: tensor<?x64xf32>, %r0: index) {
   // expected-error @+1 {{positions need all of row0, col0 and diagonal}}
-  %r:3 = "fa.online_attention"(%q, %k, %v, %m, %l, %a, %r0) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0>, scale = 1.250000e-01 : f32, window = array<i64: -1, 0>}> : (tensor<?x64xf16>, tensor<?x64xf16>, tensor<?x64xf16>, tensor<?xf32>, tensor<?xf32>, tensor<?x64xf32>, index) -> (tensor<?xf32>, tensor<?xf32>, tensor<?x64xf32>)
+  %r:3 = "fa.online_attention"(%q, %k, %v, %m, %l, %a, %r0) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0>, scale = 1.250000e-01 : f32, window = array<i64: -1, 0>}> : (tensor<?x64xf16>, tensor<?x64xf16>, tensor<?x64xf16>, tensor<?xf32>, tensor<?xf32>, tensor<?x64xf32>, index) -> (tensor<?xf32>, tensor<?xf32>, tensor<?x64xf32>)
   return
 }
 
@@ -334,7 +334,7 @@ func.func @partial_positions(%q: tensor<?x64xf16>, %k: tensor<?x64xf16>, %v: ten
 // Two of three positions.
 func.func @two_positions(%q: tensor<?x64xf16>, %k: tensor<?x64xf16>, %v: tensor<?x64xf16>, %m: tensor<?xf32>, %l: tensor<?xf32>, %a: tensor<?x64xf32>, %c0: index, %diag: index) {
   // expected-error @+1 {{positions need all of row0, col0 and diagonal}}
-  %r:3 = "fa.online_attention"(%q, %k, %v, %m, %l, %a, %c0, %diag) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1>, scale = 1.250000e-01 : f32, window = array<i64: -1, 0>}> : (tensor<?x64xf16>, tensor<?x64xf16>, tensor<?x64xf16>, tensor<?xf32>, tensor<?xf32>, tensor<?x64xf32>, index, index) -> (tensor<?xf32>, tensor<?xf32>, tensor<?x64xf32>)
+  %r:3 = "fa.online_attention"(%q, %k, %v, %m, %l, %a, %c0, %diag) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0>, scale = 1.250000e-01 : f32, window = array<i64: -1, 0>}> : (tensor<?x64xf16>, tensor<?x64xf16>, tensor<?x64xf16>, tensor<?xf32>, tensor<?xf32>, tensor<?x64xf32>, index, index) -> (tensor<?xf32>, tensor<?xf32>, tensor<?x64xf32>)
   return
 }
 

@@ -11,7 +11,7 @@
 // CHECK: %[[M1:.+]], %[[L1:.+]], %[[A1:.+]] = fa.online_attention %[[Q]], %[[K]], %[[V]] into %[[M]], %[[L]], %[[A]] {scale = 1.250000e-01 : f32} : tensor<32x64xf16>, tensor<16x64xf16>, tensor<16x64xf16>, tensor<32xf32>, tensor<32x64xf32>{{$}}
 // CHECK: return %[[M1]], %[[L1]], %[[A1]]
 // GENERIC-LABEL: sym_name = "plain_static"
-// GENERIC: "fa.online_attention"(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0>, scale = 1.250000e-01 : f32}> : (tensor<32x64xf16>, tensor<16x64xf16>, tensor<16x64xf16>, tensor<32xf32>, tensor<32xf32>, tensor<32x64xf32>) -> (tensor<32xf32>, tensor<32xf32>, tensor<32x64xf32>)
+// GENERIC: "fa.online_attention"(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0>, scale = 1.250000e-01 : f32}> : (tensor<32x64xf16>, tensor<16x64xf16>, tensor<16x64xf16>, tensor<32xf32>, tensor<32xf32>, tensor<32x64xf32>) -> (tensor<32xf32>, tensor<32xf32>, tensor<32x64xf32>)
 func.func @plain_static(%q: tensor<32x64xf16>, %k: tensor<16x64xf16>, %v: tensor<16x64xf16>,
                         %m: tensor<32xf32>, %l: tensor<32xf32>, %a: tensor<32x64xf32>)
     -> (tensor<32xf32>, tensor<32xf32>, tensor<32x64xf32>) {
@@ -50,7 +50,7 @@ func.func @f32_inputs(%q: tensor<8x32xf32>, %k: tensor<8x32xf32>, %v: tensor<8x3
 // CHECK-SAME: %[[MASK:[a-zA-Z0-9_]+]]: tensor<?x?xi1>)
 // CHECK: fa.online_attention %{{.+}}, %{{.+}}, %{{.+}} into %{{.+}}, %{{.+}}, %{{.+}} mask(%[[MASK]] : tensor<?x?xi1>) {scale = 1.250000e-01 : f32} : tensor<?x64xf16>, tensor<?x64xf16>, tensor<?x64xf16>, tensor<?xf32>, tensor<?x64xf32>{{$}}
 // GENERIC-LABEL: sym_name = "mask_i1"
-// GENERIC: operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0>
+// GENERIC: operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0>
 // GENERIC-SAME: tensor<?x?xi1>
 func.func @mask_i1(%q: tensor<?x64xf16>, %k: tensor<?x64xf16>, %v: tensor<?x64xf16>,
                    %m: tensor<?xf32>, %l: tensor<?xf32>, %a: tensor<?x64xf32>,
@@ -67,7 +67,7 @@ func.func @mask_i1(%q: tensor<?x64xf16>, %k: tensor<?x64xf16>, %v: tensor<?x64xf
 // CHECK-SAME: %[[MASK:[a-zA-Z0-9_]+]]: tensor<32x16xf16>)
 // CHECK: fa.online_attention {{.+}} mask(%[[MASK]] : tensor<32x16xf16>) {scale = 1.250000e-01 : f32} : tensor<32x64xf16>, tensor<16x64xf16>, tensor<16x64xf16>, tensor<32xf32>, tensor<32x64xf32>{{$}}
 // GENERIC-LABEL: sym_name = "mask_f16"
-// GENERIC: operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0>
+// GENERIC: operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0>
 // GENERIC-SAME: tensor<32x16xf16>
 func.func @mask_f16(%q: tensor<32x64xf16>, %k: tensor<16x64xf16>, %v: tensor<16x64xf16>,
                     %m: tensor<32xf32>, %l: tensor<32xf32>, %a: tensor<32x64xf32>,
@@ -84,7 +84,7 @@ func.func @mask_f16(%q: tensor<32x64xf16>, %k: tensor<16x64xf16>, %v: tensor<16x
 // CHECK-SAME: %[[D:[a-zA-Z0-9_]+]]: f32)
 // CHECK: fa.online_attention %{{.+}}, %{{.+}}, %{{.+}} into %{{.+}}, %{{.+}}, %{{.+}} descale(%[[D]]) {scale = 1.250000e-01 : f32} : tensor<?x64xf8E4M3FN>, tensor<?x64xf8E4M3FN>, tensor<?x64xf8E4M3FN>, tensor<?xf32>, tensor<?x64xf32>{{$}}
 // GENERIC-LABEL: sym_name = "descale_fp8"
-// GENERIC: operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 1, 0, 0, 0>
+// GENERIC: operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0>
 // GENERIC-SAME: f32)
 func.func @descale_fp8(%q: tensor<?x64xf8E4M3FN>, %k: tensor<?x64xf8E4M3FN>, %v: tensor<?x64xf8E4M3FN>,
                        %m: tensor<?xf32>, %l: tensor<?xf32>, %a: tensor<?x64xf32>, %d: f32)
@@ -99,7 +99,7 @@ func.func @descale_fp8(%q: tensor<?x64xf8E4M3FN>, %k: tensor<?x64xf8E4M3FN>, %v:
 // CHECK-SAME: %[[R0:[a-zA-Z0-9_]+]]: index, %[[C0:[a-zA-Z0-9_]+]]: index, %[[DIAG:[a-zA-Z0-9_]+]]: index)
 // CHECK: fa.online_attention %{{.+}}, %{{.+}}, %{{.+}} into %{{.+}}, %{{.+}}, %{{.+}} positions(%[[R0]], %[[C0]], %[[DIAG]]) {scale = 1.250000e-01 : f32, window = array<i64: -1, 0>} : tensor<?x64xf16>
 // GENERIC-LABEL: sym_name = "positions_causal"
-// GENERIC: operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1>
+// GENERIC: operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 0, 0, 0, 0>
 // GENERIC-SAME: window = array<i64: -1, 0>
 func.func @positions_causal(%q: tensor<?x64xf16>, %k: tensor<?x64xf16>, %v: tensor<?x64xf16>,
                             %m: tensor<?xf32>, %l: tensor<?xf32>, %a: tensor<?x64xf32>,
@@ -142,7 +142,7 @@ func.func @softcap(%q: tensor<?x64xf16>, %k: tensor<?x64xf16>, %v: tensor<?x64xf
 // CHECK-SAME: %[[MASK:[a-zA-Z0-9_]+]]: tensor<?x?xbf16>, %[[D:[a-zA-Z0-9_]+]]: f32, %[[R0:[a-zA-Z0-9_]+]]: index, %[[C0:[a-zA-Z0-9_]+]]: index, %[[DIAG:[a-zA-Z0-9_]+]]: index)
 // CHECK: fa.online_attention %{{.+}}, %{{.+}}, %{{.+}} into %{{.+}}, %{{.+}}, %{{.+}} mask(%[[MASK]] : tensor<?x?xbf16>) descale(%[[D]]) positions(%[[R0]], %[[C0]], %[[DIAG]]) {scale = 1.250000e-01 : f32, softcap = 3.000000e+01 : f32, window = array<i64: 4, 0>} : tensor<?x64xf8E4M3FN>, tensor<?x64xf8E4M3FN>, tensor<?x64xf8E4M3FN>, tensor<?xf32>, tensor<?x64xf32>{{$}}
 // GENERIC-LABEL: sym_name = "all_clauses"
-// GENERIC: "fa.online_attention"(%{{.+}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1>, scale = 1.250000e-01 : f32, softcap = 3.000000e+01 : f32, window = array<i64: 4, 0>}> : (tensor<?x64xf8E4M3FN>, tensor<?x64xf8E4M3FN>, tensor<?x64xf8E4M3FN>, tensor<?xf32>, tensor<?xf32>, tensor<?x64xf32>, tensor<?x?xbf16>, f32, index, index, index) -> (tensor<?xf32>, tensor<?xf32>, tensor<?x64xf32>)
+// GENERIC: "fa.online_attention"(%{{.+}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0>, scale = 1.250000e-01 : f32, softcap = 3.000000e+01 : f32, window = array<i64: 4, 0>}> : (tensor<?x64xf8E4M3FN>, tensor<?x64xf8E4M3FN>, tensor<?x64xf8E4M3FN>, tensor<?xf32>, tensor<?xf32>, tensor<?x64xf32>, tensor<?x?xbf16>, f32, index, index, index) -> (tensor<?xf32>, tensor<?xf32>, tensor<?x64xf32>)
 func.func @all_clauses(%q: tensor<?x64xf8E4M3FN>, %k: tensor<?x64xf8E4M3FN>, %v: tensor<?x64xf8E4M3FN>,
                        %m: tensor<?xf32>, %l: tensor<?xf32>, %a: tensor<?x64xf32>,
                        %mask: tensor<?x?xbf16>, %d: f32, %row0: index, %col0: index, %diag: index)

@@ -329,7 +329,52 @@ struct Matcher {
     if (Value m = step.getMask())
       if (failed(matchMask(step, m)))
         return failure();
+    if (failed(matchRegions(step)))
+      return failure();
     ++stepsSeen;
+    return success();
+  }
+
+  /// score_mod / mask_mod: the same regions in every step (fa-tile-attention
+  /// copies one fa.attention's), evaluated at coords(batch, head, the tile's
+  /// first row, the block's first key); what they read from above must be
+  /// something the kernel can take (checkModifierRegionForKernel).
+  LogicalResult matchRegions(OnlineAttentionOp step) {
+    Region *scoreMod = step.getScoreMod(), *maskMod = step.getMaskMod();
+    ScoreModifierSpec &spec = attn.modifiers;
+    if (stepsSeen) {
+      auto same = [](Region *a, Region *b) {
+        if (!a || !b)
+          return a == b;
+        return OperationEquivalence::isRegionEquivalentTo(
+            a, b, OperationEquivalence::Flags::None);
+      };
+      if (!same(scoreMod, spec.scoreMod) || !same(maskMod, spec.maskMod))
+        return fail(step, "all steps must have the same score_mod and "
+                          "mask_mod");
+    }
+    if (!scoreMod && !maskMod)
+      return success();
+    auto ivs = attn.forall.getInductionVars();
+    auto loop = cast<scf::ForOp>(step->getParentOp());
+    std::optional<int64_t> keys =
+        step.getCoordCol()
+            ? matchTimesConstant(step.getCoordCol(), loop.getInductionVar())
+            : std::nullopt;
+    if (step.getCoordBatch() != ivs[0] || step.getCoordHead() != ivs[1] ||
+        step.getCoordRow() != rowBegin || !keys || *keys != attn.blockKV)
+      return fail(step, "the kernel needs coords(batch, head, block * "
+                        "block-q, kv block * block-kv) of the forall's "
+                        "(batch, head, block) and the loop's block");
+    if (stepsSeen)
+      return success();
+    for (Region *r : {scoreMod, maskMod})
+      if (r && failed(checkModifierRegionForKernel(step, *r, func,
+                                                   spec.captures)))
+        return failure();
+    spec.scoreMod = scoreMod;
+    spec.maskMod = maskMod;
+    spec.maskModBounded = maskMod && canBoundMaskMod(*maskMod);
     return success();
   }
 

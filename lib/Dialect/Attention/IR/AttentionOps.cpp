@@ -65,6 +65,119 @@ static void printLastDescale(OpAsmPrinter &printer, Operation *, Value vd,
 }
 
 //===----------------------------------------------------------------------===//
+// Modifier regions (score_mod, mask_mod)
+//===----------------------------------------------------------------------===//
+
+static constexpr StringLiteral kModifierNames[] = {"score_mod", "mask_mod"};
+
+/// `region` (named `name`) is empty, or one block with arguments `argTypes`
+/// ending in an fa.yield of one `yieldType`, and no op in it (nested ones
+/// included) has memory effects.
+static LogicalResult verifyModifierRegion(Operation *op, Region *region,
+                                          StringRef name,
+                                          ArrayRef<Type> argTypes,
+                                          Type yieldType) {
+  if (!region)
+    return success();
+  Block &block = region->front();
+  // "(f32, index)": types unquoted, as written in the region.
+  auto typeList = [](TypeRange types) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "(";
+    llvm::interleaveComma(types, os, [&](Type t) { t.print(os); });
+    os << ")";
+    return text;
+  };
+  if (!llvm::equal(block.getArgumentTypes(), argTypes)) {
+    std::string want = typeList(argTypes);
+    std::string got = typeList(block.getArgumentTypes());
+    return op->emitOpError() << "the " << name
+                             << " region must have the block arguments "
+                             << want << ", got " << got;
+  }
+  auto yield = block.empty() ? YieldOp() : dyn_cast<YieldOp>(block.back());
+  if (!yield)
+    return op->emitOpError() << "the " << name
+                             << " region must end in fa.yield";
+  if (yield.getValues().size() != 1 ||
+      yield.getValues().front().getType() != yieldType) {
+    std::string want = typeList(yieldType);
+    std::string got = typeList(yield.getValues().getTypes());
+    return op->emitOpError()
+           << "the " << name << " region must yield one "
+           << StringRef(want).drop_front().drop_back() << ", got " << got;
+  }
+  // Post-order: the innermost offending op is named.
+  Operation *effectful = nullptr;
+  region->walk([&](Operation *nested) {
+    if (isMemoryEffectFree(nested))
+      return WalkResult::advance();
+    effectful = nested;
+    return WalkResult::interrupt();
+  });
+  if (effectful)
+    return op->emitOpError()
+           << "the " << name << " region must be free of side effects: '"
+           << effectful->getName() << "' may read or write memory";
+  return success();
+}
+
+/// Both modifier regions of `op` (fa.attention or fa.online_attention).
+template <typename OpT>
+static LogicalResult verifyModifierRegions(OpT op) {
+  if (op->getNumRegions() != 0 && op->getNumRegions() != 2)
+    return op.emitOpError() << "must have no modifier region, or two "
+                               "(score_mod, mask_mod; an absent one empty), got "
+                            << op->getNumRegions();
+  Builder b(op.getContext());
+  Type index = b.getIndexType();
+  return failure(
+      failed(verifyModifierRegion(op, op.getScoreMod(), "score_mod",
+                                  {b.getF32Type(), index, index, index, index},
+                                  b.getF32Type())) ||
+      failed(verifyModifierRegion(op, op.getMaskMod(), "mask_mod",
+                                  {index, index, index, index},
+                                  b.getI1Type())));
+}
+
+/// `[score_mod {...}] [mask_mod {...}] :`: the modifier regions, then the
+/// colon before the types (printed here so that an op without regions prints
+/// exactly as before). An op has no modifier region, or both, the absent one
+/// empty.
+static ParseResult
+parseModifiersAndColon(OpAsmParser &parser,
+                       SmallVectorImpl<std::unique_ptr<Region>> &regions) {
+  std::unique_ptr<Region> parsed[2] = {std::make_unique<Region>(),
+                                       std::make_unique<Region>()};
+  bool any = false;
+  for (auto [keyword, region] : llvm::zip(kModifierNames, parsed)) {
+    if (failed(parser.parseOptionalKeyword(keyword)))
+      continue;
+    if (parser.parseRegion(*region))
+      return failure();
+    any = true;
+  }
+  if (any)
+    for (std::unique_ptr<Region> &region : parsed)
+      regions.push_back(std::move(region));
+  return parser.parseColon();
+}
+
+static void printModifiersAndColon(OpAsmPrinter &printer, Operation *,
+                                   MutableArrayRef<Region> regions) {
+  if (regions.size() == 2)
+    for (auto [keyword, region] : llvm::zip(kModifierNames, regions)) {
+      if (region.empty())
+        continue;
+      printer << keyword << ' ';
+      printer.printRegion(region);
+      printer << ' ';
+    }
+  printer << ':';
+}
+
+//===----------------------------------------------------------------------===//
 // AttentionOp
 //===----------------------------------------------------------------------===//
 
@@ -76,7 +189,7 @@ void AttentionOp::build(OpBuilder &builder, OperationState &state,
         /*v_descale=*/Value(), /*diagonal=*/Value(), /*scale=*/FloatAttr(),
         causal,
         /*window=*/DenseI64ArrayAttr(), /*softcap=*/FloatAttr(),
-        /*descale_block=*/DenseI64ArrayAttr());
+        /*descale_block=*/DenseI64ArrayAttr(), /*modifiersCount=*/0);
 }
 
 double AttentionOp::getEffectiveScale() {
@@ -300,7 +413,7 @@ LogicalResult AttentionVerifier::verify() {
       return failure();
   }
 
-  if (failed(verifyDescales(elt)))
+  if (failed(verifyDescales(elt)) || failed(verifyModifierRegions(op)))
     return failure();
 
   // Optional log-sum-exp: [B, Hq, Nq] in f32.
@@ -629,7 +742,19 @@ LogicalResult OnlineAttentionOp::verify() {
   } else if (hasPositions) {
     return emitOpError() << "positions are only meaningful with a window";
   }
-  return success();
+  Value coords[] = {getCoordBatch(), getCoordHead(), getCoordRow(),
+                    getCoordCol()};
+  int numCoords = llvm::count_if(coords, [](Value v) { return !!v; });
+  if (numCoords != 0 && numCoords != 4)
+    return emitOpError() << "coords need all of batch, head, row0 and col0";
+  bool hasRegions = hasModifiers();
+  if (hasRegions && numCoords == 0)
+    return emitOpError() << "a score_mod or mask_mod region needs "
+                            "coords(%b, %h, %row0, %col0)";
+  if (!hasRegions && numCoords != 0)
+    return emitOpError() << "coords are only meaningful with a score_mod or "
+                            "mask_mod region";
+  return verifyModifierRegions(*this);
 }
 
 //===----------------------------------------------------------------------===//

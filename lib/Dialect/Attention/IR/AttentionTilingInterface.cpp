@@ -238,6 +238,28 @@ static std::string describeDim(int64_t size) {
 // TilingInterface
 //===----------------------------------------------------------------------===//
 
+/// Clones the modifier region `from` into `to` (of a tile of the op) and
+/// shifts its (b, h, i) block arguments, the ones from `firstPosition` on, by
+/// the tile's `offsets` (a null offset is 0): at the top of the region,
+/// `b + b0`, `h + h0`, `i + i0` replace every use of b, h, i.
+static void cloneWithOffsets(OpBuilder &b, Location loc, Region &from,
+                             Region &to, unsigned firstPosition,
+                             ArrayRef<Value> offsets) {
+  if (from.empty())
+    return;
+  OpBuilder::InsertionGuard guard(b);
+  b.cloneRegionBefore(from, to, to.end());
+  Block &block = to.front();
+  b.setInsertionPointToStart(&block);
+  for (auto [k, offset] : llvm::enumerate(offsets)) {
+    if (!offset)
+      continue;
+    BlockArgument arg = block.getArgument(firstPosition + k);
+    auto shifted = arith::AddIOp::create(b, loc, arg, offset);
+    arg.replaceAllUsesExcept(shifted, shifted);
+  }
+}
+
 SmallVector<utils::IteratorType> AttentionOp::getLoopIteratorTypes() {
   // (batch, query head, query row). The key loop is a reduction that stays
   // inside the op: see the file comment.
@@ -361,10 +383,28 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
     lseType = RankedTensorType::get(
         tileShape, cast<RankedTensorType>(lse.getType()).getElementType());
 
+  // The modifier regions see absolute (b, h, i): the tile's are relative to
+  // its offsets. The offsets are materialized here, before the tiled op.
+  SmallVector<Value> regionOffsets;
+  if (hasModifiers())
+    for (OpFoldResult offset : {b0, h0, i0})
+      regionOffsets.push_back(
+          isConstantIntValue(offset, 0)
+              ? Value()
+              : getValueOrCreateConstantIndexOp(b, loc, offset));
+
   auto tiled = AttentionOp::create(
       b, loc, outType, lseType, querySlice, keySlice, valueSlice, maskSlice,
       getQDescale(), getKDescale(), getVDescale(), diagonal, getScaleAttr(),
-      getCausalAttr(), getWindowAttr(), getSoftcapAttr(), getDescaleBlockAttr());
+      getCausalAttr(), getWindowAttr(), getSoftcapAttr(), getDescaleBlockAttr(),
+      (*this)->getNumRegions());
+  if (!regionOffsets.empty()) {
+    // Regions 0 and 1: score_mod (s, b, h, i, j) and mask_mod (b, h, i, j).
+    cloneWithOffsets(b, loc, getModifiers()[0], tiled.getModifiers()[0],
+                     /*firstPosition=*/1, regionOffsets);
+    cloneWithOffsets(b, loc, getModifiers()[1], tiled.getModifiers()[1],
+                     /*firstPosition=*/0, regionOffsets);
+  }
   return TilingResult{{tiled},
                       SmallVector<Value>(tiled->getResults()),
                       slices};

@@ -111,7 +111,16 @@ FailureOr<SmallVector<Value>> mlir::fa::decomposeAttention(RewriterBase &rewrite
           factor = arith::MulFOp::create(
               b, l, factor, arith::MulFOp::create(b, l, qd, kd));
         }
-        s = applyScoreModifiers(b, l, mods, s, factor, maskElt, distance);
+        // The modifier regions see the op's own (b, h, i, j): the loops.
+        ModifierRegions regions = ModifierRegions::get(op);
+        if (!regions.empty()) {
+          regions.batch = linalg::IndexOp::create(b, l, 0);
+          regions.head = linalg::IndexOp::create(b, l, 1);
+          regions.row = linalg::IndexOp::create(b, l, 2);
+          regions.col = linalg::IndexOp::create(b, l, 3);
+        }
+        s = applyScoreModifiers(b, l, mods, s, factor, maskElt, distance,
+                                /*postScale=*/Value(), regions);
         linalg::YieldOp::create(b, l, s);
       });
   scores = masked.getResult(0);

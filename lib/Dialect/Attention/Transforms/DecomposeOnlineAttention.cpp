@@ -68,7 +68,8 @@ mlir::fa::decomposeOnlineAttention(RewriterBase &rewriter,
   // Scores in log2 units: fold log2(e) into the scale when nothing non-linear
   // or additive comes between the scaling and the exponent.
   ScoreModifiers mods = ScoreModifiers::get(op);
-  bool foldLog2e = !mods.softcap && !(op.getMask() && !op.isBooleanMask());
+  bool foldLog2e = !mods.softcap && !(op.getMask() && !op.isBooleanMask()) &&
+                   !op.getScoreMod();
   double scale = op.getScale().convertToDouble() * (foldLog2e ? M_LOG2E : 1.0);
   Value scoreScale =
       arith::ConstantOp::create(b, loc, b.getF32FloatAttr(static_cast<float>(scale)));
@@ -119,10 +120,21 @@ mlir::fa::decomposeOnlineAttention(RewriterBase &rewriter,
               distance = getDiagonalDistance(nb, l, row, col, op.getDiagonal());
             }
             Value maskElt = op.getMask() ? args.front() : Value();
+            // The regions see absolute positions: the step's coords plus
+            // its local row and key.
+            ModifierRegions regions = ModifierRegions::get(op);
+            if (!regions.empty()) {
+              regions.batch = op.getCoordBatch();
+              regions.head = op.getCoordHead();
+              regions.row = arith::AddIOp::create(
+                  nb, l, op.getCoordRow(), linalg::IndexOp::create(nb, l, 0));
+              regions.col = arith::AddIOp::create(
+                  nb, l, op.getCoordCol(), linalg::IndexOp::create(nb, l, 1));
+            }
             linalg::YieldOp::create(
                 nb, l,
                 applyScoreModifiers(nb, l, mods, args.back(), scoreScale,
-                                    maskElt, distance, postScale));
+                                    maskElt, distance, postScale, regions));
           })
           .getResult(0);
 

@@ -346,7 +346,10 @@ mlir::fa::quantizeAttentionFP8(RewriterBase &rewriter, AttentionOp op,
   auto fp8 = AttentionOp::create(
       rewriter, loc, op.getOutType(), lseType, q8, k8, v8, op.getMask(), dq, dk,
       dv, op.getDiagonal(), op.getScaleAttr(), op.getCausalAttr(),
-      op.getWindowAttr(), op.getSoftcapAttr(), descaleBlock);
+      op.getWindowAttr(), op.getSoftcapAttr(), descaleBlock,
+      op->getNumRegions());
+  // score_mod sees the descaled score, as it saw the unquantized one.
+  cloneModifierRegions(rewriter, op, fp8);
   // Discardable (dialect-prefixed) attributes travel with the op.
   for (NamedAttribute attr : op->getDiscardableAttrs())
     fp8->setAttr(attr.getName(), attr.getValue());

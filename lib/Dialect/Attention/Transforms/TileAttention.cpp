@@ -125,12 +125,22 @@ struct QueryBlockBuilder {
             descales.push_back(stepDescale);
           if (valueDescale)
             descales.push_back(valueDescale);
+          // The modifier regions, cloned verbatim, evaluated at this block's
+          // absolute (batch, head, first row, first key).
+          Value coordBatch, coordHead, coordRow, coordCol;
+          if (op.hasModifiers()) {
+            coordBatch = batch;
+            coordHead = head;
+            coordRow = rowBegin;
+            coordCol = col0;
+          }
           auto step = OnlineAttentionOp::create(
               nb, l, TypeRange(iterArgs), qTile, kTile, vTile, iterArgs[0],
               iterArgs[1], iterArgs[2], mTile, descales, row0, colPos,
-              diagonal,
+              diagonal, coordBatch, coordHead, coordRow, coordCol,
               nb.getF32FloatAttr(static_cast<float>(op.getEffectiveScale())),
-              window, op.getSoftcapAttr());
+              window, op.getSoftcapAttr(), op->getNumRegions());
+          cloneModifierRegions(nb, op, step);
           scf::YieldOp::create(nb, l, step.getResults());
         });
     return SmallVector<Value>(loop.getResults());

@@ -156,7 +156,8 @@ Value mlir::fa::extractDescale(OpBuilder &b, Location loc, Value descale,
 }
 
 bool mlir::fa::canFoldLog2eIntoScale(AttentionOp op) {
-  return !op.getSoftcap() && !(op.getMask() && !op.isBooleanMask());
+  return !op.getSoftcap() && !(op.getMask() && !op.isBooleanMask()) &&
+         !op.getScoreMod();
 }
 
 Value mlir::fa::getScoreScale(OpBuilder &b, Location loc, AttentionOp op,
@@ -242,7 +243,8 @@ Value mlir::fa::isInsideWindow(OpBuilder &b, Location loc,
 Value mlir::fa::applyScoreModifiers(OpBuilder &b, Location loc,
                                     const ScoreModifiers &mods, Value s,
                                     Value scoreScale, Value maskElt,
-                                    Value distance, Value postScale) {
+                                    Value distance, Value postScale,
+                                    const ModifierRegions &regions) {
   s = arith::MulFOp::create(b, loc, s, scoreScale);
   if (mods.softcap) {
     Value cap = f32Constant(b, loc, *mods.softcap);
@@ -256,14 +258,70 @@ Value mlir::fa::applyScoreModifiers(OpBuilder &b, Location loc,
     else
       s = arith::AddFOp::create(b, loc, s, extendToF32(b, loc, maskElt));
   }
+  IRMapping noCaptures;
+  if (regions.scoreMod)
+    s = inlineScoreMod(b, loc, *regions.scoreMod, s, regions.batch,
+                       regions.head, regions.row, regions.col, noCaptures);
+  auto andKeep = [&](Value visible) {
+    keep = keep ? arith::AndIOp::create(b, loc, keep, visible) : visible;
+  };
+  if (regions.maskMod)
+    andKeep(inlineMaskMod(b, loc, *regions.maskMod, regions.batch,
+                          regions.head, regions.row, regions.col, noCaptures));
   if (distance)
     if (Value inside = isInsideWindow(b, loc, mods, distance))
-      keep = keep ? arith::AndIOp::create(b, loc, keep, inside) : inside;
+      andKeep(inside);
   if (postScale)
     s = arith::MulFOp::create(b, loc, s, postScale);
   if (keep)
     s = arith::SelectOp::create(b, loc, keep, s, negInf(b, loc));
   return s;
+}
+
+/// Clones the body of `region` but its terminator, with its block arguments
+/// mapped to `args`; returns what the fa.yield yields, mapped.
+static Value inlineModifier(OpBuilder &b, Region &region, ValueRange args,
+                            IRMapping &captures) {
+  IRMapping mapping = captures;
+  Block &block = region.front();
+  mapping.map(block.getArguments(), args);
+  for (Operation &op : block.without_terminator())
+    b.clone(op, mapping);
+  auto yield = cast<YieldOp>(block.getTerminator());
+  return mapping.lookupOrDefault(yield.getValues().front());
+}
+
+Value mlir::fa::inlineScoreMod(OpBuilder &b, Location, Region &scoreMod,
+                               Value s, Value batch, Value head, Value row,
+                               Value col, IRMapping &captures) {
+  return inlineModifier(b, scoreMod, {s, batch, head, row, col}, captures);
+}
+
+Value mlir::fa::inlineMaskMod(OpBuilder &b, Location, Region &maskMod,
+                              Value batch, Value head, Value row, Value col,
+                              IRMapping &captures) {
+  return inlineModifier(b, maskMod, {batch, head, row, col}, captures);
+}
+
+void mlir::fa::cloneModifierRegions(OpBuilder &b, Operation *from,
+                                    Operation *to) {
+  for (auto [src, dst] : llvm::zip(from->getRegions(), to->getRegions()))
+    b.cloneRegionBefore(src, dst, dst.end());
+}
+
+template <typename OpT>
+static ModifierRegions getModifierRegions(OpT op) {
+  ModifierRegions regions;
+  regions.scoreMod = op.getScoreMod();
+  regions.maskMod = op.getMaskMod();
+  return regions;
+}
+
+ModifierRegions ModifierRegions::get(AttentionOp op) {
+  return getModifierRegions(op);
+}
+ModifierRegions ModifierRegions::get(OnlineAttentionOp op) {
+  return getModifierRegions(op);
 }
 
 AffineMap mlir::fa::getMaskBroadcastMap(AttentionOp op, unsigned numLoops) {

@@ -18,8 +18,23 @@ Reference semantics (per batch b, query head h, query row i; g = h / (Hq/Hkv)):
     s[j] += mask[b?,h?,i,j]                                    additive mask (broadcast)
     s[j] = -inf  if a boolean mask is false, or j is outside
                  i+(Nk-Nq)-left <= j <= i+(Nk-Nq)+right   (causal: right = 0; -1: unbounded)
+    s[j] = score_mod(s[j], b, h, i, j)                         --score-mod (a region)
+    s[j] = -inf  if not mask_mod(b, h, i, j)                   --mask-mod (a region)
     out  = softmax(s) @ (v[b,g] * vd);  lse = log(sum_j exp(s[j]))
     a row with every key masked: out = 0, lse = -inf.
+
+The modifier regions (MODS below) are written in MLIR by `emit` and in numpy
+by `reference`, each from its definition:
+    alibi        s + slope[h] * (j - i), slope[h] = 2^(-8 (h + 1) / Hq) from a
+                 captured tensor<Hq x f32>
+    alibi-arith  s + (j - i) / (h + 1), the slope computed in the region
+    softcap      c * tanh(s / c), c = --mod-softcap, with math.tanh
+    relpos       s + table[clamp(j - i, -R, R) + R], R = --relpos-radius, a
+                 captured tensor<(2R + 1) x f32>
+    prefix       keep iff j < P or j <= i, P = --prefix (prefix-LM)
+    document     keep iff doc[i] == doc[j], doc a captured tensor<N x i32> of
+                 document ids (--doc-lens, N = Nq = Nk)
+    hide-rows    keep iff i mod 3 != 1: every third row sees no key at all
 
 scale and softcap are f32 attributes, so the reference uses their f32 values.
 Inputs are generated in float64, then rounded to the input type (f16 through
@@ -164,6 +179,15 @@ def parse_args(argv):
                    help="fp8 descales: f32 scalars, [B, H] or [B, H, NB] tensors (amax/448 each)")
     p.add_argument("--descale-block", type=int, nargs=2, default=[4, 4],
                    metavar=("BQ", "BKV"), help="rows per descale block with --granularity block")
+    p.add_argument("--score-mod", default=None, choices=["alibi", "alibi-arith", "softcap", "relpos"],
+                   help="a score_mod region (see MODS)")
+    p.add_argument("--mask-mod", default=None, choices=["prefix", "document", "hide-rows"],
+                   help="a mask_mod region (see MODS)")
+    p.add_argument("--mod-softcap", type=float, default=5.0, help="c of --score-mod softcap")
+    p.add_argument("--relpos-radius", type=int, default=3, help="R of --score-mod relpos")
+    p.add_argument("--prefix", type=int, default=2, help="P of --mask-mod prefix")
+    p.add_argument("--doc-lens", type=int, nargs="+", default=None,
+                   help="document lengths of --mask-mod document (sum Nq)")
     p.add_argument("output", nargs="?", help="runner stdout (check mode)")
     a = p.parse_intermixed_args(argv)
     a.Hkv = a.Hkv or a.Hq
@@ -180,6 +204,9 @@ def parse_args(argv):
             p.error("--mask-dims must be 1 or B, 1 or Hq")
     if a.masked_row and a.mask == "none":
         p.error("--masked-row needs a mask")
+    if a.mask_mod == "document":
+        if a.Nq != a.Nk or not a.doc_lens or sum(a.doc_lens) != a.Nq:
+            p.error("--mask-mod document needs Nq == Nk == sum(--doc-lens)")
     if a.mode == "check" and not a.output:
         p.error("check needs the runner's output file")
     return a
@@ -251,7 +278,108 @@ def make_inputs(a):
         for r in a.masked_row:
             m[:, :, r, :] = -np.inf
         ins["mask"] = m
+    # Captured tensors of the modifier regions (exact f32 values).
+    if a.score_mod == "alibi":
+        ins["slopes"] = np.array([f32(2.0 ** (-8.0 * (h + 1) / a.Hq)) for h in range(a.Hq)])
+    elif a.score_mod == "relpos":
+        ins["table"] = ROUND["f32"](rng.uniform(-1.0, 1.0, 2 * a.relpos_radius + 1))
+    if a.mask_mod == "document":
+        ins["doc"] = np.repeat(np.arange(len(a.doc_lens)), a.doc_lens)
     return ins
+
+
+def mod_regions(a, ins, w):
+    """The score_mod / mask_mod text of the op (after the attributes); writes
+    the captured constants with `w`."""
+    text = ""
+    if a.score_mod:
+        body = []
+        if a.score_mod in ("alibi", "alibi-arith", "relpos"):
+            body.append("%d = arith.subi %j, %i : index")
+        if a.score_mod == "alibi":
+            w(f"  %slopes = arith.constant dense<{dense(ins['slopes'], fmt)}> : tensor<{a.Hq}xf32>")
+            body += ["%sl = tensor.extract %slopes[%h] : tensor<" + str(a.Hq) + "xf32>",
+                     "%di = arith.index_cast %d : index to i64",
+                     "%df = arith.sitofp %di : i64 to f32",
+                     "%bias = arith.mulf %sl, %df : f32",
+                     "%t = arith.addf %s, %bias : f32"]
+        elif a.score_mod == "alibi-arith":
+            body += ["%c1 = arith.constant 1 : index",
+                     "%h1 = arith.addi %h, %c1 : index",
+                     "%hi = arith.index_cast %h1 : index to i64",
+                     "%hf = arith.sitofp %hi : i64 to f32",
+                     "%di = arith.index_cast %d : index to i64",
+                     "%df = arith.sitofp %di : i64 to f32",
+                     "%bias = arith.divf %df, %hf : f32",
+                     "%t = arith.addf %s, %bias : f32"]
+        elif a.score_mod == "softcap":
+            body += [f"%c = arith.constant {fmt(f32(a.mod_softcap))} : f32",
+                     "%x = arith.divf %s, %c : f32",
+                     "%th = math.tanh %x : f32",
+                     "%t = arith.mulf %th, %c : f32"]
+        else:
+            R = a.relpos_radius
+            w(f"  %table = arith.constant dense<{dense(ins['table'], fmt)}> : tensor<{2 * R + 1}xf32>")
+            body += [f"%r = arith.constant {R} : index",
+                     f"%nr = arith.constant {-R} : index",
+                     "%lo = arith.maxsi %d, %nr : index",
+                     "%dc = arith.minsi %lo, %r : index",
+                     "%idx = arith.addi %dc, %r : index",
+                     f"%bias = tensor.extract %table[%idx] : tensor<{2 * R + 1}xf32>",
+                     "%t = arith.addf %s, %bias : f32"]
+        text += (" score_mod {\n  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):\n"
+                 + "".join("    " + x + "\n" for x in body) + "    fa.yield %t : f32\n  }")
+    if a.mask_mod:
+        if a.mask_mod == "prefix":
+            body = [f"%p = arith.constant {a.prefix} : index",
+                    "%inp = arith.cmpi slt, %j, %p : index",
+                    "%causal = arith.cmpi sle, %j, %i : index",
+                    "%keep = arith.ori %inp, %causal : i1"]
+        elif a.mask_mod == "document":
+            n = a.Nq
+            w(f"  %doc = arith.constant dense<{dense(ins['doc'], str)}> : tensor<{n}xi32>")
+            body = [f"%di = tensor.extract %doc[%i] : tensor<{n}xi32>",
+                    f"%dj = tensor.extract %doc[%j] : tensor<{n}xi32>",
+                    "%keep = arith.cmpi eq, %di, %dj : i32"]
+        else:
+            body = ["%c3 = arith.constant 3 : index",
+                    "%c1 = arith.constant 1 : index",
+                    "%r = arith.remui %i, %c3 : index",
+                    "%keep = arith.cmpi ne, %r, %c1 : index"]
+        text += (" mask_mod {\n  ^bb0(%b: index, %h: index, %i: index, %j: index):\n"
+                 + "".join("    " + x + "\n" for x in body) + "    fa.yield %keep : i1\n  }")
+    return text
+
+
+def apply_mods(a, ins, s, smag, keep):
+    """The modifier regions in numpy, on s, the magnitude bound and keep."""
+    i = np.arange(a.Nq)[:, None].astype(np.float64)
+    j = np.arange(a.Nk)[None, :].astype(np.float64)
+    bias = None
+    if a.score_mod == "alibi":
+        bias = ins["slopes"][None, :, None, None] * (j - i)[None, None]
+    elif a.score_mod == "alibi-arith":
+        h1 = np.arange(1, a.Hq + 1, dtype=np.float64)
+        bias = (j - i)[None, None] / h1[None, :, None, None]
+    elif a.score_mod == "relpos":
+        R = a.relpos_radius
+        idx = (np.clip(j - i, -R, R) + R).astype(int)
+        bias = ins["table"][idx][None, None]
+    elif a.score_mod == "softcap":
+        c = f32(a.mod_softcap)
+        s = c * np.tanh(s / c)
+    if bias is not None:
+        s = s + bias
+        smag = smag + np.abs(bias)
+    ii = np.arange(a.Nq)[:, None]
+    jj = np.arange(a.Nk)[None, :]
+    if a.mask_mod == "prefix":
+        keep = keep & ((jj < a.prefix) | (jj <= ii))
+    elif a.mask_mod == "document":
+        keep = keep & (ins["doc"][ii] == ins["doc"][jj])
+    elif a.mask_mod == "hide-rows":
+        keep = keep & np.broadcast_to(ii % 3 != 1, (a.Nq, a.Nk))
+    return s, smag, keep
 
 
 # ----------------------------------------------------------------------------
@@ -344,6 +472,7 @@ def emit(a, ins):
     if a.softcap is not None:
         attrs.append(f"softcap = {fmt(f32(a.softcap))} : f32")
     attr = (" {" + ", ".join(attrs) + "}") if attrs else ""
+    attr += mod_regions(a, ins, w)
     oshape, lshape = (B, Hq, Nq, Dv), (B, Hq, Nq)
     ot = ttype(dty(oshape), Eo)
     lt = ttype(dty(lshape + (1,))[:3], "f32")  # lse: [B, Hq, Nq]
@@ -400,6 +529,7 @@ def reference(a, ins):
         smag = smag + np.where(np.isfinite(m), np.abs(m), 0.0)
     elif a.mask == "bool":
         keep &= np.broadcast_to(ins["mask"], s.shape)
+    s, smag, keep = apply_mods(a, ins, s, smag, keep)
     left, right = a.window if a.window is not None else (-1, -1)
     if a.causal:
         right = 0

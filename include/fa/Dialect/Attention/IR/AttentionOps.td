@@ -3,10 +3,30 @@
 #define FA_DIALECT_ATTENTION_IR_ATTENTIONOPS_TD
 
 include "fa/Dialect/Attention/IR/AttentionDialect.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/TilingInterface.td"
 include "mlir/IR/BuiltinAttributes.td"
+
+// The optional modifier regions of fa.attention and fa.online_attention: none,
+// or two, score_mod then mask_mod, where an absent one is empty (so that IR
+// without modifiers, generic form included, is as before).
+defvar FA_ModifierRegions = (region VariadicRegion<MaxSizedRegion<1>>:$modifiers);
+defvar FA_ModifierAccessors = [{
+    /// The score_mod region, null when the op has none.
+    Region *getScoreMod() { return getModifierRegion(0); }
+    /// The mask_mod region, null when the op has none.
+    Region *getMaskMod() { return getModifierRegion(1); }
+    /// Whether the op has a score_mod or a mask_mod.
+    bool hasModifiers() { return getScoreMod() || getMaskMod(); }
+    Region *getModifierRegion(unsigned index) {
+      MutableArrayRef<Region> regions = getModifiers();
+      if (regions.size() != 2 || regions[index].empty())
+        return nullptr;
+      return &regions[index];
+    }
+}];
 
 def FA_InputElementType : AnyTypeOf<[F16, BF16, F32, F8E4M3FN]>;
 def FA_OutputElementType : AnyTypeOf<[F16, BF16, F32]>;
@@ -81,6 +101,20 @@ def FA_AttentionOp : FA_Op<"attention", [
     offsets (constants, loop induction variables, affine expressions of them), tiling fails
     with a diagnostic on the op rather than guessing.
 
+    Modifier regions (optional, after the attribute dictionary, in this order; each a
+    single block ending in `fa.yield`, free of memory side effects, and free to use values
+    defined above the op, e.g. constants or a tensor read with `tensor.extract`):
+    * `score_mod { ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index): ...
+      fa.yield %t : f32 }`: `%s` is the score of query row `%i` and key `%j` (absolute
+      positions in this op's query and key sequences, `0 <= i < Nq`, `0 <= j < Nk`) of
+      batch `%b` and query head `%h`, after the scale (and fp8 descale), softcap and the
+      additive mask; the yielded value is the score that enters the softmax.
+    * `mask_mod { ^bb0(%b: index, %h: index, %i: index, %j: index): ...
+      fa.yield %keep : i1 }`: whether key `j` is visible to row `i`, in addition to
+      causal/window and a boolean mask operand (a key is visible iff all of them say so).
+    The order is: scale (x descale), softcap, additive mask, score_mod, then the boolean
+    mask, mask_mod and the causal/window band set invisible scores to -inf.
+
     A second result `lse: tensor<B x Hq x Nq x f32>` is returned when the result type list
     names two types. A row whose keys are all masked yields `out = 0` and `lse = -inf`.
 
@@ -99,6 +133,24 @@ def FA_AttentionOp : FA_Op<"attention", [
     %o3 = fa.attention %q1, %k, %v diagonal(%c32) {causal}
         : tensor<2x8x32x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>
         -> tensor<2x8x32x64xf16>
+    // ALiBi (one slope per query head, from a tensor<8xf32> defined above the op)
+    // and a prefix-LM mask (keys < 16 are seen by every row).
+    %o4 = fa.attention %q, %k, %v score_mod {
+    ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+      %slope = tensor.extract %slopes[%h] : tensor<8xf32>
+      %d = arith.subi %j, %i : index
+      %di = arith.index_cast %d : index to i64
+      %df = arith.sitofp %di : i64 to f32
+      %t = math.fma %slope, %df, %s : f32
+      fa.yield %t : f32
+    } mask_mod {
+    ^bb0(%b: index, %h: index, %i: index, %j: index):
+      %p = arith.cmpi ult, %j, %c16 : index
+      %c = arith.cmpi ule, %j, %i : index
+      %keep = arith.ori %p, %c : i1
+      fa.yield %keep : i1
+    } : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>
+        -> tensor<2x8x128x64xf16>
     ```
   }];
 
@@ -120,6 +172,9 @@ def FA_AttentionOp : FA_Op<"attention", [
     OptionalAttr<DenseI64ArrayAttr>:$descale_block
   );
   let results = (outs AnyRankedTensor:$out, Optional<AnyRankedTensor>:$lse);
+  // Optional user modifiers: the score and mask of one (b, h, i, j), see the
+  // description.
+  let regions = FA_ModifierRegions;
 
   let assemblyFormat = [{
     $query `,` $key `,` $value
@@ -128,7 +183,8 @@ def FA_AttentionOp : FA_Op<"attention", [
      custom<LastDescale>($v_descale, type($q_descale), type($k_descale),
                          type($v_descale)))?
     (`diagonal` `(` $diagonal^ `)`)?
-    attr-dict `:` type($query) `,` type($key) `,` type($value)
+    attr-dict custom<ModifiersAndColon>($modifiers)
+    type($query) `,` type($key) `,` type($value)
     `->` custom<ResultTypes>(type($out), type($lse))
   }];
 
@@ -137,7 +193,7 @@ def FA_AttentionOp : FA_Op<"attention", [
                    CArg<"bool", "false">:$causal)>
   ];
 
-  let extraClassDeclaration = [{
+  let extraClassDeclaration = !strconcat(FA_ModifierAccessors, [{
     RankedTensorType getQueryType() { return getQuery().getType(); }
     RankedTensorType getKeyType() { return getKey().getType(); }
     RankedTensorType getValueType() { return getValue().getType(); }
@@ -156,7 +212,7 @@ def FA_AttentionOp : FA_Op<"attention", [
       return getMask() &&
              cast<ShapedType>(getMask().getType()).getElementType().isInteger(1);
     }
-  }];
+  }]);
 
   let hasVerifier = 1;
 }
@@ -287,12 +343,38 @@ def FA_OnlineAttentionOp : FA_Op<"online_attention", [Pure,
     only to the blocks that straddle a window edge; blocks fully inside are unmasked
     and blocks fully outside are never visited.
 
+    The optional regions `score_mod` and `mask_mod` are those of fa.attention, with the
+    same block arguments and the same meaning: `(s, b, h, i, j)` and `(b, h, i, j)` with
+    ABSOLUTE batch, query head, query row and key. `coords(%b, %h, %row0, %col0)` (index
+    values: the step's batch, query head, first query row and first key in the
+    fa.attention's sequences) is required iff a region is present; the step evaluates
+    the regions at `(b, h, row0 + i, col0 + j)` for its local row `i` and key `j`. The
+    order within the step is: scale (x descale), softcap, additive mask, score_mod, then
+    boolean mask, mask_mod and window to -inf, then `log2(e)` and the online softmax:
+
+    ```
+    t[i,j]  = scale * (descale) * dot(q[i], k[j]);  t = softcap * tanh(t / softcap)
+    t      += mask[i,j]                                      (additive)
+    t       = score_mod(t, b, h, row0 + i, col0 + j)         if score_mod
+    t       = -inf where !mask[i,j] (i1), !mask_mod(b, h, row0 + i, col0 + j), or
+              outside the window
+    ```
+    (log2(e) is then never folded into the scale: score_mod sees natural units.)
+
     Example:
 
     ```mlir
     %m1, %l1, %acc1 = fa.online_attention %q, %k, %v into %m0, %l0, %acc0
         positions(%row0, %col0, %diag) {scale = 0.125 : f32, window = array<i64: -1, 0>}
         : tensor<?x64xf16>, tensor<?x64xf16>, tensor<?x64xf16>, tensor<?xf32>, tensor<?x64xf32>
+    %m2, %l2, %acc2 = fa.online_attention %q, %k, %v into %m1, %l1, %acc1
+        coords(%b, %h, %row0, %col0) {scale = 0.125 : f32} mask_mod {
+    ^bb0(%bb: index, %hh: index, %i: index, %j: index):
+      %di = tensor.extract %doc[%i] : tensor<128xi32>
+      %dj = tensor.extract %doc[%j] : tensor<128xi32>
+      %same = arith.cmpi eq, %di, %dj : i32
+      fa.yield %same : i1
+    } : tensor<?x64xf16>, tensor<?x64xf16>, tensor<?x64xf16>, tensor<?xf32>, tensor<?x64xf32>
     ```
   }];
   let arguments = (ins
@@ -309,21 +391,30 @@ def FA_OnlineAttentionOp : FA_Op<"online_attention", [Pure,
     Optional<Index>:$row0,
     Optional<Index>:$col0,
     Optional<Index>:$diagonal,
+    // coords(%b, %h, %row0, %col0): where the modifier regions are evaluated.
+    Optional<Index>:$coord_batch,
+    Optional<Index>:$coord_head,
+    Optional<Index>:$coord_row,
+    Optional<Index>:$coord_col,
     F32Attr:$scale,
     OptionalAttr<DenseI64ArrayAttr>:$window,
     OptionalAttr<F32Attr>:$softcap
   );
   let results = (outs AnyRankedTensor:$new_max, AnyRankedTensor:$new_sum,
                       AnyRankedTensor:$new_acc);
+  // The modifier regions of fa.attention, cloned verbatim.
+  let regions = FA_ModifierRegions;
   let assemblyFormat = [{
     $query `,` $key `,` $value `into` $max `,` $sum `,` $acc
     (`mask` `(` $mask^ `:` type($mask) `)`)?
     (`descale` `(` $descales^ `)`)?
     (`positions` `(` $row0^ `,` $col0 `,` $diagonal `)`)?
-    attr-dict `:` type($query) `,` type($key) `,` type($value) `,` type($max) `,`
+    (`coords` `(` $coord_batch^ `,` $coord_head `,` $coord_row `,` $coord_col `)`)?
+    attr-dict custom<ModifiersAndColon>($modifiers)
+    type($query) `,` type($key) `,` type($value) `,` type($max) `,`
     type($acc)
   }];
-  let extraClassDeclaration = [{
+  let extraClassDeclaration = !strconcat(FA_ModifierAccessors, [{
     RankedTensorType getQueryType() { return getQuery().getType(); }
     RankedTensorType getAccType() { return getAcc().getType(); }
     /// The score descale (q_descale * k_descale), null without fp8.
@@ -338,8 +429,24 @@ def FA_OnlineAttentionOp : FA_Op<"online_attention", [Pure,
       return getMask() &&
              cast<ShapedType>(getMask().getType()).getElementType().isInteger(1);
     }
-  }];
+  }]);
   let hasVerifier = 1;
+}
+
+def FA_YieldOp : FA_Op<"yield", [Pure, ReturnLike, Terminator,
+    ParentOneOf<["AttentionOp", "OnlineAttentionOp"]>]> {
+  let summary = "the value of a score_mod or mask_mod region";
+  let description = [{
+    Terminates the modifier regions of fa.attention and fa.online_attention:
+    one f32 (the modified score) in `score_mod`, one i1 (the key is visible) in
+    `mask_mod`; the parent op's verifier checks the count and types.
+
+    ```mlir
+    fa.yield %t : f32
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "$values attr-dict `:` type($values)";
 }
 
 def FA_KVBlockRangeOp : FA_Op<"kv_block_range", [Pure]> {

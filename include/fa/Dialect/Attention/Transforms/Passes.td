@@ -155,6 +155,11 @@ def FATileAttentionPass : Pass<"fa-tile-attention"> {
     `descale(qd[b, h, row0 / bq] * kd[b, g, col0 / bkv], vd[b, g, col0 / bkv])` (the second,
     the value descale: `acc' = a * acc + vd * P V`); docs/FP8.md.
 
+    Modifier regions: every step gets verbatim copies of the op's `score_mod` and
+    `mask_mod` regions and `coords(%b, %h, %row0, %col0)` (the forall's batch and
+    head, the block's first row and first key), so it evaluates them at absolute
+    positions; the loops are the same as without regions (docs/TiledForm.md).
+
     Before:
     ```mlir
     %o = fa.attention %q, %k, %v {causal} : tensor<2x8x1000x64xf16>,

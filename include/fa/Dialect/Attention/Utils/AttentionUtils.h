@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/Value.h"
 
@@ -110,20 +111,52 @@ struct ScoreModifiers {
   static ScoreModifiers get(AttentionGradOp op);
 };
 
+/// Evaluates a score_mod region (of fa.attention or fa.online_attention) at
+/// the builder's insertion point by cloning its body with the block arguments
+/// (s, b, h, i, j) replaced by the given values; `captures` maps values defined
+/// above the region to their replacements where the body is inlined somewhere
+/// they are not visible (empty for inlining next to the op). Returns the
+/// yielded f32.
+Value inlineScoreMod(OpBuilder &b, Location loc, Region &scoreMod, Value s,
+                     Value batch, Value head, Value row, Value col,
+                     IRMapping &captures);
+/// The same for a mask_mod region (b, h, i, j): returns the yielded i1.
+Value inlineMaskMod(OpBuilder &b, Location loc, Region &maskMod, Value batch,
+                    Value head, Value row, Value col, IRMapping &captures);
+
+/// Copies the score_mod and mask_mod regions of `from` into the (empty) ones
+/// of `to`; both are fa.attention or fa.online_attention, `to` built with
+/// as many regions as `from` (none, or score_mod and mask_mod).
+void cloneModifierRegions(OpBuilder &b, Operation *from, Operation *to);
+
+/// The modifier regions of one score and where it is: the absolute batch,
+/// query head, query row and key of the fa.attention. Regions are null when
+/// absent.
+struct ModifierRegions {
+  Region *scoreMod = nullptr, *maskMod = nullptr;
+  Value batch, head, row, col;
+  static ModifierRegions get(AttentionOp op);
+  static ModifierRegions get(OnlineAttentionOp op);
+  bool empty() const { return !scoreMod && !maskMod; }
+};
+
 /// The signed distance of key `col` from the diagonal of query `row`:
 /// col - (row + diagonal).
 Value getDiagonalDistance(OpBuilder &b, Location loc, Value row, Value col,
                           Value diagonal);
 
 /// The score after the modifiers, in this order: times `scoreScale`, softcap,
-/// additive or boolean `maskElt` (may be null), positional masking when
-/// `distance` (from getDiagonalDistance) is given, then times `postScale` (may
-/// be null; log2(e) when the softmax uses exp2 and it could not be folded into
-/// `scoreScale`). Masked scores become -inf.
+/// additive `maskElt`, the score_mod of `regions`, then -inf where a boolean
+/// `maskElt`, the mask_mod of `regions` or the positional mask (when
+/// `distance`, from getDiagonalDistance, is given) hides the key, then times
+/// `postScale` (may be null; log2(e) when the softmax uses exp2 and it could
+/// not be folded into `scoreScale`). `maskElt` may be null; `regions` at their
+/// positions are set by the caller when the op has modifier regions.
 Value applyScoreModifiers(OpBuilder &b, Location loc,
                           const ScoreModifiers &mods, Value s,
                           Value scoreScale, Value maskElt, Value distance,
-                          Value postScale = {});
+                          Value postScale = {},
+                          const ModifierRegions &regions = {});
 
 /// Whether a key at `distance` from the diagonal is inside the window; null
 /// when there is no window.
