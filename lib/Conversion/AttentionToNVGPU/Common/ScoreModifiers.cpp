@@ -3,6 +3,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -187,86 +189,151 @@ KernelScoreModifiers::Row KernelScoreModifiers::row(Value rowQ) const {
   return r;
 }
 
+/// Integer ops whose index form is computed in i32 in the kernel.
+static bool isNarrowableIntOp(Operation &op) {
+  return isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::DivSIOp,
+             arith::RemSIOp, arith::MinSIOp, arith::MaxSIOp,
+             arith::FloorDivSIOp, arith::CeilDivSIOp, arith::SelectOp,
+             arith::CmpIOp>(op);
+}
+
 Value KernelScoreModifiers::inlineRegion(Region &region,
-                                   ArrayRef<Value> args) const {
+                                         ArrayRef<Value> args) const {
+  // Index values of the region are computed in i32: positions, batch and
+  // head are below 2^31 (the kernel's sizes are i32 parameters), and 64-bit
+  // integer math and conversions would cost registers and issue slots per
+  // score. They go back to index where an op needs one (tensor.extract).
   OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  Type i32 = b.getI32Type();
   IRMapping map;
   Block &body = region.front();
+  auto narrow = [&](Value v) -> Value {
+    if (!v.getType().isIndex())
+      return v;
+    return arith::IndexCastOp::create(b, loc, i32, v);
+  };
   for (auto [arg, v] : llvm::zip_equal(body.getArguments(), args))
-    map.map(arg, v);
-  // Values from above: constants are cloned where used.
+    map.map(arg, narrow(v));
+  // The kernel value of `v` (i32 for an index `v`). Constants from above are
+  // cloned where used.
   auto lookup = [&](Value v) -> Value {
     if (Value m = map.lookupOrNull(v))
       return m;
     Operation *def = v.getDefiningOp();
     assert(def && matchPattern(v, m_Constant()) &&
            "checkModifierRegionForKernel admits constants and arguments");
-    Operation *c = b.clone(*def);
-    map.map(def->getResults(), c->getResults());
+    Value c = b.clone(*def)->getResult(0);
+    map.map(v, narrow(c));
     return map.lookup(v);
   };
+  // `v`'s kernel value with `v`'s own type (index again where narrowed).
+  auto asRegionType = [&](Value v) -> Value {
+    Value m = lookup(v);
+    if (v.getType().isIndex() && !m.getType().isIndex())
+      return kb.asIndex(m);
+    return m;
+  };
+  // An integer of `from`'s kernel type to `to` (i32 stands for index).
+  auto convertInt = [&](Value x, Type to) -> Value {
+    unsigned fromBits = x.getType().getIntOrFloatBitWidth();
+    unsigned toBits = to.getIntOrFloatBitWidth();
+    if (fromBits == toBits)
+      return x;
+    if (fromBits < toBits)
+      return arith::ExtSIOp::create(b, loc, to, x);
+    return arith::TruncIOp::create(b, loc, to, x);
+  };
   for (Operation &op : body.without_terminator()) {
+    Value res = op.getNumResults() ? op.getResult(0) : Value();
     if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
       auto arg = cast<BlockArgument>(extract.getTensor());
       RankedTensorType ty = extract.getTensor().getType();
       // Row-major linear index of the static shape.
       Value lin = kb.idx(0);
       for (auto [d, index] : llvm::enumerate(extract.getIndices()))
-        lin = kb.add(kb.mul(lin, kb.idx(ty.getDimSize(d))), lookup(index));
-      Value v = memref::LoadOp::create(b, kb.loc, captures.lookup(arg.getArgNumber()),
-                                       ValueRange{lin});
+        lin = kb.add(kb.mul(lin, kb.idx(ty.getDimSize(d))),
+                     asRegionType(index));
+      Value v = memref::LoadOp::create(
+          b, loc, captures.lookup(arg.getArgNumber()), ValueRange{lin});
       if (ty.getElementType().isInteger(1))
-        v = arith::TruncIOp::create(b, kb.loc, b.getI1Type(), v);
-      map.map(extract.getResult(), v);
+        v = arith::TruncIOp::create(b, loc, b.getI1Type(), v);
+      map.map(res, v);
       continue;
     }
     if (auto dim = dyn_cast<tensor::DimOp>(op)) {
       auto ty = cast<RankedTensorType>(dim.getSource().getType());
-      std::optional<int64_t> d = dim.getConstantIndex();
-      Value size;
-      if (d) {
-        size = kb.idx(ty.getDimSize(*d));
-      } else {
-        // A runtime dim index of a static shape: select among the sizes.
-        size = kb.idx(0);
-        Value di = lookup(dim.getIndex());
-        for (int64_t k = 0; k < ty.getRank(); ++k)
-          size = arith::SelectOp::create(
-              b, kb.loc, kb.cmp(arith::CmpIPredicate::eq, di, kb.idx(k)),
-              kb.idx(ty.getDimSize(k)), size);
-      }
-      map.map(dim.getResult(), size);
+      Value size = kb.i32c(0);
+      Value di = lookup(dim.getIndex());
+      for (int64_t k = 0; k < ty.getRank(); ++k)
+        size = arith::SelectOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, di,
+                                  kb.i32c(k)),
+            kb.i32c(ty.getDimSize(k)), size);
+      map.map(res, size);
       continue;
     }
-    for (Value operand : op.getOperands())
-      (void)lookup(operand);
+    if (isa<arith::ConstantOp>(op)) {
+      map.map(res, narrow(b.clone(op)->getResult(0)));
+      continue;
+    }
+    if (auto cast = dyn_cast<arith::IndexCastOp>(op)) {
+      // index <-> iN: i32 stands for index.
+      Value x = lookup(cast.getIn());
+      Type to = res.getType().isIndex() ? i32 : res.getType();
+      map.map(res, convertInt(x, to));
+      continue;
+    }
+    if (isNarrowableIntOp(op) &&
+        llvm::any_of(op.getOperandTypes(), [](Type t) { return t.isIndex(); })) {
+      SmallVector<Value> operands;
+      for (Value o : op.getOperands())
+        operands.push_back(lookup(o));
+      SmallVector<Type> types;
+      for (Type t : op.getResultTypes())
+        types.push_back(t.isIndex() ? i32 : t);
+      OperationState state(loc, op.getName().getIdentifier(), operands, types,
+                           op.getAttrs());
+      map.map(res, b.create(state)->getResult(0));
+      continue;
+    }
     // math.tanh with afn: the MUFU's tanh.approx (as the built-in softcap);
     // without it, libdevice's __nv_tanhf through convert-gpu-to-nvvm.
     if (auto tanh = dyn_cast<math::TanhOp>(op);
         tanh && tanh.getType().isF32() &&
         bitEnumContainsAll(tanh.getFastmath(), arith::FastMathFlags::afn)) {
-      map.map(tanh.getResult(), kb.tanhApprox(map.lookup(tanh.getOperand())));
+      map.map(res, kb.tanhApprox(lookup(tanh.getOperand())));
       continue;
     }
-    b.clone(op, map);
+    IRMapping operands;
+    for (Value o : op.getOperands())
+      operands.map(o, asRegionType(o));
+    Operation *c = b.clone(op, operands);
+    for (auto [r, cr] : llvm::zip_equal(op.getResults(), c->getResults()))
+      map.map(r, narrow(cr));
   }
   return lookup(body.getTerminator()->getOperand(0));
 }
 
-Value KernelScoreModifiers::apply(Value s, const Row &r, Value col,
-                                  bool maskModApplied) const {
-  if (spec.empty())
-    return s;
+Value KernelScoreModifiers::apply(Value s, double scale, const Row &r,
+                                  Value col, bool maskModApplied) const {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
-  Value j = arith::MinSIOp::create(b, loc, col, kb.sub(nk, kb.idx(1)));
+  // Only reads need the column inside [0, Nk) (a tail block's columns past
+  // it are masked by the caller whatever the modifiers give).
+  Value j = col;
+  if (spec.mask || !spec.captures.empty())
+    j = arith::MinSIOp::create(b, loc, col, kb.sub(nk, kb.idx(1)));
   if (spec.softcap) {
-    // softcap * tanh(s / softcap), tanh on the MUFU (FlashAttention's
-    // choice; docs/Attention.md gives its error).
-    Value cap = kb.f32(*spec.softcap);
-    Value t = kb.tanhApprox(
-        arith::MulFOp::create(b, loc, s, kb.f32(1.0 / *spec.softcap)));
-    s = arith::MulFOp::create(b, loc, cap, t);
+    // softcap * tanh(scale * s / softcap), one multiply before the tanh,
+    // tanh on the MUFU (FlashAttention's choice; docs/Attention.md gives its
+    // error).
+    Value t = kb.tanhApprox(arith::MulFOp::create(
+        b, loc, s, kb.f32(scale / *spec.softcap)));
+    s = arith::MulFOp::create(b, loc, kb.f32(*spec.softcap), t);
+  } else {
+    s = arith::MulFOp::create(b, loc, s, kb.f32(scale));
   }
   Value keep;
   if (spec.mask) {
@@ -284,7 +351,7 @@ Value KernelScoreModifiers::apply(Value s, const Row &r, Value col,
   }
   if (spec.scoreMod)
     s = inlineRegion(*spec.scoreMod, {s, batch, head, r.i, j});
-  if (spec.maskMod && (maskModApplied || !spec.maskModBounded)) {
+  if (spec.maskMod && (maskModApplied || !classifiesBlocks())) {
     Value k = inlineRegion(*spec.maskMod, {batch, head, r.i, j});
     keep = keep ? arith::AndIOp::create(b, loc, keep, k).getResult() : k;
   }
@@ -327,27 +394,44 @@ static bool isIntervalOp(Operation &op) {
   return false;
 }
 
-bool mlir::fa::canBoundMaskMod(Region &maskMod) {
+ScoreModifierSpec::MaskModBound mlir::fa::boundMaskMod(Region &maskMod) {
+  using Bound = ScoreModifierSpec::MaskModBound;
+  Bound bound = Bound::Arithmetic;
   for (Operation &op : maskMod.front().without_terminator()) {
+    if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
+      // A captured 1-D integer tensor (checkModifierRegionForKernel made sure
+      // it is a function argument of static shape).
+      RankedTensorType ty = extract.getTensor().getType();
+      if (maskMod.isAncestor(extract.getTensor().getParentRegion()) ||
+          ty.getRank() != 1 || !ty.getElementType().isSignlessInteger() ||
+          ty.getElementType().isInteger(1))
+        return Bound::None;
+      bound = Bound::TensorReads;
+      continue;
+    }
     if (!isIntervalOp(op))
-      return false;
+      return Bound::None;
     if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
       using P = arith::CmpIPredicate;
       P p = cmp.getPredicate();
       if (p != P::eq && p != P::ne && p != P::slt && p != P::sle &&
           p != P::sgt && p != P::sge)
-        return false;
+        return Bound::None;
     }
     if (isa<arith::IndexCastOp, arith::ExtSIOp>(op) &&
         op.getResult(0).getType().isInteger(1))
-      return false;
+      return Bound::None;
     for (Value operand : op.getOperands())
       if (!maskMod.isAncestor(operand.getParentRegion()) &&
           !constantOf(operand))
-        return false; // a captured value that is not a constant
+        return Bound::None; // a captured value that is not a constant
   }
-  return true;
+  return bound;
 }
+
+/// The bound of "unbounded" intervals: far beyond any position or tensor
+/// value, with room for the interval sums.
+static constexpr int64_t kMaxWindowBoundForIntervals = int64_t(1) << 40;
 
 namespace {
 struct Interval {
@@ -361,18 +445,12 @@ struct Truth {
 KernelScoreModifiers::BlockVisibility
 KernelScoreModifiers::blockVisibility(Value iLo, Value iHi, Value jLo,
                                       Value jHi) const {
-  assert(spec.maskMod && spec.maskModBounded && "an interval-bounded mask_mod");
+  assert(narrowsBlocks() && "an interval-bounded mask_mod");
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   Block &body = spec.maskMod->front();
   DenseMap<Value, Interval> ints;
   DenseMap<Value, Truth> bools;
-  Type index = b.getIndexType();
-  // Integers are computed as index (i32 / i64 casts are value-preserving
-  // while positions fit, as they do: < 2^31).
-  auto asIndex = [&](Value v) {
-    return v.getType().isIndex() ? v : kb.asIndex(v);
-  };
   auto point = [&](Value v) { return Interval{v, v}; };
   ints[body.getArgument(0)] = point(batch);
   ints[body.getArgument(1)] = point(head);
@@ -430,6 +508,12 @@ KernelScoreModifiers::blockVisibility(Value iLo, Value iHi, Value jLo,
     }
     if (isa<arith::IndexCastOp, arith::ExtSIOp>(op)) {
       ints[res] = get(op.getOperand(0));
+      continue;
+    }
+    if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
+      Interval x = get(extract.getIndices()[0]);
+      auto [lo, hi] = tensorRange(extract, x.lo, x.hi);
+      ints[res] = {lo, hi};
       continue;
     }
     if (auto add = dyn_cast<arith::AddIOp>(op)) {
@@ -548,9 +632,49 @@ KernelScoreModifiers::blockVisibility(Value iLo, Value iHi, Value jLo,
     }
     llvm_unreachable("canBoundMaskMod admits only the ops above");
   }
-  (void)index;
   Truth keep = truth(body.getTerminator()->getOperand(0));
   return {keep.mayTrue, notI(keep.mayFalse)};
+}
+
+std::pair<Value, Value>
+KernelScoreModifiers::tensorRange(tensor::ExtractOp extract, Value lo,
+                                  Value hi) const {
+  // At most this many elements are scanned; a wider (or empty) index
+  // interval gives the unbounded interval.
+  constexpr int64_t kMaxSpan = 256, kUnroll = 8;
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  auto arg = cast<BlockArgument>(extract.getTensor());
+  Value data = captures.lookup(arg.getArgNumber());
+  int64_t size = extract.getTensor().getType().getDimSize(0);
+  lo = arith::MaxSIOp::create(b, loc, lo, kb.idx(0));
+  hi = arith::MinSIOp::create(b, loc, hi, kb.idx(size - 1));
+  Value capped =
+      arith::MinSIOp::create(b, loc, hi, kb.add(lo, kb.idx(kMaxSpan - 1)));
+  Value big = kb.idx(kMaxWindowBoundForIntervals);
+  Value negBig = kb.idx(-kMaxWindowBoundForIntervals);
+  auto loop = scf::ForOp::create(b, loc, lo, kb.add(capped, kb.idx(1)),
+                                 kb.idx(kUnroll), ValueRange{big, negBig});
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value mn = loop.getRegionIterArgs()[0], mx = loop.getRegionIterArgs()[1];
+    for (int64_t u = 0; u < kUnroll; ++u) {
+      // Past `capped` the last element again (min / max do not mind).
+      Value t = arith::MinSIOp::create(
+          b, loc, kb.add(loop.getInductionVar(), kb.idx(u)), capped);
+      Value v = kb.asIndex(memref::LoadOp::create(b, loc, data, ValueRange{t}));
+      mn = arith::MinSIOp::create(b, loc, mn, v);
+      mx = arith::MaxSIOp::create(b, loc, mx, v);
+    }
+    scf::YieldOp::create(b, loc, ValueRange{mn, mx});
+  }
+  Value unbounded = arith::OrIOp::create(
+      b, loc, kb.cmp(arith::CmpIPredicate::sgt, kb.sub(hi, lo), kb.idx(kMaxSpan - 1)),
+      kb.cmp(arith::CmpIPredicate::slt, hi, lo));
+  Value rlo = arith::SelectOp::create(b, loc, unbounded, negBig, loop.getResult(0));
+  Value rhi = arith::SelectOp::create(b, loc, unbounded, big, loop.getResult(1));
+  return {rlo, rhi};
 }
 
 Value KernelScoreModifiers::lastRow(Value q0, int64_t blockQ) const {
@@ -566,24 +690,42 @@ Value KernelScoreModifiers::blockKeyHi(Value j, int64_t blockKV) const {
 std::pair<Value, Value>
 KernelScoreModifiers::narrowBlockRange(Value begin, Value end, Value iLo,
                                        Value iHi, int64_t blockKV) const {
+  // Warp-parallel: each lane classifies one block of a chunk of 32, a ballot
+  // gives the chunk's visible blocks (every warp computes the same range).
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
-  auto loop = scf::ForOp::create(b, loc, begin, end, kb.idx(1),
+  Type i32 = b.getI32Type();
+  Value lane = kb.asIndex(NVVM::LaneIdOp::create(b, loc, i32));
+  Value chunks = kb.div(kb.add(kb.sub(end, begin), kb.idx(31)), 32);
+  auto loop = scf::ForOp::create(b, loc, kb.idx(0), chunks, kb.idx(1),
                                  ValueRange{end, begin});
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(loop.getBody());
-    Value j = loop.getInductionVar();
+    Value base = kb.add(begin, kb.mul(loop.getInductionVar(), kb.idx(32)));
     Value first = loop.getRegionIterArgs()[0];
     Value lastPlus = loop.getRegionIterArgs()[1];
+    Value j = kb.add(base, lane);
     Value some = blockVisibility(iLo, iHi, kb.mul(j, kb.idx(blockKV)),
                                  blockKeyHi(j, blockKV))
                      .some;
+    some = arith::AndIOp::create(b, loc, some,
+                                 kb.cmp(arith::CmpIPredicate::slt, j, end));
+    Value ballot = NVVM::VoteSyncOp::create(
+        b, loc, i32, kb.i32c(-1), some, NVVM::VoteSyncKind::ballot);
+    Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, ballot,
+                                      kb.i32c(0));
+    Value lo = kb.asIndex(LLVM::CountTrailingZerosOp::create(
+        b, loc, i32, ballot, /*is_zero_poison=*/false));
+    Value hi = kb.asIndex(LLVM::CountLeadingZerosOp::create(
+        b, loc, i32, ballot, /*is_zero_poison=*/false));
     Value unset = kb.cmp(arith::CmpIPredicate::eq, first, end);
     Value newFirst = arith::SelectOp::create(
-        b, loc, arith::AndIOp::create(b, loc, some, unset), j, first);
-    Value newLast = arith::SelectOp::create(b, loc, some,
-                                            kb.add(j, kb.idx(1)), lastPlus);
+        b, loc, arith::AndIOp::create(b, loc, any, unset), kb.add(base, lo),
+        first);
+    // One past the chunk's last visible block: base + 32 - clz.
+    Value newLast = arith::SelectOp::create(
+        b, loc, any, kb.sub(kb.add(base, kb.idx(32)), hi), lastPlus);
     scf::YieldOp::create(b, loc, ValueRange{newFirst, newLast});
   }
   Value first = loop.getResult(0);

@@ -374,7 +374,8 @@ struct Matcher {
         return failure();
     spec.scoreMod = scoreMod;
     spec.maskMod = maskMod;
-    spec.maskModBounded = maskMod && canBoundMaskMod(*maskMod);
+    if (maskMod)
+      spec.maskModBound = boundMaskMod(*maskMod);
     return success();
   }
 

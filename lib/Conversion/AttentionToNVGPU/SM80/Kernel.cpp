@@ -180,7 +180,7 @@ gpu::GPUFuncOp mlir::fa::sm80::buildKernel(OpBuilder &b, Location loc,
   // A bounded mask_mod skips the blocks it hides from every row of the tile.
   KernelScoreModifiers modifiers(kb, cfg.modifiers, args.modifierParams, sz,
                                  tile.batch, tile.head);
-  if (modifiers.classifiesBlocks())
+  if (modifiers.narrowsBlocks())
     std::tie(range.begin, range.end) = modifiers.narrowBlockRange(
         range.begin, range.end, tile.q0, modifiers.lastRow(tile.q0, cfg.blockQ),
         cfg.blockKV);

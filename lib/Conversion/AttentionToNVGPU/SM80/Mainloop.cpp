@@ -147,9 +147,8 @@ SmallVector<Value> Step::scores(const Fragments &s, Value colBase,
           Value v = vector::ExtractOp::create(kb.b, kb.loc, s[mt][n],
                                               ArrayRef<int64_t>{r, c});
           if (!modifiers.empty())
-            v = modifiers.apply(
-                arith::MulFOp::create(kb.b, kb.loc, v, kb.f32(cfg.scale)),
-                rows[r], kb.add(colBase, kb.idx(n * 8 + c)), masked);
+            v = modifiers.apply(v, cfg.scale, rows[r],
+                                kb.add(colBase, kb.idx(n * 8 + c)), masked);
           v = scaleScore(kb, softmax, v);
           if (masked)
             v = arith::SelectOp::create(kb.b, kb.loc,

@@ -364,7 +364,7 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
     KernelScoreModifiers modifiers(kb, d.modifiers, args.modifierParams,
                                    args.sizes, tile->coord.batch,
                                    tile->coord.head);
-    if (modifiers.classifiesBlocks())
+    if (modifiers.narrowsBlocks())
       range->narrowToMaskMod(kb, cfg, modifiers, tile->q0, args.sizes);
   }
 

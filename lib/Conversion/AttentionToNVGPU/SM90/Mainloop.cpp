@@ -194,9 +194,8 @@ ConsumerMainloop::maskedScores(Value s, Value colBase, bool masked,
       for (int r = 0; r < 2; ++r) {
         Value v = kb.extract(s, 4 * n + 2 * r + c);
         if (!modifiers.empty())
-          v = modifiers.apply(
-              arith::MulFOp::create(kb.b, kb.loc, v, kb.f32(cfg.desc.scale)),
-              rows[r], kb.add(colBase, kb.idx(n * 8 + c)), masked);
+          v = modifiers.apply(v, cfg.desc.scale, rows[r],
+                              kb.add(colBase, kb.idx(n * 8 + c)), masked);
         v = scaleScore(kb, stepCfg, v);
         if (masked)
           v = arith::SelectOp::create(kb.b, kb.loc,

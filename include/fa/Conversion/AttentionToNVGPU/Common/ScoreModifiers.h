@@ -17,6 +17,7 @@
 #include "fa/Conversion/AttentionToNVGPU/Common/LaunchManifest.h"
 #include "fa/Conversion/AttentionToNVGPU/Common/TileScheduler.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Region.h"
 
 #include <optional>
@@ -50,10 +51,14 @@ struct ScoreModifierSpec {
   };
   SmallVector<Capture> captures;
 
-  /// mask_mod can be bounded over a block by interval arithmetic
-  /// (canBoundMaskMod): blocks are classified empty / full / partial at run
-  /// time, empty ones never visited, full ones without the per-key test.
-  bool maskModBounded = false;
+  /// How mask_mod can be bounded over a block of rows x keys by interval
+  /// arithmetic (boundMaskMod): not at all; with arithmetic alone (each
+  /// visited block classified: full ones skip the per-key test); or reading
+  /// captured 1-D integer tensors too (the range of the tensor over an index
+  /// interval is a scan of it: only the tile's key range is narrowed, once).
+  /// Either way blocks with no visible key are never visited.
+  enum class MaskModBound { None, Arithmetic, TensorReads };
+  MaskModBound maskModBound = MaskModBound::None;
 
   bool empty() const { return !softcap && !mask && !scoreMod && !maskMod; }
   /// Whether a key may be hidden per element (not only by position).
@@ -73,10 +78,11 @@ checkModifierRegionForKernel(Operation *anchor, Region &region,
                              Operation *func,
                              SmallVectorImpl<ScoreModifierSpec::Capture> &captures);
 
-/// Whether `maskMod` uses only what interval arithmetic bounds soundly:
-/// integer constants, add / sub, multiplication and division by constants,
-/// signed min / max / compares, index casts, i1 and / or / xor, select.
-bool canBoundMaskMod(Region &maskMod);
+/// How far interval arithmetic bounds `maskMod` soundly: integer constants,
+/// add / sub, multiplication and division by constants, signed min / max /
+/// compares, index casts, i1 and / or / xor, select (Arithmetic), and
+/// tensor.extract of a captured 1-D integer tensor (TensorReads).
+ScoreModifierSpec::MaskModBound boundMaskMod(Region &maskMod);
 
 /// The kernel parameters of `spec` (mask, then the captures), inserted into
 /// `params` before its first i32 size parameter.
@@ -109,16 +115,26 @@ public:
   };
   Row row(Value rowQ) const;
 
-  /// `s` (scaled, natural units) of `row` and key column `col` (may be past
-  /// Nk in a tail block: the caller masks it; the modifiers read a clamped
-  /// column), modified: -inf where the mask or mask_mod hides the key.
+  /// The score `s` (Q K^T, not yet scaled) of `row` and key column `col`
+  /// (may be past Nk in a tail block: the caller masks it; the modifiers
+  /// read a clamped column) scaled by `scale` and modified (natural units):
+  /// -inf where the mask or mask_mod hides the key.
   /// With `maskModApplied` false a bounded mask_mod is left out (a block
   /// blockVisibility found fully visible).
-  Value apply(Value s, const Row &row, Value col,
+  Value apply(Value s, double scale, const Row &row, Value col,
               bool maskModApplied = true) const;
 
-  /// Whether block classification applies (a bounded mask_mod).
-  bool classifiesBlocks() const { return spec.maskMod && spec.maskModBounded; }
+  /// Whether the tile's key range is narrowed to the blocks mask_mod may
+  /// show (narrowBlockRange), and whether each visited block is classified
+  /// (blockVisibility per step: full blocks skip the per-key test).
+  bool narrowsBlocks() const {
+    return spec.maskMod &&
+           spec.maskModBound != ScoreModifierSpec::MaskModBound::None;
+  }
+  bool classifiesBlocks() const {
+    return spec.maskMod &&
+           spec.maskModBound == ScoreModifierSpec::MaskModBound::Arithmetic;
+  }
   /// mask_mod over rows [iLo, iHi] x keys [jLo, jHi] (inclusive): `some`
   /// key may be visible, `all` are visible (i1 values; classifiesBlocks).
   struct BlockVisibility {
@@ -137,6 +153,11 @@ public:
                                            Value iHi, int64_t blockKV) const;
 
 private:
+  /// The range [min, max] (index values) of the captured 1-D tensor that
+  /// `extract` reads, over indices [lo, hi] (a loop over at most 256
+  /// elements; a wider or empty interval is unbounded).
+  std::pair<Value, Value> tensorRange(tensor::ExtractOp extract, Value lo,
+                                      Value hi) const;
   /// Clones `region`'s body with its block arguments bound to `args` and
   /// returns the yielded value.
   Value inlineRegion(Region &region, ArrayRef<Value> args) const;
