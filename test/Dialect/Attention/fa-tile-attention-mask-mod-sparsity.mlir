@@ -10,7 +10,7 @@
 // CHECK: scf.forall (%[[B:.+]], %[[H:.+]], %[[QB:.+]]) in
 // CHECK: %[[ROW0:.+]] = arith.muli %[[QB]], %{{.+}} : index
 // CHECK: %[[ROWS:.+]] = arith.minsi
-// CHECK: scf.for %[[KB:.+]] = {{.+}} iter_args(%[[M:.+]] = %{{.+}}, %[[L:.+]] = %{{.+}}, %[[A:.+]] = %{{.+}})
+// CHECK: scf.for %[[KB:[a-zA-Z0-9_]+]] = {{.+}} iter_args(%[[M:[a-zA-Z0-9_]+]] = %{{.+}}, %[[L:[a-zA-Z0-9_]+]] = %{{.+}}, %[[A:[a-zA-Z0-9_]+]] = %{{.+}})
 // CHECK: %[[COL0:.+]] = arith.muli %[[KB]], %{{.+}} : index
 // CHECK: %[[COLS:.+]] = arith.minsi
 // CHECK: %[[ROW1:.+]] = arith.addi %[[ROW0]], %[[ROWS]] : index
@@ -67,13 +67,13 @@ func.func @prefix_lm(%q: tensor<1x2x64x8xf32>, %k: tensor<1x2x64x8xf32>,
 // With a score_mod, the step of a full block keeps it (and coords).
 // CHECK-LABEL: func.func @document
 // CHECK-SAME: %[[DOC:[a-zA-Z0-9_]+]]: tensor<64xi32>
-// CHECK: scf.for %[[KB:.+]] = {{.+}} iter_args(
+// CHECK: scf.for %[[KB:[a-zA-Z0-9_]+]] = {{.+}} iter_args(
 // CHECK: %[[ROW1:.+]] = arith.addi %[[ROW0:.+]], %{{.+}} : index
 // CHECK: %[[COL1:.+]] = arith.addi %[[COL0:.+]], %{{.+}} : index
 // CHECK: %[[F:.+]] = arith.constant false
 // CHECK: %[[T:.+]] = arith.constant true
-// CHECK: %[[VIS:.+]]:2 = scf.for %[[I:.+]] = %[[ROW0]] to %[[ROW1]] step %{{.+}} iter_args(%[[ANY:.+]] = %[[F]], %[[EVERY:.+]] = %[[T]]) -> (i1, i1) {
-// CHECK: %[[VISJ:.+]]:2 = scf.for %[[J:.+]] = %[[COL0]] to %[[COL1]] step %{{.+}} iter_args(%[[ANY2:.+]] = %[[ANY]], %[[EVERY2:.+]] = %[[EVERY]]) -> (i1, i1) {
+// CHECK: %[[VIS:[a-zA-Z0-9_]+]]:2 = scf.for %[[I:[a-zA-Z0-9_]+]] = %[[ROW0]] to %[[ROW1]] step %{{.+}} iter_args(%[[ANY:[a-zA-Z0-9_]+]] = %[[F]], %[[EVERY:[a-zA-Z0-9_]+]] = %[[T]]) -> (i1, i1) {
+// CHECK: %[[VISJ:[a-zA-Z0-9_]+]]:2 = scf.for %[[J:[a-zA-Z0-9_]+]] = %[[COL0]] to %[[COL1]] step %{{.+}} iter_args(%[[ANY2:[a-zA-Z0-9_]+]] = %[[ANY]], %[[EVERY2:[a-zA-Z0-9_]+]] = %[[EVERY]]) -> (i1, i1) {
 // CHECK: %[[DI:.+]] = tensor.extract %[[DOC]][%[[I]]] : tensor<64xi32>
 // CHECK: %[[DJ:.+]] = tensor.extract %[[DOC]][%[[J]]] : tensor<64xi32>
 // CHECK: %[[KEEP:.+]] = arith.cmpi eq, %[[DI]], %[[DJ]] : i32
@@ -101,6 +101,30 @@ func.func @document(%q: tensor<1x1x64x8xf32>, %k: tensor<1x1x64x8xf32>,
     %dj = tensor.extract %doc[%j] : tensor<64xi32>
     %same = arith.cmpi eq, %di, %dj : i32
     fa.yield %same : i1
+  } : tensor<1x1x64x8xf32>, tensor<1x1x64x8xf32>, tensor<1x1x64x8xf32> -> tensor<1x1x64x8xf32>
+  return %o : tensor<1x1x64x8xf32>
+}
+
+// -----
+
+// A captured index (the prefix length, an argument) is one value over the
+// block: still bounded, no run-time loop.
+// CHECK-LABEL: func.func @captured_prefix
+// CHECK-SAME: %[[P:[a-zA-Z0-9_]+]]: index)
+// CHECK-NOT: -> (i1, i1)
+// CHECK: scf.for %[[KB:[a-zA-Z0-9_]+]] =
+// CHECK: %[[COL0:.+]] = arith.muli %[[KB]]
+// CHECK: arith.cmpi slt, %[[COL0]], %[[P]] : index
+// CHECK-NOT: -> (i1, i1)
+// CHECK: scf.if
+func.func @captured_prefix(%q: tensor<1x1x64x8xf32>, %k: tensor<1x1x64x8xf32>,
+                           %v: tensor<1x1x64x8xf32>, %p: index) -> tensor<1x1x64x8xf32> {
+  %o = fa.attention %q, %k, %v mask_mod {
+  ^bb0(%b: index, %h: index, %i: index, %j: index):
+    %inp = arith.cmpi slt, %j, %p : index
+    %causal = arith.cmpi sle, %j, %i : index
+    %keep = arith.ori %inp, %causal : i1
+    fa.yield %keep : i1
   } : tensor<1x1x64x8xf32>, tensor<1x1x64x8xf32>, tensor<1x1x64x8xf32> -> tensor<1x1x64x8xf32>
   return %o : tensor<1x1x64x8xf32>
 }

@@ -37,6 +37,7 @@ public:
 
   FailureOr<MaskModBlockVisibility> run(Region &maskMod,
                                         ArrayRef<IndexBounds> args) {
+    region = &maskMod;
     Block &block = maskMod.front();
     for (auto [arg, bounds] : llvm::zip(block.getArguments(), args))
       indices[arg] = bounds;
@@ -44,16 +45,16 @@ public:
       if (failed(visit(op)))
         return failure();
     Value kept = cast<YieldOp>(block.getTerminator()).getValues().front();
-    auto it = truths.find(kept);
-    if (it == truths.end())
+    std::optional<TruthBounds> t = truth(kept);
+    if (!t)
       return failure();
-    return MaskModBlockVisibility{it->second.mayBeTrue,
-                                  negate(it->second.mayBeFalse)};
+    return MaskModBlockVisibility{t->mayBeTrue, negate(t->mayBeFalse)};
   }
 
 private:
   OpBuilder &b;
   Location loc;
+  Region *region = nullptr;
   DenseMap<Value, IndexBounds> indices;
   DenseMap<Value, TruthBounds> truths;
 
@@ -70,12 +71,20 @@ private:
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, x, y);
   }
 
+  /// A value captured from above the region is one value over the block.
+  bool isCaptured(Value v) {
+    return !region->isAncestor(v.getParentRegion());
+  }
   std::optional<IndexBounds> index(Value v) {
+    if (isCaptured(v) && v.getType().isIndex())
+      return IndexBounds{v, v};
     auto it = indices.find(v);
     return it == indices.end() ? std::nullopt
                                : std::optional<IndexBounds>(it->second);
   }
   std::optional<TruthBounds> truth(Value v) {
+    if (isCaptured(v) && v.getType().isInteger(1))
+      return TruthBounds{v, negate(v)};
     auto it = truths.find(v);
     return it == truths.end() ? std::nullopt
                               : std::optional<TruthBounds>(it->second);

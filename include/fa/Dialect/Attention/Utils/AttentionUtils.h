@@ -142,7 +142,9 @@ struct MaskModBlockVisibility {
 /// points, i and j the block's ranges, and constants, addi, subi, minsi,
 /// maxsi, muli by a constant, divsi / floordivsi / ceildivsi by a positive
 /// constant, cmpi (signed predicates, eq, ne), andi / ori / xori of i1 and
-/// select are bounded (no index overflow assumed). Failure, with nothing
+/// select are bounded (no index overflow assumed); index and i1 values
+/// captured from above the region are single values (they must dominate the
+/// insertion point). Failure, with nothing
 /// emitted, when the region uses anything else (a tensor.extract, an
 /// unsigned comparison, ...).
 FailureOr<MaskModBlockVisibility>
