@@ -40,8 +40,8 @@ void mlir::fa::buildCPUPipeline(OpPassManager &pm,
   } else {
     pm.addPass(createFATileAttentionGradPass(
         FATileAttentionGradPassOptions{options.blockQ, options.blockKV}));
-    pm.addPass(createFATileAttentionPass(
-        FATileAttentionPassOptions{options.blockQ, options.blockKV}));
+    pm.addPass(createFATileAttentionPass(FATileAttentionPassOptions{
+        options.blockQ, options.blockKV, options.maskModSparsity}));
   }
   // The tiled form's ops are lowered in both branches: a module may hold
   // them written by hand (fa.kv_block_range, fa.online_attention), which the

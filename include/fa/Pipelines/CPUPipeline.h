@@ -27,6 +27,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       *this, "block-kv",
       llvm::cl::desc("Keys per online-softmax step (tiled form)"),
       llvm::cl::init(64)};
+  PassOptions::Option<bool> maskModSparsity{
+      *this, "mask-mod-sparsity",
+      llvm::cl::desc("Skip the key blocks a mask_mod region hides and drop it "
+                     "where it hides nothing (tiled form; fa-tile-attention's "
+                     "option)"),
+      llvm::cl::init(true)};
 };
 
 /// fa.attention on tensors, in func.func, to the LLVM dialect for the CPU

@@ -179,3 +179,17 @@ func.func @step_score_mod_yield(%q: tensor<?x8xf32>, %m: tensor<?xf32>, %a: tens
   } : tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?xf32>, tensor<?x8xf32>
   return
 }
+
+// -----
+
+// fa ops (pure, but not scalar) are not allowed in a region.
+func.func @nested_fa_op(%q: tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32> {
+  // expected-error @+1 {{the mask_mod region must not contain 'fa.kv_block_range' (the region is inlined per score)}}
+  %o = fa.attention %q, %q, %q mask_mod {
+  ^bb0(%b: index, %h: index, %i: index, %j: index):
+    %r:4 = fa.kv_block_range rows [%i, %j) keys %j diagonal %b {block_kv = 4 : i64, window = array<i64: -1, 0>}
+    %c = arith.cmpi ult, %r#0, %r#3 : index
+    fa.yield %c : i1
+  } : tensor<1x1x8x8xf32>, tensor<1x1x8x8xf32>, tensor<1x1x8x8xf32> -> tensor<1x1x8x8xf32>
+  return %o : tensor<1x1x8x8xf32>
+}

@@ -109,13 +109,22 @@ static LogicalResult verifyModifierRegion(Operation *op, Region *region,
            << StringRef(want).drop_front().drop_back() << ", got " << got;
   }
   // Post-order: the innermost offending op is named.
-  Operation *effectful = nullptr;
+  Operation *effectful = nullptr, *nestedFa = nullptr;
   region->walk([&](Operation *nested) {
+    if (isa_and_present<FADialect>(nested->getDialect()) &&
+        !isa<YieldOp>(nested)) {
+      nestedFa = nested;
+      return WalkResult::interrupt();
+    }
     if (isMemoryEffectFree(nested))
       return WalkResult::advance();
     effectful = nested;
     return WalkResult::interrupt();
   });
+  if (nestedFa)
+    return op->emitOpError() << "the " << name << " region must not contain '"
+                             << nestedFa->getName()
+                             << "' (the region is inlined per score)";
   if (effectful)
     return op->emitOpError()
            << "the " << name << " region must be free of side effects: '"

@@ -84,6 +84,44 @@ struct QueryBlockBuilder {
                                           strides);
   }
 
+  /// What the steps of one key block share.
+  struct StepOperands {
+    Value qTile, kTile, vTile, maskTile;
+    Value col0; // the block's first key
+    Value positionRow0 = {}, positionCol0 = {}, diagonal = {}; // masked blocks
+    DenseI64ArrayAttr window = {};
+    SmallVector<Value> descales = {};
+  };
+
+  /// One fa.online_attention on `state` with the op's modifier regions,
+  /// cloned verbatim and evaluated at coords(batch, head, first row, first
+  /// key); without `withMaskMod` the mask_mod is left out (a block it hides
+  /// nothing of), and a step left without regions has no coords.
+  ValueRange createStep(OpBuilder &nb, Location l, ValueRange state,
+                        const StepOperands &s, bool withMaskMod) {
+    Region *scoreMod = op.getScoreMod();
+    Region *maskMod = withMaskMod ? op.getMaskMod() : nullptr;
+    bool regions = scoreMod || maskMod;
+    Value coordBatch, coordHead, coordRow, coordCol;
+    if (regions) {
+      coordBatch = batch;
+      coordHead = head;
+      coordRow = rowBegin;
+      coordCol = s.col0;
+    }
+    auto step = OnlineAttentionOp::create(
+        nb, l, state.getTypes(), s.qTile, s.kTile, s.vTile, state[0], state[1],
+        state[2], s.maskTile, s.descales, s.positionRow0, s.positionCol0,
+        s.diagonal, coordBatch, coordHead, coordRow, coordCol,
+        nb.getF32FloatAttr(static_cast<float>(op.getEffectiveScale())),
+        s.window, op.getSoftcapAttr(), regions ? 2 : 0);
+    Region *sources[] = {scoreMod, maskMod};
+    for (auto [from, to] : llvm::zip(sources, step.getModifiers()))
+      if (from)
+        nb.cloneRegionBefore(*from, to, to.end());
+    return step.getResults();
+  }
+
   /// One scf.for over key blocks [lb, ub) carrying (max, sum, acc); with
   /// `masked`, each step applies the positional mask.
   SmallVector<Value> buildKVLoop(Value qTile, Value lb, Value ub,
@@ -112,36 +150,48 @@ struct QueryBlockBuilder {
                                           kvHead, col0, blockKV);
           }
           ScoreModifiers mods = ScoreModifiers::get(op);
-          DenseI64ArrayAttr window;
-          Value row0, colPos, diagonal;
+          StepOperands step{qTile, kTile, vTile, mTile, col0};
           if (masked) {
-            window = nb.getDenseI64ArrayAttr({mods.left, mods.right});
-            row0 = rowBegin;
-            colPos = col0;
-            diagonal = shape.diagonal;
+            step.window = nb.getDenseI64ArrayAttr({mods.left, mods.right});
+            step.positionRow0 = rowBegin;
+            step.positionCol0 = col0;
+            step.diagonal = shape.diagonal;
           }
-          SmallVector<Value> descales;
           if (stepDescale)
-            descales.push_back(stepDescale);
+            step.descales.push_back(stepDescale);
           if (valueDescale)
-            descales.push_back(valueDescale);
-          // The modifier regions, cloned verbatim, evaluated at this block's
-          // absolute (batch, head, first row, first key).
-          Value coordBatch, coordHead, coordRow, coordCol;
-          if (op.hasModifiers()) {
-            coordBatch = batch;
-            coordHead = head;
-            coordRow = rowBegin;
-            coordCol = col0;
+            step.descales.push_back(valueDescale);
+          if (!sizes.maskModSparsity || !op.getMaskMod()) {
+            scf::YieldOp::create(
+                nb, l, createStep(nb, l, iterArgs, step, /*withMaskMod=*/true));
+            return;
           }
-          auto step = OnlineAttentionOp::create(
-              nb, l, TypeRange(iterArgs), qTile, kTile, vTile, iterArgs[0],
-              iterArgs[1], iterArgs[2], mTile, descales, row0, colPos,
-              diagonal, coordBatch, coordHead, coordRow, coordCol,
-              nb.getF32FloatAttr(static_cast<float>(op.getEffectiveScale())),
-              window, op.getSoftcapAttr(), op->getNumRegions());
-          cloneModifierRegions(nb, op, step);
-          scf::YieldOp::create(nb, l, step.getResults());
+          // Block sparsity from mask_mod: a block it hides entirely is
+          // skipped, one it hides nothing of drops it.
+          Value rowEnd = arith::AddIOp::create(nb, l, rowBegin, rows);
+          Value colEnd = arith::AddIOp::create(nb, l, col0, cols);
+          MaskModBlockVisibility visibility =
+              classifyMaskModBlock(nb, l, *op.getMaskMod(), batch, head,
+                                   rowBegin, rowEnd, col0, colEnd);
+          auto visit = scf::IfOp::create(
+              nb, l, visibility.someVisible,
+              [&](OpBuilder &tb, Location tl) {
+                auto full = scf::IfOp::create(
+                    tb, tl, visibility.allVisible,
+                    [&](OpBuilder &fb, Location fl) {
+                      scf::YieldOp::create(
+                          fb, fl, createStep(fb, fl, iterArgs, step, false));
+                    },
+                    [&](OpBuilder &pb, Location pl) {
+                      scf::YieldOp::create(
+                          pb, pl, createStep(pb, pl, iterArgs, step, true));
+                    });
+                scf::YieldOp::create(tb, tl, full.getResults());
+              },
+              [&](OpBuilder &eb, Location el) {
+                scf::YieldOp::create(eb, el, iterArgs);
+              });
+          scf::YieldOp::create(nb, l, visit.getResults());
         });
     return SmallVector<Value>(loop.getResults());
   }
@@ -356,7 +406,7 @@ struct FATileAttentionPass
     : fa::impl::FATileAttentionPassBase<FATileAttentionPass> {
   using Base::Base;
   void runOnOperation() override {
-    AttentionTileSizes sizes{blockQ, blockKV};
+    AttentionTileSizes sizes{blockQ, blockKV, maskModSparsity};
     if (sizes.blockQ <= 0 || sizes.blockKV <= 0) {
       getOperation()->emitError()
           << "fa-tile-attention: block-q and block-kv must be positive, got "

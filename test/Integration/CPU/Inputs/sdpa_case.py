@@ -35,6 +35,11 @@ by `reference`, each from its definition:
     document     keep iff doc[i] == doc[j], doc a captured tensor<N x i32> of
                  document ids (--doc-lens, N = Nq = Nk)
     hide-rows    keep iff i mod 3 != 1: every third row sees no key at all
+    arith-mix    keep iff ((0 <= i - j <= 2 or i / 4 == j / 4)
+                           xor (j == 0 and i >= 6))
+                          and select(i / 4 == j / 4, 0, min(max(3 j - i, -5), 5)) > -5
+                 (only index arithmetic: fa-tile-attention's mask-mod-sparsity
+                 bounds it over each block instead of evaluating it)
 
 scale and softcap are f32 attributes, so the reference uses their f32 values.
 Inputs are generated in float64, then rounded to the input type (f16 through
@@ -181,7 +186,7 @@ def parse_args(argv):
                    metavar=("BQ", "BKV"), help="rows per descale block with --granularity block")
     p.add_argument("--score-mod", default=None, choices=["alibi", "alibi-arith", "softcap", "relpos"],
                    help="a score_mod region (see MODS)")
-    p.add_argument("--mask-mod", default=None, choices=["prefix", "document", "hide-rows"],
+    p.add_argument("--mask-mod", default=None, choices=["prefix", "document", "hide-rows", "arith-mix"],
                    help="a mask_mod region (see MODS)")
     p.add_argument("--mod-softcap", type=float, default=5.0, help="c of --score-mod softcap")
     p.add_argument("--relpos-radius", type=int, default=3, help="R of --score-mod relpos")
@@ -341,6 +346,34 @@ def mod_regions(a, ins, w):
             body = [f"%di = tensor.extract %doc[%i] : tensor<{n}xi32>",
                     f"%dj = tensor.extract %doc[%j] : tensor<{n}xi32>",
                     "%keep = arith.cmpi eq, %di, %dj : i32"]
+        elif a.mask_mod == "arith-mix":
+            body = ["%c0 = arith.constant 0 : index",
+                    "%c2 = arith.constant 2 : index",
+                    "%c3 = arith.constant 3 : index",
+                    "%c4 = arith.constant 4 : index",
+                    "%c5 = arith.constant 5 : index",
+                    "%c6 = arith.constant 6 : index",
+                    "%cm5 = arith.constant -5 : index",
+                    "%true = arith.constant true",
+                    "%d = arith.subi %i, %j : index",
+                    "%ahead = arith.cmpi sge, %d, %c0 : index",
+                    "%near = arith.cmpi sle, %d, %c2 : index",
+                    "%band = arith.andi %ahead, %near : i1",
+                    "%bi = arith.divsi %i, %c4 : index",
+                    "%bj = arith.divsi %j, %c4 : index",
+                    "%same = arith.cmpi eq, %bi, %bj : index",
+                    "%local = arith.ori %band, %same : i1",
+                    "%first = arith.cmpi eq, %j, %c0 : index",
+                    "%late = arith.cmpi sge, %i, %c6 : index",
+                    "%flip = arith.andi %first, %late : i1",
+                    "%x = arith.xori %local, %flip : i1",
+                    "%j3 = arith.muli %c3, %j : index",
+                    "%e = arith.subi %j3, %i : index",
+                    "%lo = arith.maxsi %e, %cm5 : index",
+                    "%cl = arith.minsi %lo, %c5 : index",
+                    "%sel = arith.select %same, %c0, %cl : index",
+                    "%ok = arith.cmpi sgt, %sel, %cm5 : index",
+                    "%keep = arith.andi %x, %ok : i1"]
         else:
             body = ["%c3 = arith.constant 3 : index",
                     "%c1 = arith.constant 1 : index",
@@ -379,6 +412,13 @@ def apply_mods(a, ins, s, smag, keep):
         keep = keep & (ins["doc"][ii] == ins["doc"][jj])
     elif a.mask_mod == "hide-rows":
         keep = keep & np.broadcast_to(ii % 3 != 1, (a.Nq, a.Nk))
+    elif a.mask_mod == "arith-mix":
+        d = ii - jj
+        same = (ii // 4) == (jj // 4)
+        local = ((d >= 0) & (d <= 2)) | same
+        flip = (jj == 0) & (ii >= 6)
+        sel = np.where(same, 0, np.clip(3 * jj - ii, -5, 5))
+        keep = keep & ((local ^ flip) & (sel > -5))
     return s, smag, keep
 
 

@@ -102,7 +102,8 @@ def FA_AttentionOp : FA_Op<"attention", [
     with a diagnostic on the op rather than guessing.
 
     Modifier regions (optional, after the attribute dictionary, in this order; each a
-    single block ending in `fa.yield`, free of memory side effects, and free to use values
+    single block ending in `fa.yield`, free of memory side effects and of other fa ops,
+    and free to use values
     defined above the op, e.g. constants or a tensor read with `tensor.extract`):
     * `score_mod { ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index): ...
       fa.yield %t : f32 }`: `%s` is the score of query row `%i` and key `%j` (absolute

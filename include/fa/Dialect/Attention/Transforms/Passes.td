@@ -159,6 +159,12 @@ def FATileAttentionPass : Pass<"fa-tile-attention"> {
     `mask_mod` regions and `coords(%b, %h, %row0, %col0)` (the forall's batch and
     head, the block's first row and first key), so it evaluates them at absolute
     positions; the loops are the same as without regions (docs/TiledForm.md).
+    With `mask-mod-sparsity`, each step of an op with a mask_mod sits in
+    `scf.if (some key of the block visible) { scf.if (all visible) { step
+    without mask_mod } else { step } } else { state unchanged }`, the two
+    conditions from classifyMaskModBlock (AttentionUtils.h): interval bounds of
+    the region over the block when it is index arithmetic and comparisons, else
+    the region evaluated over the block at run time.
 
     Before:
     ```mlir
@@ -187,6 +193,10 @@ def FATileAttentionPass : Pass<"fa-tile-attention"> {
            "Query rows per tile (one thread block on a GPU)">,
     Option<"blockKV", "block-kv", "int64_t", /*default=*/"64",
            "Keys per step of the online-softmax loop">,
+    Option<"maskModSparsity", "mask-mod-sparsity", "bool", /*default=*/"false",
+           "Guard each step of an op with a mask_mod by the block's "
+           "classification: skip blocks it hides, drop it where it hides "
+           "nothing (fa-to-cpu turns it on)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::cf::ControlFlowDialect",

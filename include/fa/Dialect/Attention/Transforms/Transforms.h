@@ -43,6 +43,10 @@ LogicalResult tileAttentionGrad(RewriterBase &rewriter, AttentionGradOp op,
 struct AttentionTileSizes {
   int64_t blockQ = 64;
   int64_t blockKV = 64;
+  /// Block sparsity from a mask_mod region: each step is guarded by the
+  /// block's classifyMaskModBlock (scf.if: skipped when no key is visible,
+  /// without mask_mod when all are). Off: every step applies the mask_mod.
+  bool maskModSparsity = false;
 };
 
 /// Replaces `op` by the tiled FlashAttention form: an scf.forall over (batch,

@@ -129,6 +129,40 @@ Value inlineMaskMod(OpBuilder &b, Location loc, Region &maskMod, Value batch,
 /// as many regions as `from` (none, or score_mod and mask_mod).
 void cloneModifierRegions(OpBuilder &b, Operation *from, Operation *to);
 
+/// What a mask_mod hides of a block of rows [rowBegin, rowEnd) x keys
+/// [colBegin, colEnd) (absolute, non-empty) of (batch, head), as i1 values:
+/// `someVisible` is false only if no key of the block is visible to any of
+/// its rows (the block can be skipped), `allVisible` true only if every key is
+/// visible to every row (the block needs no mask_mod). Both are conservative
+/// (a partial block may be reported neither empty nor full by the bounds).
+struct MaskModBlockVisibility {
+  Value someVisible, allVisible;
+};
+/// By interval evaluation of the region at the insertion point: b and h are
+/// points, i and j the block's ranges, and constants, addi, subi, minsi,
+/// maxsi, muli by a constant, divsi / floordivsi / ceildivsi by a positive
+/// constant, cmpi (signed predicates, eq, ne), andi / ori / xori of i1 and
+/// select are bounded (no index overflow assumed); index and i1 values
+/// captured from above the region are single values (they must dominate the
+/// insertion point). Failure, with nothing
+/// emitted, when the region uses anything else (a tensor.extract, an
+/// unsigned comparison, ...).
+FailureOr<MaskModBlockVisibility>
+boundMaskModOverBlock(OpBuilder &b, Location loc, Region &maskMod, Value batch,
+                      Value head, Value rowBegin, Value rowEnd,
+                      Value colBegin, Value colEnd);
+/// Exactly, by evaluating the region at every (row, key) of the block (two
+/// scf.for loops): the run-time block mask of regions that cannot be bounded.
+MaskModBlockVisibility
+evaluateMaskModOverBlock(OpBuilder &b, Location loc, Region &maskMod,
+                         Value batch, Value head, Value rowBegin, Value rowEnd,
+                         Value colBegin, Value colEnd);
+/// boundMaskModOverBlock when it succeeds, else evaluateMaskModOverBlock.
+MaskModBlockVisibility
+classifyMaskModBlock(OpBuilder &b, Location loc, Region &maskMod, Value batch,
+                     Value head, Value rowBegin, Value rowEnd, Value colBegin,
+                     Value colEnd);
+
 /// The modifier regions of one score and where it is: the absolute batch,
 /// query head, query row and key of the fa.attention. Regions are null when
 /// absent.
