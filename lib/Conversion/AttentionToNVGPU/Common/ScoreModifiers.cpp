@@ -1,5 +1,6 @@
 //===- ScoreModifiers.cpp - softcap, masks and modifier regions -----------===//
 #include "fa/Conversion/AttentionToNVGPU/Common/ScoreModifiers.h"
+#include "fa/Dialect/Attention/Utils/AttentionUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -366,274 +367,74 @@ Value KernelScoreModifiers::apply(Value s, double scale, const Row &r,
 // Block classification of mask_mod by interval arithmetic
 //===----------------------------------------------------------------------===//
 //
-// mask_mod evaluated over a block of rows [iLo, iHi] x keys [jLo, jHi] (b and
-// h exact): each integer value becomes an interval [lo, hi] (emitted as two
-// index values), each i1 a pair (may be true, may be false). Sound for the
-// ops admitted by canBoundMaskMod; a block with nothing that may be true is
-// empty, one with nothing that may be false is fully visible.
+// AttentionUtils' boundMaskModOverBlock (the tiled form's block sparsity)
+// evaluates mask_mod over a block of rows x keys as IR; in a kernel its
+// constants from above are cloned in and a captured 1-D tensor's values over
+// an index range are scanned (tensorRange).
 
-/// The constant of `v`, if it is one.
-static std::optional<int64_t> constantOf(Value v) {
-  APInt c;
-  if (matchPattern(v, m_ConstantInt(&c)))
-    return c.getSExtValue();
-  return std::nullopt;
-}
+/// The bound of "unbounded" intervals: far beyond any position or tensor
+/// value, with room for the interval sums.
+static constexpr int64_t kUnboundedInterval = int64_t(1) << 40;
 
-static bool isIntervalOp(Operation &op) {
-  if (isa<arith::ConstantOp, arith::AddIOp, arith::SubIOp, arith::MinSIOp,
-          arith::MaxSIOp, arith::IndexCastOp, arith::CmpIOp, arith::AndIOp,
-          arith::OrIOp, arith::XOrIOp, arith::SelectOp, arith::ExtSIOp>(op))
-    return true;
-  if (auto mul = dyn_cast<arith::MulIOp>(op))
-    return constantOf(mul.getLhs()) || constantOf(mul.getRhs());
-  if (isa<arith::DivSIOp, arith::FloorDivSIOp, arith::CeilDivSIOp>(op)) {
-    std::optional<int64_t> c = constantOf(op.getOperand(1));
-    return c && *c > 0;
-  }
-  return false;
+/// Hooks that make the bounder work inside a kernel; `tensorRange` null: no
+/// tensor reads (a dry run at match time passes a stand-in).
+static MaskModBoundHooks
+kernelBoundHooks(OpBuilder &b,
+                 std::function<std::pair<Value, Value>(tensor::ExtractOp,
+                                                       Value, Value)>
+                     tensorRange) {
+  MaskModBoundHooks hooks;
+  hooks.captured = [&b](Value v) -> Value {
+    if (!matchPattern(v, m_Constant()))
+      return Value();
+    return b.clone(*v.getDefiningOp())->getResult(0);
+  };
+  hooks.extract = std::move(tensorRange);
+  return hooks;
 }
 
 ScoreModifierSpec::MaskModBound mlir::fa::boundMaskMod(Region &maskMod) {
   using Bound = ScoreModifierSpec::MaskModBound;
-  Bound bound = Bound::Arithmetic;
-  for (Operation &op : maskMod.front().without_terminator()) {
-    if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
-      // A captured 1-D integer tensor (checkModifierRegionForKernel made sure
-      // it is a function argument of static shape).
-      RankedTensorType ty = extract.getTensor().getType();
-      if (maskMod.isAncestor(extract.getTensor().getParentRegion()) ||
-          ty.getRank() != 1 || !ty.getElementType().isSignlessInteger() ||
-          ty.getElementType().isInteger(1))
-        return Bound::None;
-      bound = Bound::TensorReads;
-      continue;
-    }
-    if (!isIntervalOp(op))
-      return Bound::None;
-    if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
-      using P = arith::CmpIPredicate;
-      P p = cmp.getPredicate();
-      if (p != P::eq && p != P::ne && p != P::slt && p != P::sle &&
-          p != P::sgt && p != P::sge)
-        return Bound::None;
-    }
-    if (isa<arith::IndexCastOp, arith::ExtSIOp>(op) &&
-        op.getResult(0).getType().isInteger(1))
-      return Bound::None;
-    for (Value operand : op.getOperands())
-      if (!maskMod.isAncestor(operand.getParentRegion()) &&
-          !constantOf(operand))
-        return Bound::None; // a captured value that is not a constant
-  }
-  return bound;
+  // A dry run over a scratch block of stand-in arguments.
+  MLIRContext *ctx = maskMod.getContext();
+  OpBuilder b(ctx);
+  Location loc = maskMod.getLoc();
+  Block scratch;
+  SmallVector<Value> args;
+  for (int k = 0; k < 6; ++k)
+    args.push_back(scratch.addArgument(b.getIndexType(), loc));
+  b.setInsertionPointToStart(&scratch);
+  bool reads = false;
+  auto standIn = [&](tensor::ExtractOp extract, Value lo, Value hi) {
+    RankedTensorType ty = extract.getTensor().getType();
+    if (ty.getRank() != 1 || !ty.getElementType().isSignlessInteger() ||
+        ty.getElementType().isInteger(1))
+      return std::pair<Value, Value>();
+    reads = true;
+    return std::pair<Value, Value>(lo, hi);
+  };
+  FailureOr<MaskModBlockVisibility> bounded = boundMaskModOverBlock(
+      b, loc, maskMod, args[0], args[1], args[2], args[3], args[4], args[5],
+      kernelBoundHooks(b, standIn));
+  scratch.dropAllDefinedValueUses();
+  scratch.clear();
+  if (failed(bounded))
+    return Bound::None;
+  return reads ? Bound::TensorReads : Bound::Arithmetic;
 }
-
-/// The bound of "unbounded" intervals: far beyond any position or tensor
-/// value, with room for the interval sums.
-static constexpr int64_t kMaxWindowBoundForIntervals = int64_t(1) << 40;
-
-namespace {
-struct Interval {
-  Value lo, hi;
-};
-struct Truth {
-  Value mayTrue, mayFalse;
-};
-} // namespace
 
 KernelScoreModifiers::BlockVisibility
 KernelScoreModifiers::blockVisibility(Value iLo, Value iHi, Value jLo,
                                       Value jHi) const {
   assert(narrowsBlocks() && "an interval-bounded mask_mod");
-  OpBuilder &b = kb.b;
-  Location loc = kb.loc;
-  Block &body = spec.maskMod->front();
-  DenseMap<Value, Interval> ints;
-  DenseMap<Value, Truth> bools;
-  auto point = [&](Value v) { return Interval{v, v}; };
-  ints[body.getArgument(0)] = point(batch);
-  ints[body.getArgument(1)] = point(head);
-  ints[body.getArgument(2)] = {iLo, iHi};
-  ints[body.getArgument(3)] = {jLo, jHi};
-  auto get = [&](Value v) -> Interval {
-    auto it = ints.find(v);
-    if (it != ints.end())
-      return it->second;
-    Value c = kb.idx(*constantOf(v)); // canBoundMaskMod: a constant
-    return ints[v] = point(c);
+  auto range = [this](tensor::ExtractOp extract, Value lo, Value hi) {
+    return tensorRange(extract, lo, hi);
   };
-  auto truth = [&](Value v) -> Truth {
-    auto it = bools.find(v);
-    if (it != bools.end())
-      return it->second;
-    bool c = *constantOf(v) != 0;
-    Value t = arith::ConstantOp::create(b, loc, b.getBoolAttr(c));
-    Value f = arith::ConstantOp::create(b, loc, b.getBoolAttr(!c));
-    return bools[v] = Truth{t, f};
-  };
-  auto lt = [&](Value x, Value y) {
-    return kb.cmp(arith::CmpIPredicate::slt, x, y);
-  };
-  auto le = [&](Value x, Value y) {
-    return kb.cmp(arith::CmpIPredicate::sle, x, y);
-  };
-  auto andI = [&](Value x, Value y) {
-    return arith::AndIOp::create(b, loc, x, y).getResult();
-  };
-  auto orI = [&](Value x, Value y) {
-    return arith::OrIOp::create(b, loc, x, y).getResult();
-  };
-  auto notI = [&](Value x) {
-    return arith::XOrIOp::create(
-               b, loc, x,
-               arith::ConstantOp::create(b, loc, b.getBoolAttr(true)))
-        .getResult();
-  };
-  auto smin = [&](Value x, Value y) {
-    return arith::MinSIOp::create(b, loc, x, y).getResult();
-  };
-  auto smax = [&](Value x, Value y) {
-    return arith::MaxSIOp::create(b, loc, x, y).getResult();
-  };
-  for (Operation &op : body.without_terminator()) {
-    Value res = op.getResult(0);
-    bool isBool = res.getType().isInteger(1);
-    if (auto c = dyn_cast<arith::ConstantOp>(op)) {
-      if (isBool)
-        (void)truth(res);
-      else
-        (void)get(res);
-      continue;
-    }
-    if (isa<arith::IndexCastOp, arith::ExtSIOp>(op)) {
-      ints[res] = get(op.getOperand(0));
-      continue;
-    }
-    if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
-      Interval x = get(extract.getIndices()[0]);
-      auto [lo, hi] = tensorRange(extract, x.lo, x.hi);
-      ints[res] = {lo, hi};
-      continue;
-    }
-    if (auto add = dyn_cast<arith::AddIOp>(op)) {
-      Interval x = get(add.getLhs()), y = get(add.getRhs());
-      ints[res] = {kb.add(x.lo, y.lo), kb.add(x.hi, y.hi)};
-      continue;
-    }
-    if (auto sub = dyn_cast<arith::SubIOp>(op)) {
-      Interval x = get(sub.getLhs()), y = get(sub.getRhs());
-      ints[res] = {kb.sub(x.lo, y.hi), kb.sub(x.hi, y.lo)};
-      continue;
-    }
-    if (auto mul = dyn_cast<arith::MulIOp>(op)) {
-      bool lhsConst = constantOf(mul.getLhs()).has_value();
-      int64_t c = *constantOf(lhsConst ? mul.getLhs() : mul.getRhs());
-      Interval x = get(lhsConst ? mul.getRhs() : mul.getLhs());
-      Value a = kb.mul(x.lo, kb.idx(c)), z = kb.mul(x.hi, kb.idx(c));
-      ints[res] = c >= 0 ? Interval{a, z} : Interval{z, a};
-      continue;
-    }
-    if (isa<arith::DivSIOp, arith::FloorDivSIOp, arith::CeilDivSIOp>(op)) {
-      // Monotone in the dividend for a positive divisor.
-      Interval x = get(op.getOperand(0));
-      Value c = kb.idx(*constantOf(op.getOperand(1)));
-      auto apply = [&](Value v) -> Value {
-        if (isa<arith::DivSIOp>(op))
-          return arith::DivSIOp::create(b, loc, v, c);
-        if (isa<arith::FloorDivSIOp>(op))
-          return arith::FloorDivSIOp::create(b, loc, v, c);
-        return arith::CeilDivSIOp::create(b, loc, v, c);
-      };
-      ints[res] = {apply(x.lo), apply(x.hi)};
-      continue;
-    }
-    if (auto mn = dyn_cast<arith::MinSIOp>(op)) {
-      Interval x = get(mn.getLhs()), y = get(mn.getRhs());
-      ints[res] = {smin(x.lo, y.lo), smin(x.hi, y.hi)};
-      continue;
-    }
-    if (auto mx = dyn_cast<arith::MaxSIOp>(op)) {
-      Interval x = get(mx.getLhs()), y = get(mx.getRhs());
-      ints[res] = {smax(x.lo, y.lo), smax(x.hi, y.hi)};
-      continue;
-    }
-    if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
-      using P = arith::CmpIPredicate;
-      Interval x = get(cmp.getLhs()), y = get(cmp.getRhs());
-      Truth t;
-      switch (cmp.getPredicate()) {
-      case P::slt: // x < y
-        t = {lt(x.lo, y.hi), le(y.lo, x.hi)};
-        break;
-      case P::sle:
-        t = {le(x.lo, y.hi), lt(y.lo, x.hi)};
-        break;
-      case P::sgt: // y < x
-        t = {lt(y.lo, x.hi), le(x.lo, y.hi)};
-        break;
-      case P::sge:
-        t = {le(y.lo, x.hi), lt(x.lo, y.hi)};
-        break;
-      case P::eq:
-      case P::ne: {
-        Value overlap = andI(le(x.lo, y.hi), le(y.lo, x.hi));
-        Value samePoint =
-            andI(andI(kb.cmp(P::eq, x.lo, x.hi), kb.cmp(P::eq, y.lo, y.hi)),
-                 kb.cmp(P::eq, x.lo, y.lo));
-        t = {overlap, notI(samePoint)};
-        if (cmp.getPredicate() == P::ne)
-          std::swap(t.mayTrue, t.mayFalse);
-        break;
-      }
-      default:
-        llvm_unreachable("canBoundMaskMod admits signed compares only");
-      }
-      bools[res] = t;
-      continue;
-    }
-    if (auto a = dyn_cast<arith::AndIOp>(op)) {
-      Truth x = truth(a.getLhs()), y = truth(a.getRhs());
-      bools[res] = {andI(x.mayTrue, y.mayTrue), orI(x.mayFalse, y.mayFalse)};
-      continue;
-    }
-    if (auto o = dyn_cast<arith::OrIOp>(op)) {
-      Truth x = truth(o.getLhs()), y = truth(o.getRhs());
-      bools[res] = {orI(x.mayTrue, y.mayTrue), andI(x.mayFalse, y.mayFalse)};
-      continue;
-    }
-    if (auto x = dyn_cast<arith::XOrIOp>(op)) {
-      Truth p = truth(x.getLhs()), q = truth(x.getRhs());
-      bools[res] = {orI(andI(p.mayTrue, q.mayFalse), andI(p.mayFalse, q.mayTrue)),
-                    orI(andI(p.mayTrue, q.mayTrue), andI(p.mayFalse, q.mayFalse))};
-      continue;
-    }
-    if (auto sel = dyn_cast<arith::SelectOp>(op)) {
-      Truth c = truth(sel.getCondition());
-      if (isBool) {
-        Truth x = truth(sel.getTrueValue()), y = truth(sel.getFalseValue());
-        bools[res] = {orI(andI(c.mayTrue, x.mayTrue), andI(c.mayFalse, y.mayTrue)),
-                      orI(andI(c.mayTrue, x.mayFalse),
-                          andI(c.mayFalse, y.mayFalse))};
-      } else {
-        // The union of the branches that may be taken.
-        Interval x = get(sel.getTrueValue()), y = get(sel.getFalseValue());
-        Value lo = arith::SelectOp::create(
-            b, loc, c.mayTrue,
-            arith::SelectOp::create(b, loc, c.mayFalse, smin(x.lo, y.lo), x.lo),
-            y.lo);
-        Value hi = arith::SelectOp::create(
-            b, loc, c.mayTrue,
-            arith::SelectOp::create(b, loc, c.mayFalse, smax(x.hi, y.hi), x.hi),
-            y.hi);
-        ints[res] = {lo, hi};
-      }
-      continue;
-    }
-    llvm_unreachable("canBoundMaskMod admits only the ops above");
-  }
-  Truth keep = truth(body.getTerminator()->getOperand(0));
-  return {keep.mayTrue, notI(keep.mayFalse)};
+  FailureOr<MaskModBlockVisibility> v = boundMaskModOverBlock(
+      kb.b, kb.loc, *spec.maskMod, batch, head, iLo, kb.add(iHi, kb.idx(1)),
+      jLo, kb.add(jHi, kb.idx(1)), kernelBoundHooks(kb.b, range));
+  assert(succeeded(v) && "boundMaskMod found the region bounded");
+  return {v->someVisible, v->allVisible};
 }
 
 std::pair<Value, Value>
@@ -651,8 +452,8 @@ KernelScoreModifiers::tensorRange(tensor::ExtractOp extract, Value lo,
   hi = arith::MinSIOp::create(b, loc, hi, kb.idx(size - 1));
   Value capped =
       arith::MinSIOp::create(b, loc, hi, kb.add(lo, kb.idx(kMaxSpan - 1)));
-  Value big = kb.idx(kMaxWindowBoundForIntervals);
-  Value negBig = kb.idx(-kMaxWindowBoundForIntervals);
+  Value big = kb.idx(kUnboundedInterval);
+  Value negBig = kb.idx(-kUnboundedInterval);
   auto loop = scf::ForOp::create(b, loc, lo, kb.add(capped, kb.idx(1)),
                                  kb.idx(kUnroll), ValueRange{big, negBig});
   {

@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -33,7 +34,8 @@ struct TruthBounds {
 /// 2^62, as the window arithmetic does).
 class MaskModBounder {
 public:
-  MaskModBounder(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+  MaskModBounder(OpBuilder &b, Location loc, const MaskModBoundHooks &hooks)
+      : b(b), loc(loc), hooks(hooks) {}
 
   FailureOr<MaskModBlockVisibility> run(Region &maskMod,
                                         ArrayRef<IndexBounds> args) {
@@ -54,6 +56,7 @@ public:
 private:
   OpBuilder &b;
   Location loc;
+  const MaskModBoundHooks &hooks;
   Region *region = nullptr;
   DenseMap<Value, IndexBounds> indices;
   DenseMap<Value, TruthBounds> truths;
@@ -75,16 +78,28 @@ private:
   bool isCaptured(Value v) {
     return !region->isAncestor(v.getParentRegion());
   }
+  /// A captured value as the caller wants it used (hooks.captured).
+  Value captured(Value v) {
+    return hooks.captured ? hooks.captured(v) : v;
+  }
   std::optional<IndexBounds> index(Value v) {
-    if (isCaptured(v) && v.getType().isIndex())
-      return IndexBounds{v, v};
+    if (isCaptured(v) && v.getType().isIndex()) {
+      Value c = captured(v);
+      if (!c)
+        return std::nullopt;
+      return IndexBounds{c, c};
+    }
     auto it = indices.find(v);
     return it == indices.end() ? std::nullopt
                                : std::optional<IndexBounds>(it->second);
   }
   std::optional<TruthBounds> truth(Value v) {
-    if (isCaptured(v) && v.getType().isInteger(1))
-      return TruthBounds{v, negate(v)};
+    if (isCaptured(v) && v.getType().isInteger(1)) {
+      Value c = captured(v);
+      if (!c)
+        return std::nullopt;
+      return TruthBounds{c, negate(c)};
+    }
     auto it = truths.find(v);
     return it == truths.end() ? std::nullopt
                               : std::optional<TruthBounds>(it->second);
@@ -220,9 +235,32 @@ LogicalResult MaskModBounder::visit(Operation &op) {
   if (op.getNumResults() != 1)
     return failure();
   Type type = op.getResult(0).getType();
-  bool isIndex = type.isIndex(), isBool = type.isInteger(1);
+  bool isBool = type.isInteger(1);
+  // Integers other than i1 are bounded as index values (a cast between them
+  // keeps the value: positions and the tensors' values are far from the
+  // limits of the narrower type).
+  bool isIndex = type.isSignlessIntOrIndex() && !isBool;
   if (!isIndex && !isBool)
     return failure();
+  if (isa<arith::IndexCastOp, arith::ExtSIOp>(op) && isIndex) {
+    std::optional<IndexBounds> x = index(op.getOperand(0));
+    if (!x)
+      return failure();
+    indices[op.getResult(0)] = *x;
+    return success();
+  }
+  if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
+    if (!hooks.extract || extract.getIndices().size() != 1 || isBool)
+      return failure();
+    std::optional<IndexBounds> x = index(extract.getIndices()[0]);
+    if (!x)
+      return failure();
+    auto [lo, hi] = hooks.extract(extract, x->lo, x->hi);
+    if (!lo)
+      return failure();
+    indices[extract.getResult()] = {lo, hi};
+    return success();
+  }
   return TypeSwitch<Operation *, LogicalResult>(&op)
       .Case([&](arith::ConstantOp cst) -> LogicalResult {
         auto value = dyn_cast<IntegerAttr>(cst.getValue());
@@ -232,7 +270,8 @@ LogicalResult MaskModBounder::visit(Operation &op) {
           bool v = value.getValue().getBoolValue();
           truths[cst] = {boolean(v), boolean(!v)};
         } else {
-          Value c = arith::ConstantIndexOp::create(b, loc, value.getInt());
+          Value c = arith::ConstantIndexOp::create(
+              b, loc, value.getValue().getSExtValue());
           indices[cst] = {c, c};
         }
         return success();
@@ -271,7 +310,8 @@ LogicalResult MaskModBounder::visit(Operation &op) {
 
 FailureOr<MaskModBlockVisibility> mlir::fa::boundMaskModOverBlock(
     OpBuilder &b, Location loc, Region &maskMod, Value batch, Value head,
-    Value rowBegin, Value rowEnd, Value colBegin, Value colEnd) {
+    Value rowBegin, Value rowEnd, Value colBegin, Value colEnd,
+    const MaskModBoundHooks &hooks) {
   // The body is emitted into a scratch block first: nothing is left behind
   // when some op cannot be bounded.
   OpBuilder::InsertionGuard guard(b);
@@ -287,7 +327,7 @@ FailureOr<MaskModBlockVisibility> mlir::fa::boundMaskModOverBlock(
       {rowBegin, arith::SubIOp::create(b, loc, rowEnd, one)},
       {colBegin, arith::SubIOp::create(b, loc, colEnd, one)}};
   FailureOr<MaskModBlockVisibility> result =
-      MaskModBounder(b, loc).run(maskMod, args);
+      MaskModBounder(b, loc, hooks).run(maskMod, args);
   if (failed(result))
     return failure(); // the scratch block and its ops are destroyed
   target->getOperations().splice(point, scratch->getOperations());

@@ -8,6 +8,7 @@
 #ifndef FA_DIALECT_ATTENTION_UTILS_ATTENTIONUTILS_H
 #define FA_DIALECT_ATTENTION_UTILS_ATTENTIONUTILS_H
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
@@ -15,6 +16,7 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/Value.h"
 
+#include <functional>
 #include <optional>
 
 namespace mlir::fa {
@@ -147,10 +149,24 @@ struct MaskModBlockVisibility {
 /// insertion point). Failure, with nothing
 /// emitted, when the region uses anything else (a tensor.extract, an
 /// unsigned comparison, ...).
+/// `hooks` let a caller bound what the bounder cannot see through: the GPU
+/// kernels, whose values from above the region live outside the kernel.
+struct MaskModBoundHooks {
+  /// A value captured from above the region, as the value to use at the
+  /// insertion point (null: not bounded). Default: the value itself.
+  std::function<Value(Value)> captured;
+  /// [min, max] of what `tensor.extract` (1-D, integer elements) reads at
+  /// indices [lo, hi] (index values), emitted at the insertion point; null:
+  /// tensor reads are not bounded (the default).
+  std::function<std::pair<Value, Value>(tensor::ExtractOp, Value lo,
+                                        Value hi)>
+      extract;
+};
 FailureOr<MaskModBlockVisibility>
 boundMaskModOverBlock(OpBuilder &b, Location loc, Region &maskMod, Value batch,
                       Value head, Value rowBegin, Value rowEnd,
-                      Value colBegin, Value colEnd);
+                      Value colBegin, Value colEnd,
+                      const MaskModBoundHooks &hooks = {});
 /// Exactly, by evaluating the region at every (row, key) of the block (two
 /// scf.for loops): the run-time block mask of regions that cannot be bounded.
 MaskModBlockVisibility
