@@ -23,6 +23,9 @@
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <cstdlib>
 
 using namespace mlir;
 
@@ -43,6 +46,21 @@ checkPTXPipelineOptions(const fa::PTXPipelineOptions &options) {
              "' must be a comma-separated list of +feature / -feature (e.g. "
              "+ptx80), got '" + f.str() + "'";
   }
+  return "";
+}
+
+/// The CUDA toolkit whose nvvm/libdevice/libdevice.10.bc exists: CUDA_HOME,
+/// CUDA_ROOT, CUDA_PATH, then /usr/local/cuda; empty if none has it (the
+/// serializer's own lookup then applies).
+static std::string findCUDAToolkitWithLibdevice() {
+  SmallVector<std::string> candidates;
+  for (const char *var : {"CUDA_HOME", "CUDA_ROOT", "CUDA_PATH"})
+    if (const char *v = std::getenv(var))
+      candidates.push_back(v);
+  candidates.push_back("/usr/local/cuda");
+  for (const std::string &dir : candidates)
+    if (llvm::sys::fs::exists(dir + "/nvvm/libdevice/libdevice.10.bc"))
+      return dir;
   return "";
 }
 
@@ -81,6 +99,11 @@ void mlir::fa::buildPTXPipeline(OpPassManager &pm,
   pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
   GpuModuleToBinaryPassOptions toBinary;
   toBinary.compilationTarget = "isa";
+  // libdevice for the math of modifier regions (math.exp2 -> __nv_exp2f):
+  // the serializer finds it through CUDA_HOME & co. only, so a clean
+  // environment (lit, a compiler embedding fa) would leave the calls
+  // unresolved; name the toolkit explicitly where one is installed.
+  toBinary.toolkitPath = findCUDAToolkitWithLibdevice();
   pm.addPass(createGpuModuleToBinaryPass(toBinary));
 }
 

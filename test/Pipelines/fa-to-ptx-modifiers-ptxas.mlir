@@ -10,12 +10,36 @@
 // RUN: %ptxas -arch=sm_90a -v %t/softcap_kernel.ptx -o %t/softcap.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL --implicit-check-not=warning
 // RUN: %ptxas -arch=sm_90a %t/additive_kernel.ptx -o %t/additive.cubin
 // RUN: %ptxas -arch=sm_90a %t/boolean_kernel.ptx -o %t/boolean.cubin
+// RUN: FileCheck %s --check-prefix=ALIBI < %t/alibi_kernel.ptx
+// RUN: %ptxas -arch=sm_90a -v %t/alibi_kernel.ptx -o %t/alibi.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL --implicit-check-not=warning
+// RUN: FileCheck %s --check-prefix=PREFIX < %t/prefixlm_kernel.ptx
+// RUN: %ptxas -arch=sm_90a -v %t/prefixlm_kernel.ptx -o %t/prefixlm.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL --implicit-check-not=warning
+// RUN: FileCheck %s --check-prefix=DOC < %t/doc_kernel.json
+// RUN: FileCheck %s --check-prefix=PREFIX < %t/doc_kernel.ptx
+// RUN: %ptxas -arch=sm_90a %t/doc_kernel.ptx -o %t/doc.cubin
 // RUN: rm -rf %t80 && fa-opt %s -split-input-file '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_80},fa-dump-kernel{dir=%t80})' -o /dev/null
 // RUN: FileCheck %s --check-prefix=SOFTCAP < %t80/softcap_kernel.ptx
 // RUN: FileCheck %s --check-prefix=ADD < %t80/additive_kernel.json
 // RUN: %ptxas -arch=sm_80 %t80/softcap_kernel.ptx -o %t80/softcap.cubin
 // RUN: %ptxas -arch=sm_80 %t80/additive_kernel.ptx -o %t80/additive.cubin
 // RUN: %ptxas -arch=sm_80 %t80/boolean_kernel.ptx -o %t80/boolean.cubin
+// RUN: FileCheck %s --check-prefix=PREFIX < %t80/prefixlm_kernel.ptx
+// RUN: %ptxas -arch=sm_80 %t80/alibi_kernel.ptx -o %t80/alibi.cubin
+// RUN: %ptxas -arch=sm_80 %t80/prefixlm_kernel.ptx -o %t80/prefixlm.cubin
+// RUN: %ptxas -arch=sm_80 %t80/doc_kernel.ptx -o %t80/doc.cubin
+
+// ALIBI: cvt.rn.f32.s32
+// ALIBI-NOT: cvt.rn.f32.s64
+// PREFIX: vote.sync.ballot.b32
+
+// DOC: "align_bytes": 4,
+// DOC-NEXT: "dtype": "i32",
+// DOC-NEXT: "meaning": "argument 3 of the function, read by a modifier region, contiguous",
+// DOC-NEXT: "name": "arg3",
+// DOC-NEXT: "shape": [
+// DOC-NEXT: 4096
+// DOC-NEXT: ],
+// DOC-NEXT: "tensor": "arg3",
 
 // SOFTCAP: tanh.approx.f32
 // NOSPILL: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
@@ -59,4 +83,59 @@ func.func @additive(%q: tensor<?x8x?x128xbf16>, %k: tensor<?x2x?x128xbf16>, %v: 
 func.func @boolean(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: tensor<?x?x?x64xf16>, %m: tensor<?x1x?x?xi1>) -> (tensor<?x?x?x64xf16>, tensor<?x?x?xf32>) {
   %o, %lse = fa.attention %q, %k, %v mask(%m : tensor<?x1x?x?xi1>) {window = array<i64: 256, 0>} : tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16> -> (tensor<?x?x?x64xf16>, tensor<?x?x?xf32>)
   return %o, %lse : tensor<?x?x?x64xf16>, tensor<?x?x?xf32>
+}
+
+// -----
+
+// score_mod (ALiBi from the head and the distance) is cloned into the
+// softmax step with its index math in 32 bits (cvt.rn.f32.s32, no 64-bit
+// conversion per score); no spill.
+func.func @alibi(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
+  %o = fa.attention %q, %k, %v {causal} score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %c1 = arith.constant 1 : index
+    %m = arith.constant -0.5 : f32
+    %h1 = arith.addi %h, %c1 : index
+    %hi = arith.index_cast %h1 : index to i32
+    %hf = arith.sitofp %hi : i32 to f32
+    %e = arith.mulf %hf, %m : f32
+    %slope = math.exp2 %e : f32
+    %d = arith.subi %j, %i : index
+    %di = arith.index_cast %d : index to i32
+    %df = arith.sitofp %di : i32 to f32
+    %t = math.fma %slope, %df, %s : f32
+    fa.yield %t : f32
+  } : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
+  return %o : tensor<?x?x?x128xbf16>
+}
+
+// -----
+
+// A mask_mod of positions (prefix-LM) is bounded per block: the tile's key
+// range is narrowed by a warp ballot over the blocks.
+func.func @prefixlm(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
+  %o = fa.attention %q, %k, %v mask_mod {
+  ^bb0(%b: index, %h: index, %i: index, %j: index):
+    %p = arith.constant 2048 : index
+    %inprefix = arith.cmpi slt, %j, %p : index
+    %past = arith.cmpi sle, %j, %i : index
+    %keep = arith.ori %inprefix, %past : i1
+    fa.yield %keep : i1
+  } : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
+  return %o : tensor<?x?x?x128xbf16>
+}
+
+// -----
+
+// Document masking: the captured id tensor is a kernel parameter named after
+// the function argument (arg3), its static shape in the manifest.
+func.func @doc(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: tensor<?x?x?x64xf16>, %docs: tensor<4096xi32>) -> tensor<?x?x?x64xf16> {
+  %o = fa.attention %q, %k, %v {causal} mask_mod {
+  ^bb0(%b: index, %h: index, %i: index, %j: index):
+    %di = tensor.extract %docs[%i] : tensor<4096xi32>
+    %dj = tensor.extract %docs[%j] : tensor<4096xi32>
+    %keep = arith.cmpi eq, %di, %dj : i32
+    fa.yield %keep : i1
+  } : tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16> -> tensor<?x?x?x64xf16>
+  return %o : tensor<?x?x?x64xf16>
 }
