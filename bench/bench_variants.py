@@ -123,6 +123,9 @@ def run(kern, q, k, v, tensors):
     return kern(q, k, v, **tensors)
 
 
+# Small odd shapes for compute-sanitizer (--sanitize): tails, Nq != Nk both ways, GQA, one row.
+SANITIZE_SHAPES = [(1, 2, 1, 77, 333), (1, 2, 2, 129, 200), (1, 4, 2, 333, 77), (1, 2, 1, 1, 1)]
+
 CHECK_SHAPES = [  # B, Hq, Hkv, Nq, Nk
     (2, 8, 2, 1000, 1000),
     (1, 4, 4, 384, 1024),
@@ -131,14 +134,14 @@ CHECK_SHAPES = [  # B, Hq, Hkv, Nq, Nk
 ]
 
 
-def check(kdir, chip, rows):
+def check(kdir, chip, rows, shapes=None, controls=True):
     gen = torch.Generator(device="cuda")
     for name, var in VARIANTS.items():
-        if not common.has_kernel(kdir, name):
+        if not common.has_kernel(kdir, "var_" + name):
             print(f"{chip} {name}: no kernel", flush=True)
             continue
-        kern = common.load_named(kdir, name)
-        for (B, Hq, Hkv, Nq, Nk) in CHECK_SHAPES:
+        kern = common.load_named(kdir, "var_" + name)
+        for (B, Hq, Hkv, Nq, Nk) in shapes or CHECK_SHAPES:
             if Nq != Nk and (var.get("mask_mod") or var.get("window")):
                 pass  # absolute positions: still well defined
             gen.manual_seed(B * 1000 + Nq)
@@ -160,9 +163,9 @@ def check(kdir, chip, rows):
             print(f"check {chip} {name} B{B} Hq{Hq} Hkv{Hkv} Nq{Nq} Nk{Nk}: err {err:.2e} "
                   f"{'OK' if ok else 'FAIL'}", flush=True)
     # Negative controls: the check must catch a kernel that computes another variant.
-    for name, wrong in (("alibi_causal", "plain_causal"), ("prefixlm", "plain_causal"),
+    for name, wrong in () if not controls else (("alibi_causal", "plain_causal"), ("prefixlm", "plain_causal"),
                         ("doc_full", "plain_full"), ("softcapmod_full", "plain_full")):
-        if not common.has_kernel(kdir, name):
+        if not common.has_kernel(kdir, "var_" + name):
             continue
         # 4096 rows span two documents; softcap needs large scores to act.
         B, Hq, Hkv, Nq, Nk = CHECK_SHAPES[3]
@@ -172,7 +175,7 @@ def check(kdir, chip, rows):
         tensors = {}
         if VARIANTS[name].get("inputs"):
             tensors.update(VARIANTS[name]["inputs"](B, Hq, Nq, Nk))
-        o = run(common.load_named(kdir, name), q, k, v, tensors)
+        o = run(common.load_named(kdir, "var_" + name), q, k, v, tensors)
         err = (o.float() - reference(q, k, v, VARIANTS[wrong], {})).abs().max().item()
         caught = err > TOL
         rows.append(dict(kind="negative_control", chip=chip, variant=name, against=wrong,
@@ -244,7 +247,7 @@ def bench(k90, rows, save, N=16384, H=16, iters=7):
     q = torch.randn(B, H, N, D, device="cuda", dtype=DT)
     k = torch.randn(B, H, N, D, device="cuda", dtype=DT)
     v = torch.randn(B, H, N, D, device="cuda", dtype=DT)
-    plain = {c: common.load_named(k90, f"plain_{c}") for c in ("full", "causal")}
+    plain = {c: common.load_named(k90, f"var_plain_{c}") for c in ("full", "causal")}
     base = {}
     for c in ("full", "causal"):
         fn = lambda c=c: plain[c](q, k, v)  # noqa: E731
@@ -255,11 +258,11 @@ def bench(k90, rows, save, N=16384, H=16, iters=7):
     gen = torch.Generator(device="cuda")
     gen.manual_seed(0)
     for name, var in VARIANTS.items():
-        if name.startswith("plain") or not common.has_kernel(k90, name):
+        if name.startswith("plain") or not common.has_kernel(k90, "var_" + name):
             continue
         if var.get("additive") or var.get("boolean"):
             continue  # an N x N mask tensor: not a 16k benchmark
-        kern = common.load_named(k90, name)
+        kern = common.load_named(k90, "var_" + name)
         tensors = var["inputs"](B, H, N, N) if var.get("inputs") else {}
         ours = lambda: kern(q, k, v, **tensors)  # noqa: E731
         t = common.time_ms(ours, iters)
@@ -288,7 +291,7 @@ def bench(k90, rows, save, N=16384, H=16, iters=7):
               f"{t_b2b:.3f} ms), {row['vs_plain']:.2f}x plain"
               + (f", flex {row['flex_tflops']:.0f} -> {row['vs_flex']:.2f}x" if 'vs_flex' in row
                  else ""), flush=True)
-    if common.has_kernel(k90, "window") and common.has_kernel(k90, "windowmod"):
+    if common.has_kernel(k90, "var_window") and common.has_kernel(k90, "var_windowmod"):
         w = [r for r in rows if r.get("kind") == "bench" and r["variant"] in ("window", "windowmod")]
         if len(w) == 2:
             a, b = sorted(w, key=lambda r: r["variant"])
@@ -302,10 +305,16 @@ def main():
     ap.add_argument("--k80")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--bench", action="store_true")
+    ap.add_argument("--sanitize", action="store_true",
+                    help="each kernel once per small odd shape (under compute-sanitizer)")
     ap.add_argument("--out", default="variants")
     a = ap.parse_args()
     rows = []
     print(torch.cuda.get_device_name(), torch.__version__, flush=True)
+    if a.sanitize:
+        for kdir, chip in ((a.k90, "sm_90a"), (a.k80, "sm_80")):
+            if kdir:
+                check(kdir, chip, rows, SANITIZE_SHAPES, controls=False)
     if a.check:
         if a.k90:
             check(a.k90, "sm_90a", rows)

@@ -1,17 +1,17 @@
 // Issue 16 benchmark kernels (bench/bench_variants.py): bf16, head dim 128,
 // dynamic B, H, N. Compiled per chip by bench/variants.sh.
 
-func.func @plain_full(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
+func.func @var_plain_full(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
   %o = fa.attention %q, %k, %v {} : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
   return %o : tensor<?x?x?x128xbf16>
 }
 
-func.func @softcap_full(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
+func.func @var_softcap_full(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
   %o = fa.attention %q, %k, %v {softcap = 30.0 : f32} : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
   return %o : tensor<?x?x?x128xbf16>
 }
 
-func.func @softcapmod_full(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
+func.func @var_softcapmod_full(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
   %o = fa.attention %q, %k, %v {} score_mod {
   ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
     %inv = arith.constant 0.0333333351 : f32
@@ -24,7 +24,7 @@ func.func @softcapmod_full(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16
   return %o : tensor<?x?x?x128xbf16>
 }
 
-func.func @alibi_full(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
+func.func @var_alibi_full(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
   %o = fa.attention %q, %k, %v {} score_mod {
   ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
     %c1 = arith.constant 1 : index
@@ -44,7 +44,7 @@ func.func @alibi_full(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v
   return %o : tensor<?x?x?x128xbf16>
 }
 
-func.func @doc_full(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>, %docs: tensor<16384xi32>) -> tensor<?x?x?x128xbf16> {
+func.func @var_doc_full(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>, %docs: tensor<16384xi32>) -> tensor<?x?x?x128xbf16> {
   %o = fa.attention %q, %k, %v {} mask_mod {
   ^bb0(%b: index, %h: index, %i: index, %j: index):
     %di = tensor.extract %docs[%i] : tensor<16384xi32>
@@ -55,17 +55,17 @@ func.func @doc_full(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: 
   return %o : tensor<?x?x?x128xbf16>
 }
 
-func.func @plain_causal(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
+func.func @var_plain_causal(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
   %o = fa.attention %q, %k, %v {causal} : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
   return %o : tensor<?x?x?x128xbf16>
 }
 
-func.func @softcap_causal(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
+func.func @var_softcap_causal(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
   %o = fa.attention %q, %k, %v {causal, softcap = 30.0 : f32} : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
   return %o : tensor<?x?x?x128xbf16>
 }
 
-func.func @softcapmod_causal(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
+func.func @var_softcapmod_causal(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
   %o = fa.attention %q, %k, %v {causal} score_mod {
   ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
     %inv = arith.constant 0.0333333351 : f32
@@ -78,7 +78,7 @@ func.func @softcapmod_causal(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf
   return %o : tensor<?x?x?x128xbf16>
 }
 
-func.func @alibi_causal(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
+func.func @var_alibi_causal(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
   %o = fa.attention %q, %k, %v {causal} score_mod {
   ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
     %c1 = arith.constant 1 : index
@@ -98,7 +98,7 @@ func.func @alibi_causal(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, 
   return %o : tensor<?x?x?x128xbf16>
 }
 
-func.func @doc_causal(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>, %docs: tensor<16384xi32>) -> tensor<?x?x?x128xbf16> {
+func.func @var_doc_causal(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>, %docs: tensor<16384xi32>) -> tensor<?x?x?x128xbf16> {
   %o = fa.attention %q, %k, %v {causal} mask_mod {
   ^bb0(%b: index, %h: index, %i: index, %j: index):
     %di = tensor.extract %docs[%i] : tensor<16384xi32>
@@ -109,7 +109,7 @@ func.func @doc_causal(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v
   return %o : tensor<?x?x?x128xbf16>
 }
 
-func.func @prefixlm(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
+func.func @var_prefixlm(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
   %o = fa.attention %q, %k, %v {} mask_mod {
   ^bb0(%b: index, %h: index, %i: index, %j: index):
     %p = arith.constant 2048 : index
@@ -121,7 +121,7 @@ func.func @prefixlm(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: 
   return %o : tensor<?x?x?x128xbf16>
 }
 
-func.func @windowmod(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
+func.func @var_windowmod(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
   %o = fa.attention %q, %k, %v {} mask_mod {
   ^bb0(%b: index, %h: index, %i: index, %j: index):
     %w = arith.constant 1024 : index
@@ -134,17 +134,17 @@ func.func @windowmod(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v:
   return %o : tensor<?x?x?x128xbf16>
 }
 
-func.func @window(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
+func.func @var_window(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
   %o = fa.attention %q, %k, %v {window = array<i64: 1024, 0>} : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
   return %o : tensor<?x?x?x128xbf16>
 }
 
-func.func @addmask_full(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>, %m: tensor<1x1x?x?xbf16>) -> tensor<?x?x?x128xbf16> {
+func.func @var_addmask_full(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>, %m: tensor<1x1x?x?xbf16>) -> tensor<?x?x?x128xbf16> {
   %o = fa.attention %q, %k, %v mask(%m : tensor<1x1x?x?xbf16>) {} : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
   return %o : tensor<?x?x?x128xbf16>
 }
 
-func.func @boolmask_causal(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>, %m: tensor<?x1x?x?xi1>) -> tensor<?x?x?x128xbf16> {
+func.func @var_boolmask_causal(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>, %m: tensor<?x1x?x?xi1>) -> tensor<?x?x?x128xbf16> {
   %o = fa.attention %q, %k, %v mask(%m : tensor<?x1x?x?xi1>) {causal} : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
   return %o : tensor<?x?x?x128xbf16>
 }
