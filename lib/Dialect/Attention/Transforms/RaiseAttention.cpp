@@ -248,11 +248,12 @@ static Value toLayout(OpBuilder &b, Location loc, Value x,
   auto type = cast<RankedTensorType>(x.getType());
   Type elt = type.getElementType();
   if (type.getRank() == 4) {
-    auto q = cast<RankedTensorType>(layout.query.getType());
-    if (!layout.unitHeads && q.getShape().take_front(2) ==
-                                 type.getShape().take_front(2) &&
-        !q.isDynamicDim(0) && !q.isDynamicDim(1))
-      return x;
+    if (!layout.unitHeads) {
+      auto q = cast<RankedTensorType>(layout.query.getType());
+      if (q.getShape().take_front(2) == type.getShape().take_front(2) &&
+          !q.isDynamicDim(0) && !q.isDynamicDim(1))
+        return x;
+    }
     x = tensor::CollapseShapeOp::create(
         b, loc, x, SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}});
     type = cast<RankedTensorType>(x.getType());
@@ -393,9 +394,6 @@ static std::optional<AttentionParts> matchParts(linalg::LinalgOp pvOp,
         parts.band->diagonal < 0)
       return std::nullopt;
   }
-  double scale = sm->scale * parts.q.scale * parts.k.scale;
-  if (!std::isfinite(static_cast<float>(scale)))
-    return std::nullopt;
   return parts;
 }
 
@@ -471,29 +469,56 @@ static Value buildMask(OpBuilder &b, Location loc, const AttentionParts &parts,
   return {};
 }
 
+/// Where an operand of the raised op comes from.
+enum class OperandForm {
+  /// The traced [B, H(kv), N, D] tensor itself (GQA heads included).
+  Direct,
+  /// The traced tensor reshaped to the layout (its batch dims, flattened,
+  /// are the contraction's: no repeated heads were looked through).
+  Reshaped,
+  /// The contraction's own operand reshaped to the layout (repeated heads
+  /// that do not fit Q's: the repetition is kept; factors on it are not
+  /// part of the scale).
+  Read,
+};
+
 /// The decisions of the rewrite, all taken before anything is built.
 struct RaisePlan {
   bool unitHeads = false;
-  /// K and V from their traced sources (else as the contractions read them).
-  bool kTraced = false, vTraced = false;
+  OperandForm k = OperandForm::Read, v = OperandForm::Read;
   MaskForm mask = MaskForm::Unsupported;
+  double scale = 1.0;
 };
+
+static OperandForm chooseForm(const HeadOperand &q, const HeadOperand &x,
+                              bool unitHeads, bool sameIndexSpace) {
+  if (!unitHeads && fitsQueryHeads(q, x, sameIndexSpace))
+    return OperandForm::Direct;
+  return x.groups == 1 ? OperandForm::Reshaped : OperandForm::Read;
+}
 
 static std::optional<RaisePlan> planRaise(const AttentionParts &parts) {
   RaisePlan plan;
-  plan.unitHeads = !(parts.q.heads && parts.q.groups == 1);
-  plan.kTraced = !plan.unitHeads && fitsQueryHeads(parts.q, parts.k, true);
+  if (parts.q.groups != 1)
+    return std::nullopt;
+  plan.unitHeads = !parts.q.heads;
+  plan.k = chooseForm(parts.q, parts.k, plan.unitHeads, true);
   bool sameIndexSpace =
       !parts.reshaped && parts.pv.batchRank == parts.qk.batchRank;
-  plan.vTraced =
-      !plan.unitHeads && fitsQueryHeads(parts.q, parts.v, sameIndexSpace);
-  Type q = getElementTypeOrSelf(plan.unitHeads ? parts.qk.mSide
-                                               : parts.q.source);
-  Type k = getElementTypeOrSelf(plan.kTraced ? parts.k.source
-                                             : parts.qk.nSide);
-  Type v = getElementTypeOrSelf(plan.vTraced ? parts.v.source
-                                             : parts.pv.nSide);
+  plan.v = chooseForm(parts.q, parts.v, plan.unitHeads, sameIndexSpace);
+  Type q = getElementTypeOrSelf(parts.q.source.getType());
+  Type k = getElementTypeOrSelf(plan.k == OperandForm::Read
+                                    ? parts.qk.nSide.getType()
+                                    : parts.k.source.getType());
+  Type v = getElementTypeOrSelf(plan.v == OperandForm::Read
+                                    ? parts.pv.nSide.getType()
+                                    : parts.v.source.getType());
   if (!isAttentionElementType(q) || k != q || v != q)
+    return std::nullopt;
+  plan.scale = parts.scores.scale * parts.q.scale;
+  if (plan.k != OperandForm::Read)
+    plan.scale *= parts.k.scale;
+  if (!std::isfinite(static_cast<float>(plan.scale)))
     return std::nullopt;
   if (parts.scores.mask) {
     auto qt = cast<RankedTensorType>(parts.q.source.getType());
@@ -528,25 +553,26 @@ LogicalResult mlir::fa::raise::raiseAttention(RewriterBase &rewriter,
 
   Layout layout;
   layout.unitHeads = plan->unitHeads;
-  Value q;
-  if (!plan->unitHeads) {
-    q = layout.query = permute(rewriter, loc, parts->q.source, parts->q.perm);
-  } else {
-    // Q as the contraction reads it, [B*H, N, D], as [B*H, 1, N, D].
-    q = permute(rewriter, loc, parts->qk.mSide, parts->qk.mPerm);
-    layout.query = q = toLayout(rewriter, loc, q, layout);
+  Value q = permute(rewriter, loc, parts->q.source, parts->q.perm);
+  if (plan->unitHeads) {
+    // Q has no head dim of its own: [B*H, N, D] as [B*H, 1, N, D].
+    q = toLayout(rewriter, loc, q, layout);
   }
-  auto operand = [&](bool traced, const HeadOperand &x, Value read,
+  layout.query = q;
+  auto operand = [&](OperandForm form, const HeadOperand &x, Value read,
                      ArrayRef<int64_t> readPerm) {
-    if (traced)
-      return permute(rewriter, loc, x.source, x.perm);
-    return toLayout(rewriter, loc, permute(rewriter, loc, read, readPerm),
-                    layout);
+    if (form == OperandForm::Read)
+      return toLayout(rewriter, loc, permute(rewriter, loc, read, readPerm),
+                      layout);
+    Value traced = permute(rewriter, loc, x.source, x.perm);
+    if (form == OperandForm::Direct)
+      return traced;
+    return toLayout(rewriter, loc, traced, layout);
   };
-  Value k = operand(plan->kTraced, parts->k, parts->qk.nSide, parts->qk.nPerm);
+  Value k = operand(plan->k, parts->k, parts->qk.nSide, parts->qk.nPerm);
   SmallVector<int64_t> vPerm = parts->pv.nPerm;
   std::swap(vPerm[vPerm.size() - 1], vPerm[vPerm.size() - 2]);
-  Value v = operand(plan->vTraced, parts->v, parts->pv.nSide, vPerm);
+  Value v = operand(plan->v, parts->v, parts->pv.nSide, vPerm);
   Value mask;
   if (parts->scores.mask)
     mask = buildMask(rewriter, loc, *parts, plan->mask, layout);
@@ -563,8 +589,7 @@ LogicalResult mlir::fa::raise::raiseAttention(RewriterBase &rewriter,
       diagonal = arith::ConstantIndexOp::create(rewriter, loc,
                                                 parts->band->diagonal);
   }
-  double scale =
-      parts->scores.scale * parts->q.scale * parts->k.scale;
+  double scale = plan->scale;
   Type outElt = getElementTypeOrSelf(pvOp->getResult(0));
   auto outType = RankedTensorType::get(
       {qType.getDimSize(0), qType.getDimSize(1), qType.getDimSize(2),
