@@ -406,8 +406,10 @@ enum class MaskForm {
   PerScore,    // [batch..., Nq, Nk]: reshaped like the operands
 };
 
+/// `rows` is set for a mask read at row 0 of a unit query dim ([..., 1, Nk], a
+/// key padding mask): it is broadcast along the query rows once in the layout.
 static MaskForm classifyMask(const AttentionParts &parts, bool unitHeads,
-                             RankedTensorType query) {
+                             RankedTensorType query, bool &rows) {
   const ScalarExpr *mask = parts.scores.mask;
   unsigned rank = parts.rank;
   auto type = cast<RankedTensorType>(mask->tensor.getType());
@@ -416,8 +418,11 @@ static MaskForm classifyMask(const AttentionParts &parts, bool unitHeads,
   AffineMap map = mask->map;
   unsigned n = map.getNumResults();
   MLIRContext *ctx = map.getContext();
-  if (n < 2 || n > 4 || map.getResult(n - 2) != getAffineDimExpr(rank - 2, ctx) ||
-      map.getResult(n - 1) != getAffineDimExpr(rank - 1, ctx))
+  if (n < 2 || n > 4 || map.getResult(n - 1) != getAffineDimExpr(rank - 1, ctx))
+    return MaskForm::Unsupported;
+  rows = map.getResult(n - 2) == getAffineConstantExpr(0, ctx) &&
+         type.getDimSize(n - 2) == 1;
+  if (!rows && map.getResult(n - 2) != getAffineDimExpr(rank - 2, ctx))
     return MaskForm::Unsupported;
   SmallVector<int64_t> batchDims; // -1: a unit dim read at 0
   for (unsigned r = 0; r + 2 < n; ++r) {
@@ -445,9 +450,9 @@ static MaskForm classifyMask(const AttentionParts &parts, bool unitHeads,
   return MaskForm::Unsupported;
 }
 
-static Value buildMask(OpBuilder &b, Location loc, const AttentionParts &parts,
-                       MaskForm form, const Layout &layout) {
-  Value m = parts.scores.mask->tensor;
+/// The mask in fa's rank-4 form (with a unit query dim when `rows`).
+static Value buildMask4D(OpBuilder &b, Location loc, Value m, MaskForm form,
+                         const Layout &layout) {
   auto type = cast<RankedTensorType>(m.getType());
   using G = SmallVector<ReassociationIndices>;
   switch (form) {
@@ -469,6 +474,23 @@ static Value buildMask(OpBuilder &b, Location loc, const AttentionParts &parts,
   return {};
 }
 
+static Value buildMask(OpBuilder &b, Location loc, const AttentionParts &parts,
+                       MaskForm form, bool rows, const Layout &layout) {
+  Value m = buildMask4D(b, loc, parts.scores.mask->tensor, form, layout);
+  if (!m || !rows)
+    return m;
+  // [Bm, Hm, 1, Nk] -> [Bm, Hm, Nq, Nk].
+  Value flat = tensor::CollapseShapeOp::create(
+      b, loc, m, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, m);
+  sizes[2] = tensor::getMixedSize(b, loc, layout.query, 2);
+  Type elt = cast<RankedTensorType>(m.getType()).getElementType();
+  Value init = tensor::EmptyOp::create(b, loc, sizes, elt);
+  return linalg::BroadcastOp::create(b, loc, flat, init,
+                                     ArrayRef<int64_t>{2})
+      .getResult()[0];
+}
+
 /// Where an operand of the raised op comes from.
 enum class OperandForm {
   /// The traced [B, H(kv), N, D] tensor itself (GQA heads included).
@@ -487,6 +509,7 @@ struct RaisePlan {
   bool unitHeads = false;
   OperandForm k = OperandForm::Read, v = OperandForm::Read;
   MaskForm mask = MaskForm::Unsupported;
+  bool maskRows = false;
   double scale = 1.0;
 };
 
@@ -526,7 +549,8 @@ static std::optional<RaisePlan> planRaise(const AttentionParts &parts) {
     for (int64_t p : parts.q.perm)
       shape.push_back(qt.getDimSize(p));
     plan.mask = classifyMask(parts, plan.unitHeads,
-                             RankedTensorType::get(shape, qt.getElementType()));
+                             RankedTensorType::get(shape, qt.getElementType()),
+                             plan.maskRows);
     if (plan.mask == MaskForm::Unsupported)
       return std::nullopt;
   }
@@ -575,7 +599,8 @@ LogicalResult mlir::fa::raise::raiseAttention(RewriterBase &rewriter,
   Value v = operand(plan->v, parts->v, parts->pv.nSide, vPerm);
   Value mask;
   if (parts->scores.mask)
-    mask = buildMask(rewriter, loc, *parts, plan->mask, layout);
+    mask = buildMask(rewriter, loc, *parts, plan->mask, plan->maskRows,
+                     layout);
   UnitAttr causal;
   Value diagonal;
   auto qType = cast<RankedTensorType>(q.getType());

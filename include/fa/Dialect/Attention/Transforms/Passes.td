@@ -372,8 +372,8 @@ def FARaiseAttentionPass : Pass<"fa-raise-attention"> {
       `collapse_shape`/`expand_shape` around them;
     * the scale: constant factors or divisors of the scores, of Q or of K
       (none: `scale = 1.0`, set explicitly);
-    * masks after the scale: an additive tensor broadcast over batch and/or
-      heads (the `mask(...)` operand) and positional masks (select to -inf, or
+    * masks after the scale: an additive tensor broadcast over batch, heads
+      and/or query rows (the `mask(...)` operand) and positional masks (select to -inf, or
       an added 0 / -inf tensor, computed from `linalg.index`), proven equal to
       a causal band `j <= i + d` at every point of the static grid: `causal`,
       with `diagonal(d)` unless `d = Nk - Nq`;
