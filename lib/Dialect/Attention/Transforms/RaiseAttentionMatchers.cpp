@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -112,6 +113,11 @@ const ScalarExpr *ScalarExprBuilder::evaluate(Value tensor, AffineMap access) {
   auto key = std::make_pair(tensor, access);
   if (auto it = memo.find(key); it != memo.end())
     return it->second;
+  // Chains of copies create no nodes: their length is bounded on its own.
+  if (depth >= kMaxDepth)
+    return nullptr;
+  ++depth;
+  llvm::scope_exit leave([&] { --depth; });
   const ScalarExpr *result = nullptr;
   Operation *def = tensor.getDefiningOp();
   Attribute attr;

@@ -51,8 +51,8 @@ struct ScalarExpr {
 /// named elementwise ops: all loops parallel, output maps permutations),
 /// tensor.cast, and expand/collapse_shape that only add or drop unit dims;
 /// everything else is a leaf. Expressions are memoized per (value, map) and
-/// their number is bounded, so a large or adversarial input fails instead of
-/// blowing up.
+/// their number and the depth of the ops looked through are bounded, so a
+/// large or adversarial input fails instead of blowing up.
 class ScalarExprBuilder {
 public:
   /// `shape`: the sizes of the index space (dynamic ones as ShapedType's).
@@ -86,7 +86,9 @@ private:
   SmallVector<int64_t> shape;
   std::deque<ScalarExpr> nodes;
   DenseMap<std::pair<Value, AffineMap>, const ScalarExpr *> memo;
+  unsigned depth = 0;
   static constexpr size_t kMaxNodes = 4096;
+  static constexpr unsigned kMaxDepth = 256;
 };
 
 /// `e` without arith.extf / arith.truncf around it.
