@@ -283,7 +283,13 @@ struct AttentionParts {
   unsigned rank = 0;
   /// Reshapes were looked through between the two contractions.
   bool reshaped = false;
-  ScoresMatch scores;
+  /// The product of the constant factors of the scores.
+  double scoresScale = 1.0;
+  /// The additive mask tensor and how the scores read it (no mask: null).
+  /// Values, not the ScalarExprs of the match: those live in the builder of
+  /// matchParts.
+  Value mask;
+  AffineMap maskMap;
   std::optional<CausalBand> band;
 };
 
@@ -351,7 +357,11 @@ static std::optional<AttentionParts> matchParts(linalg::LinalgOp pvOp,
   std::optional<ScoresMatch> sm = matchScores(builder, scores);
   if (!sm)
     return std::nullopt;
-  parts.scores = *sm;
+  parts.scoresScale = sm->scale;
+  if (sm->mask) {
+    parts.mask = sm->mask->tensor;
+    parts.maskMap = sm->mask->map;
+  }
   Value qkValue = peelBatchReshapes(sm->qk);
   parts.reshaped |= qkValue != sm->qk;
   std::optional<ContractionView> qk =
@@ -410,12 +420,11 @@ enum class MaskForm {
 /// key padding mask): it is broadcast along the query rows once in the layout.
 static MaskForm classifyMask(const AttentionParts &parts, bool unitHeads,
                              RankedTensorType query, bool &rows) {
-  const ScalarExpr *mask = parts.scores.mask;
   unsigned rank = parts.rank;
-  auto type = cast<RankedTensorType>(mask->tensor.getType());
+  auto type = cast<RankedTensorType>(parts.mask.getType());
   if (!isAttentionElementType(type.getElementType()))
     return MaskForm::Unsupported;
-  AffineMap map = mask->map;
+  AffineMap map = parts.maskMap;
   unsigned n = map.getNumResults();
   MLIRContext *ctx = map.getContext();
   if (n < 2 || n > 4 || map.getResult(n - 1) != getAffineDimExpr(rank - 1, ctx))
@@ -476,7 +485,7 @@ static Value buildMask4D(OpBuilder &b, Location loc, Value m, MaskForm form,
 
 static Value buildMask(OpBuilder &b, Location loc, const AttentionParts &parts,
                        MaskForm form, bool rows, const Layout &layout) {
-  Value m = buildMask4D(b, loc, parts.scores.mask->tensor, form, layout);
+  Value m = buildMask4D(b, loc, parts.mask, form, layout);
   if (!m || !rows)
     return m;
   // [Bm, Hm, 1, Nk] -> [Bm, Hm, Nq, Nk].
@@ -538,12 +547,12 @@ static std::optional<RaisePlan> planRaise(const AttentionParts &parts) {
                                     : parts.v.source.getType());
   if (!isAttentionElementType(q) || k != q || v != q)
     return std::nullopt;
-  plan.scale = parts.scores.scale * parts.q.scale;
+  plan.scale = parts.scoresScale * parts.q.scale;
   if (plan.k != OperandForm::Read)
     plan.scale *= parts.k.scale;
   if (!std::isfinite(static_cast<float>(plan.scale)))
     return std::nullopt;
-  if (parts.scores.mask) {
+  if (parts.mask) {
     auto qt = cast<RankedTensorType>(parts.q.source.getType());
     SmallVector<int64_t> shape;
     for (int64_t p : parts.q.perm)
@@ -598,7 +607,7 @@ LogicalResult mlir::fa::raise::raiseAttention(RewriterBase &rewriter,
   std::swap(vPerm[vPerm.size() - 1], vPerm[vPerm.size() - 2]);
   Value v = operand(plan->v, parts->v, parts->pv.nSide, vPerm);
   Value mask;
-  if (parts->scores.mask)
+  if (parts->mask)
     mask = buildMask(rewriter, loc, *parts, plan->mask, plan->maskRows,
                      layout);
   UnitAttr causal;
