@@ -53,6 +53,8 @@ struct ScalarExpr {
 /// everything else is a leaf. Expressions are memoized per (value, map) and
 /// their number and the depth of the ops looked through are bounded, so a
 /// large or adversarial input fails instead of blowing up.
+/// The expressions (and the ScoresMatch built from them) live as long as the
+/// builder: keep values and maps, not ScalarExpr pointers, beyond it.
 class ScalarExprBuilder {
 public:
   /// `shape`: the sizes of the index space (dynamic ones as ShapedType's).
