@@ -371,6 +371,61 @@ def FAExpandF8E4M3FNTruncFPass : Pass<"fa-expand-f8e4m3fn-truncf"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def FARaiseAttentionPass : Pass<"fa-raise-attention"> {
+  let summary = "Raise softmax(scale * Q K^T [+ mask]) V written in linalg on tensors into fa.attention";
+  let description = [{
+    Finds attention as frontends lower it to linalg on tensors (torch-mlir's
+    linalg-on-tensors backend, stablehlo-to-linalg) and replaces the final P V
+    contraction by `fa.attention`, with reshapes back to its result type; the
+    ops that computed the scores and probabilities become dead (the greedy
+    driver erases them). Matched, each part proven from the IR:
+
+    * Q K^T and P V: `linalg.matmul`, `linalg.batch_matmul` (with or without
+      `indexing_maps`) or a multiply-add `linalg.generic`, 3-D `[B*H, N, D]` or
+      4-D `[B, H, N, D]`, accumulating into zero; K^T by `linalg.transpose`, a
+      transposing generic or the contraction's maps; batch/head
+      `collapse_shape`/`expand_shape` around them;
+    * the scale: constant factors or divisors of the scores, of Q or of K
+      (none: `scale = 1.0`, set explicitly);
+    * masks after the scale: an additive tensor broadcast over batch, heads
+      and/or query rows (the `mask(...)` operand) and positional masks (select to -inf, or
+      an added 0 / -inf tensor, computed from `linalg.index`), proven equal to
+      a causal band `j <= i + d` at every point of the static grid: `causal`,
+      with `diagonal(d)` unless `d = Nk - Nq`;
+    * softmax over the last dim only: `linalg.softmax`, or max-reduce,
+      subtract, exp, sum-reduce and divide (or multiply by the reciprocal),
+      float casts allowed anywhere;
+    * grouped K/V heads repeated by `repeat_interleave` (broadcast along a new
+      dim 2, collapsed into the heads): the un-repeated K and V.
+
+    Anything else is left alone: softmax over another dim or without the max
+    subtraction, a mask that is not a function of positions or not after the
+    scale, a scale that is not a constant, contractions over the wrong dims.
+
+    Before (f32, torch-mlir style, 3-D matmuls):
+    ```mlir
+    %s = linalg.batch_matmul ins(%q, %kt : tensor<8x128x64xf32>, tensor<8x64x128xf32>)
+        outs(%zero : tensor<8x128x128xf32>) -> tensor<8x128x128xf32>
+    // ... scale, max, sub, exp, sum, div generics on %s ...
+    %o = linalg.batch_matmul ins(%p, %v : tensor<8x128x128xf32>, tensor<8x128x64xf32>)
+        outs(%zero2 : tensor<8x128x64xf32>) -> tensor<8x128x64xf32>
+    ```
+    After:
+    ```mlir
+    %o4 = fa.attention %q4, %k4, %v4 {scale = 1.250000e-01 : f32}
+        : tensor<8x1x128x64xf32>, tensor<8x1x128x64xf32>, tensor<8x1x128x64xf32>
+        -> tensor<8x1x128x64xf32>
+    %o = tensor.collapse_shape %o4 [[0, 1], [2], [3]]
+        : tensor<8x1x128x64xf32> into tensor<8x128x64xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::fa::FADialect", "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
+
 def FACheckPlacementPass : Pass<"fa-check-placement", "ModuleOp"> {
   let summary = "Diagnose fa ops outside a func.func directly in the module (what the pipelines lower)";
   let description = [{

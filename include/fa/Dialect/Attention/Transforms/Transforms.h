@@ -68,6 +68,11 @@ FailureOr<SmallVector<Value>> decomposeOnlineAttention(RewriterBase &rewriter,
 /// fa.kv_block_range to index arithmetic.
 void populateDecomposeOnlineAttentionPatterns(RewritePatternSet &patterns);
 
+/// Adds the pattern of fa-raise-attention: a linalg contraction that computes
+/// softmax(scale * Q K^T [+ mask]) V becomes fa.attention
+/// (fa::raise::raiseAttention, RaiseAttention.h).
+void populateRaiseAttentionPatterns(RewritePatternSet &patterns);
+
 /// Adds the pattern that expands arith.extf from f8E4M3FN into integer ops.
 void populateExpandF8E4M3FNExtFPatterns(RewritePatternSet &patterns);
 

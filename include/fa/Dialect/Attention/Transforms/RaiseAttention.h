@@ -1,0 +1,173 @@
+//===- RaiseAttention.h - matchers of attention written in linalg -*- C++ -*-===//
+//
+// The pieces of fa-raise-attention, reusable on their own: a symbolic
+// evaluator that reads one element of a tensor computed by a chain of
+// elementwise linalg ops as a scalar expression, and matchers built on it
+// (contractions, a last-dim softmax, the scale and masks of the scores, grouped
+// K/V heads). docs/Embedding.md, "From what frontends emit", lists what they
+// accept.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FA_DIALECT_ATTENTION_TRANSFORMS_RAISEATTENTION_H
+#define FA_DIALECT_ATTENTION_TRANSFORMS_RAISEATTENTION_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <deque>
+#include <optional>
+
+namespace mlir::fa::raise {
+
+/// One element of a tensor as a tree over scalars: what a chain of elementwise
+/// linalg ops computes at a point of an index space (for the scores: the
+/// dims (batch..., i, j)).
+struct ScalarExpr {
+  enum class Kind {
+    /// An element of a tensor the evaluator stops at, read at `map` (index
+    /// space -> its indices), or a scalar SSA value (`map` empty).
+    Leaf,
+    /// A scalar constant (`constant`: FloatAttr or IntegerAttr).
+    Constant,
+    /// linalg.index: the position `index`, an affine expression of the index
+    /// space.
+    Index,
+    /// An arith or math op (`op`) applied to `operands`.
+    Op,
+  };
+  Kind kind = Kind::Leaf;
+  Value tensor;
+  AffineMap map;
+  TypedAttr constant;
+  AffineExpr index;
+  Operation *op = nullptr;
+  SmallVector<const ScalarExpr *, 3> operands;
+};
+
+/// Builds ScalarExprs over one index space of `rank` dims. It looks through
+/// elementwise linalg ops (generic, map, broadcast, transpose, fill and the
+/// named elementwise ops: all loops parallel, output maps permutations),
+/// tensor.cast, and expand/collapse_shape that only add or drop unit dims;
+/// everything else is a leaf. Expressions are memoized per (value, map) and
+/// their number and the depth of the ops looked through are bounded, so a
+/// large or adversarial input fails instead of blowing up.
+/// The expressions (and the ScoresMatch built from them) live as long as the
+/// builder: keep values and maps, not ScalarExpr pointers, beyond it.
+class ScalarExprBuilder {
+public:
+  /// `shape`: the sizes of the index space (dynamic ones as ShapedType's).
+  ScalarExprBuilder(MLIRContext *context, ArrayRef<int64_t> shape)
+      : context(context), rank(shape.size()), shape(shape) {}
+
+  unsigned getRank() const { return rank; }
+  ArrayRef<int64_t> getShape() const { return shape; }
+  /// True for a map that reads a tensor holding the index space with some
+  /// static unit batch dims dropped: the same element, in the same order.
+  bool isIdentityUpToUnitDims(AffineMap map) const;
+  AffineMap identity() const {
+    return AffineMap::getMultiDimIdentityMap(rank, context);
+  }
+  /// The element of `tensor` at `access` (index space -> tensor indices), or
+  /// null when the expression grows past the bound or holds an op the
+  /// evaluator does not model.
+  const ScalarExpr *evaluate(Value tensor, AffineMap access);
+  /// The value yielded as result `resultIndex` by the body of `op`, whose loops
+  /// are `loops` (index space -> loop indices). Block arguments of `skip` stay
+  /// leaves (the reduction accumulator).
+  const ScalarExpr *evaluateBody(linalg::LinalgOp op, Value bodyValue,
+                                 AffineMap loops, Value skip = {});
+
+private:
+  const ScalarExpr *make(ScalarExpr expr);
+  const ScalarExpr *leaf(Value tensor, AffineMap access);
+
+  MLIRContext *context;
+  unsigned rank;
+  SmallVector<int64_t> shape;
+  std::deque<ScalarExpr> nodes;
+  DenseMap<std::pair<Value, AffineMap>, const ScalarExpr *> memo;
+  unsigned depth = 0;
+  static constexpr size_t kMaxNodes = 4096;
+  static constexpr unsigned kMaxDepth = 256;
+};
+
+/// `e` without arith.extf / arith.truncf around it.
+const ScalarExpr *stripCasts(const ScalarExpr *e);
+/// True when `a` and `b` compute the same value up to float casts.
+bool sameUpToCasts(const ScalarExpr *a, const ScalarExpr *b);
+/// The value of a float (or integer) constant expression.
+std::optional<double> getConstantValue(const ScalarExpr *e);
+
+/// A contraction C[batch..., m, n] = sum_k A[.., m, .., k] * B[.., n, .., k]
+/// with a zero-filled accumulator: linalg.matmul, batch_matmul (with or
+/// without indexing_maps), or a generic with a multiply-add body (operands
+/// possibly extended). `mSide` is the operand holding m, its dims read in the
+/// canonical order (batch..., m, k) through `mPerm` (canonical dim -> operand
+/// dim); `nSide` likewise in the order (batch..., n, k).
+struct ContractionView {
+  linalg::LinalgOp op;
+  Value mSide, nSide;
+  SmallVector<int64_t> mPerm, nPerm;
+  unsigned batchRank = 0;
+};
+std::optional<ContractionView> matchContraction(linalg::LinalgOp op);
+
+/// `v` through tensor.cast and expand/collapse_shape that only merge or split
+/// the leading (batch, head) dims and keep the last two as they are.
+Value peelBatchReshapes(Value v);
+/// True when `v` is, through such reshapes, the result of a contraction.
+bool isContractionResult(Value v);
+
+/// The scores `s` (an expression of the index space of `probs`) when `probs`
+/// is softmax(s) over its last dim: linalg.softmax, or exp(s - max) / sum
+/// (or times the reciprocal of the sum) with max and sum reductions over the
+/// last dim (linalg.reduce or generic; the max by maximumf, maxnumf or
+/// select(cmpf ogt), its init -inf or <= -1e30; keepdim or not). Float
+/// casts anywhere are accepted. Null otherwise (a missing max subtraction
+/// included).
+const ScalarExpr *matchLastDimSoftmax(ScalarExprBuilder &builder, Value probs);
+
+/// The parts of the scores: s = scale * qk [+ mask] with positional masking.
+struct ScoresMatch {
+  /// The leaf read at the identity: the Q K^T tensor.
+  Value qk;
+  double scale = 1.0;
+  /// An additive mask: a leaf (casts stripped) and its map.
+  const ScalarExpr *mask = nullptr;
+  /// Conditions on (i, j) only; a key is visible when every `keepIf` is true,
+  /// every `dropIf` false and every `zeroIf` is 0 (its other values must be
+  /// -inf-like).
+  SmallVector<const ScalarExpr *> keepIf, dropIf, zeroIf;
+  /// A finite large negative (<= -1e30) stands for -inf somewhere.
+  bool finiteNegInf = false;
+};
+std::optional<ScoresMatch> matchScores(const ScalarExprBuilder &builder,
+                                       const ScalarExpr *scores);
+
+/// The band that the positional conditions of `scores` state: row i sees
+/// keys j <= i + diagonal (fa's default causal when diagonal = Nk - Nq).
+struct CausalBand {
+  int64_t diagonal = 0;
+  /// Every key of every row visible: no positional mask at all.
+  bool unmasked = false;
+  /// A finite large negative (<= -1e30) stands for -inf somewhere.
+  bool finiteNegInf = false;
+};
+/// The band of `scores` on a static nq x nk grid, checked at every point;
+/// std::nullopt when the conditions state something else (a window, a
+/// function of batch or head, nothing visible at all) or the grid is larger
+/// than 2^22 points.
+std::optional<CausalBand> inferCausalBand(const ScoresMatch &scores,
+                                          unsigned rank, int64_t nq,
+                                          int64_t nk);
+
+/// Replaces the P V contraction `pv` of a softmax(scale Q K^T [+ mask]) V
+/// written in linalg by fa.attention (and reshapes back to the type of its
+/// result). Fails, changing nothing, when any part does not match.
+LogicalResult raiseAttention(RewriterBase &rewriter, linalg::LinalgOp pv);
+
+} // namespace mlir::fa::raise
+
+#endif // FA_DIALECT_ATTENTION_TRANSFORMS_RAISEATTENTION_H
