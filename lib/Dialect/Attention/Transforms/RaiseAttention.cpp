@@ -632,7 +632,8 @@ LogicalResult mlir::fa::raise::raiseAttention(RewriterBase &rewriter,
   auto attention = AttentionOp::create(
       rewriter, loc, outType, Type(), q, k, v, mask, Value(), Value(), Value(),
       diagonal, rewriter.getF32FloatAttr(static_cast<float>(scale)), causal,
-      DenseI64ArrayAttr(), FloatAttr(), DenseI64ArrayAttr());
+      DenseI64ArrayAttr(), FloatAttr(), DenseI64ArrayAttr(),
+      /*modifiersCount=*/0);
   if (failed(mlir::verify(attention))) {
     rewriter.eraseOp(attention);
     return failure();
