@@ -180,6 +180,43 @@ class FP8(unittest.TestCase):
                          ([320, 128, 4], [320, 40960], [128, 128, 1]))
 
 
+class Modifiers(unittest.TestCase):
+    """The mask operand and captured tensors are tensor contracts like q, k, v."""
+
+    def qkv(self):
+        return dict(q=tensor([2, 4, 50, 64]), k=tensor([2, 2, 60, 64]),
+                    v=tensor([2, 2, 60, 64]))
+
+    def test_mask(self):
+        m = load("sm90", "boolmask")
+        plan = check_launch(m, dict(self.qkv(), mask=tensor([2, 1, 50, 60], "bool")))
+        self.assertEqual(plan.sizes["Nk"], 60)
+        with self.assertRaisesRegex(ValueError, "mask: dtype f16, but kernel boolmask_kernel "
+                                                "takes bool"):
+            check_launch(m, dict(self.qkv(), mask=tensor([2, 1, 50, 60], "f16")))
+        with self.assertRaisesRegex(ValueError, r"mask: shape\[1\] is 4, but 1"):
+            check_launch(m, dict(self.qkv(), mask=tensor([2, 4, 50, 60], "bool")))
+        with self.assertRaisesRegex(ValueError, r"mask: shape\[3\] is 50, but Nk = 60"):
+            check_launch(m, dict(self.qkv(), mask=tensor([2, 1, 50, 50], "bool")))
+        # An input that is not contiguous is copied, as q, k, v are.
+        strided = tensor([2, 1, 50, 60], "bool", strides=[6000, 6000, 1, 100])
+        plan = check_launch(m, dict(self.qkv(), mask=strided))
+        self.assertIn("mask", plan.copies)
+
+    def test_captured(self):
+        m = load("sm90", "docs")
+        names = [p["name"] for p in m["params"]]
+        self.assertEqual(names[names.index("out") + 1], "arg3")
+        check_launch(m, dict(self.qkv(), arg3=tensor([64], "i32")))
+        with self.assertRaisesRegex(ValueError, r"arg3: shape\[0\] is 65, but 64"):
+            check_launch(m, dict(self.qkv(), arg3=tensor([65], "i32")))
+        with self.assertRaisesRegex(ValueError, "arg3: dtype i64, but kernel docs_kernel takes i32"):
+            check_launch(m, dict(self.qkv(), arg3=tensor([64], "i64")))
+        with self.assertRaisesRegex(ValueError, "mask: kernel docs_kernel takes no mask"):
+            check_launch(m, dict(self.qkv(), arg3=tensor([64], "i32"),
+                                 mask=tensor([2, 1, 50, 60], "bool")))
+
+
 class SchemaVersion(unittest.TestCase):
     def manifest(self):
         return load("sm80", "attn_f16_d128_causal_lse")
