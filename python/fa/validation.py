@@ -85,5 +85,6 @@ def unsupported_reason(dtype, device, chip, D, Dv, softcap):
         return (f"head dim {D}: the {chip} kernel supports "
                 f"{', '.join(map(str, HEAD_DIMS[chip]))}")
     if softcap is not None:
-        return "softcap: the GPU kernels do not implement it yet (the CPU pipeline does)"
+        return ("softcap: fa.attention does not route it to the kernels yet (they take it: "
+                "fa.compile('...,softcap=30') and fa_runtime; the CPU pipeline too)")
     return None

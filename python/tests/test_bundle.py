@@ -107,10 +107,10 @@ def test_missing_from_bundle_compiles(built_bundle):
 
 @needs_compiler
 def test_unsupported_variant():
-    with pytest.raises(UnsupportedError, match="softcap"):
-        dispatch.kernel(fa.Variant.parse("f16,d64,softcap=5", chip="sm_80"))
+    with pytest.raises(UnsupportedError, match="head dim"):
+        dispatch.kernel(fa.Variant.parse("f16,d256", chip="sm_80"))
     with pytest.raises(UnsupportedError):  # remembered, raised again
-        dispatch.kernel(fa.Variant.parse("f16,d64,softcap=5", chip="sm_80"))
+        dispatch.kernel(fa.Variant.parse("f16,d256", chip="sm_80"))
 
 
 def test_precompile_default_sweep_and_merge(tmp_path):

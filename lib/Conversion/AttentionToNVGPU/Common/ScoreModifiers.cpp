@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -425,10 +426,12 @@ ScoreModifierSpec::MaskModBound mlir::fa::boundMaskMod(Region &maskMod) {
 
 KernelScoreModifiers::BlockVisibility
 KernelScoreModifiers::blockVisibility(Value iLo, Value iHi, Value jLo,
-                                      Value jHi) const {
+                                      Value jHi, bool warpUniform) const {
   assert(narrowsBlocks() && "an interval-bounded mask_mod");
-  auto range = [this](tensor::ExtractOp extract, Value lo, Value hi) {
-    return tensorRange(extract, lo, hi);
+  auto range = [this, warpUniform](tensor::ExtractOp extract, Value lo,
+                                   Value hi) {
+    return warpUniform ? tensorRangeWarp(extract, lo, hi)
+                       : tensorRange(extract, lo, hi);
   };
   FailureOr<MaskModBlockVisibility> v = boundMaskModOverBlock(
       kb.b, kb.loc, *spec.maskMod, batch, head, iLo, kb.add(iHi, kb.idx(1)),
@@ -475,6 +478,54 @@ KernelScoreModifiers::tensorRange(tensor::ExtractOp extract, Value lo,
       kb.cmp(arith::CmpIPredicate::slt, hi, lo));
   Value rlo = arith::SelectOp::create(b, loc, unbounded, negBig, loop.getResult(0));
   Value rhi = arith::SelectOp::create(b, loc, unbounded, big, loop.getResult(1));
+  return {rlo, rhi};
+}
+
+std::pair<Value, Value>
+KernelScoreModifiers::tensorRangeWarp(tensor::ExtractOp extract, Value lo,
+                                      Value hi) const {
+  constexpr int64_t kMaxSpan = 256, kPerLane = kMaxSpan / 32;
+  Type elt = extract.getTensor().getType().getElementType();
+  if (elt.getIntOrFloatBitWidth() > 32)
+    return tensorRange(extract, lo, hi);
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  Type i32 = b.getI32Type();
+  auto arg = cast<BlockArgument>(extract.getTensor());
+  Value data = captures.lookup(arg.getArgNumber());
+  int64_t size = extract.getTensor().getType().getDimSize(0);
+  lo = arith::MaxSIOp::create(b, loc, lo, kb.idx(0));
+  hi = arith::MinSIOp::create(b, loc, hi, kb.idx(size - 1));
+  Value lane = kb.asIndex(NVVM::LaneIdOp::create(b, loc, i32));
+  Value mn, mx;
+  for (int64_t k = 0; k < kPerLane; ++k) {
+    // Past hi the last element again (min / max do not mind).
+    Value t = arith::MinSIOp::create(
+        b, loc, kb.add(lo, kb.add(lane, kb.idx(32 * k))), hi);
+    Value v = memref::LoadOp::create(b, loc, data, ValueRange{t});
+    if (elt.getIntOrFloatBitWidth() < 32)
+      v = arith::ExtSIOp::create(b, loc, i32, v);
+    mn = mn ? arith::MinSIOp::create(b, loc, mn, v).getResult() : v;
+    mx = mx ? arith::MaxSIOp::create(b, loc, mx, v).getResult() : v;
+  }
+  for (int32_t off : {16, 8, 4, 2, 1}) {
+    auto shuffle = [&](Value v) {
+      return gpu::ShuffleOp::create(b, loc, v, off, 32, gpu::ShuffleMode::XOR)
+          .getShuffleResult();
+    };
+    mn = arith::MinSIOp::create(b, loc, mn, shuffle(mn));
+    mx = arith::MaxSIOp::create(b, loc, mx, shuffle(mx));
+  }
+  Value unbounded = arith::OrIOp::create(
+      b, loc,
+      kb.cmp(arith::CmpIPredicate::sgt, kb.sub(hi, lo), kb.idx(kMaxSpan - 1)),
+      kb.cmp(arith::CmpIPredicate::slt, hi, lo));
+  Value rlo = arith::SelectOp::create(b, loc, unbounded,
+                                      kb.idx(-kUnboundedInterval),
+                                      kb.asIndex(mn));
+  Value rhi = arith::SelectOp::create(b, loc, unbounded,
+                                      kb.idx(kUnboundedInterval),
+                                      kb.asIndex(mx));
   return {rlo, rhi};
 }
 

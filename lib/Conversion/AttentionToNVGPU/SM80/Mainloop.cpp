@@ -266,7 +266,8 @@ void Step::build(scf::ForOp loop, Value zeroAcc) const {
     Value all = modifiers
                     .blockVisibility(in.tile.q0,
                                      modifiers.lastRow(in.tile.q0, cfg.blockQ),
-                                     kv0, modifiers.blockKeyHi(j, blockKV))
+                                     kv0, modifiers.blockKeyHi(j, blockKV),
+                                     /*warpUniform=*/true)
                     .all;
     needMask = arith::OrIOp::create(
         b, loc, needMask,

@@ -223,7 +223,8 @@ ConsumerMainloop::softmax(Value s, Value j, Value max[2], Value sum[2]) const {
     Value all = modifiers
                     .blockVisibility(tile.q0,
                                      modifiers.lastRow(tile.q0, kSM90BlockQ),
-                                     kv0, modifiers.blockKeyHi(j, kBN))
+                                     kv0, modifiers.blockKeyHi(j, kBN),
+                                     /*warpUniform=*/true)
                     .all;
     needMask = arith::OrIOp::create(
         kb.b, kb.loc, needMask,

@@ -52,11 +52,10 @@ struct ScoreModifierSpec {
   SmallVector<Capture> captures;
 
   /// How mask_mod can be bounded over a block of rows x keys by interval
-  /// arithmetic (boundMaskMod): not at all; with arithmetic alone (each
-  /// visited block classified: full ones skip the per-key test); or reading
+  /// arithmetic (boundMaskMod): not at all; with arithmetic alone; or reading
   /// captured 1-D integer tensors too (the range of the tensor over an index
-  /// interval is a scan of it: only the tile's key range is narrowed, once).
-  /// Either way blocks with no visible key are never visited.
+  /// interval is a scan of it). Bounded, blocks with no visible key are never
+  /// visited and blocks whose every key is visible skip the per-key test.
   enum class MaskModBound { None, Arithmetic, TensorReads };
   MaskModBound maskModBound = MaskModBound::None;
 
@@ -131,17 +130,16 @@ public:
     return spec.maskMod &&
            spec.maskModBound != ScoreModifierSpec::MaskModBound::None;
   }
-  bool classifiesBlocks() const {
-    return spec.maskMod &&
-           spec.maskModBound == ScoreModifierSpec::MaskModBound::Arithmetic;
-  }
+  bool classifiesBlocks() const { return narrowsBlocks(); }
   /// mask_mod over rows [iLo, iHi] x keys [jLo, jHi] (inclusive): `some`
   /// key may be visible, `all` are visible (i1 values; classifiesBlocks).
   struct BlockVisibility {
     Value some, all;
   };
-  BlockVisibility blockVisibility(Value iLo, Value iHi, Value jLo,
-                                  Value jHi) const;
+  /// `warpUniform`: every lane of the warp asks for the same block (a
+  /// softmax step), so captured tensors are scanned by the warp together.
+  BlockVisibility blockVisibility(Value iLo, Value iHi, Value jLo, Value jHi,
+                                  bool warpUniform = false) const;
   /// The last row of the tile from `q0`: min(q0 + blockQ, Nq) - 1.
   Value lastRow(Value q0, int64_t blockQ) const;
   /// The last key of block `j`: min((j + 1) * blockKV, Nk) - 1.
@@ -158,6 +156,11 @@ private:
   /// elements; a wider or empty interval is unbounded).
   std::pair<Value, Value> tensorRange(tensor::ExtractOp extract, Value lo,
                                       Value hi) const;
+  /// The same with [lo, hi] the same in every lane of the warp: each lane
+  /// reads 8 elements, a butterfly of shuffles combines them (elements of
+  /// at most 32 bits; wider ones go to tensorRange).
+  std::pair<Value, Value> tensorRangeWarp(tensor::ExtractOp extract, Value lo,
+                                          Value hi) const;
   /// Clones `region`'s body with its block arguments bound to `args` and
   /// returns the yielded value.
   Value inlineRegion(Region &region, ArrayRef<Value> args) const;
