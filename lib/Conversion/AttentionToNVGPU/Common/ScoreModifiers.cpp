@@ -110,8 +110,7 @@ LogicalResult mlir::fa::checkModifierRegionForKernel(
 }
 
 void mlir::fa::insertScoreModifierParams(std::vector<KernelParam> &params,
-                                         const ScoreModifierSpec &spec,
-                                         MLIRContext *ctx) {
+                                         const ScoreModifierSpec &spec) {
   using S = SizeSymbol;
   std::vector<KernelParam> extra;
   if (spec.mask) {
@@ -152,7 +151,6 @@ void mlir::fa::insertScoreModifierParams(std::vector<KernelParam> &params,
   auto firstSize = llvm::find_if(
       params, [](const KernelParam &p) { return p.kind == ParamKind::I32; });
   params.insert(firstSize, extra.begin(), extra.end());
-  (void)ctx;
 }
 
 //===----------------------------------------------------------------------===//

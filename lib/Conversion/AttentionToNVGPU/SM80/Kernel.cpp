@@ -121,7 +121,7 @@ std::vector<KernelParam> mlir::fa::sm80::getKernelParams(MLIRContext *ctx,
   std::vector<KernelParam> params = getAttentionKernelParams(
       types, cfg.elementType.isF16() ? "f16" : "bf16",
       /*tensorMaps=*/false, cfg.hasLse);
-  insertScoreModifierParams(params, cfg.modifiers, ctx);
+  insertScoreModifierParams(params, cfg.modifiers);
   return params;
 }
 

@@ -220,7 +220,7 @@ static std::vector<KernelParam> kernelParams(OpBuilder &b,
   std::vector<KernelParam> params = getAttentionKernelParams(
       types, d.elementType.isF16() ? "f16" : "bf16",
       /*tensorMaps=*/true, d.hasLse);
-  insertScoreModifierParams(params, d.modifiers, b.getContext());
+  insertScoreModifierParams(params, d.modifiers);
   return params;
 }
 

@@ -86,7 +86,7 @@ ScoreModifierSpec::MaskModBound boundMaskMod(Region &maskMod);
 /// The kernel parameters of `spec` (mask, then the captures), inserted into
 /// `params` before its first i32 size parameter.
 void insertScoreModifierParams(std::vector<KernelParam> &params,
-                               const ScoreModifierSpec &spec, MLIRContext *ctx);
+                               const ScoreModifierSpec &spec);
 
 } // namespace mlir::fa
 
