@@ -29,39 +29,81 @@ using utils::IteratorType;
 
 } // namespace
 
-FailureOr<SmallVector<Value>> mlir::fa::decomposeAttention(RewriterBase &rewriter,
-                                                           AttentionOp op) {
-  OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPoint(op);
-  Location loc = op.getLoc();
-  MLIRContext *ctx = rewriter.getContext();
-  Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
-  Type f32 = rewriter.getF32Type();
-
-  OpFoldResult batch = tensor::getMixedSize(rewriter, loc, q, 0);
-  OpFoldResult heads = tensor::getMixedSize(rewriter, loc, q, 1);
-  OpFoldResult seqQ = tensor::getMixedSize(rewriter, loc, q, 2);
-  OpFoldResult seqK = tensor::getMixedSize(rewriter, loc, k, 2);
-  OpFoldResult headDimV = tensor::getMixedSize(rewriter, loc, v, 3);
-  AttentionShape shape = getAttentionShape(rewriter, loc, op);
-  emitDynamicShapeChecks(rewriter, loc, op, shape);
-
-  // Score factor: scale, times the q and k descales for fp8 inputs.
-  Value scoreScale = getScoreScale(rewriter, loc, op, /*log2e=*/false);
-  // Per-head / per-block descales (tensors) are picked per score and per
-  // value row; per-tensor ones (scalars) are in scoreScale and step 7.
-  bool tensorDescales = getDescaleRank(op) != 0;
+namespace {
+/// The reference lowering of one fa.attention, as steps over explicit state:
+/// the op's sizes and score factors (set once), each step a linalg op over
+/// the previous step's tensors.
+struct ReferenceLowering {
+  RewriterBase &rewriter;
+  AttentionOp op;
+  Location loc;
+  MLIRContext *ctx;
+  Type f32;
+  AttentionShape shape;
+  OpFoldResult batch, heads, seqQ, seqK, headDimV;
+  /// scale, times the q and k descales for fp8 inputs (per tensor).
+  Value scoreScale;
+  /// Per-head / per-block descales (tensors) are picked per score and per
+  /// value row; per-tensor ones (scalars) are in scoreScale and normalize().
+  bool tensorDescales;
   int64_t blockQ = 1, blockKV = 1;
+  AffineMap id4, row4;
+
+  ReferenceLowering(RewriterBase &rewriter, AttentionOp op);
+  /// 1. S = Q K^T, f32, K read at head h / r.
+  Value scores();
+  /// 2. Scale, softcap, masks, modifier regions, elementwise on S.
+  Value modify(Value scores);
+  /// 3. Row max M.
+  Value rowMax(Value scores);
+  /// 4. P = exp(S - Z), Z = M, or 0 for a fully masked row (M = -inf), so
+  ///    that such a row gives P = 0 rather than exp(-inf + inf) = NaN.
+  Value probabilities(Value scores, Value rowMax);
+  /// 5. Row sum L.
+  Value rowSum(Value probs);
+  /// 6. O = P V, V read at head h / r. Loops (b, h, i, e, j).
+  Value weightedValues(Value probs);
+  /// 7. out = O / L (0 for a fully masked row), times the v descale, cast.
+  Value normalize(Value acc, Value rowSum);
+  /// 8. lse = Z + log(L), -inf for a fully masked row.
+  Value logSumExpRows(Value rowMax, Value rowSum);
+
+  SmallVector<OpFoldResult> scoreSizes() const {
+    return {batch, heads, seqQ, seqK};
+  }
+  SmallVector<OpFoldResult> rowSizes() const { return {batch, heads, seqQ}; }
+  SmallVector<OpFoldResult> outSizes() const {
+    return {batch, heads, seqQ, headDimV};
+  }
+};
+} // namespace
+
+ReferenceLowering::ReferenceLowering(RewriterBase &rewriter, AttentionOp op)
+    : rewriter(rewriter), op(op), loc(op.getLoc()),
+      ctx(rewriter.getContext()), f32(rewriter.getF32Type()) {
+  Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
+  batch = tensor::getMixedSize(rewriter, loc, q, 0);
+  heads = tensor::getMixedSize(rewriter, loc, q, 1);
+  seqQ = tensor::getMixedSize(rewriter, loc, q, 2);
+  seqK = tensor::getMixedSize(rewriter, loc, k, 2);
+  headDimV = tensor::getMixedSize(rewriter, loc, v, 3);
+  shape = getAttentionShape(rewriter, loc, op);
+  emitDynamicShapeChecks(rewriter, loc, op, shape);
+  scoreScale = getScoreScale(rewriter, loc, op, /*log2e=*/false);
+  tensorDescales = getDescaleRank(op) != 0;
   if (std::optional<ArrayRef<int64_t>> block = op.getDescaleBlock()) {
     blockQ = (*block)[0];
     blockKV = (*block)[1];
   }
+  id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
+  row4 = getProjectionMap(ctx, 4, {0, 1, 2});
+}
 
-  // 1. S = Q K^T, f32, K read at head h / r.
-  SmallVector<OpFoldResult> sSizes = {batch, heads, seqQ, seqK};
-  Value scores = createFilledF32Tensor(rewriter, loc, sSizes, 0.0f);
+Value ReferenceLowering::scores() {
+  Value k = op.getKey();
+  Value scores = createFilledF32Tensor(rewriter, loc, scoreSizes(), 0.0f);
   auto qk = linalg::GenericOp::create(
-      rewriter, loc, scores.getType(), ValueRange{q}, ValueRange{scores},
+      rewriter, loc, scores.getType(), ValueRange{op.getQuery()}, ValueRange{scores},
       ArrayRef<AffineMap>{getProjectionMap(ctx, 5, {0, 1, 2, 4}),
                           getProjectionMap(ctx, 5, {0, 1, 2, 3})},
       ArrayRef<IteratorType>{kPar, kPar, kPar, kPar, kRed},
@@ -77,9 +119,11 @@ FailureOr<SmallVector<Value>> mlir::fa::decomposeAttention(RewriterBase &rewrite
         linalg::YieldOp::create(b, l,
                                 Value(arith::AddFOp::create(b, l, args[1], prod)));
       });
-  scores = qk.getResult(0);
+  return qk.getResult(0);
 
-  // 2. Scale, softcap, masks, elementwise on S.
+}
+
+Value ReferenceLowering::modify(Value scores) {
   ScoreModifiers mods = ScoreModifiers::get(op);
   SmallVector<Value> ins;
   SmallVector<AffineMap> maps;
@@ -123,17 +167,16 @@ FailureOr<SmallVector<Value>> mlir::fa::decomposeAttention(RewriterBase &rewrite
                                 /*postScale=*/Value(), regions);
         linalg::YieldOp::create(b, l, s);
       });
-  scores = masked.getResult(0);
+  return masked.getResult(0);
 
-  // 3. Row max M.
-  SmallVector<OpFoldResult> rowSizes = {batch, heads, seqQ};
-  Value rowMax = createFilledF32Tensor(rewriter, loc, rowSizes,
-                           -std::numeric_limits<float>::infinity());
-  AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
-  AffineMap row4 = getProjectionMap(ctx, 4, {0, 1, 2});
-  rowMax = linalg::GenericOp::create(
-               rewriter, loc, rowMax.getType(), ValueRange{scores},
-               ValueRange{rowMax}, ArrayRef<AffineMap>{id4, row4},
+}
+
+Value ReferenceLowering::rowMax(Value scores) {
+  Value init = createFilledF32Tensor(rewriter, loc, rowSizes(),
+                                     -std::numeric_limits<float>::infinity());
+  return linalg::GenericOp::create(
+               rewriter, loc, init.getType(), ValueRange{scores},
+               ValueRange{init}, ArrayRef<AffineMap>{id4, row4},
                ArrayRef<IteratorType>{kPar, kPar, kPar, kRed},
                [&](OpBuilder &b, Location l, ValueRange args) {
                  linalg::YieldOp::create(
@@ -142,12 +185,13 @@ FailureOr<SmallVector<Value>> mlir::fa::decomposeAttention(RewriterBase &rewrite
                })
                .getResult(0);
 
-  // 4. P = exp(S - Z), Z = M, or 0 for a fully masked row (M = -inf), so that
-  //    such a row gives P = 0 rather than exp(-inf + inf) = NaN.
-  Value probs = tensor::EmptyOp::create(rewriter, loc, sSizes, f32);
-  probs = linalg::GenericOp::create(
-              rewriter, loc, probs.getType(), ValueRange{scores, rowMax},
-              ValueRange{probs}, ArrayRef<AffineMap>{id4, row4, id4},
+}
+
+Value ReferenceLowering::probabilities(Value scores, Value rowMax) {
+  Value init = tensor::EmptyOp::create(rewriter, loc, scoreSizes(), f32);
+  return linalg::GenericOp::create(
+              rewriter, loc, init.getType(), ValueRange{scores, rowMax},
+              ValueRange{init}, ArrayRef<AffineMap>{id4, row4, id4},
               SmallVector<IteratorType>(4, kPar),
               [&](OpBuilder &b, Location l, ValueRange args) {
                 Value z = safeRowMax(b, l, args[1]);
@@ -157,11 +201,13 @@ FailureOr<SmallVector<Value>> mlir::fa::decomposeAttention(RewriterBase &rewrite
               })
               .getResult(0);
 
-  // 5. Row sum L.
-  Value rowSum = createFilledF32Tensor(rewriter, loc, rowSizes, 0.0f);
-  rowSum = linalg::GenericOp::create(
-               rewriter, loc, rowSum.getType(), ValueRange{probs},
-               ValueRange{rowSum}, ArrayRef<AffineMap>{id4, row4},
+}
+
+Value ReferenceLowering::rowSum(Value probs) {
+  Value init = createFilledF32Tensor(rewriter, loc, rowSizes(), 0.0f);
+  return linalg::GenericOp::create(
+               rewriter, loc, init.getType(), ValueRange{probs},
+               ValueRange{init}, ArrayRef<AffineMap>{id4, row4},
                ArrayRef<IteratorType>{kPar, kPar, kPar, kRed},
                [&](OpBuilder &b, Location l, ValueRange args) {
                  linalg::YieldOp::create(
@@ -169,11 +215,13 @@ FailureOr<SmallVector<Value>> mlir::fa::decomposeAttention(RewriterBase &rewrite
                })
                .getResult(0);
 
-  // 6. O = P V, V read at head h / r. Loops (b, h, i, e, j).
-  SmallVector<OpFoldResult> oSizes = {batch, heads, seqQ, headDimV};
-  Value acc = createFilledF32Tensor(rewriter, loc, oSizes, 0.0f);
-  acc = linalg::GenericOp::create(
-            rewriter, loc, acc.getType(), ValueRange{probs}, ValueRange{acc},
+}
+
+Value ReferenceLowering::weightedValues(Value probs) {
+  Value v = op.getValue();
+  Value init = createFilledF32Tensor(rewriter, loc, outSizes(), 0.0f);
+  return linalg::GenericOp::create(
+            rewriter, loc, init.getType(), ValueRange{probs}, ValueRange{init},
             ArrayRef<AffineMap>{getProjectionMap(ctx, 5, {0, 1, 2, 4}),
                                 getProjectionMap(ctx, 5, {0, 1, 2, 3})},
             ArrayRef<IteratorType>{kPar, kPar, kPar, kPar, kRed},
@@ -198,12 +246,13 @@ FailureOr<SmallVector<Value>> mlir::fa::decomposeAttention(RewriterBase &rewrite
             })
             .getResult(0);
 
-  // 7. out = O / L (0 for a fully masked row), times the v descale, cast once.
+}
+
+Value ReferenceLowering::normalize(Value acc, Value rowSum) {
   RankedTensorType outType = op.getOutType();
   Value outInit =
-      tensor::EmptyOp::create(rewriter, loc, oSizes, outType.getElementType());
-  Value out =
-      linalg::GenericOp::create(
+      tensor::EmptyOp::create(rewriter, loc, outSizes(), outType.getElementType());
+  return linalg::GenericOp::create(
           rewriter, loc, outType, ValueRange{acc, rowSum}, ValueRange{outInit},
           ArrayRef<AffineMap>{id4, row4, id4},
           SmallVector<IteratorType>(4, kPar),
@@ -214,25 +263,39 @@ FailureOr<SmallVector<Value>> mlir::fa::decomposeAttention(RewriterBase &rewrite
                 b, l, truncateFromF32(b, l, o, outType.getElementType()));
           })
           .getResult(0);
-  // Dynamic dims make the generic's result type differ from the declared one
-  // only in its static information; keep the op's type.
-  SmallVector<Value> results = {out};
+}
 
-  // 8. lse = Z + log(L), -inf for a fully masked row.
-  if (Value lse = op.getLse()) {
-    Value lseInit = tensor::EmptyOp::create(rewriter, loc, rowSizes, f32);
+Value ReferenceLowering::logSumExpRows(Value rowMax, Value rowSum) {
+  {
+    Value lseInit = tensor::EmptyOp::create(rewriter, loc, rowSizes(), f32);
     AffineMap id3 = AffineMap::getMultiDimIdentityMap(3, ctx);
-    results.push_back(
-        linalg::GenericOp::create(
-            rewriter, loc, lse.getType(), ValueRange{rowMax, rowSum},
+    return linalg::GenericOp::create(
+            rewriter, loc, op.getLse().getType(), ValueRange{rowMax, rowSum},
             ValueRange{lseInit}, ArrayRef<AffineMap>{id3, id3, id3},
             SmallVector<IteratorType>(3, kPar),
             [&](OpBuilder &b, Location l, ValueRange args) {
               linalg::YieldOp::create(
                   b, l, logSumExp(b, l, safeRowMax(b, l, args[0]), args[1]));
             })
-            .getResult(0));
+            .getResult(0);
   }
+}
+
+FailureOr<SmallVector<Value>> mlir::fa::decomposeAttention(RewriterBase &rewriter,
+                                                           AttentionOp op) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  ReferenceLowering lower(rewriter, op);
+  Value scores = lower.modify(lower.scores());
+  Value rowMax = lower.rowMax(scores);
+  Value probs = lower.probabilities(scores, rowMax);
+  Value rowSum = lower.rowSum(probs);
+  Value acc = lower.weightedValues(probs);
+  // Dynamic dims make the generic's result type differ from the declared one
+  // only in its static information; keep the op's type.
+  SmallVector<Value> results = {lower.normalize(acc, rowSum)};
+  if (op.getLse())
+    results.push_back(lower.logSumExpRows(rowMax, rowSum));
   return results;
 }
 
