@@ -47,6 +47,11 @@ void mlir::fa::buildCPUPipeline(OpPassManager &pm,
   // them written by hand (fa.kv_block_range, fa.online_attention), which the
   // reference branch would otherwise leave in its output (found by fa-fuzz).
   pm.addPass(createFADecomposeOnlineAttentionPass());
+  addHostBufferizationPasses(pm);
+  addHostToLLVMPasses(pm);
+}
+
+void mlir::fa::addHostBufferizationPasses(OpPassManager &pm) {
   // Elementwise arith on tensors around the op (e.g. casts before printing).
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());
@@ -74,6 +79,9 @@ void mlir::fa::buildCPUPipeline(OpPassManager &pm,
   expandOptions.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expandOptions));
   pm.addPass(createConvertMathToLibmPass());
+}
+
+void mlir::fa::addHostToLLVMPasses(OpPassManager &pm) {
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());

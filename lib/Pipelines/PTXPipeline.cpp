@@ -29,12 +29,11 @@
 
 using namespace mlir;
 
-/// Why `options` cannot be compiled with, or "" (values that upstream passes
-/// would abort on or ignore with a warning).
-static std::string
-checkPTXPipelineOptions(const fa::PTXPipelineOptions &options) {
+std::string
+mlir::fa::checkPTXPipelineOptions(const fa::PTXPipelineOptions &options,
+                                  StringRef pipeline) {
   if (options.optLevel < 0 || options.optLevel > 3)
-    return "fa-to-ptx option 'O=" + std::to_string(options.optLevel) +
+    return pipeline.str() + " option 'O=" + std::to_string(options.optLevel) +
            "' must be 0, 1, 2 or 3 (the NVPTX optimization level)";
   SmallVector<StringRef> features;
   StringRef(options.features).split(features, ',', -1, /*KeepEmpty=*/false);
@@ -42,7 +41,7 @@ checkPTXPipelineOptions(const fa::PTXPipelineOptions &options) {
     StringRef name = f.drop_front();
     if ((!f.starts_with("+") && !f.starts_with("-")) || name.empty() ||
         !llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; }))
-      return "fa-to-ptx option 'features=" + options.features +
+      return pipeline.str() + " option 'features=" + options.features +
              "' must be a comma-separated list of +feature / -feature (e.g. "
              "+ptx80), got '" + f.str() + "'";
   }
@@ -66,7 +65,7 @@ static std::string findCUDAToolkitWithLibdevice() {
 
 void mlir::fa::buildPTXPipeline(OpPassManager &pm,
                                 const PTXPipelineOptions &options) {
-  std::string invalid = checkPTXPipelineOptions(options);
+  std::string invalid = checkPTXPipelineOptions(options, "fa-to-ptx");
   if (!invalid.empty()) {
     pm.addPass(fa::createFAReportPipelineErrorPass({invalid}));
     return;
@@ -81,8 +80,22 @@ void mlir::fa::buildPTXPipeline(OpPassManager &pm,
       getSM90ScheduleOptions(options, "fa-to-ptx")));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  pm.addPass(createConvertNVGPUToNVVMPass());
-  pm.addPass(createSCFToControlFlowPass());
+  addKernelToBinaryPasses(pm, options, /*onlyGPUModules=*/false);
+}
+
+void mlir::fa::addKernelToBinaryPasses(OpPassManager &pm,
+                                       const PTXPipelineOptions &options,
+                                       bool onlyGPUModules) {
+  // fa-to-ptx's module holds kernels only; fa-to-gpu's also holds the host
+  // program, still on tensors, which these passes must leave alone.
+  if (onlyGPUModules) {
+    pm.addNestedPass<gpu::GPUModuleOp>(createConvertNVGPUToNVVMPass());
+    pm.addNestedPass<gpu::GPUModuleOp>(createSCFToControlFlowPass());
+  } else {
+    pm.addPass(createConvertNVGPUToNVVMPass());
+    pm.addPass(createSCFToControlFlowPass());
+  }
+
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
   target.features = options.features;

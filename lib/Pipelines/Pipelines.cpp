@@ -4,4 +4,5 @@
 void mlir::fa::registerPipelines() {
   registerCPUPipeline();
   registerPTXPipeline();
+  registerGPUPipeline();
 }

@@ -14,6 +14,7 @@
 #include "fa/Registration/InitAll.h"
 
 #include "fa/Conversion/Passes.h"
+#include "fa/Pipelines/GPUPipeline.h"
 #include "fa/Pipelines/PTXPipeline.h"
 
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
@@ -54,6 +55,7 @@ void mlir::fa::registerAllPassesAndPipelines() {
   static const bool registered = [] {
     registerFAConversionPasses();
     registerPTXPipeline();
+    registerGPUPipeline();
     return true;
   }();
   (void)registered;

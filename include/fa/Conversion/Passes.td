@@ -102,9 +102,17 @@ def ConvertFAToNVGPUPass : Pass<"convert-fa-to-nvgpu", "ModuleOp"> {
            "(TMA + mbarrier + wgmma kernel, see docs/SM90.md)">,
     Option<"rowsPerWarp", "rows-per-warp", "int64_t", /*default=*/"0",
            "Query rows per warp (sm_80: 16 or 32; 0: 32 when block-q >= 128, else 16)">,
+    Option<"hostLaunch", "host-launch", "bool", /*default=*/"false",
+           "Keep each function (callers may call it) and make its body the launch "
+           "of its kernel on the host, read from the launch manifest: device "
+           "buffers and copies (gpu.alloc, gpu.memcpy), tensor maps "
+           "(nvgpu.tma.create.descriptor), the grid from the runtime sizes, "
+           "gpu.launch_func, on one stream of async tokens (fa-to-gpu)">,
   ];
   let dependentDialects = [
-    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect",
+    "::mlir::cf::ControlFlowDialect", "::mlir::func::FuncDialect",
+    "::mlir::tensor::TensorDialect", "::mlir::gpu::GPUDialect",
     "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
     "::mlir::nvgpu::NVGPUDialect", "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect", "::mlir::LLVM::LLVMDialect",
@@ -154,6 +162,44 @@ def FADumpKernelPass : Pass<"fa-dump-kernel", "ModuleOp"> {
   let options = [
     Option<"dir", "dir", "std::string", /*default=*/"\".\"",
            "Directory to write <kernel>.ptx and <kernel>.json into">,
+  ];
+}
+
+def FAEmitHostLaunchPass : Pass<"fa-emit-host-launch", "ModuleOp"> {
+  let summary = "Give each kernel launch declaration of convert-fa-to-nvgpu{host-launch} its body on memrefs";
+  let description = [{
+    `convert-fa-to-nvgpu{host-launch}` leaves each attention function calling a private
+    declaration `@<function>_launch` on memrefs (the tensors the kernel reads, then its
+    outputs), with the kernel, its argument types and its launch manifest in attributes.
+    After bufferization (whose buffer deallocation rejects GPU ops), this pass gives each
+    declaration its body by interpreting the manifest: on one stream of async tokens,
+    `gpu.alloc` + `gpu.memcpy` of every input, `gpu.alloc` of the outputs,
+    `nvgpu.tma.create.descriptor` for the tensor maps (sm_90a), the grid from the runtime
+    sizes (`memref.dim`), `gpu.launch_func`, the outputs copied back, `gpu.dealloc`,
+    `gpu.wait`. Upstream `gpu-to-llvm` lowers the result to the `mgpu*` calls of
+    lib/Runtime (`libfa_cuda_runtime`). `fa-to-gpu` runs it.
+
+    ```mlir
+    func.func private @f_attention_launch(%q: memref<2x4x256x64xf16>, ..., %out: memref<2x4x256x64xf16>)
+        attributes {fa.launch.kernel = @f_attention_kernels::@f_attention_kernel, ...}
+    ```
+    becomes
+    ```mlir
+    func.func private @f_attention_launch(...) {
+      %t0 = gpu.wait async
+      %qd, %t1 = gpu.alloc async [%t0] (%bytes) : memref<?xi8>
+      ...
+      %t = gpu.launch_func async [...] @f_attention_kernels::@f_attention_kernel blocks in (...) threads in (...) ...
+      ...
+      gpu.wait [%tn]
+      return
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::func::FuncDialect"
   ];
 }
 

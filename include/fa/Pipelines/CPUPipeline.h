@@ -43,6 +43,16 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 /// once however often it is called.
 void registerCPUPipeline();
 
+/// The host half of fa-to-cpu, after the fa ops are lowered, shared with
+/// fa-to-gpu: elementwise ops to linalg, one-shot-bufferize across function
+/// boundaries (identity layouts), buffer deallocation, linalg to loops, scf to
+/// cf, fp8/bf16/math expansions. Leaves arith/cf/func/memref/... ops.
+void addHostBufferizationPasses(OpPassManager &pm);
+
+/// convert-to-llvm, reconcile-unrealized-casts, canonicalize: the last steps
+/// of fa-to-cpu and fa-to-gpu.
+void addHostToLLVMPasses(OpPassManager &pm);
+
 } // namespace mlir::fa
 
 #endif // FA_PIPELINES_CPUPIPELINE_H

@@ -46,6 +46,19 @@ struct PTXPipelineOptions : public PassPipelineOptions<PTXPipelineOptions> {
 /// gpu-module-to-binary{format=isa}).
 void buildPTXPipeline(OpPassManager &pm, const PTXPipelineOptions &options);
 
+/// Why `options` cannot be compiled with, or "" (values that upstream passes
+/// would abort on or ignore with a warning); the message names `pipeline`.
+std::string checkPTXPipelineOptions(const PTXPipelineOptions &options,
+                                    StringRef pipeline);
+
+/// The kernels' lowering after convert-fa-to-nvgpu: nvgpu and gpu to NVVM,
+/// nvvm-attach-target{chip, features, O}, gpu-module-to-binary{format=isa}
+/// (PTX). With `onlyGPUModules` the passes that fa-to-ptx runs on the whole
+/// module run inside the gpu.modules only (fa-to-gpu: the host stays as is).
+void addKernelToBinaryPasses(OpPassManager &pm,
+                             const PTXPipelineOptions &options,
+                             bool onlyGPUModules);
+
 /// Registers `fa-to-ptx` with the global pass pipeline registry. Registers
 /// once however often it is called.
 void registerPTXPipeline();

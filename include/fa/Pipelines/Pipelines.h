@@ -3,6 +3,7 @@
 #define FA_PIPELINES_PIPELINES_H
 
 #include "fa/Pipelines/CPUPipeline.h"
+#include "fa/Pipelines/GPUPipeline.h"
 #include "fa/Pipelines/PTXPipeline.h"
 
 namespace mlir::fa {

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fa/Conversion/AttentionToNVGPU/AttentionToNVGPU.h"
+#include "fa/Conversion/AttentionToNVGPU/Common/HostLaunch.h"
 #include "fa/Conversion/AttentionToNVGPU/SM90FlashAttention.h"
 #include "fa/Conversion/Passes.h"
 #include "fa/Dialect/Attention/IR/AttentionOps.h"
@@ -70,17 +71,20 @@ std::string mlir::fa::getPTXIdentifier(StringRef name) {
 }
 
 /// The function's kernel names must be PTX identifiers that are free in its
-/// module, and the function itself must be unused (the builders erase it).
-/// Renames `func` to its PTX identifier, which the builders derive the
-/// kernel's names from; returns the name to restore if they fail.
-static FailureOr<std::string> prepareKernelFunction(func::FuncOp func) {
+/// module, and the function itself must be unused (the builders erase it)
+/// unless its body becomes the host launch (`hostLaunch`: callers keep
+/// calling it, under its new name). Renames `func` to its PTX identifier,
+/// which the builders derive the kernel's names from; returns the name to
+/// restore if they fail.
+static FailureOr<std::string> prepareKernelFunction(func::FuncOp func,
+                                                    bool hostLaunch) {
   Operation *symbolTable = SymbolTable::getNearestSymbolTable(func->getParentOp());
   if (!symbolTable)
     return func.emitError("convert-fa-to-nvgpu: the function must be in a "
                           "module (the kernel's gpu.module goes next to it)");
   std::optional<SymbolTable::UseRange> uses =
       SymbolTable::getSymbolUses(func, symbolTable);
-  if (uses && !uses->empty()) {
+  if (!hostLaunch && uses && !uses->empty()) {
     InFlightDiagnostic diag =
         func.emitError("convert-fa-to-nvgpu: @")
         << func.getSymName()
@@ -112,8 +116,14 @@ static FailureOr<std::string> prepareKernelFunction(func::FuncOp func) {
     return failure();
   if (failed(checkFree(id + "_kernels", "the kernel module name")))
     return failure();
-  if (id != original)
+  if (id != original) {
+    if (hostLaunch &&
+        failed(SymbolTable::replaceAllSymbolUses(
+            func, StringAttr::get(func.getContext(), id), symbolTable)))
+      return func.emitError("convert-fa-to-nvgpu: cannot rename @")
+             << original << " to its PTX identifier '" << id << "'";
     func.setSymName(id);
+  }
   return original;
 }
 
@@ -124,7 +134,8 @@ LogicalResult mlir::fa::buildNVGPUKernel(const TiledAttention &attn,
     return attn.forall->emitOpError("unsupported chip '")
            << chip << "' for convert-fa-to-nvgpu (supported: sm_80, sm_90a)";
   func::FuncOp func = attn.func;
-  FailureOr<std::string> original = prepareKernelFunction(func);
+  FailureOr<std::string> original =
+      prepareKernelFunction(func, options.hostLaunch);
   if (failed(original))
     return failure();
   TiledAttention named = attn;
@@ -132,9 +143,22 @@ LogicalResult mlir::fa::buildNVGPUKernel(const TiledAttention &attn,
   LogicalResult built = chip == "sm_80"
                             ? buildSM80FlashAttention(named, chip, options)
                             : buildSM90FlashAttention(named, options);
+  if (succeeded(built)) {
+    // The function either becomes the launch or goes (the manifest and
+    // fa-dump-kernel's PTX are what launches the kernel).
+    if (options.hostLaunch)
+      return buildHostLaunch(named, (func.getSymName() + "_kernels").str());
+    func.erase();
+    return success();
+  }
   // A builder that fails leaves the function in place: give its name back.
-  if (failed(built) && func.getSymName() != *original)
+  if (func.getSymName() != *original) {
+    if (options.hostLaunch)
+      (void)SymbolTable::replaceAllSymbolUses(
+          func, StringAttr::get(func.getContext(), *original),
+          SymbolTable::getNearestSymbolTable(func->getParentOp()));
     func.setSymName(*original);
+  }
   return built;
 }
 
@@ -199,6 +223,7 @@ struct ConvertFAToNVGPUPass
       FailureOr<TiledAttention> attn = matchTiledAttention(f);
       NVGPUKernelOptions options;
       options.rowsPerWarp = rowsPerWarp;
+      options.hostLaunch = hostLaunch;
       options.sm90 = pipelineSchedule
                          ? *pipelineSchedule
                          : getSM90ScheduleOptions(*this, getArgument());

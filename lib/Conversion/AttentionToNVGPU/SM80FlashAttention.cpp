@@ -103,7 +103,6 @@ mlir::fa::buildSM80FlashAttention(const TiledAttention &attn, StringRef chip,
                            manifest.toJSONString());
   module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                   b.getUnitAttr());
-  func.erase();
   return success();
 }
 

@@ -127,6 +127,5 @@ mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
   attachLaunchManifest(module, desc.moduleName, desc.kernelName, json);
   module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                   b.getUnitAttr());
-  func.erase();
   return success();
 }

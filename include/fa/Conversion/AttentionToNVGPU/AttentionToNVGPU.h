@@ -94,6 +94,9 @@ struct NVGPUKernelOptions {
   /// resolveSM90Schedule applies them over the measured defaults, and a
   /// function's `fa.sm90.*` attributes over them).
   SM90ScheduleOptions sm90;
+  /// Keep the function and make its body the kernel's launch on the host
+  /// (Common/HostLaunch.h) instead of erasing it.
+  bool hostLaunch = false;
 };
 LogicalResult buildNVGPUKernel(const TiledAttention &attn, StringRef chip,
                                const NVGPUKernelOptions &options = {});

@@ -426,6 +426,40 @@ def FARaiseAttentionPass : Pass<"fa-raise-attention"> {
 }
 
 
+def FAOutlineAttentionPass : Pass<"fa-outline-attention", "ModuleOp"> {
+  let summary = "Move each tiled attention into a private function of its own and call it";
+  let description = [{
+    The GPU kernel builders take a function that holds one tiled attention and nothing
+    else; a program holds attentions anywhere (several in one function, other ops before
+    and after, in functions that others call). This pass moves each tiled attention (the
+    `scf.forall` holding `fa.online_attention`, with the index arithmetic and the
+    `tensor.empty` it is built from, which are recomputed inside) into a new private
+    function `@<function>_attention` (`_1`, `_2`, ... when taken) whose arguments are the
+    values the loop reads, in first-use order, and replaces the loop by a `func.call`.
+    The rest of the program is untouched. `fa-to-gpu` runs it between
+    `fa-tile-attention-for-chip` and `convert-fa-to-nvgpu{host-launch}`.
+
+    Before:
+    ```mlir
+    func.func @f(%q: tensor<?x?x?x64xf16>, %k: ..., %v: ...) -> tensor<?x?x?x64xf16> {
+      %x = arith.addf ...                       // other work
+      %o = scf.forall (%b, %h, %t) in (...) shared_outs(%acc = %empty) { ... fa.online_attention ... }
+      %y = arith.mulf ...                       // uses %o
+    ```
+    After:
+    ```mlir
+    func.func private @f_attention(%q: tensor<?x?x?x64xf16>, %k: ..., %v: ...) -> tensor<?x?x?x64xf16> {
+      %empty = tensor.empty(...)  ...  %o = scf.forall ...  return %o
+    }
+    func.func @f(...) {
+      %x = arith.addf ...
+      %o = call @f_attention(%q, %k, %v) : (...) -> tensor<?x?x?x64xf16>
+      %y = arith.mulf ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 def FACheckPlacementPass : Pass<"fa-check-placement", "ModuleOp"> {
   let summary = "Diagnose fa ops outside a func.func directly in the module (what the pipelines lower)";
   let description = [{

@@ -11,6 +11,15 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Support/LLVM.h"
 
+namespace mlir {
+namespace func {
+class CallOp;
+} // namespace func
+namespace scf {
+class ForallOp;
+} // namespace scf
+} // namespace mlir
+
 namespace mlir::fa {
 class AttentionOp;
 class AttentionGradOp;
@@ -120,6 +129,17 @@ LogicalResult checkAttentionPlacement(ModuleOp module, StringRef who);
 /// Emits an error on each fa.attention_grad under `module` for a pipeline
 /// (`who`) that has no lowering of it (the GPU one). Fails if there was one.
 LogicalResult rejectAttentionGrad(ModuleOp module, StringRef who);
+
+/// Moves the tiled attention `forall` (an scf.forall holding
+/// fa.online_attention) into a new private func.func `name`, inserted before
+/// the function holding it: its arguments are the values the loop reads
+/// (tensors, scalars) in first-use order; the index arithmetic and the
+/// tensor.empty it is built from are recomputed inside; it returns the loop's
+/// results. The loop is replaced by a func.call. The caller makes `name`
+/// unique.
+FailureOr<func::CallOp> outlineTiledAttention(RewriterBase &rewriter,
+                                              scf::ForallOp forall,
+                                              StringRef name);
 
 } // namespace mlir::fa
 
