@@ -249,9 +249,18 @@ LogicalResult mlir::fa::buildHostLaunch(const TiledAttention &attn,
                 "transposed and descales: launch them through "
                 "python/fa_runtime)";
     }
+    // Inputs in any layout: bufferization may hand over a strided view
+    // under an identity type (a slice cast across a call), whose real strides
+    // only the descriptor knows; the launch copies them to contiguous memory.
     auto tensorType = cast<RankedTensorType>(type);
-    memrefTypes.push_back(
-        MemRefType::get(tensorType.getShape(), tensorType.getElementType()));
+    MemRefLayoutAttrInterface layout;
+    if (!isOutput(t)) {
+      SmallVector<int64_t> strides(tensorType.getRank(), ShapedType::kDynamic);
+      layout = StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,
+                                      strides);
+    }
+    memrefTypes.push_back(MemRefType::get(
+        tensorType.getShape(), tensorType.getElementType(), layout));
     tensorNames.push_back(b.getStringAttr(t));
   }
   b.setInsertionPoint(func);
@@ -372,6 +381,8 @@ private:
   llvm::StringMap<Value> hostBuffers;
   /// Device buffers (memref<?xi8>) by tensor name, in allocation order.
   llvm::MapVector<StringRef, Value> buffers;
+  /// Contiguous host copies of the inputs, freed once the stream is done.
+  SmallVector<Value> stagingBuffers;
 };
 } // namespace
 
@@ -399,9 +410,18 @@ Value LaunchBodyBuilder::deviceBuffer(StringRef tensor) {
       tokenType, ValueRange{token}, ValueRange{bytes}, ValueRange{});
   token = alloc.getAsyncToken();
   if (!isOutput(tensor)) {
-    Value view = viewOf(b, loc, alloc.getMemref(), type, dims);
+    // Through contiguous host memory: the argument may be strided.
+    auto contiguous = MemRefType::get(type.getShape(), type.getElementType());
+    SmallVector<Value> dynamic;
+    for (auto [extent, dim] : llvm::zip(type.getShape(), dims))
+      if (ShapedType::isDynamic(extent))
+        dynamic.push_back(dim);
+    Value staging = memref::AllocOp::create(b, loc, contiguous, dynamic);
+    memref::CopyOp::create(b, loc, host, staging);
+    stagingBuffers.push_back(staging);
+    Value view = viewOf(b, loc, alloc.getMemref(), contiguous, dims);
     token = gpu::MemcpyOp::create(b, loc, tokenType, ValueRange{token}, view,
-                                  host)
+                                  staging)
                 .getAsyncToken();
   }
   return buffers[tensor] = alloc.getMemref();
@@ -601,6 +621,8 @@ LogicalResult LaunchBodyBuilder::build() {
                                    entry.second)
                 .getAsyncToken();
   gpu::WaitOp::create(b, loc, Type(), ValueRange{token});
+  for (Value staging : stagingBuffers)
+    memref::DeallocOp::create(b, loc, staging);
   func::ReturnOp::create(b, loc);
   for (StringRef attr : {kKernelAttr, kManifestAttr, kArgTypesAttr,
                          kTensorsAttr})

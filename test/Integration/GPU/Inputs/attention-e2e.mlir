@@ -1,8 +1,8 @@
 // A whole program with attention in three places, the same file for the CPU
 // (fa-to-cpu) and the GPU (fa-to-gpu): a causal GQA attention in a function
-// that @main calls (runtime sizes), a second attention with lse in @main
-// between other ops, and a mask_mod over a captured tensor. @main prints the
-// results; test/Integration/GPU/*.test compare the GPU's print with the CPU's.
+// that @entry calls (runtime sizes), a second attention with lse in @entry
+// between other ops, and a mask_mod over a captured tensor. @entry prints the
+// results; test/Integration/GPU/e2e.test compares the GPU's print with the CPU's.
 
 // Deterministic inputs: sin of a mix of the indices, scaled.
 func.func @init(%seed: f32) -> tensor<1x4x200x64xf16> {
@@ -37,7 +37,7 @@ func.func @causal_gqa(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>,
 
 func.func private @printMemrefF32(tensor<*xf32>)
 
-func.func @main() {
+func.func @entry() {
   %s1 = arith.constant 0.0137 : f32
   %s2 = arith.constant 0.0291 : f32
   %s3 = arith.constant 0.0077 : f32
