@@ -19,7 +19,7 @@ func.func @f32(%q: tensor<1x1x64x64xf32>, %k: tensor<1x1x64x64xf32>, %v: tensor<
 // -----
 
 func.func @f32out(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>) -> tensor<1x1x64x64xf32> {
-  // expected-error @+1 {{the kernel needs query, key, value and out of one element type}}
+  // expected-error @+1 {{the kernel needs query, key, value and out of one element type: mixed precision ('f16' in, 'f32' out) is not supported on the GPU; produce 'f16' and convert after the attention (arith.extf)}}
   %o = fa.attention %q, %k, %v : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf32>
   return %o : tensor<1x1x64x64xf32>
 }

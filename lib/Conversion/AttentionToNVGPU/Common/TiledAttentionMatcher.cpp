@@ -488,7 +488,11 @@ struct Matcher {
         return failure();
     } else if (attn.outputType != attn.elementType) {
       return fail(forall, "the kernel needs query, key, value and out of one "
-                          "element type");
+                          "element type: mixed precision (")
+             << attn.elementType << " in, " << attn.outputType
+             << " out) is not supported on the GPU; produce "
+             << attn.elementType << " and convert after the attention "
+                                    "(arith.extf)";
     }
     if (outTy.getDimSize(3) != attn.headDim)
       return fail(forall, "the kernel needs the output head dim equal to the "

@@ -32,13 +32,15 @@ using namespace mlir;
 using namespace mlir::fa;
 
 /// Whether `op` is recomputed inside the outlined function rather than passed
-/// in: side-effect-free scalar arithmetic (sizes, the block count, the
-/// diagonal, constants) and the tensor.empty of the results. A tensor any
-/// other op produces is data and becomes an argument.
+/// in: scalar arithmetic without memory effects (sizes, the GQA group size,
+/// the block count, the diagonal, constants) and the tensor.empty of the
+/// results. A tensor any other op produces is data and becomes an argument.
+/// (arith.divui is not speculatable, but recomputing it from the same
+/// operands where the loop needs it divides exactly as often.)
 static bool isRecomputable(Operation *op) {
   if (isa<tensor::EmptyOp>(op))
     return true;
-  if (op->getNumRegions() != 0 || !isPure(op))
+  if (op->getNumRegions() != 0 || !isMemoryEffectFree(op))
     return false;
   return llvm::none_of(op->getResultTypes(),
                        [](Type t) { return isa<ShapedType>(t); }) ||

@@ -26,7 +26,7 @@ func.func @init(%seed: f32) -> tensor<1x4x200x64xf16> {
   return %r : tensor<1x4x200x64xf16>
 }
 
-// Called from @main with dynamic shapes: Hq = 4, Hkv = 2 (GQA), causal.
+// Called from @entry with dynamic shapes: Hq = 4, Hkv = 2 (GQA), causal.
 func.func @causal_gqa(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>,
                       %v: tensor<?x?x?x64xf16>) -> tensor<?x?x?x64xf16> {
   %o = fa.attention %q, %k, %v {causal}
