@@ -4,7 +4,8 @@
 // runtime must look up. Every call is printed to stderr as "fake: <call>
 // <arguments>". FAKE_CUDA_FAIL=<call> makes that call return
 // CUDA_ERROR_INVALID_VALUE (a failing cuModuleLoadDataEx also writes a JIT
-// log). Two devices (ordinals 0 and 1), 132 SMs, 227 KiB shared opt-in.
+// log). cuLaunchKernel counts its parameters when FAKE_CUDA_PARAMS_END_NULL
+// is set. Two devices (ordinals 0 and 1), 132 SMs, 227 KiB shared opt-in.
 // Built with -DFAKE_NO_TENSOR_MAP it lacks cuTensorMapEncodeTiled.
 #include <cuda.h>
 
@@ -135,19 +136,21 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX,
                                 unsigned int blockDimZ,
                                 unsigned int sharedMemBytes, CUstream hStream,
                                 void **kernelParams, void **extra) {
-  // The test driver passes i64 parameters, ended by a null pointer.
-  unsigned count = 0;
-  long long first = 0;
-  if (kernelParams) {
+  // With FAKE_CUDA_PARAMS_END_NULL set (by runtime_driver.cpp), the
+  // parameters are i64s and the array ends with a null pointer.
+  char params[64];
+  std::snprintf(params, sizeof params, "%s", kernelParams ? "set" : "null");
+  if (kernelParams && std::getenv("FAKE_CUDA_PARAMS_END_NULL")) {
+    unsigned count = 0;
     while (kernelParams[count])
       ++count;
-    if (count)
-      first = *static_cast<long long *>(kernelParams[0]);
+    std::snprintf(params, sizeof params, "%u first %lld", count,
+                  count ? *static_cast<long long *>(kernelParams[0]) : 0);
   }
   say("cuLaunchKernel %#llx grid %u %u %u block %u %u %u smem %u stream "
-      "%#llx params %u first %lld extra %s",
+      "%#llx params %s extra %s",
       hex(f), gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
-      sharedMemBytes, hex(hStream), count, first, extra ? "set" : "null");
+      sharedMemBytes, hex(hStream), params, extra ? "set" : "null");
   return outcome("cuLaunchKernel");
 }
 CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int flags) {

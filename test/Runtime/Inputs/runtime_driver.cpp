@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -162,6 +163,8 @@ static int context() {
 }
 
 int main(int argc, char **argv) {
+  // The parameter arrays below end with a null pointer: the fake counts them.
+  setenv("FAKE_CUDA_PARAMS_END_NULL", "1", 1);
   const char *scenario = argc > 1 ? argv[1] : "";
   if (!std::strcmp(scenario, "modules"))
     return modules();
