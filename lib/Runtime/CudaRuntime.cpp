@@ -35,8 +35,11 @@ namespace {
   std::vfprintf(stderr, fmt, ap);
   std::fputc('\n', stderr);
   va_end(ap);
-  std::fflush(stderr);
-  std::exit(1);
+  // _Exit, not exit: gpu-to-llvm's module destructors call back into this
+  // library (mgpuModuleUnload), which must not run after a fatal error,
+  // possibly from inside the first initialization.
+  std::fflush(nullptr);
+  std::_Exit(1);
 }
 
 // The driver entries this library uses. cuda.h #defines many names to

@@ -8,6 +8,11 @@
 // RUN: %clangxx -Wno-override-module %t.ll -L%fa_cuda_runtime_dir -lfa_cuda_runtime -Wl,-rpath,%fa_cuda_runtime_dir -o %t
 // RUN: %clangxx -shared -fPIC -I%cuda_include %S/Inputs/fake_libcuda.cpp -o %t.fake.so
 // RUN: env FA_LIBCUDA=%t.fake.so %t 2>&1 | FileCheck %s
+// A fatal error inside the module constructor exits with status 1 at once:
+// the module destructor (mgpuModuleUnload) must not run and wait on the
+// unfinished initialization.
+// RUN: env FA_LIBCUDA=%t.fake.so FAKE_CUDA_FAIL=cuModuleLoadDataEx sh -c 'timeout 60 %t; echo "exit status $?"' 2>&1 | FileCheck %s --check-prefixes=FAIL,FAIL-JIT
+// RUN: env FA_LIBCUDA=%t.missing.so sh -c 'timeout 60 %t; echo "exit status $?"' 2>&1 | FileCheck %s --check-prefix=FAIL
 
 // CHECK: fake: cuInit 0
 // CHECK: fake: cuModuleLoadDataEx image //{{$}}
@@ -21,6 +26,10 @@
 // CHECK: fake: cuStreamSynchronize [[STREAM]]
 // CHECK: fake: cuStreamDestroy [[STREAM]]
 // CHECK: fake: cuModuleUnload 0xd000
+
+// FAIL-JIT: fa_cuda_runtime: mgpuModuleLoadJIT: cuModuleLoadDataEx failed
+// FAIL-NOT: cuModuleUnload
+// FAIL: exit status 1
 
 module attributes {gpu.container_module} {
   gpu.module @kernels {
