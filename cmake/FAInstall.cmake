@@ -5,6 +5,9 @@
 #   bin/fa-opt                  the driver
 #   lib/FAPlugin.so             fa as a dialect + pass plugin of mlir-opt-22
 #                               (target FA::FAPlugin; docs/Embedding.md)
+#   lib/libfa_cuda_runtime.so   the mgpu* entry points that gpu-to-llvm's host
+#                               code calls (target FA::fa_cuda_runtime, when
+#                               cuda.h was found; docs/Embedding.md)
 #   lib/cmake/fa/FAConfig.cmake the package: find_package(FA CONFIG) with
 #                               -DFA_DIR=<prefix>/lib/cmake/fa gives the
 #                               targets FA::<library> and FA::fa-opt
@@ -56,6 +59,14 @@ set_target_properties(FAPlugin PROPERTIES
 install(TARGETS FAPlugin
   EXPORT FATargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+
+# The CUDA runtime library (lib/Runtime, when cuda.h was found): plain C++
+# over a dlopened libcuda, needing neither MLIR nor a run path.
+if(TARGET fa_cuda_runtime)
+  install(TARGETS fa_cuda_runtime
+    EXPORT FATargets
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/fa" "${PROJECT_SOURCE_DIR}/include/fa-c"
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}

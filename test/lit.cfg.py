@@ -91,3 +91,12 @@ if clangxx and os.path.exists(os.path.join(cuda_include, "cuda.h")):
     config.available_features.add("cuda-h")
     config.substitutions.append(("%clangxx", clangxx))
     config.substitutions.append(("%cuda_include", cuda_include))
+
+# libfa_cuda_runtime.so (lib/Runtime: the mgpu* entry points over a dlopened
+# libcuda); test/Runtime links programs against it and runs them on a fake
+# driver. Not in a sanitizer build: the instrumented library does not link
+# into the uninstrumented test programs.
+if config.fa_cuda_runtime and not config.fa_sanitizer:
+    config.available_features.add("fa-cuda-runtime")
+    config.substitutions.append(
+        ("%fa_cuda_runtime_dir", os.path.dirname(config.fa_cuda_runtime)))
