@@ -1,6 +1,7 @@
 # -*- Python -*-
 import os
 import shutil
+import subprocess
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -100,3 +101,14 @@ if config.fa_cuda_runtime and not config.fa_sanitizer:
     config.available_features.add("fa-cuda-runtime")
     config.substitutions.append(
         ("%fa_cuda_runtime_dir", os.path.dirname(config.fa_cuda_runtime)))
+
+# A usable NVIDIA GPU (driver device node and nvidia-smi): the integration
+# tests of test/Integration/GPU run fa-to-gpu programs on it. None of the
+# CI machines has one; the GPU machine has no LLVM (its runs are recorded in
+# bench/results/).
+if ("fa-cuda-runtime" in config.available_features
+        and os.path.exists("/dev/nvidia0") and shutil.which("nvidia-smi")
+        and subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode == 0):
+    config.available_features.add("cuda")
+config.substitutions.append(
+    ("%runner_utils_libs", ",".join(runner_libs)))

@@ -403,7 +403,12 @@ FA_EXPORT void *mgpuModuleLoadJIT(void *data, int optLevel) {
 FA_EXPORT void mgpuModuleUnload(void *module) {
   const char *entry = "mgpuModuleUnload";
   ensureContext(entry);
-  FA_CALL(entry, cuModuleUnload, static_cast<CUmodule>(module));
+  // gpu-to-llvm unloads in a global destructor: at process exit the driver
+  // may already be shut down, and then nothing is left to unload (seen on
+  // the H200: CUDA_ERROR_DEINITIALIZED turned a correct run into status 1).
+  CUresult status = driver.cuModuleUnload(static_cast<CUmodule>(module));
+  if (status != CUDA_ERROR_DEINITIALIZED)
+    check(status, entry, "cuModuleUnload");
 }
 
 FA_EXPORT void *mgpuModuleGetFunction(void *module, const char *name) {

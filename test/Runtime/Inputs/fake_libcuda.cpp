@@ -3,7 +3,7 @@
 // cuda.h's macros select (cuMemAlloc -> cuMemAlloc_v2, ...), the one the
 // runtime must look up. Every call is printed to stderr as "fake: <call>
 // <arguments>". FAKE_CUDA_FAIL=<call> makes that call return
-// CUDA_ERROR_INVALID_VALUE (a failing cuModuleLoadDataEx also writes a JIT
+// CUDA_ERROR_INVALID_VALUE, or FAKE_CUDA_FAIL_CODE (a failing cuModuleLoadDataEx also writes a JIT
 // log). cuLaunchKernel counts its parameters when FAKE_CUDA_PARAMS_END_NULL
 // is set. Two devices (ordinals 0 and 1), 132 SMs, 227 KiB shared opt-in.
 // Built with -DFAKE_NO_TENSOR_MAP it lacks cuTensorMapEncodeTiled.
@@ -25,11 +25,15 @@ static void say(const char *fmt, ...) {
   va_end(ap);
 }
 
-// CUDA_ERROR_INVALID_VALUE when FAKE_CUDA_FAIL names `call`.
+// CUDA_ERROR_INVALID_VALUE (or the code FAKE_CUDA_FAIL_CODE gives) when
+// FAKE_CUDA_FAIL names `call`.
 static CUresult outcome(const char *call) {
   const char *fail = std::getenv("FAKE_CUDA_FAIL");
-  return fail && !std::strcmp(fail, call) ? CUDA_ERROR_INVALID_VALUE
-                                          : CUDA_SUCCESS;
+  if (!fail || std::strcmp(fail, call))
+    return CUDA_SUCCESS;
+  const char *code = std::getenv("FAKE_CUDA_FAIL_CODE");
+  return code ? static_cast<CUresult>(std::atoi(code))
+              : CUDA_ERROR_INVALID_VALUE;
 }
 
 static unsigned long long hex(const void *p) {
