@@ -10,7 +10,8 @@
 //     (libFuzzer's -timeout);
 //   * a pipeline that succeeds with fa ops left in its output, a gpu.module
 //     left by fa-to-ptx, or (for generated inputs, whose ops the pipelines
-//     all claim) anything but the llvm dialect left by fa-to-cpu.
+//     all claim) anything but the llvm dialect left by fa-to-cpu, or but the
+//     llvm dialect, gpu.binary and gpu.launch_func left by fa-to-gpu.
 // scripts/fuzz.sh builds the seed corpus and runs it for a fixed budget.
 //
 //===----------------------------------------------------------------------===//
@@ -18,6 +19,7 @@
 #include "fa/Dialect/Attention/IR/AttentionDialect.h"
 #include "fa/Dialect/Attention/Transforms/Passes.h"
 #include "fa/Pipelines/Pipelines.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -45,8 +47,17 @@ using namespace mlir;
 
 namespace {
 
-enum class Pipeline { Verify, CPU, CPUReference, CPUBlocks, PTXSM80, PTXSM90 };
-constexpr int kNumPipelines = 6;
+enum class Pipeline {
+  Verify,
+  CPU,
+  CPUReference,
+  CPUBlocks,
+  PTXSM80,
+  PTXSM90,
+  GPUSM80,
+  GPUSM90
+};
+constexpr int kNumPipelines = 8;
 
 /// An fa.attention function (or a few) in MLIR text, every choice drawn from
 /// the fuzzer's bytes. Mostly valid ops, some invalid on purpose.
@@ -263,6 +274,16 @@ void checkLowered(Pipeline pipeline, ModuleOp module, bool generated) {
         pipeline == Pipeline::PTXSM80 || pipeline == Pipeline::PTXSM90;
     if (ptx && op->getName().getStringRef() == "gpu.module")
       finding("fa-to-ptx succeeded with a gpu.module left", module);
+    // fa-to-gpu: a whole program in the llvm dialect, plus the gpu.binary
+    // ops and the gpu.launch_func ops on llvm values that mlir-translate
+    // turns into runtime calls.
+    bool gpu =
+        pipeline == Pipeline::GPUSM80 || pipeline == Pipeline::GPUSM90;
+    if (gpu && generated && dialect != "llvm" && !isa<ModuleOp>(op) &&
+        !isa<gpu::BinaryOp, gpu::LaunchFuncOp>(op))
+      finding("fa-to-gpu succeeded with '" + op->getName().getStringRef() +
+                  "' left",
+              module);
     bool cpu = pipeline == Pipeline::CPU ||
                pipeline == Pipeline::CPUReference ||
                pipeline == Pipeline::CPUBlocks;
@@ -293,6 +314,10 @@ std::string pipelineText(Pipeline pipeline, uint8_t variant) {
     return "fa-to-ptx{chip=sm_80}";
   case Pipeline::PTXSM90:
     return "fa-to-ptx{chip=sm_90a}";
+  case Pipeline::GPUSM80:
+    return "fa-to-gpu{chip=sm_80}";
+  case Pipeline::GPUSM90:
+    return "fa-to-gpu{chip=sm_90a}";
   }
   return "";
 }
@@ -308,7 +333,8 @@ void printStats() {
   static const char *const kNames[] = {"verify",   "fa-to-cpu",
                                        "fa-to-cpu{reference=1}",
                                        "fa-to-cpu{block-q,block-kv}",
-                                       "fa-to-ptx{sm_80}", "fa-to-ptx{sm_90a}"};
+                                       "fa-to-ptx{sm_80}", "fa-to-ptx{sm_90a}",
+                                       "fa-to-gpu{sm_80}", "fa-to-gpu{sm_90a}"};
   fprintf(stderr, "fa-fuzz stats: %u inputs (%u generated)\n", stats.inputs,
           stats.generated);
   for (int i = 0; i < kNumPipelines; ++i)
