@@ -1,11 +1,10 @@
 // fa-to-gpu: a program with an attention between other ops becomes the LLVM
 // dialect: the kernel as a gpu.binary holding PTX, the host calling the mgpu*
 // runtime (lib/Runtime) and launching it; nothing of fa, tensors or memrefs
-// left. A nested module compiles when the pipeline runs on it.
+// left. (A nested module: fa-to-gpu-nested.mlir.)
 // RUN: fa-opt %s --fa-to-gpu=chip=sm_90a | FileCheck %s
 // RUN: fa-opt %s --fa-to-gpu=chip=sm_80 | FileCheck %s --check-prefix=SM80
 // RUN: fa-opt %s --fa-to-gpu=chip=sm_90a | mlir-translate --mlir-to-llvmir | FileCheck %s --check-prefix=LLVMIR
-// RUN: fa-opt %s '--pass-pipeline=builtin.module(builtin.module(fa-to-gpu{chip=sm_90a}))' -split-input-file | FileCheck %s --check-prefix=NESTED
 
 // CHECK-NOT: = fa.
 // CHECK: gpu.binary @f_attention_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">, {{.*}}assembly = "{{.*}}.target sm_90a{{.*}}wgmma.mma_async
@@ -33,10 +32,6 @@
 // LLVMIR: @llvm.global_ctors
 // LLVMIR-DAG: call ptr @mgpuModuleLoadJIT(ptr @f_attention_kernels_binary, i32 3)
 // LLVMIR-DAG: call void @mgpuLaunchKernel(
-
-// NESTED: module @inner
-// NESTED: gpu.binary @f_attention_kernels
-// NESTED: llvm.func @f(
 
 func.func @f(%q: tensor<1x2x128x64xf16>, %x: tensor<1x2x128x64xf16>) -> tensor<1x2x128x64xf16> {
   %a = arith.addf %q, %x : tensor<1x2x128x64xf16>
