@@ -204,35 +204,19 @@ static std::optional<unsigned> getTensorArgument(const TiledAttention &attn,
   return std::nullopt;
 }
 
-LogicalResult mlir::fa::buildHostLaunch(const TiledAttention &attn,
-                                        StringRef gpuModuleName) {
+/// Declares @<function>_launch: memrefs of the tensors the kernel reads (any
+/// layout), then of its outputs (identity); the kernel, its argument types,
+/// its manifest and the tensor names in attributes. Fills `tensors` (the
+/// names, in argument order).
+static FailureOr<func::FuncOp>
+declareLaunch(const TiledAttention &attn, gpu::GPUFuncOp kernel,
+              StringAttr text, const json::Object &manifest,
+              SmallVectorImpl<StringRef> &tensors) {
   func::FuncOp func = attn.func;
   Location loc = func.getLoc();
   auto module = func->getParentOfType<ModuleOp>();
-  auto entry = module->getAttrOfType<DictionaryAttr>(
-      ("fa.manifest." + gpuModuleName).str());
-  auto gpuModule = module.lookupSymbol<gpu::GPUModuleOp>(gpuModuleName);
-  auto kernelName = entry ? entry.getAs<StringAttr>("kernel") : StringAttr();
-  auto text = entry ? entry.getAs<StringAttr>("json") : StringAttr();
-  gpu::GPUFuncOp kernel =
-      gpuModule && kernelName
-          ? gpuModule.lookupSymbol<gpu::GPUFuncOp>(kernelName.getValue())
-          : gpu::GPUFuncOp();
-  if (!kernel || !text)
-    return func.emitError("convert-fa-to-nvgpu{host-launch}: no kernel or "
-                          "launch manifest for gpu.module @")
-           << gpuModuleName;
-  llvm::Expected<json::Value> parsed = json::parse(text.getValue());
-  if (!parsed || !parsed->getAsObject()) {
-    llvm::consumeError(parsed.takeError());
-    return func.emitError("convert-fa-to-nvgpu{host-launch}: the launch "
-                          "manifest is not a JSON object");
-  }
-  const json::Object &manifest = *parsed->getAsObject();
-
-  // The launch's arguments: the tensors the kernel reads, then its outputs.
   OpBuilder b(func.getContext());
-  SmallVector<StringRef> tensors = getLaunchTensors(manifest);
+  tensors = getLaunchTensors(manifest);
   SmallVector<Type> memrefTypes;
   SmallVector<Attribute> tensorNames;
   for (StringRef t : tensors) {
@@ -268,6 +252,7 @@ LogicalResult mlir::fa::buildHostLaunch(const TiledAttention &attn,
       b, loc, (func.getSymName() + "_launch").str(),
       b.getFunctionType(memrefTypes, {}));
   launch.setPrivate();
+  auto gpuModule = kernel->getParentOfType<gpu::GPUModuleOp>();
   launch->setAttr(kKernelAttr,
                   SymbolRefAttr::get(gpuModule.getSymNameAttr(),
                                      {FlatSymbolRefAttr::get(kernel)}));
@@ -276,8 +261,19 @@ LogicalResult mlir::fa::buildHostLaunch(const TiledAttention &attn,
                   b.getTypeArrayAttr(kernel.getArgumentTypes()));
   launch->setAttr(kTensorsAttr, b.getArrayAttr(tensorNames));
   SymbolTable(module).insert(launch);
+  return launch;
+}
 
-  // The body: check, bring the tensors to memory, launch, results.
+/// Replaces the body of `attn.func` by: the size check, its tensors as
+/// buffers, the outputs allocated, the call of `launch`, the results.
+static LogicalResult callLaunch(const TiledAttention &attn,
+                                func::FuncOp launch,
+                                ArrayRef<StringRef> tensors,
+                                const json::Object &manifest) {
+  func::FuncOp func = attn.func;
+  Location loc = func.getLoc();
+  OpBuilder b(func.getContext());
+  SmallVector<Type> memrefTypes(launch.getArgumentTypes());
   Block &body = func.getBody().front();
   SmallVector<Operation *> old;
   for (Operation &op : body)
@@ -346,6 +342,39 @@ LogicalResult mlir::fa::buildHostLaunch(const TiledAttention &attn,
     op->erase();
   }
   return success();
+}
+
+LogicalResult mlir::fa::buildHostLaunch(const TiledAttention &attn,
+                                        StringRef gpuModuleName) {
+  func::FuncOp func = attn.func;
+  auto module = func->getParentOfType<ModuleOp>();
+  auto entry = module->getAttrOfType<DictionaryAttr>(
+      ("fa.manifest." + gpuModuleName).str());
+  auto gpuModule = module.lookupSymbol<gpu::GPUModuleOp>(gpuModuleName);
+  auto kernelName = entry ? entry.getAs<StringAttr>("kernel") : StringAttr();
+  auto text = entry ? entry.getAs<StringAttr>("json") : StringAttr();
+  gpu::GPUFuncOp kernel =
+      gpuModule && kernelName
+          ? gpuModule.lookupSymbol<gpu::GPUFuncOp>(kernelName.getValue())
+          : gpu::GPUFuncOp();
+  if (!kernel || !text)
+    return func.emitError("convert-fa-to-nvgpu{host-launch}: no kernel or "
+                          "launch manifest for gpu.module @")
+           << gpuModuleName;
+  llvm::Expected<json::Value> parsed = json::parse(text.getValue());
+  if (!parsed || !parsed->getAsObject()) {
+    llvm::consumeError(parsed.takeError());
+    return func.emitError("convert-fa-to-nvgpu{host-launch}: the launch "
+                          "manifest is not a JSON object");
+  }
+  const json::Object &manifest = *parsed->getAsObject();
+
+  SmallVector<StringRef> tensors;
+  FailureOr<func::FuncOp> launch =
+      declareLaunch(attn, kernel, text, manifest, tensors);
+  if (failed(launch))
+    return failure();
+  return callLaunch(attn, *launch, tensors, manifest);
 }
 
 //===----------------------------------------------------------------------===//
