@@ -9,7 +9,7 @@ from typing import Optional, Tuple
 
 import torch
 
-from . import dispatch
+from . import decode, dispatch
 from .validation import AttentionInputError, UnsupportedError, check_inputs, unsupported_reason
 from .variant import Variant, chip_for_capability
 
@@ -79,6 +79,80 @@ dispatch.on_clear.append(_fast.clear)
 
 def _run(q, k, v, causal, wl, wr, scale, softcap, return_lse, fallback):
     window = None if (wl, wr) == (-1, -1) else (wl, wr)
+    splits = _plan_decode(q, k, causal, window)
+    if splits:
+        res = _run_packed(q, k, v, splits, scale, softcap, return_lse)
+        if res is not None:
+            return res
+    kern = _kernel(q, v, causal, window, scale, softcap, return_lse, fallback)
+    if isinstance(kern, str):
+        if not fallback:
+            raise UnsupportedError(f"fa.attention: {kern}. Pass fallback=True (or set "
+                                   f"FA_FALLBACK=1) to compute it with torch instead")
+        out, lse = reference(q, k, v, causal, window, scale, softcap, return_lse)
+        return out.contiguous(), (lse.contiguous() if return_lse else _no_lse(q))
+    res = kern(q, k, v)
+    if return_lse:
+        return res[0], res[1]
+    return res, _no_lse(q)
+
+
+_sms = {}
+_SPLIT_KV = os.environ.get("FA_SPLIT_KV", "1").lower() not in ("0", "false", "no", "off")
+
+
+def _plan_decode(q, k, causal, window):
+    """fa.decode.plan_splits for this call on its device (0: run it as it is;
+    FA_SPLIT_KV=0 turns the rewrite off)."""
+    if not _SPLIT_KV or q.device.type != "cuda":
+        return 0
+    B, Hq, Nq, _ = q.shape
+    Hkv, Nk = k.shape[1], k.shape[2]
+    if not decode.packable(Hq, Hkv, Nq, causal, window):
+        return 0
+    idx = q.device.index if q.device.index is not None else torch.cuda.current_device()
+    if idx not in _sms:
+        _sms[idx] = torch.cuda.get_device_properties(idx).multi_processor_count
+    splits = decode.plan_splits(B, Hq, Hkv, Nq, Nk, _sms[idx], causal, window)
+    # Nothing to gain when there is neither a group to pack nor a split.
+    return 0 if splits == 1 and Hq == Hkv else splits
+
+
+def _run_packed(q, k, v, splits, scale, softcap, return_lse):
+    """GQA packing and split-KV (fa.decode): one launch of the non-causal
+    kernel over [B, Hkv*S, G*Nq, D], then the combine by lse (in f32). None
+    when that kernel is not available (the caller runs the call as it is)."""
+    lse_needed = return_lse or splits > 1
+    kern = _kernel(q, v, False, None, scale, softcap, lse_needed, fallback=True)
+    if isinstance(kern, str):
+        return None
+    B, Hq, Nq, D = q.shape
+    Hkv, Nk, Dv = k.shape[1], k.shape[2], v.shape[-1]
+    rows = (Hq // Hkv) * Nq
+    qp = q.contiguous().view(B, Hkv, rows, D)
+    if splits > 1:
+        qp = qp.unsqueeze(2).expand(B, Hkv, splits, rows, D).reshape(B, Hkv * splits, rows, D)
+    kp = k.reshape(B, Hkv * splits, Nk // splits, D)
+    vp = v.reshape(B, Hkv * splits, Nk // splits, Dv)
+    res = kern(qp, kp, vp)
+    out, lse = (res[0], res[1]) if lse_needed else (res, None)
+    if splits > 1:
+        # The chunks' weights exp(lse_s - lse) (a softmax over the chunks) and
+        # the weighted sum as one batched matmul per row, in f32: few launches
+        # (each costs host time comparable to a short kernel).
+        lse = lse.view(B, Hkv, splits, rows).transpose(2, 3)  # [B, Hkv, rows, S]
+        w = torch.softmax(lse, dim=-1).unsqueeze(-2)  # [B, Hkv, rows, 1, S]
+        parts = out.view(B, Hkv, splits, rows, Dv).transpose(2, 3).float()
+        out = torch.matmul(w, parts).to(q.dtype)  # [B, Hkv, rows, 1, Dv]
+        lse = torch.logsumexp(lse, dim=-1) if return_lse else None
+    out = out.view(B, Hq, Nq, Dv)
+    return out, (lse.reshape(B, Hq, Nq) if return_lse else _no_lse(q))
+
+
+def _kernel(q, v, causal, window, scale, softcap, return_lse, fallback):
+    """The fa_runtime.Kernel of this variant on q's device, or the reason
+    there is none (a string; raises UnsupportedError instead when not
+    `fallback`). Memoized per (dtype, head dims, flags, device)."""
     key = (q.dtype, q.shape[-1], v.shape[-1], causal, window, scale, softcap, return_lse,
            q.device)
     kern = _fast.get(key)
@@ -100,16 +174,7 @@ def _run(q, k, v, causal, wl, wr, scale, softcap, return_lse, fallback):
                     f"compute it with torch instead")
             kern = reason  # remembered: the fallback, without asking again
         _fast[key] = kern
-    if isinstance(kern, str):
-        if not fallback:
-            raise UnsupportedError(f"fa.attention: {kern}. Pass fallback=True (or set "
-                                   f"FA_FALLBACK=1) to compute it with torch instead")
-        out, lse = reference(q, k, v, causal, window, scale, softcap, return_lse)
-        return out.contiguous(), (lse.contiguous() if return_lse else _no_lse(q))
-    res = kern(q, k, v)
-    if return_lse:
-        return res[0], res[1]
-    return res, _no_lse(q)
+    return kern
 
 
 def _no_lse(q):

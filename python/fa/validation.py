@@ -5,7 +5,7 @@ Two kinds of failure:
     backend (ranks, shapes that do not agree, mixed dtypes or devices, a bad
     window, scale or softcap). Never falls back.
   - UnsupportedError (a NotImplementedError): a valid attention that no fa
-    kernel computes (an element type or head dim the kernels lack, softcap,
+    kernel computes (an element type or head dim the kernels lack,
     a CPU tensor, a GPU older than sm_80). fa.attention(..., fallback=True)
     or FA_FALLBACK=1 computes these with torch instead.
 Pure Python on shapes, dtype names and device strings: tested without torch.
@@ -84,7 +84,4 @@ def unsupported_reason(dtype, device, chip, D, Dv, softcap):
     if D not in HEAD_DIMS[chip]:
         return (f"head dim {D}: the {chip} kernel supports "
                 f"{', '.join(map(str, HEAD_DIMS[chip]))}")
-    if softcap is not None:
-        return ("softcap: fa.attention does not route it to the kernels yet (they take it: "
-                "fa.compile('...,softcap=30') and fa_runtime; the CPU pipeline too)")
     return None

@@ -81,6 +81,13 @@ class Tensor:
     def new_empty(self, shape, dtype=None):
         return Tensor(shape, dtype or self.dtype, str(self.device))
 
+    def view(self, *shape):
+        t = Tensor(shape, self.dtype, str(self.device))
+        t._ptr = self._ptr  # the same memory
+        return t
+
+    reshape = view
+
 
 class CustomOp:
     """torch.library.custom_op's object: calls the function; keeps the fake and
@@ -119,7 +126,8 @@ def fake(tmp_path, monkeypatch):
     torch.cuda = types.SimpleNamespace(
         current_stream=lambda device: types.SimpleNamespace(
             cuda_stream=0x5000 + Device(device).index),
-        get_device_capability=lambda idx: caps[idx], current_device=lambda: 0)
+        get_device_capability=lambda idx: caps[idx], current_device=lambda: 0,
+        get_device_properties=lambda idx: types.SimpleNamespace(multi_processor_count=132))
     Tensor.to = lambda self, device, non_blocking=False: Tensor(self.shape, self.dtype, str(device))
     torch.library = types.SimpleNamespace(
         custom_op=lambda name, mutates_args: (lambda fn: CustomOp(name, fn)))
@@ -179,6 +187,27 @@ def test_launch_sm90(fake):
     assert len(launches(fake.log())) == 2
 
 
+def test_gqa_decode_packs_the_group_into_rows(fake):
+    # One query row of 32 heads over 8 K/V heads, 64 sequences (512 CTAs: no
+    # split): the launch sees q as [64, 8, 4, 128] (the group's 4 heads as 4
+    # rows of one tile, fa.decode) and the non-causal kernel; out is a view.
+    t = fake.torch
+    fake.log("ppppiiiii")
+    q = Tensor((64, 32, 1, 128), t.float16, "cuda:0")
+    kv = Tensor((64, 8, 4096, 128), t.float16, "cuda:0")
+    out = fa.attention(q, kv, kv, causal=True)
+    (launch,) = launches(fake.log())
+    assert launch.endswith("64 8 8 4 4096")  # B, Hq, Hkv, Nq (rows), Nk
+    assert out.shape == (64, 32, 1, 128)
+    assert "grid 1 8 64 " in launch
+    # Two query rows with causal: rows differ by position, no packing.
+    fake.log("ppppiiiii")
+    q2 = Tensor((64, 32, 2, 128), t.float16, "cuda:0")
+    fa.attention(q2, kv, kv, causal=True)
+    (launch,) = launches(fake.log())
+    assert launch.endswith("64 32 8 2 4096")
+
+
 def test_chip_from_capability(fake):
     t = fake.torch
     fake.log("ppppiiiii")  # sm_80: q k v out, sizes
@@ -200,10 +229,8 @@ def test_errors_and_fallback(fake, monkeypatch):
         fa.attention(Tensor((4, 64, 128), t.float16), q, q)
     with pytest.raises(fa.AttentionInputError, match="must be torch tensors"):
         fa.attention([1], q, q)
-    with pytest.raises(fa.UnsupportedError, match="softcap.*fallback=True"):
-        fa.attention(q, q, q, softcap=30.0)
     q96 = Tensor((1, 4, 64, 96), t.float16, "cuda:0")
-    with pytest.raises(fa.UnsupportedError, match="head dim 96"):
+    with pytest.raises(fa.UnsupportedError, match="head dim 96.*fallback=True"):
         fa.attention(q96, q96, q96)
     old = Tensor((1, 4, 64, 128), t.float16, "cuda:2")
     with pytest.raises(fa.UnsupportedError, match="older than sm_80"):
@@ -219,14 +246,24 @@ def test_errors_and_fallback(fake, monkeypatch):
         return Tensor(q.shape, q.dtype, str(q.device)), Tensor((B, H, N), t.float32,
                                                                str(q.device))
     monkeypatch.setattr(fake.ops, "reference", reference)
-    out, lse = fa.attention(q, q, q, softcap=30.0, return_lse=True, fallback=True)
+    out, lse = fa.attention(q96, q96, q96, softcap=30.0, return_lse=True, fallback=True)
     assert seen == [(False, None, None, 30.0, True)] and lse.shape == (1, 4, 64)
     monkeypatch.setattr(fake.ops, "_FALLBACK_ENV", True)
     fa.attention(q96, q96, q96, causal=True, window=(16, 0))
     assert seen[-1] == (True, (16, 0), None, None, False)
     # The memo remembers the reason, not the fallback: without it, it raises again.
-    with pytest.raises(fa.UnsupportedError, match="softcap"):
-        fa.attention(q, q, q, softcap=30.0, return_lse=True, fallback=False)
+    with pytest.raises(fa.UnsupportedError, match="head dim 96"):
+        fa.attention(q96, q96, q96, softcap=30.0, return_lse=True, fallback=False)
+
+
+def test_softcap_runs_on_the_kernel(fake):
+    # softcap is a kernel variant (issue 16): compiled and launched, no fallback.
+    t = fake.torch
+    fake.log("ppppiiiii")
+    q = Tensor((1, 4, 64, 128), t.float16, "cuda:0")
+    out = fa.attention(q, q, q, softcap=30.0)
+    (launch,) = launches(fake.log())
+    assert launch.endswith("1 4 4 64 64") and out.shape == (1, 4, 64, 128)
 
 
 def test_op_fake_and_backward(fake):
