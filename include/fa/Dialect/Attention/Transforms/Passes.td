@@ -426,6 +426,37 @@ def FARaiseAttentionPass : Pass<"fa-raise-attention"> {
 }
 
 
+def FASplitKVPass : Pass<"fa-split-kv"> {
+  let summary = "Decoding: pack GQA query heads into rows and split the keys into chunks merged by lse";
+  let description = [{
+    The decoding rewrite of docs/Inference.md as IR (the Python package applies the same
+    one per call, choosing `splits` at run time from the sizes and the SM count). For each
+    `fa.attention` whose result does not depend on the query row's position (no mask
+    operand, modifier region, window or diagonal; causal only with one query row) with
+    static shapes and a key length that `splits` divides:
+
+    ```
+    q [B, Hq, Nq, D]  -> [B, Hkv, G*Nq, D] (G = Hq / Hkv) -> repeated S times: [B, Hkv*S, G*Nq, D]
+    k [B, Hkv, Nk, D] -> [B, Hkv*S, Nk/S, D]              (v likewise; tensor reshapes)
+    o_s, lse_s = fa.attention q, k, v  (no causal mask, with lse)
+    out = sum_s exp(lse_s - m) o_s / sum_s exp(lse_s - m),  lse = m + log(sum_s exp(lse_s - m))
+    ```
+
+    (linalg; `m = max_s lse_s`), reshaped back to `[B, Hq, Nq, Dv]`. `splits=1` packs only.
+    Other attentions are left as they are. Before it: `fa-to-cpu` (which tiles the packed
+    op) or `fa-to-ptx` / `fa-to-gpu` (the packed op is multi-head attention over
+    `Hkv*S` heads; the combine is host code there).
+  }];
+  let options = [
+    Option<"splits", "splits", "int64_t", /*default=*/"1",
+           "Key chunks S (>= 1; 1: GQA packing only)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def FAOutlineAttentionPass : Pass<"fa-outline-attention", "ModuleOp"> {
   let summary = "Move each tiled attention into a private function of its own and call it";
   let description = [{

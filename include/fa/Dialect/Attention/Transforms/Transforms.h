@@ -130,6 +130,15 @@ LogicalResult checkAttentionPlacement(ModuleOp module, StringRef who);
 /// (`who`) that has no lowering of it (the GPU one). Fails if there was one.
 LogicalResult rejectAttentionGrad(ModuleOp module, StringRef who);
 
+/// The decoding rewrite (fa-split-kv): `op`'s query head groups packed into
+/// rows, its keys cut into `splits` chunks run as more heads, their (out,
+/// lse) merged by lse. Returns the values replacing op's results; fails when
+/// the rewrite would change the result (a mask, modifier, window or diagonal;
+/// causal with more than one row), shapes are dynamic or splits does not
+/// divide the key length.
+FailureOr<SmallVector<Value>> splitKVAttention(RewriterBase &rewriter,
+                                               AttentionOp op, int64_t splits);
+
 /// Moves the tiled attention `forall` (an scf.forall holding
 /// fa.online_attention) into a new private func.func `name`, inserted before
 /// the function holding it: its arguments are the values the loop reads
