@@ -2,7 +2,8 @@
 //
 // What host code lowered by MLIR's gpu-to-llvm calls (mgpuModuleLoad,
 // mgpuLaunchKernel, mgpuMemAlloc, mgpuTensorMapEncodeTiledMemref, ...), plus
-// faCudaMultiprocessorCount for persistent kernels' grids. The driver is
+// faCudaMultiprocessorCount for persistent kernels' grids and
+// faCudaFreeTensorMap for the tensor maps' device copies. The driver is
 // dlopened at first use (FA_LIBCUDA, default libcuda.so.1); each entry point
 // makes the primary context of the default device (FA_CUDA_DEVICE, or
 // mgpuSetDefaultDevice, else 0) current on the calling thread. A failing
@@ -612,6 +613,17 @@ FA_EXPORT void mgpuSetDefaultDevice(int32_t device) {
     selectDevice(device, entry);
   }
   ensureContext(entry);
+}
+
+// The device copy of a CUtensorMap that mgpuTensorMapEncodeTiledMemref
+// returned, once the launches that read it are done (fa-emit-host-launch
+// calls it after the stream's last wait).
+FA_EXPORT void faCudaFreeTensorMap(void *deviceTensorMap) {
+  const char *entry = "faCudaFreeTensorMap";
+  ensureContext(entry);
+  if (deviceTensorMap)
+    FA_CALL(entry, cuMemFree,
+            static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(deviceTensorMap)));
 }
 
 FA_EXPORT int32_t faCudaMultiprocessorCount(void) {

@@ -50,9 +50,11 @@
 // SM90-COUNT-5: gpu.dealloc async
 // SM90:         gpu.wait [%{{.*}}]
 // SM90-COUNT-3: memref.dealloc
+// SM90-COUNT-3: call @faCudaFreeTensorMap(%{{.*}}) : (!llvm.ptr) -> ()
 // SM90-NEXT:    return
 
 // sm_80: plain device pointers, 128 threads, static shared memory only.
+// SM80-NOT:   func.func private @faCudaFreeTensorMap
 // SM80-LABEL: func.func private @attn_attention_launch(
 // SM80-NOT:     nvgpu.tma.create.descriptor
 // SM80:         gpu.launch_func async [%{{.*}}] @attn_attention_kernels::@attn_attention_kernel blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%c128, %c1, %c1)  dynamic_shared_memory_size %c0_i32 args(%{{.*}} : memref<1099511627776xf16>, %{{.*}} : memref<1099511627776xf16>, %{{.*}} : memref<1099511627776xf16>, %{{.*}} : memref<1099511627776xf16>, %{{.*}} : memref<1099511627776xf32>, %{{.*}} : i32, %{{.*}} : i32, %{{.*}} : i32, %{{.*}} : i32, %{{.*}} : i32)

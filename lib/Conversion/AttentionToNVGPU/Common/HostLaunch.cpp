@@ -412,6 +412,8 @@ private:
   llvm::MapVector<StringRef, Value> buffers;
   /// Contiguous host copies of the inputs, freed once the stream is done.
   SmallVector<Value> stagingBuffers;
+  /// The tensor maps' device copies (!llvm.ptr), freed then too.
+  SmallVector<Value> tensorMaps;
 };
 } // namespace
 
@@ -543,7 +545,10 @@ FailureOr<Value> LaunchBodyBuilder::tensorMap(const json::Object &param,
                                                     boxValues);
   // The kernel takes the descriptor as a pointer to device memory: the
   // type upstream lowers the descriptor to.
-  return UnrealizedConversionCastOp::create(b, loc, type, desc).getResult(0);
+  Value pointer =
+      UnrealizedConversionCastOp::create(b, loc, type, desc).getResult(0);
+  tensorMaps.push_back(pointer);
+  return pointer;
 }
 
 FailureOr<Value> LaunchBodyBuilder::kernelOperand(const json::Object &param,
@@ -652,6 +657,20 @@ LogicalResult LaunchBodyBuilder::build() {
   gpu::WaitOp::create(b, loc, Type(), ValueRange{token});
   for (Value staging : stagingBuffers)
     memref::DeallocOp::create(b, loc, staging);
+  if (!tensorMaps.empty()) {
+    auto module = launch->getParentOfType<ModuleOp>();
+    if (!module.lookupSymbol(kFreeTensorMapFunction)) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(module.getBody());
+      func::FuncOp::create(
+          b, loc, kFreeTensorMapFunction,
+          b.getFunctionType({tensorMaps.front().getType()}, {}))
+          .setPrivate();
+    }
+    for (Value map : tensorMaps)
+      func::CallOp::create(b, loc, kFreeTensorMapFunction, TypeRange{},
+                           ValueRange{map});
+  }
   func::ReturnOp::create(b, loc);
   for (StringRef attr : {kKernelAttr, kManifestAttr, kArgTypesAttr,
                          kTensorsAttr})

@@ -19,6 +19,9 @@ namespace mlir::fa {
 /// (persistent kernels' grids); lib/Runtime provides it.
 constexpr llvm::StringLiteral kMultiprocessorCountFunction =
     "faCudaMultiprocessorCount";
+/// The runtime function that frees a tensor map's device copy (what
+/// nvgpu.tma.create.descriptor's lowering allocates) after the launch.
+constexpr llvm::StringLiteral kFreeTensorMapFunction = "faCudaFreeTensorMap";
 
 /// Replaces the body of `attn.func`, whose kernel `gpu.module
 /// @<gpuModuleName>` has just been built with its manifest attached to the
