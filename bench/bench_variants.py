@@ -165,7 +165,8 @@ def check(kdir, chip, rows, shapes=None, controls=True):
     # Negative controls: the check must catch a kernel that computes another variant.
     for name, wrong in () if not controls else (("alibi_causal", "plain_causal"), ("prefixlm", "plain_causal"),
                         ("doc_full", "plain_full"), ("softcapmod_full", "plain_full")):
-        if not common.has_kernel(kdir, "var_" + name):
+        if not common.has_kernel(kdir, "var_" + name) or name not in VARIANTS \
+                or wrong not in VARIANTS:
             continue
         # 4096 rows span two documents; softcap needs large scores to act.
         B, Hq, Hkv, Nq, Nk = CHECK_SHAPES[3]
@@ -308,7 +309,13 @@ def main():
     ap.add_argument("--sanitize", action="store_true",
                     help="each kernel once per small odd shape (under compute-sanitizer)")
     ap.add_argument("--out", default="variants")
+    ap.add_argument("--only", default="",
+                    help="comma-separated name prefixes: only those variants (and plain_*)")
     a = ap.parse_args()
+    if a.only:
+        keep = tuple(a.only.split(",")) + ("plain_",)
+        for name in [n for n in VARIANTS if not n.startswith(keep)]:
+            del VARIANTS[name]
     rows = []
     print(torch.cuda.get_device_name(), torch.__version__, flush=True)
     if a.sanitize:

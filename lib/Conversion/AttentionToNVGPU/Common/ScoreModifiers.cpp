@@ -422,12 +422,40 @@ ScoreModifierSpec::MaskModBound mlir::fa::boundMaskMod(Region &maskMod) {
   return reads ? Bound::TensorReads : Bound::Arithmetic;
 }
 
+/// Whether `extract` reads its 1-D tensor at mask_mod's row argument `i`
+/// (block argument 2 of (b, h, i, j)).
+static bool readsAtRow(tensor::ExtractOp extract, Region &maskMod) {
+  if (extract.getIndices().size() != 1)
+    return false;
+  auto arg = dyn_cast<BlockArgument>(extract.getIndices()[0]);
+  return arg && arg.getOwner() == &maskMod.front() && arg.getArgNumber() == 2;
+}
+
+void KernelScoreModifiers::hoistRowRanges(Value iLo, Value iHi) {
+  if (!narrowsBlocks() ||
+      spec.maskModBound != ScoreModifierSpec::MaskModBound::TensorReads)
+    return;
+  hoistedRowLo = iLo;
+  spec.maskMod->walk([&](tensor::ExtractOp extract) {
+    if (readsAtRow(extract, *spec.maskMod) &&
+        isa<BlockArgument>(extract.getTensor()))
+      hoistedRowRanges[extract] = tensorRangeWarp(extract, iLo, iHi);
+  });
+}
+
 KernelScoreModifiers::BlockVisibility
 KernelScoreModifiers::blockVisibility(Value iLo, Value iHi, Value jLo,
                                       Value jHi, bool warpUniform) const {
   assert(narrowsBlocks() && "an interval-bounded mask_mod");
-  auto range = [this, warpUniform](tensor::ExtractOp extract, Value lo,
-                                   Value hi) {
+  // The tile's rows: their ranges were scanned once (hoistRowRanges).
+  bool tileRows = hoistedRowLo && iLo == hoistedRowLo;
+  auto range = [this, warpUniform, tileRows](tensor::ExtractOp extract,
+                                             Value lo, Value hi) {
+    if (tileRows) {
+      auto it = hoistedRowRanges.find(extract);
+      if (it != hoistedRowRanges.end())
+        return it->second;
+    }
     return warpUniform ? tensorRangeWarp(extract, lo, hi)
                        : tensorRange(extract, lo, hi);
   };

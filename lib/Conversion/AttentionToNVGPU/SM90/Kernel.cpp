@@ -141,6 +141,8 @@ static void buildConsumers(KernelBuilder &kb, const KernelConfig &cfg,
     descales = FP8Descales::of(kb, cfg, args, tile, range);
   KernelScoreModifiers modifiers(kb, cfg.desc.modifiers, args.modifierParams,
                            args.sizes, tile.coord.batch, tile.coord.head);
+  // The rows' side of a mask_mod over captured tensors, once per tile.
+  modifiers.hoistRowRanges(tile.q0, modifiers.lastRow(tile.q0, kSM90BlockQ));
   ConsumerMainloop mainloop(kb, cfg, loads, smem, frame, range,
                             args.sizes.keyLength, tile, isIssuer, modifiers,
                             descales ? &*descales : nullptr);
@@ -364,8 +366,11 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
     KernelScoreModifiers modifiers(kb, d.modifiers, args.modifierParams,
                                    args.sizes, tile->coord.batch,
                                    tile->coord.head);
-    if (modifiers.narrowsBlocks())
+    if (modifiers.narrowsBlocks()) {
+      modifiers.hoistRowRanges(tile->q0,
+                               modifiers.lastRow(tile->q0, kSM90BlockQ));
       range->narrowToMaskMod(kb, cfg, modifiers, tile->q0, args.sizes);
+    }
   }
 
   if (!cfg.warpSpecialized)

@@ -149,6 +149,12 @@ public:
   /// end) when none (a scan over the blocks; classifiesBlocks).
   std::pair<Value, Value> narrowBlockRange(Value begin, Value end, Value iLo,
                                            Value iHi, int64_t blockKV) const;
+  /// Scans, here and once, the captured tensors that mask_mod reads at the
+  /// row (`t[i]`) over the tile's rows [iLo, iHi] (by the warp together:
+  /// every lane must be here); blockVisibility and narrowBlockRange with
+  /// this `iLo` use those ranges instead of scanning them again at each
+  /// block (document masking: the rows' ids were read per step).
+  void hoistRowRanges(Value iLo, Value iHi);
 
 private:
   /// The range [min, max] (index values) of the captured 1-D tensor that
@@ -171,6 +177,10 @@ private:
   DenseMap<unsigned, Value> captures; ///< argument number -> memref
   Value batch, head, nq, nk;
   Value maskPlane; ///< element offset of the tile's [Nq, Nk] mask plane
+  /// hoistRowRanges: the rows' first index and, per row-indexed extract of
+  /// mask_mod, the [min, max] of what it reads over the tile's rows.
+  Value hoistedRowLo;
+  DenseMap<Operation *, std::pair<Value, Value>> hoistedRowRanges;
 };
 
 } // namespace mlir::fa::kernel
