@@ -565,9 +565,30 @@ Value KernelScoreModifiers::blockKeyHi(Value j, int64_t blockKV) const {
   return kb.sub(arith::MinSIOp::create(kb.b, kb.loc, next, nk), kb.idx(1));
 }
 
+Value KernelScoreModifiers::isFullBlock(const FullBlocks &full,
+                                        Value j) const {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  Value at = kb.sub(j, full.begin);
+  Value word = kb.div(at, 32);
+  Value inWords = kb.cmp(arith::CmpIPredicate::ult, word,
+                         kb.idx(kFullBlockWords));
+  Value clamped =
+      arith::MinUIOp::create(b, loc, word, kb.idx(kFullBlockWords - 1));
+  Value bits = memref::LoadOp::create(b, loc, full.words, ValueRange{clamped});
+  Value shift = arith::IndexCastOp::create(b, loc, b.getI32Type(),
+                                           kb.rem(at, 32));
+  Value bit = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, bits, shift), kb.i32c(1));
+  Value set =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, bit, kb.i32c(0));
+  return arith::AndIOp::create(b, loc, inWords, set);
+}
+
 std::pair<Value, Value>
 KernelScoreModifiers::narrowBlockRange(Value begin, Value end, Value iLo,
-                                       Value iHi, int64_t blockKV) const {
+                                       Value iHi, int64_t blockKV,
+                                       FullBlocks *full) const {
   // Warp-parallel: each lane classifies one block of a chunk of 32, a ballot
   // gives the chunk's visible blocks (every warp computes the same range).
   OpBuilder &b = kb.b;
@@ -575,6 +596,12 @@ KernelScoreModifiers::narrowBlockRange(Value begin, Value end, Value iLo,
   Type i32 = b.getI32Type();
   Value lane = kb.asIndex(NVVM::LaneIdOp::create(b, loc, i32));
   Value chunks = kb.div(kb.add(kb.sub(end, begin), kb.idx(31)), 32);
+  if (full) {
+    // Private memory (one copy per thread; every lane holds the ballots).
+    full->words = memref::AllocaOp::create(
+        b, loc, MemRefType::get({kFullBlockWords}, i32));
+    full->begin = begin;
+  }
   auto loop = scf::ForOp::create(b, loc, kb.idx(0), chunks, kb.idx(1),
                                  ValueRange{end, begin});
   {
@@ -584,11 +611,24 @@ KernelScoreModifiers::narrowBlockRange(Value begin, Value end, Value iLo,
     Value first = loop.getRegionIterArgs()[0];
     Value lastPlus = loop.getRegionIterArgs()[1];
     Value j = kb.add(base, lane);
-    Value some = blockVisibility(iLo, iHi, kb.mul(j, kb.idx(blockKV)),
-                                 blockKeyHi(j, blockKV))
-                     .some;
-    some = arith::AndIOp::create(b, loc, some,
-                                 kb.cmp(arith::CmpIPredicate::slt, j, end));
+    BlockVisibility vis = blockVisibility(
+        iLo, iHi, kb.mul(j, kb.idx(blockKV)), blockKeyHi(j, blockKV));
+    Value inRange = kb.cmp(arith::CmpIPredicate::slt, j, end);
+    Value some = arith::AndIOp::create(b, loc, vis.some, inRange);
+    if (full) {
+      Value all = arith::AndIOp::create(b, loc, vis.all, inRange);
+      Value allBallot = NVVM::VoteSyncOp::create(
+          b, loc, i32, kb.i32c(-1), all, NVVM::VoteSyncKind::ballot);
+      Value chunk = loop.getInductionVar();
+      auto store = scf::IfOp::create(
+          b, loc,
+          kb.cmp(arith::CmpIPredicate::ult, chunk, kb.idx(kFullBlockWords)),
+          /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(store.thenBlock());
+      memref::StoreOp::create(b, loc, allBallot, full->words,
+                              ValueRange{chunk});
+    }
     Value ballot = NVVM::VoteSyncOp::create(
         b, loc, i32, kb.i32c(-1), some, NVVM::VoteSyncKind::ballot);
     Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, ballot,

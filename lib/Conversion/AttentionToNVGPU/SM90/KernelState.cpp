@@ -248,6 +248,7 @@ void KVRange::narrowToMaskMod(KernelBuilder &kb, const KernelConfig &cfg,
                               const KernelScoreModifiers &modifiers, Value q0,
                               const ProblemSizes &sizes) {
   std::tie(begin, end) = modifiers.narrowBlockRange(
-      begin, end, q0, modifiers.lastRow(q0, kSM90BlockQ), cfg.blockKV);
+      begin, end, q0, modifiers.lastRow(q0, kSM90BlockQ), cfg.blockKV,
+      modifiers.classifyingReadsTensors() ? &fullBlocks : nullptr);
   hasLeftEdge = true; // begin is no longer 0
 }

@@ -220,12 +220,16 @@ ConsumerMainloop::softmax(Value s, Value j, Value max[2], Value sum[2]) const {
                                   range.fullEnd, d.windowLeft, d.windowRight);
   // A bounded mask_mod: blocks it shows wholly to the tile's rows skip it.
   if (modifiers.classifiesBlocks()) {
-    Value all = modifiers
-                    .blockVisibility(tile.q0,
-                                     modifiers.lastRow(tile.q0, kSM90BlockQ),
-                                     kv0, modifiers.blockKeyHi(j, kBN),
-                                     /*warpUniform=*/true)
-                    .all;
+    // Recorded by the range's scan at tile start, or classified here.
+    Value all =
+        range.fullBlocks.words
+            ? modifiers.isFullBlock(range.fullBlocks, j)
+            : modifiers
+                  .blockVisibility(tile.q0,
+                                   modifiers.lastRow(tile.q0, kSM90BlockQ),
+                                   kv0, modifiers.blockKeyHi(j, kBN),
+                                   /*warpUniform=*/true)
+                  .all;
     needMask = arith::OrIOp::create(
         kb.b, kb.loc, needMask,
         arith::XOrIOp::create(kb.b, kb.loc, all,

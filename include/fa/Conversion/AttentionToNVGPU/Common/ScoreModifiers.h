@@ -131,6 +131,13 @@ public:
            spec.maskModBound != ScoreModifierSpec::MaskModBound::None;
   }
   bool classifiesBlocks() const { return narrowsBlocks(); }
+  /// Whether classifying a block reads captured tensors (document ids):
+  /// worth recording at tile start (FullBlocks) rather than per step, where
+  /// position arithmetic alone is cheaper than a private-memory lookup.
+  bool classifyingReadsTensors() const {
+    return narrowsBlocks() &&
+           spec.maskModBound == ScoreModifierSpec::MaskModBound::TensorReads;
+  }
   /// mask_mod over rows [iLo, iHi] x keys [jLo, jHi] (inclusive): `some`
   /// key may be visible, `all` are visible (i1 values; classifiesBlocks).
   struct BlockVisibility {
@@ -144,11 +151,24 @@ public:
   Value lastRow(Value q0, int64_t blockQ) const;
   /// The last key of block `j`: min((j + 1) * blockKV, Nk) - 1.
   Value blockKeyHi(Value j, int64_t blockKV) const;
+  /// The blocks that mask_mod shows wholly to the tile's rows, recorded by
+  /// narrowBlockRange's scan: bit b of word w of `words` (private memory,
+  /// kFullBlockWords words) is block `begin` + 32 w + b. A block past them
+  /// reads as not full (the per-key test then runs: always correct).
+  struct FullBlocks {
+    Value words, begin;
+  };
+  static constexpr int64_t kFullBlockWords = 64;
   /// [begin, end) narrowed to the blocks where mask_mod may show a key to
   /// rows [iLo, iHi]: from the first to one past the last such block, [end,
-  /// end) when none (a scan over the blocks; classifiesBlocks).
+  /// end) when none (a scan over the blocks; classifiesBlocks). With `full`,
+  /// the same scan records which blocks are wholly visible.
   std::pair<Value, Value> narrowBlockRange(Value begin, Value end, Value iLo,
-                                           Value iHi, int64_t blockKV) const;
+                                           Value iHi, int64_t blockKV,
+                                           FullBlocks *full = nullptr) const;
+  /// Whether block `j` is wholly visible per `full` (i1): a lookup instead
+  /// of blockVisibility's scan of the block's keys at every step.
+  Value isFullBlock(const FullBlocks &full, Value j) const;
   /// Scans, here and once, the captured tensors that mask_mod reads at the
   /// row (`t[i]`) over the tile's rows [iLo, iHi] (by the warp together:
   /// every lane must be here); blockVisibility and narrowBlockRange with

@@ -103,6 +103,9 @@ struct TileState {
 struct KVRange {
   Value diag, begin, end, fullBegin, fullEnd, base;
   bool hasLeftEdge;
+  /// narrowToMaskMod: the blocks the mask_mod shows wholly (words null
+  /// otherwise; the steps then classify each block themselves).
+  kernel::KernelScoreModifiers::FullBlocks fullBlocks;
 
   /// The ring iteration count of block j.
   Value iterOf(KernelBuilder &kb, Value j) const;
