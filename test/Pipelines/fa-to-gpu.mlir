@@ -5,6 +5,7 @@
 // RUN: fa-opt %s --fa-to-gpu=chip=sm_90a | FileCheck %s
 // RUN: fa-opt %s --fa-to-gpu=chip=sm_80 | FileCheck %s --check-prefix=SM80
 // RUN: fa-opt %s --fa-to-gpu=chip=sm_90a | mlir-translate --mlir-to-llvmir | FileCheck %s --check-prefix=LLVMIR
+// RUN: fa-opt %s '--pass-pipeline=builtin.module(fa-to-gpu{chip=sm_90a persistent=1})' | FileCheck %s --check-prefix=PERSISTENT
 
 // CHECK-NOT: = fa.
 // CHECK: gpu.binary @f_attention_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">, {{.*}}assembly = "{{.*}}.target sm_90a{{.*}}wgmma.mma_async
@@ -27,6 +28,11 @@
 // SM80: gpu.binary @f_attention_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">, {{.*}}mma.sync.aligned.m16n8k16
 // SM80-NOT: mgpuTensorMapEncodeTiledMemref
 // SM80: gpu.launch_func
+
+// A persistent kernel's grid, min(tiles, SMs): the SM count from the runtime.
+// PERSISTENT: llvm.func @faCudaMultiprocessorCount() -> i32
+// PERSISTENT: %[[SMS:.*]] = llvm.call @faCudaMultiprocessorCount() : () -> i32
+// PERSISTENT: gpu.launch_func
 
 // The module constructor loads the PTX through the runtime's JIT entry point.
 // LLVMIR: @llvm.global_ctors
