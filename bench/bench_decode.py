@@ -79,7 +79,7 @@ def main():
         print(f"softcap B={B} Hq={Hq} Nq={Nq} Nk={Nk}: max err {err:.2e}, splits "
               f"{torch_ops._plan_decode(q, k, causal, (-1, 0))}, torch fallback calls "
               f"{len(fallbacks)}", flush=True)
-        if not err <= 4e-3 or fallbacks:
+        if not err <= (4e-3 if dt == torch.float16 else 3e-2) or fallbacks:
             failures.append(f"softcap B={B} Nq={Nq}: err {err:.2e}")
     for B in (1, 8, 64):
         for Nk in (4096, 32768, 131072):
