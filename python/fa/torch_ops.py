@@ -19,11 +19,20 @@ _DTYPE_NAMES = {torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f3
 _chips = {}
 
 
+# FA_CHIP=sm_80 runs the sm_80 kernels (PTX, JIT-compiled by the driver) on a
+# later GPU: how the A100 code is measured on an H100/H200. Read at import.
+_CHIP_ENV = os.environ.get("FA_CHIP", "")
+
+
 def chip_for_device(device):
-    """sm_90a on compute capability 9.0, sm_80 on 8.x and later, None below."""
+    """sm_90a on compute capability 9.0, sm_80 on 8.x and later, None below
+    (FA_CHIP=sm_80 asks for sm_80 on any device that can run it)."""
     idx = device.index if device.index is not None else torch.cuda.current_device()
     if idx not in _chips:
-        _chips[idx] = chip_for_capability(*torch.cuda.get_device_capability(idx))
+        chip = chip_for_capability(*torch.cuda.get_device_capability(idx))
+        if _CHIP_ENV == "sm_80" and chip is not None:
+            chip = "sm_80"
+        _chips[idx] = chip
     return _chips[idx]
 
 
