@@ -116,14 +116,15 @@ def check_case(kern, dt, d, B, Hq, Hkv, Nq, Nk, causal=False, window=None, lse=F
 PEERS = (("flash", SDPBackend.FLASH_ATTENTION), ("cudnn", SDPBackend.CUDNN_ATTENTION))
 
 
-def peer_fns(q, k, v, causal):
+def peer_fns(q, k, v, causal, enable_gqa=False):
     """name -> callable running torch SDPA with that backend only (flash = FlashAttention-2,
     cudnn), for the backends that accept these inputs (each is tried once here)."""
     fns = {}
     for name, be in PEERS:
         def fn(be=be):
             with sdpa_kernel([be]):
-                return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                return F.scaled_dot_product_attention(q, k, v, is_causal=causal,
+                                                      enable_gqa=enable_gqa)
         try:
             fn()
             fns[name] = fn

@@ -222,6 +222,15 @@ def test_chip_from_capability(fake):
     assert fake.ops.chip_for_device(Device("cuda:0")) == "sm_90a"
 
 
+def test_fa_chip_sm80_on_a_later_gpu(fake, monkeypatch):
+    # FA_CHIP=sm_80: the A100 kernels on a 9.0 device (how they are measured
+    # on an H200); a device below 8.0 still has none.
+    monkeypatch.setattr(fake.ops, "_CHIP_ENV", "sm_80")
+    fake.ops._chips.clear()
+    assert fake.ops.chip_for_device(Device("cuda:0")) == "sm_80"
+    assert fake.ops.chip_for_device(Device("cuda:2")) is None
+
+
 def test_errors_and_fallback(fake, monkeypatch):
     t = fake.torch
     q = Tensor((1, 4, 64, 128), t.float16, "cuda:0")

@@ -71,13 +71,14 @@ bool isOutput(StringRef tensor) { return tensor == "out" || tensor == "lse"; }
 /// arithmetic over the launch sizes.
 class SizeEvaluator {
 public:
-  SizeEvaluator(OpBuilder &b, Location loc, Operation *anchor)
-      : b(b), loc(loc), anchor(anchor) {}
+  /// `who` starts the diagnostics (the pass that evaluates).
+  SizeEvaluator(OpBuilder &b, Location loc, Operation *anchor, StringRef who)
+      : b(b), loc(loc), anchor(anchor), who(who) {}
 
   llvm::StringMap<Value> symbols;
 
   InFlightDiagnostic error() {
-    return mlir::emitError(loc, "convert-fa-to-nvgpu{host-launch}: ");
+    return mlir::emitError(loc) << who << ": ";
   }
   Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
 
@@ -155,6 +156,7 @@ private:
   OpBuilder &b;
   Location loc;
   Operation *anchor;
+  StringRef who;
 };
 
 /// The memref of `type` over the bytes of `buffer` (identity layout).
@@ -279,7 +281,7 @@ static LogicalResult callLaunch(const TiledAttention &attn,
   for (Operation &op : body)
     old.push_back(&op);
   b.setInsertionPointToStart(&body);
-  SizeEvaluator sizes(b, loc, func);
+  SizeEvaluator sizes(b, loc, func, "convert-fa-to-nvgpu{host-launch}");
   Value q = func.getArgument(attn.queryArg), k = func.getArgument(attn.keyArg);
   sizes.symbols["B"] = tensor::DimOp::create(b, loc, q, 0);
   sizes.symbols["Hq"] = tensor::DimOp::create(b, loc, q, 1);
@@ -386,7 +388,7 @@ class LaunchBodyBuilder {
 public:
   LaunchBodyBuilder(func::FuncOp launch, const json::Object &manifest)
       : launch(launch), manifest(manifest), b(launch.getContext()),
-        loc(launch.getLoc()), sizes(b, loc, launch),
+        loc(launch.getLoc()), sizes(b, loc, launch, "fa-emit-host-launch"),
         tokenType(gpu::AsyncTokenType::get(launch.getContext())) {}
 
   LogicalResult build();
