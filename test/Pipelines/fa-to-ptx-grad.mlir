@@ -13,7 +13,7 @@
 // IR-NOT: func.func @grad_gqa
 // IR: gpu.module @grad_gqa_kernels
 // IR: gpu.func @grad_gqa_kernel(%{{.*}}: memref<1099511627776xf16>, %{{.*}}: memref<1099511627776xf16>, %{{.*}}: memref<1099511627776xf16>, %{{.*}}: memref<1099511627776xf16>, %{{.*}}: memref<1099511627776xf32>, %{{.*}}: memref<1099511627776xf32>, %{{.*}}: memref<1099511627776xf32>, %{{.*}}: memref<1099511627776xf16>, %{{.*}}: memref<1099511627776xf16>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel
-// IR-SAME: known_block_size = array<i32: 128, 1, 1>
+// IR-SAME: known_block_size = array<i32: 256, 1, 1>
 // Q, dO (and K, V) by cp.async; the five products by ldmatrix + mma.sync.
 // IR: nvgpu.device_async_copy
 // IR: scf.for
@@ -27,14 +27,14 @@
 // IR: vector.store
 
 // MANIFEST: "block": [
-// MANIFEST-NEXT: 128,
+// MANIFEST-NEXT: 256,
 // MANIFEST: "causal": true,
 // MANIFEST: "function": "grad_gqa",
 // MANIFEST: "grid": [
 // MANIFEST-NEXT: {
 // MANIFEST-NEXT: "ceil_div": [
 // MANIFEST-NEXT: "Nk",
-// MANIFEST-NEXT: 64
+// MANIFEST-NEXT: 128
 // MANIFEST: "Hkv",
 // MANIFEST-NEXT: "B"
 // MANIFEST: "head_dim": 64,

@@ -19,6 +19,10 @@
 using namespace mlir;
 using namespace mlir::fa;
 
+/// Keys per CTA unless the function's fa.grad.block_kv says otherwise
+/// (measured on the H200: bench/results/backward_h200_2026-12-01).
+static constexpr int64_t kDefaultGradBlockKV = 128;
+
 /// The function must be exactly `return fa.attention_grad(args...)`: the
 /// kernel replaces it, and its manifest says how to call the kernel instead.
 static LogicalResult checkGradFunction(func::FuncOp func, AttentionGradOp op) {
@@ -67,6 +71,17 @@ LogicalResult mlir::fa::buildAttentionGradKernel(
   if (options.rowsPerWarp)
     return op.emitOpError("convert-fa-to-nvgpu: option rows-per-warp does "
                           "not apply to the backward kernel");
+  // Keys per CTA: 128 (8 warps) halves the Q/dO loads and dQ atomics per
+  // FLOP of 64 (4 warps); a function's fa.grad.block_kv picks either.
+  int64_t blockKV = kDefaultGradBlockKV;
+  if (Attribute attr = func->getAttr("fa.grad.block_kv")) {
+    auto i = dyn_cast<IntegerAttr>(attr);
+    if (!i || (i.getInt() != 64 && i.getInt() != 128))
+      return func.emitError("convert-fa-to-nvgpu: fa.grad.block_kv must be an "
+                            "integer, 64 or 128, got ")
+             << attr;
+    blockKV = i.getInt();
+  }
   FailureOr<std::string> original = prepareKernelFunction(func, false);
   if (failed(original))
     return failure();
@@ -77,6 +92,7 @@ LogicalResult mlir::fa::buildAttentionGradKernel(
   cfg.moduleName = (func.getSymName() + "_kernels").str();
   cfg.elementType = elt;
   cfg.headDim = headDim;
+  cfg.blockKV = blockKV;
   cfg.windowLeft = mods.left;
   cfg.windowRight = mods.right;
   cfg.scale = op.getEffectiveScale();

@@ -189,10 +189,17 @@ struct StepSchedule {
   /// Step t (clamped into [0, steps)): head kvHead * r + t / blocks, query
   /// block qbBegin + t % blocks.
   BackwardStep at(Value t, Value stage) const;
-  /// Issues the step's Q and dO loads (two groups) into its stage and stages
-  /// its lse (log2; +inf on rows past Nq or that see no key) and delta; a
-  /// step past the last loads zeros.
-  void prefetch(Value t, Value stage) const;
+  /// Issues the step's Q and dO loads (two groups) into its stage; a step
+  /// past the last loads zeros.
+  void prefetchTiles(Value t, Value stage) const;
+  /// The step's first query row (Nq past the last step).
+  Value firstRow(Value t, const BackwardStep &s) const;
+  /// This thread's row statistic of step t: threads [0, block-q) lse (as
+  /// log2; +inf on rows past Nq or that see no key), [block-q, 2 block-q)
+  /// delta (0 past Nq). Loaded a step ahead and stored at its end, so the
+  /// load's latency hides under the step's math.
+  Value loadRowStat(Value t) const;
+  void storeRowStat(Value value, Value stage) const;
 };
 } // namespace
 
@@ -213,27 +220,36 @@ BackwardStep StepSchedule::at(Value t, Value stage) const {
   return s;
 }
 
-void StepSchedule::prefetch(Value t, Value stage) const {
-  OpBuilder &b = kb.b;
-  Location loc = kb.loc;
+void StepSchedule::prefetchTiles(Value t, Value stage) const {
   BackwardStep s = at(t, stage);
   Value nq = args.sizes.queryLength;
-  // Past the last step every row reads as past Nq: zero-filled.
-  Value valid = kb.cmp(arith::CmpIPredicate::slt, t, steps);
-  Value rowStart = arith::SelectOp::create(b, loc, valid, s.q0, nq);
   Value qBase = kb.mul(s.qRowBase, kb.idx(cfg.headDim));
   Value row = kb.add(kb.idx(plan.stageRow), kb.mul(stage, kb.idx(plan.stageRows)));
+  Value rowStart = firstRow(t, s);
   loads.loadTile(buf.tiles, row, args.q, qBase, rowStart, nq, cfg.blockQ);
   loads.loadTile(buf.tiles, kb.add(row, kb.idx(cfg.blockQ)), args.gradOut,
                  qBase, rowStart, nq, cfg.blockQ);
-  // Threads [0, block-q) stage lse, [block-q, 2 block-q) delta.
+}
+
+Value StepSchedule::firstRow(Value t, const BackwardStep &s) const {
+  // Past the last step every row reads as past Nq: zero-filled.
+  Value valid = kb.cmp(arith::CmpIPredicate::slt, t, steps);
+  return arith::SelectOp::create(kb.b, kb.loc, valid, s.q0,
+                                 args.sizes.queryLength);
+}
+
+Value StepSchedule::loadRowStat(Value t) const {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  BackwardStep s = at(t, kb.idx(0));
+  Value nq = args.sizes.queryLength;
   Value isLse = kb.cmp(arith::CmpIPredicate::ult, tile.tid, kb.idx(cfg.blockQ));
-  Value r = kb.rem(tile.tid, cfg.blockQ);
-  Value qrow = kb.add(rowStart, r);
+  Value qrow = kb.add(firstRow(t, s), kb.rem(tile.tid, cfg.blockQ));
   Value inRows = kb.cmp(arith::CmpIPredicate::slt, qrow, nq);
   Value at = kb.add(s.qRowBase,
                     arith::SelectOp::create(b, loc, inRows, qrow, kb.idx(0)));
-  // Warp-uniform: block-q is a multiple of 32.
+  // Warp-uniform: block-q is a multiple of 32. Threads past 2 block-q
+  // load delta too (and store nothing).
   auto load = scf::IfOp::create(b, loc, b.getF32Type(), isLse,
                                 /*withElseRegion=*/true);
   {
@@ -258,13 +274,20 @@ void StepSchedule::prefetch(Value t, Value stage) const {
       b, loc, seesNoKey, kb.f32(inf),
       arith::MulFOp::create(b, loc, x, kb.f32(M_LOG2E)));
   Value delta = arith::SelectOp::create(b, loc, inRows, x, kb.f32(0.0));
-  Value value = arith::SelectOp::create(b, loc, isLse, lse2, delta);
+  return arith::SelectOp::create(b, loc, isLse, lse2, delta);
+}
+
+void StepSchedule::storeRowStat(Value value, Value stage) const {
   // stats[(2 stage + which) block-q + r], which = tid / block-q.
   Value slot = kb.add(kb.mul(kb.add(kb.mul(stage, kb.idx(2)),
                                     kb.div(tile.tid, cfg.blockQ)),
                              kb.idx(cfg.blockQ)),
-                      r);
-  memref::StoreOp::create(b, loc, value, buf.stats, ValueRange{slot});
+                      kb.rem(tile.tid, cfg.blockQ));
+  kb.ifThen(kb.cmp(arith::CmpIPredicate::ult, tile.tid, kb.idx(2 * cfg.blockQ)),
+            [&] {
+              memref::StoreOp::create(kb.b, kb.loc, value, buf.stats,
+                                      ValueRange{slot});
+            });
 }
 
 /// Stores dK (times the scale) and dV, rows past Nk left out.
@@ -341,7 +364,8 @@ gpu::GPUFuncOp mlir::fa::sm80::buildBackwardKernel(
                  args.sizes.keyLength, cfg.blockKV);
   Value tok = loads.loadTile(buf.tiles, plan.vRow, args.v, kBase, tile.kv0,
                              args.sizes.keyLength, cfg.blockKV);
-  schedule.prefetch(kb.idx(0), kb.idx(0));
+  schedule.prefetchTiles(kb.idx(0), kb.idx(0));
+  schedule.storeRowStat(schedule.loadRowStat(kb.idx(0)), kb.idx(0));
 
   auto accTy = VectorType::get({2, 2}, b.getF32Type());
   Value zero = arith::ConstantOp::create(
@@ -357,7 +381,8 @@ gpu::GPUFuncOp mlir::fa::sm80::buildBackwardKernel(
     Value next = kb.sub(kb.idx(1), stage);
     // The next step's loads go into the other stage (free since the last
     // step's closing barrier), under this step's math.
-    schedule.prefetch(kb.add(t, kb.idx(1)), next);
+    schedule.prefetchTiles(kb.add(t, kb.idx(1)), next);
+    Value nextStat = schedule.loadRowStat(kb.add(t, kb.idx(1)));
     loads.wait(tok, 2);
     gpu::BarrierOp::create(b, loc);
     auto iter = loop.getRegionIterArgs();
@@ -365,6 +390,9 @@ gpu::GPUFuncOp mlir::fa::sm80::buildBackwardKernel(
                          SmallVector<Value>(iter.begin() + nAcc, iter.end())};
     buildBackwardStep(kb, cfg, plan, args, tile, lanes, buf,
                       schedule.at(t, stage), acc);
+    schedule.storeRowStat(nextStat, next);
+    // The stage, dS^T and the other stage's statistics are free after it.
+    gpu::BarrierOp::create(b, loc);
     SmallVector<Value> yields(acc.dK);
     yields.append(acc.dV);
     scf::YieldOp::create(b, loc, yields);

@@ -198,23 +198,29 @@ void StepBuilder::accumulateGradQuery(ArrayRef<Value> dsFrags) const {
     }
   gpu::BarrierOp::create(b, loc);
 
-  // dQ rows 16 warp .. + 15 of the block = dS (from dS^T, transposed) x K,
-  // 64 columns of D at a time (32 accumulator registers).
+  // dQ of the block = dS (from dS^T, transposed) x K: warp w takes rows
+  // 16 (w % rowGroups) .. + 15 and the w / rowGroups-th part of D, 64
+  // columns at a time (32 accumulator registers).
+  int64_t rowGroups = cfg.blockQ / 16;
+  int64_t part = cfg.headDim / (cfg.warps() / rowGroups);
+  Value rowGroup = kb.rem(tile.warp, rowGroups);
+  Value partCol = kb.mul(kb.div(tile.warp, rowGroups), kb.idx(part));
   Value rows[2];
-  rows[0] = kb.add(kb.add(step.q0, kb.mul(tile.warp, kb.idx(16))), tile.group);
+  rows[0] = kb.add(kb.add(step.q0, kb.mul(rowGroup, kb.idx(16))), tile.group);
   rows[1] = kb.add(rows[0], kb.idx(8));
-  int64_t chunk = std::min<int64_t>(cfg.headDim, 64);
+  int64_t chunk = std::min<int64_t>(part, 64);
   Value scale = kb.f32(cfg.scale);
-  for (int64_t dc = 0; dc < cfg.headDim / chunk; ++dc) {
+  for (int64_t dc = 0; dc < part / chunk; ++dc) {
     Tile dq(chunk / 8, zeroAcc());
     for (int64_t kc = 0; kc < cfg.blockKV / 16; ++kc) {
       Value a = ldmatrix(buf.dsT, kb.add(kb.idx(kc * 16), lanes.bRow),
-                         kb.add(kb.mul(tile.warp, kb.idx(16)), lanes.bCol),
+                         kb.add(kb.mul(rowGroup, kb.idx(16)), lanes.bCol),
                          true);
       for (int64_t np = 0; np < chunk / 16; ++np) {
         Value bf = ldmatrix(
             buf.tiles, kb.add(kb.idx(plan.kRow + kc * 16), lanes.tRow),
-            kb.add(lanes.tCol, kb.idx(dc * chunk + np * 16)), true);
+            kb.add(kb.add(lanes.tCol, partCol), kb.idx(dc * chunk + np * 16)),
+            true);
         for (int64_t h = 0; h < 2; ++h)
           dq[2 * np + h] = mmaSync(kb, cfg.elementType, a, halfOf(kb, bf, h),
                                    dq[2 * np + h]);
@@ -226,7 +232,7 @@ void StepBuilder::accumulateGradQuery(ArrayRef<Value> dsFrags) const {
           [&] {
             Value base = kb.add(
                 kb.mul(kb.add(step.qRowBase, rows[r]), kb.idx(cfg.headDim)),
-                kb.add(col0, kb.idx(dc * chunk)));
+                kb.add(kb.add(col0, partCol), kb.idx(dc * chunk)));
             for (int64_t n = 0; n < chunk / 8; ++n)
               for (int64_t c = 0; c < 2; ++c) {
                 Value v = vector::ExtractOp::create(b, loc, dq[n],
@@ -330,5 +336,4 @@ void mlir::fa::sm80::buildBackwardStep(
   // dK += dS^T Q (scaled once, at the end).
   sb.accumulate(dsFrags, qRow, acc.dK);
   sb.accumulateGradQuery(dsFrags);
-  gpu::BarrierOp::create(b, loc);
 }

@@ -70,8 +70,8 @@ struct GradAccumulators {
 
 /// Builds one step: adds the step's contributions to `acc` and, with
 /// atomics, to dq_accum. Reads the step's stage once its loads are complete
-/// and the CTA has synchronized; ends with a barrier (the stage and dS^T are
-/// free for reuse after it).
+/// and the CTA has synchronized; the caller ends the step with a barrier
+/// (the stage and dS^T are free for reuse after it).
 void buildBackwardStep(kernel::KernelBuilder &kb, const BackwardConfig &cfg,
                        const BackwardSharedMemoryPlan &plan,
                        const BackwardArgs &args, const BackwardTile &tile,
