@@ -283,3 +283,33 @@ def test_precompile_bundles_grad_variants(tmp_path):
     k = b.get(fa.Variant.parse("f16,d64,causal,grad"))
     assert k.manifest["op"] == "attention_grad" and k.name == "fa_grad_f16_d64_causal_kernel"
     assert b.get(fa.Variant.parse("f16,d64,causal,lse")).manifest.get("op") is None
+
+
+# ---------------------------------------------------------------------------
+# bench/bench_backward.py's bundle (its torch-free options)
+
+BENCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench",
+                     "bench_backward.py")
+
+
+def test_bench_backward_specs_and_bundle_check(tmp_path):
+    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(BENCH), "..", "python"))
+    r = subprocess.run([sys.executable, BENCH, "--print-specs"], capture_output=True, text=True,
+                       env=env)
+    assert r.returncode == 0, r.stderr
+    specs = r.stdout.split()
+    variants = [fa.Variant.parse(s) for s in specs]
+    assert sum(v.grad for v in variants) == 17 and len(specs) == 35
+    # Every backward kernel has its forward with lse (the forward autograd runs).
+    fwd = {fa.Variant.make(**{**v.to_json(), "grad": False, "lse": True}) for v in variants
+           if v.grad}
+    assert fwd <= set(variants)
+    # A bundle without them: --check-bundle-only names what is missing.
+    from conftest import grad_bundle
+    grad_bundle(tmp_path / "b", ["f16,d128,causal,grad"])
+    r = subprocess.run([sys.executable, BENCH, "--bundle", str(tmp_path / "b"),
+                        "--check-bundle-only"], capture_output=True, text=True, env=env)
+    assert r.returncode == 1
+    missing = set(r.stdout.split(": missing ")[1].split("\n")[0].split(", "))
+    assert len(missing) == 2 * 35 - 1 and "sm_90a:bf16,d128,causal,grad" in missing
+    assert "sm_90a:f16,d128,causal,grad" not in missing and "sm_80:f16,d128,causal,grad" in missing
