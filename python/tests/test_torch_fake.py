@@ -585,3 +585,30 @@ def test_backward_traced_goes_through_the_op(fake, tmp_path):
     dq, dk, dv = op.backward(ctx, Tensor((2, 4, 50, 64), t.bfloat16), None)[:3]
     assert bop.calls == 1 and bop.args[7:] == (False, 16, 16, None, None, False)
     assert dk.shape == (2, 1, 70, 64) and len(launches(fake.log())) == 1
+
+
+def test_backward_with_a_compiled_kernel(fake):
+    """No bundle: the backward kernel is compiled on first use (fa.dispatch),
+    then launched with the compiled manifest's parameters (sm_80 here)."""
+    t = fake.torch
+    op = fake.ops.attention_op
+    q = Tensor((2, 4, 100, 64), t.float16, "cuda:1", requires_grad=True)
+    kv = Tensor((2, 2, 150, 64), t.float16, "cuda:1")
+    fake.log("ppppp" + "iiiii")
+    fa.attention(q, kv, kv, causal=True)
+    assert len(launches(fake.log())) == 1
+    ctx = Ctx()
+    op.setup_context(ctx, op.args, op.result)
+    fake.log(GRAD_KINDS)
+    try:
+        dq = op.backward(ctx, Tensor(q.shape, t.float16, "cuda:1"), None)[0]
+    except fa.UnsupportedError as e:
+        if "no GPU lowering" in str(e):
+            pytest.skip("the compiler has no GPU backward kernel yet")
+        raise
+    (launch,) = launches(fake.log())
+    kern = fa.dispatch.kernel(fa.Variant.parse("f16,d64,causal,grad", chip="sm_80"))
+    bkv = kern.manifest["block_kv"]
+    assert f"grid {-(-150 // bkv)} 2 2 block 128 1 1" in launch and "stream 0x5001" in launch
+    assert params(launch)[:3] == [hex(x.data_ptr()) for x in (q, kv, kv)]
+    assert params(launch)[9:] == ["2", "4", "2", "100", "150"] and dq.shape == q.shape
