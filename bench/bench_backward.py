@@ -24,10 +24,13 @@ stop a section):
                inputs: dq, dk, dv of fa.attention(...).backward(g) against
                autograd through the attention in float64 on the GPU. Pass: each
                max abs error <= 2 x torch's own error + one ulp of the
-               gradient's scale, where torch's error is SDPA flash's where it
-               computes the same attention (no window, no softcap, causal only
-               with Nq = Nk), else the same float64 math run in the input dtype
-               (as FlashAttention's own tests); fully masked rows' dq exactly 0.
+               gradient's scale (its largest entry); torch's error is that of
+               SDPA flash where it computes the same attention (no window, no
+               softcap, causal only with Nq = Nk), else of SDPA's memory-efficient
+               kernel with the band as an explicit mask (no softcap), else of the
+               same float64 math run in the input dtype (as FlashAttention's own
+               tests; looser); fully masked rows' dq exactly 0. The table also
+               gives each error in ulps of the gradient's scale.
   opcheck      torch.library.opcheck on fa::attention (with inputs that require
                grad: the backward through AOTAutograd) and fa::attention_backward;
                torch.compile(fullgraph=True) of fwd+bwd against eager.
@@ -147,6 +150,24 @@ def ulp(dt):
     return {"f16": 2.0 ** -10, "bf16": 2.0 ** -7}[dt]
 
 
+def band(Nq, Nk, causal, window, device):
+    """[Nq, Nk] bool: the keys each query sees (bottom-right aligned; causal =
+    window (-1, 0)), or None for all."""
+    import torch
+    if causal and window is None:
+        window = (-1, 0)
+    if window is None:
+        return None
+    dist = (torch.arange(Nk, device=device)[None, :] - torch.arange(Nq, device=device)[:, None]
+            - (Nk - Nq))
+    visible = torch.ones(Nq, Nk, dtype=torch.bool, device=device)
+    if window[1] >= 0:
+        visible = visible & (dist <= window[1])
+    if window[0] >= 0:
+        visible = visible & (dist >= -window[0])
+    return visible
+
+
 def attention_math(q, k, v, causal=False, window=None, scale=None, softcap=None, dtype=None):
     """Attention with torch ops in `dtype` (float64 by default), differentiable:
     GQA by repeat_interleave, softcap c tanh(s / c), the band bottom-right
@@ -161,17 +182,8 @@ def attention_math(q, k, v, causal=False, window=None, scale=None, softcap=None,
     s = (q @ k.transpose(-1, -2)) * (scale if scale is not None else 1 / math.sqrt(D))
     if softcap is not None:
         s = softcap * torch.tanh(s / softcap)
-    if causal and window is None:
-        window = (-1, 0)
-    if window is not None:
-        i = torch.arange(Nq, device=q.device)[:, None]
-        j = torch.arange(Nk, device=q.device)[None, :]
-        dist = j - i - (Nk - Nq)
-        visible = torch.ones(Nq, Nk, dtype=torch.bool, device=q.device)
-        if window[1] >= 0:
-            visible = visible & (dist <= window[1])
-        if window[0] >= 0:
-            visible = visible & (dist >= -window[0])
+    visible = band(Nq, Nk, causal, window, q.device)
+    if visible is not None:
         s = s.masked_fill(~visible, float("-inf"))
     dead = torch.isneginf(s.amax(-1, keepdim=True))
     s = s.masked_fill(dead, 0.0)  # a dead row: softmax over zeros, then zeroed
@@ -194,13 +206,17 @@ def grads_of(fn, q, k, v, g, gl=None):
     return torch.autograd.grad(outs, (qs, ks, vs), gs)
 
 
-def sdpa_fn(backend, causal, gqa):
+def sdpa_fn(backend, causal, gqa, mask=None):
+    """SDPA with one backend; `mask` ([Nq, Nk] bool, the keys seen) instead of
+    is_causal for the bands it cannot express."""
     import torch.nn.functional as F
     from torch.nn.attention import sdpa_kernel
 
     def fn(q, k, v):
         with sdpa_kernel([backend]):
-            return F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=gqa)
+            return F.scaled_dot_product_attention(q, k, v, attn_mask=mask,
+                                                  is_causal=causal and mask is None,
+                                                  enable_gqa=gqa)
     return fn
 
 
@@ -267,9 +283,30 @@ def make_inputs(c, dev="cuda"):
     return [torch.randn(*s, device=dev, dtype=dt) for s in shapes]
 
 
+def peer_fns(c, device, sdpa_ok):
+    """(name, fn) of the fused torch peers that compute case c's attention,
+    most accurate first: flash where is_causal means the same band, else the
+    memory-efficient kernel with the band as a mask."""
+    from torch.nn.attention import SDPBackend
+    if not sdpa_ok or c.get("softcap") is not None:
+        return []
+    gqa = c["Hq"] != c["Hkv"]
+    fns = []
+    if c.get("window") is None and (not c["causal"] or c["Nq"] == c["Nk"]):
+        fns.append(("flash", sdpa_fn(SDPBackend.FLASH_ATTENTION, c["causal"], gqa)))
+    visible = band(c["Nq"], c["Nk"], c["causal"], c.get("window"), device)
+    efficient = sdpa_fn(SDPBackend.EFFICIENT_ATTENTION, False, gqa, visible)
+    fns.append(("efficient+mask", efficient))
+    if gqa:  # where the kernel refuses enable_gqa: K and V repeated (autograd sums them back)
+        r = c["Hq"] // c["Hkv"]
+        plain = sdpa_fn(SDPBackend.EFFICIENT_ATTENTION, False, False, visible)
+        fns.append(("efficient+mask, kv repeated",
+                    lambda q, k, v: plain(q, k.repeat_interleave(r, 1), v.repeat_interleave(r, 1))))
+    return fns
+
+
 def check_one(c):
     import torch
-    from torch.nn.attention import SDPBackend
     q, k, v = make_inputs(c)
     kw = dict(causal=c["causal"], window=c.get("window"), softcap=c.get("softcap"))
     g = torch.randn(c["B"], c["Hq"], c["Nq"], c["d"], device="cuda", dtype=q.dtype)
@@ -281,18 +318,19 @@ def check_one(c):
         return fa.attention(qs, ks, vs, return_lse=True, **kw)
     got = grads_of(ours, q, k, v, g, gl)
     ref = grads_of(lambda a, b, d: attention_math(a, b, d, **kw), q, k, v, g, gl)
-    same_as_sdpa = (c.get("window") is None and c.get("softcap") is None and gl is None
-                    and (not c["causal"] or c["Nq"] == c["Nk"]))
-    peer, theirs = "math " + c["dt"], None
-    if same_as_sdpa:
+    peer, theirs = None, None
+    for name, fn in peer_fns(c, q.device, gl is None):
         try:
-            theirs = grads_of(lambda a, b, d: (sdpa_fn(SDPBackend.FLASH_ATTENTION, c["causal"],
-                                                       c["Hq"] != c["Hkv"])(a, b, d), None),
-                              q, k, v, g)
-            peer = "flash"
-        except RuntimeError as e:
-            print(f"  flash refuses {case_name(c)}: {str(e)[:120]}", flush=True)
+            grads = grads_of(lambda a, b, d: (fn(a, b, d), None), q, k, v, g)
+        except RuntimeError as e:  # the backend refuses the case
+            print(f"  {name} refuses {case_name(c)}: {str(e)[:120]}", flush=True)
+            continue
+        if all(bool(torch.isfinite(t).all().item()) for t in grads):
+            peer, theirs = name, grads
+            break
+        print(f"  {name}: non-finite gradients on {case_name(c)}", flush=True)
     if theirs is None:
+        peer = "math " + c["dt"]
         theirs = grads_of(lambda a, b, d: attention_math(a, b, d, dtype=q.dtype, **kw),
                           q, k, v, g, gl)
     row = dict(case=case_name(c), peer=peer, ok=True)
@@ -300,10 +338,12 @@ def check_one(c):
         err = (a.double() - r).abs().max().item()
         terr = (b.double() - r).abs().max().item()
         scale = r.abs().max().item()
-        tol = 2 * terr + ulp(c["dt"]) * scale
+        unit = ulp(c["dt"]) * scale
+        tol = 2 * terr + unit
         ok = math.isfinite(err) and err <= tol
         row.update({f"{name}_err": err, f"{name}_peer_err": terr, f"{name}_tol": tol,
-                    f"{name}_scale": scale})
+                    f"{name}_scale": scale, f"{name}_ulps": err / unit if unit else 0.0,
+                    f"{name}_peer_ulps": terr / unit if unit else 0.0})
         row["ok"] &= ok
     if c["causal"] and c["Nq"] > c["Nk"]:  # rows above the diagonal see no key
         dead = got[0][:, :, :c["Nq"] - c["Nk"]]
@@ -323,7 +363,8 @@ def section_correctness():
         rows.append(row)
         if not row["ok"]:
             fail(f"correctness {row['case']}: {row.get('error') or row}")
-        errs = " ".join(f"{n} {row[n + '_err']:.2e}/{row[n + '_peer_err']:.2e}"
+        errs = " ".join(f"{n} {row[n + '_err']:.2e}/{row[n + '_peer_err']:.2e} "
+                        f"({row[n + '_ulps']:.2g}/{row[n + '_peer_ulps']:.2g} ulp)"
                         for n in ("dq", "dk", "dv") if n + "_err" in row)
         print(f"{'OK  ' if row['ok'] else 'FAIL'} {row['case']}: ours/{row.get('peer', '-')} "
               f"{errs}", flush=True)
@@ -499,10 +540,12 @@ def write_markdown(path, result):
     corr = result.get("correctness", {})
     if corr.get("rows"):
         parts += [f"## correctness: {corr['passed']} passed, {corr['failed']} failed", "",
-                  "max abs error of ours / of the peer (flash where it computes the same "
-                  "attention, else the math in the input dtype) against float64", "",
-                  table(corr["rows"], ["case", "ok", "peer", "dq_err", "dq_peer_err", "dk_err",
-                                       "dk_peer_err", "dv_err", "dv_peer_err", "dq_scale"]), ""]
+                  "max abs error against float64 of ours and of the peer (flash where it "
+                  "computes the same attention, else the efficient kernel with a mask, else "
+                  "the math in the input dtype), and in ulps of the gradient's largest entry",
+                  "", table(corr["rows"], ["case", "ok", "peer", "dq_err", "dq_peer_err",
+                                           "dq_ulps", "dq_peer_ulps", "dk_err", "dk_peer_err",
+                                           "dk_ulps", "dv_err", "dv_peer_err", "dv_ulps"]), ""]
     if isinstance(result.get("opcheck"), dict):
         parts += ["## opcheck, torch.compile", ""] + \
             [f"- {k}: {v}" for k, v in result["opcheck"].items()] + [""]
