@@ -25,3 +25,14 @@ func.func @mixed(%q: tensor<1x2x64x64xf16>) -> tensor<1x2x64x64xf32> {
 // A launch declaration whose attributes were damaged.
 // expected-error @+1 {{fa-emit-host-launch: malformed launch declaration}}
 func.func private @broken_launch(memref<?xf16>) attributes {fa.launch.kernel = @m::@k, fa.launch.manifest = "{}"}
+
+// -----
+
+// The backward kernel is launched through its manifest (fa-to-ptx), not yet
+// from a whole program.
+func.func @grad(%q: tensor<1x4x16x64xf16>, %k: tensor<1x2x16x64xf16>, %v: tensor<1x2x16x64xf16>,
+                %o: tensor<1x4x16x64xf16>, %l: tensor<1x4x16xf32>, %do: tensor<1x4x16x64xf16>) -> (tensor<1x4x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x2x16x64xf16>) {
+  // expected-error @+1 {{the backward kernel has no host launch yet (fa-to-gpu); compile it with fa-to-ptx and launch it through its manifest}}
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %l, %do : tensor<1x4x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x4x16x64xf16>, tensor<1x4x16xf32>, tensor<1x4x16x64xf16> -> tensor<1x4x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x2x16x64xf16>
+  return %dq, %dk, %dv : tensor<1x4x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x2x16x64xf16>
+}

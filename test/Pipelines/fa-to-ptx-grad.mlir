@@ -1,28 +1,75 @@
-// RUN: fa-opt %s -split-input-file '--fa-to-ptx=chip=sm_80' -verify-diagnostics
-// RUN: fa-opt %s -split-input-file '--fa-to-ptx=chip=sm_90a' -verify-diagnostics
-// RUN: fa-opt %s -split-input-file '--convert-fa-to-nvgpu=chip=sm_80' -verify-diagnostics
-// RUN: not fa-opt %s -split-input-file '--fa-to-ptx=chip=sm_80' -o /dev/null 2>&1 | FileCheck %s
+// RUN: fa-opt %s '--convert-fa-to-nvgpu=chip=sm_80' | FileCheck %s --check-prefix=IR
+// RUN: rm -rf %t && fa-opt %s '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_80},fa-dump-kernel{dir=%t})' -o /dev/null
+// RUN: FileCheck %s --check-prefix=MANIFEST < %t/grad_gqa_kernel.json
+// RUN: FileCheck %s --check-prefix=PTX < %t/grad_gqa_kernel.ptx
+// RUN: rm -rf %t && fa-opt %s '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a},fa-dump-kernel{dir=%t})' -o /dev/null
+// RUN: FileCheck %s --check-prefix=SM90 < %t/grad_gqa_kernel.ptx
 
-// fa.attention_grad has no GPU kernel yet: fa-to-ptx rejects it with a
-// diagnostic on the op (and leaves no half-lowered module), alone or next to a
-// forward it could compile.
-// CHECK: error: 'fa.attention_grad' op fa-to-ptx: the backward pass has no GPU lowering yet (only fa-to-cpu lowers fa.attention_grad)
-func.func @grad(%q: tensor<1x4x16x32xf16>, %k: tensor<1x2x16x32xf16>, %v: tensor<1x2x16x32xf16>,
-                %o: tensor<1x4x16x32xf16>, %l: tensor<1x4x16xf32>, %do: tensor<1x4x16x32xf16>) -> tensor<1x4x16x32xf16> {
-  // expected-error-re @+1 {{'fa.attention_grad' op {{fa-to-ptx|convert-fa-to-nvgpu}}: the backward pass has no GPU lowering yet (only fa-to-cpu lowers fa.attention_grad)}}
-  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %l, %do {causal} : tensor<1x4x16x32xf16>, tensor<1x2x16x32xf16>, tensor<1x2x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16xf32>, tensor<1x4x16x32xf16> -> tensor<1x4x16x32xf16>, tensor<1x2x16x32xf16>, tensor<1x2x16x32xf16>
-  return %dq : tensor<1x4x16x32xf16>
-}
+// fa.attention_grad becomes the FlashAttention-2 backward kernel (one
+// function = one kernel, built from the op; docs/Backward.md). The function
+// is replaced by the kernel and its manifest, which says what the runtime
+// prepares (delta, a zeroed dq_accum) and how to launch it.
 
-// -----
+// IR-NOT: func.func @grad_gqa
+// IR: gpu.module @grad_gqa_kernels
+// IR: gpu.func @grad_gqa_kernel(%{{.*}}: memref<1099511627776xf16>, %{{.*}}: memref<1099511627776xf16>, %{{.*}}: memref<1099511627776xf16>, %{{.*}}: memref<1099511627776xf16>, %{{.*}}: memref<1099511627776xf32>, %{{.*}}: memref<1099511627776xf32>, %{{.*}}: memref<1099511627776xf32>, %{{.*}}: memref<1099511627776xf16>, %{{.*}}: memref<1099511627776xf16>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel
+// IR-SAME: known_block_size = array<i32: 128, 1, 1>
+// Q, dO (and K, V) by cp.async; the five products by ldmatrix + mma.sync.
+// IR: nvgpu.device_async_copy
+// IR: scf.for
+// IR: nvgpu.ldmatrix {{.*}}transpose = false
+// IR: nvgpu.mma.sync
+// IR: tanh.approx.f32
+// IR: nvgpu.ldmatrix {{.*}}transpose = true
+// dQ: f32 atomic adds into dq_accum.
+// IR: memref.atomic_rmw addf
+// dK and dV stored once, after the loop.
+// IR: vector.store
 
-func.func @fwd(%q: tensor<1x4x16x32xf16>, %k: tensor<1x2x16x32xf16>, %v: tensor<1x2x16x32xf16>) -> tensor<1x4x16x32xf16> {
-  %o = fa.attention %q, %k, %v {causal} : tensor<1x4x16x32xf16>, tensor<1x2x16x32xf16>, tensor<1x2x16x32xf16> -> tensor<1x4x16x32xf16>
-  return %o : tensor<1x4x16x32xf16>
-}
-func.func @grad(%q: tensor<1x4x16x32xf16>, %k: tensor<1x2x16x32xf16>, %v: tensor<1x2x16x32xf16>,
-                %o: tensor<1x4x16x32xf16>, %l: tensor<1x4x16xf32>, %do: tensor<1x4x16x32xf16>) -> tensor<1x2x16x32xf16> {
-  // expected-error-re @+1 {{'fa.attention_grad' op {{fa-to-ptx|convert-fa-to-nvgpu}}: the backward pass has no GPU lowering yet}}
-  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %l, %do : tensor<1x4x16x32xf16>, tensor<1x2x16x32xf16>, tensor<1x2x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16xf32>, tensor<1x4x16x32xf16> -> tensor<1x4x16x32xf16>, tensor<1x2x16x32xf16>, tensor<1x2x16x32xf16>
-  return %dk : tensor<1x2x16x32xf16>
+// MANIFEST: "block": [
+// MANIFEST-NEXT: 128,
+// MANIFEST: "causal": true,
+// MANIFEST: "function": "grad_gqa",
+// MANIFEST: "grid": [
+// MANIFEST-NEXT: {
+// MANIFEST-NEXT: "ceil_div": [
+// MANIFEST-NEXT: "Nk",
+// MANIFEST-NEXT: 64
+// MANIFEST: "Hkv",
+// MANIFEST-NEXT: "B"
+// MANIFEST: "head_dim": 64,
+// MANIFEST: "op": "attention_grad",
+// MANIFEST: "name": "q",
+// MANIFEST: "name": "k",
+// MANIFEST: "name": "v",
+// MANIFEST: "name": "do",
+// MANIFEST: "dtype": "f32",
+// MANIFEST: "name": "lse",
+// MANIFEST: "meaning": "rowsum(do * out) over D [B, Hq, Nq], f32, computed before the launch",
+// MANIFEST: "name": "delta",
+// MANIFEST: "meaning": "[B, Hq, Nq, D] f32, zero-filled before the launch; receives dq (scale applied) by atomic adds; dq = dq_accum in q's dtype",
+// MANIFEST: "name": "dq_accum",
+// MANIFEST: "name": "dk",
+// MANIFEST: "name": "dv",
+// MANIFEST: "name": "B",
+// MANIFEST: "name": "Nk",
+// MANIFEST: "softcap": 30,
+
+// PTX: .target sm_80
+// PTX: .entry grad_gqa_kernel
+// PTX-DAG: cp.async.cg.shared.global
+// PTX-DAG: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// PTX-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// PTX-DAG: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// PTX-DAG: tanh.approx.f32
+// PTX-DAG: ex2.approx.ftz.f32
+// PTX-DAG: atom{{.*}}.add.f32
+// SM90: .target sm_90a
+// SM90: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+
+func.func @grad_gqa(%q: tensor<?x8x?x64xf16>, %k: tensor<?x2x?x64xf16>, %v: tensor<?x2x?x64xf16>,
+                    %o: tensor<?x8x?x64xf16>, %l: tensor<?x8x?xf32>, %do: tensor<?x8x?x64xf16>)
+    -> (tensor<?x8x?x64xf16>, tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16>) {
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %l, %do {causal, softcap = 30.0 : f32} : tensor<?x8x?x64xf16>, tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16>, tensor<?x8x?x64xf16>, tensor<?x8x?xf32>, tensor<?x8x?x64xf16> -> tensor<?x8x?x64xf16>, tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16>
+  return %dq, %dk, %dv : tensor<?x8x?x64xf16>, tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16>
 }

@@ -76,8 +76,8 @@ std::string mlir::fa::getPTXIdentifier(StringRef name) {
 /// calling it, under its new name). Renames `func` to its PTX identifier,
 /// which the builders derive the kernel's names from; returns the name to
 /// restore if they fail.
-static FailureOr<std::string> prepareKernelFunction(func::FuncOp func,
-                                                    bool hostLaunch) {
+FailureOr<std::string> mlir::fa::prepareKernelFunction(func::FuncOp func,
+                                                      bool hostLaunch) {
   Operation *symbolTable = SymbolTable::getNearestSymbolTable(func->getParentOp());
   if (!symbolTable)
     return func.emitError("convert-fa-to-nvgpu: the function must be in a "
@@ -202,11 +202,19 @@ struct ConvertFAToNVGPUPass
   }
 
   void runOnOperation() override {
-    if (failed(checkAttentionPlacement(getOperation(), "convert-fa-to-nvgpu")) ||
-        failed(rejectAttentionGrad(getOperation(), "convert-fa-to-nvgpu")))
+    if (failed(checkAttentionPlacement(getOperation(), "convert-fa-to-nvgpu")))
       return signalPassFailure();
     SmallVector<func::FuncOp> funcs;
+    SmallVector<std::pair<func::FuncOp, AttentionGradOp>> gradFuncs;
     getOperation().walk([&](func::FuncOp f) {
+      // A function with an fa.attention_grad becomes the backward kernel
+      // (buildAttentionGradKernel checks it holds nothing else).
+      f.walk([&](AttentionGradOp op) {
+        if (gradFuncs.empty() || gradFuncs.back().first != f)
+          gradFuncs.push_back({f, op});
+      });
+      if (!gradFuncs.empty() && gradFuncs.back().first == f)
+        return;
       if (f.walk([](Operation *op) {
              // A stray fa.kv_block_range is no kernel either: the matcher
              // reports it rather than leaving it in the output.
@@ -219,6 +227,12 @@ struct ConvertFAToNVGPUPass
     if (!funcs.empty() && mlir::failed(checkOptions(funcs.front())))
       return signalPassFailure();
     bool failed = false;
+    for (auto [f, op] : gradFuncs) {
+      NVGPUKernelOptions options;
+      options.rowsPerWarp = rowsPerWarp;
+      options.hostLaunch = hostLaunch;
+      failed |= mlir::failed(buildAttentionGradKernel(f, op, chip, options));
+    }
     for (func::FuncOp f : funcs) {
       FailureOr<TiledAttention> attn = matchTiledAttention(f);
       NVGPUKernelOptions options;
@@ -243,9 +257,10 @@ struct FATileAttentionForChipPass
   using Base::Base;
   void runOnOperation() override {
     // Nested modules and non-function regions would be left untiled.
+    // fa.attention_grad is left as it is: convert-fa-to-nvgpu builds the
+    // backward kernel from the op (its tiling is the kernel's).
     if (failed(checkAttentionPlacement(getOperation(),
-                                       "fa-tile-attention-for-chip")) ||
-        failed(rejectAttentionGrad(getOperation(), "fa-to-ptx")))
+                                       "fa-tile-attention-for-chip")))
       return signalPassFailure();
     SmallVector<func::FuncOp> funcs(getOperation().getOps<func::FuncOp>());
     for (func::FuncOp f : funcs) {

@@ -10,6 +10,7 @@
 #define FA_CONVERSION_ATTENTIONTONVGPU_ATTENTIONTONVGPU_H
 
 #include "fa/Conversion/AttentionToNVGPU/Common/ScoreModifiers.h"
+#include "fa/Dialect/Attention/IR/AttentionOps.h"
 #include "fa/Conversion/AttentionToNVGPU/SM90FlashAttention.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -100,6 +101,20 @@ struct NVGPUKernelOptions {
 };
 LogicalResult buildNVGPUKernel(const TiledAttention &attn, StringRef chip,
                                const NVGPUKernelOptions &options = {});
+
+/// Replaces `func`, which must compute exactly `op` from its arguments, by a
+/// gpu.module holding the backward kernel (AttentionGradToNVGPU.cpp; the
+/// same mma.sync kernel for sm_80 and sm_90a) and attaches its manifest.
+/// Emits a diagnostic and fails on what the kernel does not support.
+LogicalResult buildAttentionGradKernel(func::FuncOp func, AttentionGradOp op,
+                                       StringRef chip,
+                                       const NVGPUKernelOptions &options);
+
+/// Checks that `func` may become a kernel and renames it to its PTX
+/// identifier (the kernels' names derive from it); see
+/// AttentionToNVGPU.cpp. Returns the original name.
+FailureOr<std::string> prepareKernelFunction(func::FuncOp func,
+                                             bool hostLaunch);
 
 /// The SM80 (mma.sync) FlashAttention-2 builder, SM80FlashAttention.cpp.
 LogicalResult buildSM80FlashAttention(const TiledAttention &attn,

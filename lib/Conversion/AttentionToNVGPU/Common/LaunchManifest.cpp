@@ -302,7 +302,8 @@ static constexpr StringLiteral kSchemaKeys[] = {
     "schema_version", "kernel", "ptx", "chip", "dtype", "head_dim",
     "causal", "window", "scale", "lse", "block_q", "block_kv", "params",
     "grid", "tiles", "block", "dynamic_shared_memory_bytes",
-    "static_shared_memory_bytes", "tensor_maps", "out_dtype", "v_key_order"};
+    "static_shared_memory_bytes", "tensor_maps", "out_dtype", "v_key_order",
+    "op"};
 
 LogicalResult LaunchManifest::verify(FunctionOpInterface kernelOp) const {
   auto fail = [&](const Twine &why) {
@@ -384,6 +385,8 @@ json::Object LaunchManifest::toJSON() const {
       {"dynamic_shared_memory_bytes", dynamicSharedMemoryBytes},
       {"static_shared_memory_bytes", staticSharedMemoryBytes},
       {"tensor_maps", std::move(mapArray)}};
+  if (!op.empty())
+    o["op"] = op;
   if (!outDtype.empty())
     o["out_dtype"] = outDtype;
   if (!vKeyOrder.empty())

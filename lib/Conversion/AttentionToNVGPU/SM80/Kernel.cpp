@@ -19,10 +19,6 @@ using namespace mlir::fa;
 using namespace mlir::fa::kernel;
 using namespace mlir::fa::sm80;
 
-/// Static extent of the 1-D memrefs that stand for the kernel's bare
-/// pointers (the bare-pointer convention needs static shapes).
-static constexpr int64_t kGlobalExtent = int64_t(1) << 40;
-
 SharedMemoryPlan SharedMemoryPlan::of(const KernelConfig &cfg) {
   SharedMemoryPlan p;
   p.rowStride = cfg.headDim + kRowPadding;

@@ -9,10 +9,25 @@ using namespace mlir::fa::sm80;
 Value AsyncCopyPipeline::loadTile(Value smem, int64_t smemRow, Value gmem,
                                   Value base, Value rowStart, Value nRows,
                                   int64_t numRows) const {
+  return loadTileAt(
+      smem, [&](Value row) { return kb.add(row, kb.idx(smemRow)); }, gmem,
+      base, rowStart, nRows, numRows);
+}
+
+Value AsyncCopyPipeline::loadTile(Value smem, Value smemRow, Value gmem,
+                                  Value base, Value rowStart, Value nRows,
+                                  int64_t numRows) const {
+  return loadTileAt(
+      smem, [&](Value row) { return kb.add(row, smemRow); }, gmem, base,
+      rowStart, nRows, numRows);
+}
+
+Value AsyncCopyPipeline::loadTileAt(
+    Value smem, llvm::function_ref<Value(Value)> smemRowOf, Value gmem,
+    Value base, Value rowStart, Value nRows, int64_t numRows) const {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
-  int64_t chunksPerRow = cfg.headDim / 8;
-  int64_t threads = cfg.threads();
+  int64_t chunksPerRow = headDim / 8;
   int64_t iters = numRows * chunksPerRow / threads;
   auto tokTy = nvgpu::DeviceAsyncTokenType::get(b.getContext());
   SmallVector<Value> tokens;
@@ -23,10 +38,10 @@ Value AsyncCopyPipeline::loadTile(Value smem, int64_t smemRow, Value gmem,
     Value grow = kb.add(rowStart, row);
     Value valid = kb.cmp(arith::CmpIPredicate::slt, grow, nRows);
     Value srcRow = arith::SelectOp::create(b, loc, valid, grow, kb.idx(0));
-    Value src = kb.add(base, kb.add(kb.mul(srcRow, kb.idx(cfg.headDim)), col));
+    Value src = kb.add(base, kb.add(kb.mul(srcRow, kb.idx(headDim)), col));
     Value n = arith::SelectOp::create(b, loc, valid, kb.idx(8), kb.idx(0));
     tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
-        b, loc, tokTy, smem, ValueRange{kb.add(row, kb.idx(smemRow)), col},
+        b, loc, tokTy, smem, ValueRange{smemRowOf(row), col},
         gmem, ValueRange{src}, b.getIndexAttr(8), n, b.getUnitAttr()));
   }
   return nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, tokTy, tokens);

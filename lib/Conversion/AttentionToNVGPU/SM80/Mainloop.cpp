@@ -192,18 +192,19 @@ static Value rowPair(KernelBuilder &kb, Value r0, Value r1) {
                                   ArrayRef<int64_t>{1});
 }
 
-/// P as the A operand of P V, straight from the S fragments: for key chunk
-/// kc (16 keys), a0/a1 = rows g/g+8 of n-tile 2kc, a2/a3 of n-tile 2kc+1.
-static SmallVector<Value> packP(KernelBuilder &kb, const KernelConfig &cfg,
-                                SmallVector<Value> p[2]) {
-  Type elt = cfg.elementType;
+SmallVector<Value> mlir::fa::sm80::packAccumulatorsAsA(KernelBuilder &kb,
+                                                      Type elt,
+                                                      ArrayRef<Value> row0,
+                                                      ArrayRef<Value> row1,
+                                                      int64_t chunks) {
+  ArrayRef<Value> p[2] = {row0, row1};
   auto v2f32 = VectorType::get({2}, kb.b.getF32Type());
   auto v2elt = VectorType::get({2}, elt);
   auto aTy = fragmentType(elt);
   Value zeroA = arith::ConstantOp::create(
       kb.b, kb.loc, aTy, DenseElementsAttr::get(aTy, kb.b.getZeroAttr(elt)));
   SmallVector<Value> frags;
-  for (int64_t kc = 0; kc < cfg.blockKV / 16; ++kc) {
+  for (int64_t kc = 0; kc < chunks; ++kc) {
     Value a = zeroA;
     for (int64_t i = 0; i < 4; ++i) {
       int64_t n = 2 * kc + i / 2, r = i % 2;
@@ -305,7 +306,9 @@ void Step::build(scf::ForOp loop, Value zeroAcc) const {
     Value alphaVec = rowPair(kb, alpha[0], alpha[1]);
     for (Value &a : acc[mt])
       a = arith::MulFOp::create(b, loc, a, alphaVec);
-    pFrag[mt] = packP(kb, cfg, p);
+    // P as the A operand of P V, straight from the S fragments.
+    pFrag[mt] = packAccumulatorsAsA(kb, cfg.elementType, p[0], p[1],
+                                    cfg.blockKV / 16);
   }
 
   // Pending: V_j, K_{j+1}. Wait for V_j.

@@ -34,10 +34,6 @@ using namespace mlir::fa;
 using namespace mlir::fa::kernel;
 using namespace mlir::fa::sm90;
 
-/// Static extent of the 1-D memrefs that stand for the kernel's bare
-/// pointers (the bare-pointer convention needs static shapes).
-static constexpr int64_t kGlobalExtent = int64_t(1) << 40;
-
 /// The gpu.func's arguments: the q, k, v tensor-map pointers (cast to
 /// !nvgpu.tensormap.descriptor: 3-D (D, N, B*H) boxes of (64, rows, 1)),
 /// out, lse when present, then B, Hq, Hkv, Nq, Nk as i32.

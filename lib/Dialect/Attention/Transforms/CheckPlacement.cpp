@@ -58,17 +58,6 @@ LogicalResult mlir::fa::checkAttentionPlacement(ModuleOp module,
   return success(ok);
 }
 
-LogicalResult mlir::fa::rejectAttentionGrad(ModuleOp module, StringRef who) {
-  bool ok = true;
-  module.walk([&](AttentionGradOp op) {
-    ok = false;
-    op.emitOpError() << who
-                     << ": the backward pass has no GPU lowering yet (only "
-                        "fa-to-cpu lowers fa.attention_grad)";
-  });
-  return success(ok);
-}
-
 namespace {
 struct FACheckPlacementPass
     : fa::impl::FACheckPlacementPassBase<FACheckPlacementPass> {

@@ -24,6 +24,10 @@ enum class QuadReduction {
   MaxSelect,  ///< compare + select (the sm_90a schedule without fast-softmax)
 };
 
+/// Static extent of the 1-D memrefs that stand for a kernel's bare pointers
+/// (the bare-pointer convention needs static shapes).
+constexpr int64_t kGlobalExtent = int64_t(1) << 40;
+
 struct KernelBuilder {
   OpBuilder &b;
   Location loc;

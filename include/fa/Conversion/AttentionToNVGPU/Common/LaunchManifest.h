@@ -149,6 +149,9 @@ struct TensorMapSpec {
 
 /// The launch contract of one kernel.
 struct LaunchManifest {
+  /// The op the kernel computes when it is not fa.attention ("op";
+  /// "attention_grad": the backward kernel, docs/Backward.md).
+  std::string op;
   std::string kernel; ///< the gpu.func (and PTX entry) name; PTX in <kernel>.ptx
   std::string chip;   ///< sm_80, sm_90a
   /// The func.func the kernel was compiled from, as written (the kernel's

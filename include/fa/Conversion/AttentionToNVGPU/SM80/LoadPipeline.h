@@ -17,18 +17,30 @@ namespace mlir::fa::sm80 {
 class AsyncCopyPipeline {
 public:
   AsyncCopyPipeline(KernelBuilder &kb, const KernelConfig &cfg, Value tid)
-      : kb(kb), cfg(cfg), tid(tid) {}
+      : AsyncCopyPipeline(kb, cfg.headDim, cfg.threads(), tid) {}
+  /// Tiles of `headDim` columns copied by `threads` threads.
+  AsyncCopyPipeline(KernelBuilder &kb, int64_t headDim, int64_t threads,
+                    Value tid)
+      : kb(kb), headDim(headDim), threads(threads), tid(tid) {}
   /// Rows [rowStart, rowStart + numRows) x [0, D) of the [*, D] matrix at
   /// element offset `base` of `gmem` into rows [smemRow, +numRows) of
   /// `smem`; rows at or past `nRows` zero-filled. Returns the group token.
   Value loadTile(Value smem, int64_t smemRow, Value gmem, Value base,
                  Value rowStart, Value nRows, int64_t numRows) const;
+  /// As above, into rows [smemRow, +numRows) with `smemRow` a value (a
+  /// buffer chosen at run time).
+  Value loadTile(Value smem, Value smemRow, Value gmem, Value base,
+                 Value rowStart, Value nRows, int64_t numRows) const;
   /// Waits until at most `pendingGroups` groups are in flight.
   void wait(Value token, int32_t pendingGroups) const;
 
 private:
+  Value loadTileAt(Value smem, llvm::function_ref<Value(Value)> smemRowOf,
+                   Value gmem, Value base, Value rowStart, Value nRows,
+                   int64_t numRows) const;
+
   KernelBuilder &kb;
-  const KernelConfig &cfg;
+  int64_t headDim, threads;
   Value tid;
 };
 

@@ -33,6 +33,14 @@ Value loadQFragment(KernelBuilder &kb, Type elementType, Value smem,
                     Value warpRow, const LaneAddresses &lanes, int64_t mt,
                     int64_t kk);
 
+/// The A operands of mma m16n8k16 (one per 16 columns, `chunks` of them) of
+/// a 16-row matrix held as m16n8 f32 accumulators: `row0[2 n + c]` and
+/// `row1[2 n + c]` are element c of n-tile n in rows g and g + 8, rounded to
+/// `elementType` (FlashAttention-2's P, repacked with no shuffle).
+SmallVector<Value> packAccumulatorsAsA(KernelBuilder &kb, Type elementType,
+                                       ArrayRef<Value> row0,
+                                       ArrayRef<Value> row1, int64_t chunks);
+
 /// Everything the loop reads.
 struct MainloopInputs {
   const KernelArgs &args;

@@ -126,9 +126,6 @@ SmallVector<float> randomSigns(int64_t d, uint64_t seed);
 /// pipeline) starts each message. Fails if there was one.
 LogicalResult checkAttentionPlacement(ModuleOp module, StringRef who);
 
-/// Emits an error on each fa.attention_grad under `module` for a pipeline
-/// (`who`) that has no lowering of it (the GPU one). Fails if there was one.
-LogicalResult rejectAttentionGrad(ModuleOp module, StringRef who);
 
 /// The decoding rewrite (fa-split-kv): `op`'s query head groups packed into
 /// rows, its keys cut into `splits` chunks run as more heads, their (out,

@@ -1,0 +1,83 @@
+//===- BackwardMainloop.h - one query block of the backward kernel -*- C++ -*-===//
+//
+// The step of the FlashAttention-2 backward kernel (SM80/BackwardKernel.h)
+// for one query block of one query head, in a CTA that owns block-kv keys
+// (warp w: keys 16 w .. 16 w + 15, as the rows of its m16n8k16 tiles):
+//   S^T  = K Q^T, P^T = exp(score(S^T) - lse)  (masked to the band)
+//   dV  += P^T dO
+//   dP^T = V dO^T, dS^T = P^T (dP^T - delta)    (softcap: * (1 - tanh^2))
+//   dK  += dS^T Q
+//   dQ  += scale dS K                           (dS^T through shared memory;
+//                                                f32 atomic adds)
+// Everything is computed transposed (keys as rows) so that dK and dV stay in
+// the accumulators of the warp that owns the keys.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FA_CONVERSION_ATTENTIONTONVGPU_SM80_BACKWARDMAINLOOP_H
+#define FA_CONVERSION_ATTENTIONTONVGPU_SM80_BACKWARDMAINLOOP_H
+
+#include "fa/Conversion/AttentionToNVGPU/Common/TileScheduler.h"
+#include "fa/Conversion/AttentionToNVGPU/SM80/BackwardKernel.h"
+
+#include <array>
+
+namespace mlir::fa::sm80 {
+
+/// The gpu.func's arguments (bare-pointer memrefs), sizes as index values.
+struct BackwardArgs {
+  Value q, k, v, gradOut, lse, delta, dqAccum, dk, dv;
+  kernel::ProblemSizes sizes;
+};
+
+/// The CTA's keys and the thread's indices.
+struct BackwardTile {
+  Value tid, warp, lane, group, quadLane;
+  Value batch, kvHead, groupSize; ///< groupSize = Hq / Hkv
+  Value kv0;      ///< first key of the CTA
+  Value kRowBase; ///< (batch * Hkv + kvHead) * Nk
+  Value diag;     ///< Nk - Nq: the bottom-right diagonal
+  /// Rows of the thread's accumulators: keys kv0 + 16 warp + group (+ 8).
+  std::array<Value, 2> keys;
+};
+
+/// Lane addresses of ldmatrix x4: (aRow, aCol) an A operand from a
+/// [rows][k] tile; (bRow, bCol) two B operands (n-tiles) from an [n][k]
+/// tile, or transposed an A operand from a [k][rows] tile; (tRow, tCol)
+/// transposed two B operands from a [k][n] tile.
+struct BackwardLanes {
+  Value aRow, aCol, bRow, bCol, tRow, tCol;
+};
+
+/// Views of the dynamic shared memory (BackwardSharedMemoryPlan).
+struct BackwardBuffers {
+  Value tiles; ///< [rows x (D + 8)]: K, V, stages of Q and dO
+  Value dsT;   ///< [block-kv x (block-q + 8)]: dS^T of the step
+  Value stats; ///< [2 stages x (lse as log2, delta) x block-q] f32
+};
+
+/// The query block of a step.
+struct BackwardStep {
+  Value head;     ///< query head
+  Value q0;       ///< first query row
+  Value qRowBase; ///< (batch * Hq + head) * Nq
+  Value stage;    ///< 0 or 1: the buffers holding its Q, dO, lse, delta
+};
+
+/// The m16n8 accumulators of dK and dV: D / 8 vector<2x2xf32> each.
+struct GradAccumulators {
+  SmallVector<Value> dK, dV;
+};
+
+/// Builds one step: adds the step's contributions to `acc` and, with
+/// atomics, to dq_accum. Reads the step's stage once its loads are complete
+/// and the CTA has synchronized; ends with a barrier (the stage and dS^T are
+/// free for reuse after it).
+void buildBackwardStep(kernel::KernelBuilder &kb, const BackwardConfig &cfg,
+                       const BackwardSharedMemoryPlan &plan,
+                       const BackwardArgs &args, const BackwardTile &tile,
+                       const BackwardLanes &lanes, const BackwardBuffers &buf,
+                       const BackwardStep &step, GradAccumulators &acc);
+
+} // namespace mlir::fa::sm80
+
+#endif // FA_CONVERSION_ATTENTIONTONVGPU_SM80_BACKWARDMAINLOOP_H

@@ -1,0 +1,121 @@
+//===- AttentionGradToNVGPU.cpp - fa.attention_grad to the backward kernel ===//
+//
+// convert-fa-to-nvgpu on a function that computes one fa.attention_grad:
+// checks what the backward kernel supports, builds it (SM80/BackwardKernel,
+// mma.sync: valid for chip sm_80 and sm_90a), attaches its launch manifest
+// and erases the function. The kernel tiles as fa-tile-attention-grad does
+// (a key block per CTA, query blocks streamed); it is built from the op
+// itself, whose attributes say all the kernel needs. See docs/Backward.md.
+//
+//===----------------------------------------------------------------------===//
+#include "fa/Conversion/AttentionToNVGPU/AttentionToNVGPU.h"
+#include "fa/Conversion/AttentionToNVGPU/SM80/BackwardKernel.h"
+#include "fa/Dialect/Attention/IR/AttentionOps.h"
+#include "fa/Dialect/Attention/Utils/AttentionUtils.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+
+/// The function must be exactly `return fa.attention_grad(args...)`: the
+/// kernel replaces it, and its manifest says how to call the kernel instead.
+static LogicalResult checkGradFunction(func::FuncOp func, AttentionGradOp op) {
+  auto fail = [&]() {
+    return op.emitOpError(
+        "convert-fa-to-nvgpu: the backward kernel replaces the whole "
+        "function: it must take q, k, v, out, lse, do as its arguments (in "
+        "that order), compute only this fa.attention_grad and return dq, dk, "
+        "dv");
+  };
+  Block &body = func.getBody().front();
+  if (body.getOperations().size() != 2 || op->getBlock() != &body ||
+      body.getNumArguments() != 6)
+    return fail();
+  for (auto [i, operand] : llvm::enumerate(op->getOperands()))
+    if (operand != body.getArgument(i))
+      return fail();
+  auto ret = dyn_cast<func::ReturnOp>(body.getTerminator());
+  if (!ret || ret.getOperands() != op->getResults())
+    return fail();
+  return success();
+}
+
+LogicalResult mlir::fa::buildAttentionGradKernel(
+    func::FuncOp func, AttentionGradOp op, StringRef chip,
+    const NVGPUKernelOptions &options) {
+  if (chip != "sm_80" && chip != "sm_90a")
+    return op.emitOpError("unsupported chip '")
+           << chip << "' for convert-fa-to-nvgpu (supported: sm_80, sm_90a)";
+  if (options.hostLaunch)
+    return op.emitOpError(
+        "convert-fa-to-nvgpu{host-launch}: the backward kernel has no host "
+        "launch yet (fa-to-gpu); compile it with fa-to-ptx and launch it "
+        "through its manifest (docs/Backward.md)");
+  if (failed(checkGradFunction(func, op)))
+    return failure();
+  RankedTensorType qTy = op.getQueryType();
+  Type elt = qTy.getElementType();
+  if (!elt.isF16() && !elt.isBF16())
+    return op.emitOpError("backward kernel needs f16 or bf16 inputs, got ")
+           << elt;
+  int64_t headDim = qTy.getDimSize(3);
+  if (headDim != 64 && headDim != 128)
+    return op.emitOpError("backward kernel supports head dim 64 or 128, got ")
+           << headDim;
+  if (options.rowsPerWarp)
+    return op.emitOpError("convert-fa-to-nvgpu: option rows-per-warp does "
+                          "not apply to the backward kernel");
+  FailureOr<std::string> original = prepareKernelFunction(func, false);
+  if (failed(original))
+    return failure();
+
+  ScoreModifiers mods = ScoreModifiers::get(op);
+  sm80::BackwardConfig cfg;
+  cfg.kernelName = (func.getSymName() + "_kernel").str();
+  cfg.moduleName = (func.getSymName() + "_kernels").str();
+  cfg.elementType = elt;
+  cfg.headDim = headDim;
+  cfg.windowLeft = mods.left;
+  cfg.windowRight = mods.right;
+  cfg.scale = op.getEffectiveScale();
+  cfg.softcap = mods.softcap;
+  OpBuilder b(func);
+  std::vector<KernelParam> params =
+      sm80::getBackwardKernelParams(b.getContext(), cfg);
+  gpu::GPUFuncOp kfn = sm80::buildBackwardKernel(b, op.getLoc(), cfg, params);
+  sm80::BackwardSharedMemoryPlan plan = sm80::BackwardSharedMemoryPlan::of(cfg);
+
+  using Sym = SizeSymbol;
+  LaunchManifest manifest;
+  manifest.op = "attention_grad";
+  manifest.kernel = cfg.kernelName;
+  manifest.chip = chip.str();
+  manifest.function = *original;
+  manifest.dtype = elt.isF16() ? "f16" : "bf16";
+  manifest.headDim = headDim;
+  manifest.causal = cfg.windowLeft < 0 && cfg.windowRight == 0;
+  manifest.windowLeft = cfg.windowLeft;
+  manifest.windowRight = cfg.windowRight;
+  manifest.scale = cfg.scale;
+  manifest.lse = true; // read, not written
+  manifest.blockQ = cfg.blockQ;
+  manifest.blockKV = cfg.blockKV;
+  manifest.params = std::move(params);
+  manifest.grid = {SizeExpr::ceilDiv(Sym::Nk, cfg.blockKV), Sym::Hkv, Sym::B};
+  manifest.block = {cfg.threads(), 1, 1};
+  // 128 bytes of slack, as the forward kernel (the dynamic buffer's symbol).
+  manifest.dynamicSharedMemoryBytes = plan.bytes + 128;
+  if (cfg.softcap)
+    manifest.schedule.push_back({"softcap", *cfg.softcap});
+  if (failed(manifest.verify(kfn)))
+    return failure();
+  auto module = func->getParentOfType<ModuleOp>();
+  attachLaunchManifest(module, cfg.moduleName, cfg.kernelName,
+                       manifest.toJSONString());
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  b.getUnitAttr());
+  func.erase();
+  return success();
+}

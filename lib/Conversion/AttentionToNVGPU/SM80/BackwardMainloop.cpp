@@ -1,0 +1,334 @@
+//===- BackwardMainloop.cpp - one query block of the backward kernel ------===//
+#include "fa/Conversion/AttentionToNVGPU/SM80/BackwardMainloop.h"
+#include "fa/Conversion/AttentionToNVGPU/SM80/Mainloop.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::fa;
+using namespace mlir::fa::kernel;
+using namespace mlir::fa::sm80;
+
+namespace {
+/// Per n-tile n of a 16 x block-q accumulator tile, row half r, column c:
+/// element [n][2 r + c] (the order the fragments and packAccumulatorsAsA use
+/// is p[r][2 n + c]).
+using Tile = SmallVector<Value>; // block-q / 8 vector<2x2xf32>
+
+struct StepBuilder {
+  KernelBuilder &kb;
+  const BackwardConfig &cfg;
+  const BackwardSharedMemoryPlan &plan;
+  const BackwardArgs &args;
+  const BackwardTile &tile;
+  const BackwardLanes &lanes;
+  const BackwardBuffers &buf;
+  const BackwardStep &step;
+  Value qRow, doRow; ///< the step's Q and dO rows in the tile buffer
+
+  Value ldmatrix(Value smem, Value row, Value col, bool transpose) const;
+  Value zeroAcc() const;
+  /// rows x block-q = (16 of `rowBase`'s rows) x (the step's query rows)^T
+  /// over D: K Q^T or V dO^T.
+  Tile keysTimesQueries(int64_t rowBase, Value queryRow) const;
+  /// acc += A B for A = `a` (per 16-query chunk) and B = the [block-q x D]
+  /// tile at `row` (read transposed): P^T dO or dS^T Q.
+  void accumulate(ArrayRef<Value> a, Value row, SmallVector<Value> &acc) const;
+  /// The stage's lse (log2) or delta of columns 8 n + 2 quad + {0, 1}.
+  Value statPair(int64_t which, int64_t n) const;
+  /// P^T (and 1 - tanh^2 with softcap) of the scores, masked when `masked`.
+  SmallVector<Value> probabilities(const Tile &s, bool masked) const;
+  /// Stores dS^T into shared memory, multiplies it by K and adds scale * dQ
+  /// to dq_accum.
+  void accumulateGradQuery(ArrayRef<Value> dsFrags) const;
+};
+} // namespace
+
+Value StepBuilder::ldmatrix(Value smem, Value row, Value col,
+                            bool transpose) const {
+  return nvgpu::LdMatrixOp::create(
+      kb.b, kb.loc, VectorType::get({4, 2}, cfg.elementType), smem,
+      ValueRange{row, col}, transpose, /*numTiles=*/4);
+}
+
+Value StepBuilder::zeroAcc() const {
+  auto accTy = VectorType::get({2, 2}, kb.b.getF32Type());
+  return arith::ConstantOp::create(
+      kb.b, kb.loc, accTy,
+      DenseElementsAttr::get(accTy, kb.b.getF32FloatAttr(0.0)));
+}
+
+/// The B operand of n-tile `half` of an ldmatrix x4 (two n-tiles).
+static Value halfOf(KernelBuilder &kb, Value frag, int64_t half) {
+  return vector::ExtractStridedSliceOp::create(
+      kb.b, kb.loc, frag, ArrayRef<int64_t>{2 * half, 0},
+      ArrayRef<int64_t>{2, 2}, ArrayRef<int64_t>{1, 1});
+}
+
+Tile StepBuilder::keysTimesQueries(int64_t rowBase, Value queryRow) const {
+  Value zero = zeroAcc();
+  Tile s(cfg.blockQ / 8, zero);
+  Value keyRow = kb.add(kb.add(kb.mul(tile.warp, kb.idx(16)), lanes.aRow),
+                        kb.idx(rowBase));
+  for (int64_t kk = 0; kk < cfg.headDim / 16; ++kk) {
+    Value a = ldmatrix(buf.tiles, keyRow, kb.add(lanes.aCol, kb.idx(kk * 16)),
+                       false);
+    for (int64_t np = 0; np < cfg.blockQ / 16; ++np) {
+      Value bq = ldmatrix(buf.tiles,
+                          kb.add(kb.add(queryRow, kb.idx(np * 16)), lanes.bRow),
+                          kb.add(lanes.bCol, kb.idx(kk * 16)), false);
+      for (int64_t h = 0; h < 2; ++h)
+        s[2 * np + h] =
+            mmaSync(kb, cfg.elementType, a, halfOf(kb, bq, h), s[2 * np + h]);
+    }
+  }
+  return s;
+}
+
+void StepBuilder::accumulate(ArrayRef<Value> a, Value row,
+                             SmallVector<Value> &acc) const {
+  for (int64_t kc = 0; kc < cfg.blockQ / 16; ++kc)
+    for (int64_t np = 0; np < cfg.headDim / 16; ++np) {
+      Value bf = ldmatrix(buf.tiles,
+                          kb.add(kb.add(row, kb.idx(kc * 16)), lanes.tRow),
+                          kb.add(lanes.tCol, kb.idx(np * 16)), true);
+      for (int64_t h = 0; h < 2; ++h)
+        acc[2 * np + h] = mmaSync(kb, cfg.elementType, a[kc], halfOf(kb, bf, h),
+                                  acc[2 * np + h]);
+    }
+}
+
+Value StepBuilder::statPair(int64_t which, int64_t n) const {
+  // stats[(2 stage + which) * block-q + 8 n + 2 quad]
+  Value off = kb.add(
+      kb.mul(kb.add(kb.mul(step.stage, kb.idx(2)), kb.idx(which)),
+             kb.idx(cfg.blockQ)),
+      kb.add(kb.mul(tile.quadLane, kb.idx(2)), kb.idx(8 * n)));
+  return vector::LoadOp::create(kb.b, kb.loc,
+                                VectorType::get({2}, kb.b.getF32Type()),
+                                buf.stats, ValueRange{off});
+}
+
+SmallVector<Value> StepBuilder::probabilities(const Tile &s,
+                                              bool masked) const {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  Value ninf = kb.f32(-std::numeric_limits<double>::infinity());
+  // Key row j sees query column i = colBase + o iff lo <= o <= hi:
+  // -left <= j - (i + diag) <= right, and j < Nk (rows past Nq need no
+  // mask: their lse is staged as +inf, so their P is 0).
+  Value colBase = kb.add(step.q0, kb.mul(tile.quadLane, kb.idx(2)));
+  Value lo[2], hi[2];
+  if (masked)
+    for (int r = 0; r < 2; ++r) {
+      Value jd = kb.sub(tile.keys[r], tile.diag);
+      Value inKeys =
+          kb.cmp(arith::CmpIPredicate::slt, tile.keys[r], args.sizes.keyLength);
+      lo[r] = cfg.windowRight >= 0
+                  ? kb.sub(kb.sub(jd, kb.idx(cfg.windowRight)), colBase)
+                  : kb.idx(-1);
+      lo[r] = arith::SelectOp::create(b, loc, inKeys, lo[r],
+                                      kb.idx(cfg.blockQ));
+      if (cfg.windowLeft >= 0)
+        hi[r] = kb.sub(kb.add(jd, kb.idx(cfg.windowLeft)), colBase);
+    }
+  double log2e = M_LOG2E;
+  SmallVector<Value> out[2], dfac[2];
+  for (int64_t n = 0; n < cfg.blockQ / 8; ++n) {
+    Value lse2 = statPair(0, n);
+    for (int r = 0; r < 2; ++r)
+      for (int64_t c = 0; c < 2; ++c) {
+        Value v = vector::ExtractOp::create(b, loc, s[n],
+                                            ArrayRef<int64_t>{r, c});
+        Value l = vector::ExtractOp::create(b, loc, lse2, ArrayRef<int64_t>{c});
+        Value x;
+        if (cfg.softcap) {
+          // s' = c tanh(scale s / c); ds'/d(scale s) = 1 - tanh^2.
+          Value t = kb.tanhApprox(arith::MulFOp::create(
+              b, loc, v, kb.f32(cfg.scale / *cfg.softcap)));
+          x = arith::MulFOp::create(b, loc, t, kb.f32(*cfg.softcap * log2e));
+          dfac[r].push_back(arith::SubFOp::create(
+              b, loc, kb.f32(1.0), arith::MulFOp::create(b, loc, t, t)));
+        } else {
+          x = arith::MulFOp::create(b, loc, v, kb.f32(cfg.scale * log2e));
+        }
+        x = arith::SubFOp::create(b, loc, x, l);
+        if (masked) {
+          int64_t o = n * 8 + c;
+          Value in = kb.cmp(arith::CmpIPredicate::sle, lo[r], kb.idx(o));
+          if (hi[r])
+            in = arith::AndIOp::create(
+                b, loc, in, kb.cmp(arith::CmpIPredicate::sge, hi[r], kb.idx(o)));
+          x = arith::SelectOp::create(b, loc, in, x, ninf);
+        }
+        out[r].push_back(kb.exp2(x));
+      }
+  }
+  SmallVector<Value> flat(out[0]);
+  flat.append(out[1]);
+  if (cfg.softcap) {
+    flat.append(dfac[0]);
+    flat.append(dfac[1]);
+  }
+  return flat;
+}
+
+void StepBuilder::accumulateGradQuery(ArrayRef<Value> dsFrags) const {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  // dS^T rows of this warp: packAccumulatorsAsA's element i of chunk kc is
+  // row half i % 2 of n-tile 2 kc + i / 2.
+  Value keyRow = kb.add(kb.mul(tile.warp, kb.idx(16)), tile.group);
+  Value col0 = kb.mul(tile.quadLane, kb.idx(2));
+  for (size_t kc = 0; kc < dsFrags.size(); ++kc)
+    for (int64_t i = 0; i < 4; ++i) {
+      Value pair = vector::ExtractOp::create(b, loc, dsFrags[kc],
+                                             ArrayRef<int64_t>{i});
+      int64_t n = 2 * kc + i / 2, r = i % 2;
+      vector::StoreOp::create(
+          b, loc, pair, buf.dsT,
+          ValueRange{kb.add(keyRow, kb.idx(8 * r)),
+                     kb.add(col0, kb.idx(8 * n))});
+    }
+  gpu::BarrierOp::create(b, loc);
+
+  // dQ rows 16 warp .. + 15 of the block = dS (from dS^T, transposed) x K,
+  // 64 columns of D at a time (32 accumulator registers).
+  Value rows[2];
+  rows[0] = kb.add(kb.add(step.q0, kb.mul(tile.warp, kb.idx(16))), tile.group);
+  rows[1] = kb.add(rows[0], kb.idx(8));
+  int64_t chunk = std::min<int64_t>(cfg.headDim, 64);
+  Value scale = kb.f32(cfg.scale);
+  for (int64_t dc = 0; dc < cfg.headDim / chunk; ++dc) {
+    Tile dq(chunk / 8, zeroAcc());
+    for (int64_t kc = 0; kc < cfg.blockKV / 16; ++kc) {
+      Value a = ldmatrix(buf.dsT, kb.add(kb.idx(kc * 16), lanes.bRow),
+                         kb.add(kb.mul(tile.warp, kb.idx(16)), lanes.bCol),
+                         true);
+      for (int64_t np = 0; np < chunk / 16; ++np) {
+        Value bf = ldmatrix(
+            buf.tiles, kb.add(kb.idx(plan.kRow + kc * 16), lanes.tRow),
+            kb.add(lanes.tCol, kb.idx(dc * chunk + np * 16)), true);
+        for (int64_t h = 0; h < 2; ++h)
+          dq[2 * np + h] = mmaSync(kb, cfg.elementType, a, halfOf(kb, bf, h),
+                                   dq[2 * np + h]);
+      }
+    }
+    for (int r = 0; r < 2; ++r)
+      kb.ifThen(
+          kb.cmp(arith::CmpIPredicate::slt, rows[r], args.sizes.queryLength),
+          [&] {
+            Value base = kb.add(
+                kb.mul(kb.add(step.qRowBase, rows[r]), kb.idx(cfg.headDim)),
+                kb.add(col0, kb.idx(dc * chunk)));
+            for (int64_t n = 0; n < chunk / 8; ++n)
+              for (int64_t c = 0; c < 2; ++c) {
+                Value v = vector::ExtractOp::create(b, loc, dq[n],
+                                                    ArrayRef<int64_t>{r, c});
+                memref::AtomicRMWOp::create(
+                    b, loc, arith::AtomicRMWKind::addf,
+                    arith::MulFOp::create(b, loc, v, scale), args.dqAccum,
+                    ValueRange{kb.add(base, kb.idx(8 * n + c))});
+              }
+          });
+  }
+}
+
+/// Whether every (key, query) pair of the step's block pair is visible: the
+/// block lies inside Nk and inside the window's band for all its rows.
+static Value blockFullyVisible(KernelBuilder &kb, const BackwardConfig &cfg,
+                               const BackwardArgs &args,
+                               const BackwardTile &tile, Value q0) {
+  Value full = kb.cmp(arith::CmpIPredicate::sle,
+                      kb.add(tile.kv0, kb.idx(cfg.blockKV)),
+                      args.sizes.keyLength);
+  if (cfg.windowRight >= 0) {
+    // max key - min query - diag <= right
+    Value d = kb.sub(kb.sub(kb.add(tile.kv0, kb.idx(cfg.blockKV - 1)), q0),
+                     tile.diag);
+    full = arith::AndIOp::create(
+        kb.b, kb.loc, full,
+        kb.cmp(arith::CmpIPredicate::sle, d, kb.idx(cfg.windowRight)));
+  }
+  if (cfg.windowLeft >= 0) {
+    // min key - max query - diag >= -left
+    Value d = kb.sub(kb.sub(tile.kv0, kb.add(q0, kb.idx(cfg.blockQ - 1))),
+                     tile.diag);
+    full = arith::AndIOp::create(
+        kb.b, kb.loc, full,
+        kb.cmp(arith::CmpIPredicate::sge, d, kb.idx(-cfg.windowLeft)));
+  }
+  return full;
+}
+
+void mlir::fa::sm80::buildBackwardStep(
+    KernelBuilder &kb, const BackwardConfig &cfg,
+    const BackwardSharedMemoryPlan &plan, const BackwardArgs &args,
+    const BackwardTile &tile, const BackwardLanes &lanes,
+    const BackwardBuffers &buf, const BackwardStep &step,
+    GradAccumulators &acc) {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  Value qRow = kb.add(kb.idx(plan.stageRow),
+                      kb.mul(step.stage, kb.idx(plan.stageRows)));
+  StepBuilder sb{kb,   cfg,  plan, args, tile,
+                 lanes, buf, step, qRow, kb.add(qRow, kb.idx(cfg.blockQ))};
+  Type elt = cfg.elementType;
+  int64_t perRow = cfg.blockQ / 4; // 2 per n-tile
+  int64_t chunks = cfg.blockQ / 16;
+
+  // P^T: masked only where the block pair straddles the band or Nk.
+  Tile s = sb.keysTimesQueries(plan.kRow, qRow);
+  int64_t numValues = 2 * perRow * (cfg.softcap ? 2 : 1);
+  Value needMask = arith::XOrIOp::create(
+      b, loc, blockFullyVisible(kb, cfg, args, tile, step.q0),
+      arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
+  auto maskIf = scf::IfOp::create(
+      b, loc, SmallVector<Type>(numValues, b.getF32Type()), needMask,
+      /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&maskIf.getThenRegion().front());
+    scf::YieldOp::create(b, loc, sb.probabilities(s, true));
+    b.setInsertionPointToStart(&maskIf.getElseRegion().front());
+    scf::YieldOp::create(b, loc, sb.probabilities(s, false));
+  }
+  ValueRange res = maskIf.getResults();
+  SmallVector<Value> p[2] = {SmallVector<Value>(res.slice(0, perRow)),
+                             SmallVector<Value>(res.slice(perRow, perRow))};
+
+  // dV += P^T dO.
+  sb.accumulate(packAccumulatorsAsA(kb, elt, p[0], p[1], chunks), sb.doRow,
+                acc.dV);
+
+  // dS^T = P^T (dP^T - delta) (* (1 - tanh^2)), dP^T = V dO^T.
+  Tile dp = sb.keysTimesQueries(plan.vRow, sb.doRow);
+  SmallVector<Value> ds[2];
+  for (int64_t n = 0; n < cfg.blockQ / 8; ++n) {
+    Value delta = sb.statPair(1, n);
+    for (int r = 0; r < 2; ++r)
+      for (int64_t c = 0; c < 2; ++c) {
+        Value v = vector::ExtractOp::create(b, loc, dp[n],
+                                            ArrayRef<int64_t>{r, c});
+        Value d = vector::ExtractOp::create(b, loc, delta, ArrayRef<int64_t>{c});
+        Value g = arith::MulFOp::create(b, loc, p[r][2 * n + c],
+                                        arith::SubFOp::create(b, loc, v, d));
+        if (cfg.softcap)
+          g = arith::MulFOp::create(b, loc, g,
+                                    res[2 * perRow + r * perRow + 2 * n + c]);
+        ds[r].push_back(g);
+      }
+  }
+  SmallVector<Value> dsFrags =
+      packAccumulatorsAsA(kb, elt, ds[0], ds[1], chunks);
+  // dK += dS^T Q (scaled once, at the end).
+  sb.accumulate(dsFrags, qRow, acc.dK);
+  sb.accumulateGradQuery(dsFrags);
+  gpu::BarrierOp::create(b, loc);
+}

@@ -1,0 +1,52 @@
+// RUN: fa-opt %s -split-input-file '--convert-fa-to-nvgpu=chip=sm_80' -verify-diagnostics
+// RUN: fa-opt %s -split-input-file '--fa-to-ptx=chip=sm_90a' -verify-diagnostics
+
+// What the backward kernel does not take is diagnosed on the op, and the
+// function is left as it was.
+
+func.func @f32(%q: tensor<1x4x16x64xf32>, %k: tensor<1x2x16x64xf32>, %v: tensor<1x2x16x64xf32>,
+               %o: tensor<1x4x16x64xf32>, %l: tensor<1x4x16xf32>, %do: tensor<1x4x16x64xf32>) -> (tensor<1x4x16x64xf32>, tensor<1x2x16x64xf32>, tensor<1x2x16x64xf32>) {
+  // expected-error @+1 {{backward kernel needs f16 or bf16 inputs, got 'f32'}}
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %l, %do : tensor<1x4x16x64xf32>, tensor<1x2x16x64xf32>, tensor<1x2x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>, tensor<1x2x16x64xf32>, tensor<1x2x16x64xf32>
+  return %dq, %dk, %dv : tensor<1x4x16x64xf32>, tensor<1x2x16x64xf32>, tensor<1x2x16x64xf32>
+}
+
+// -----
+
+func.func @d32(%q: tensor<1x4x16x32xf16>, %k: tensor<1x2x16x32xf16>, %v: tensor<1x2x16x32xf16>,
+               %o: tensor<1x4x16x32xf16>, %l: tensor<1x4x16xf32>, %do: tensor<1x4x16x32xf16>) -> (tensor<1x4x16x32xf16>, tensor<1x2x16x32xf16>, tensor<1x2x16x32xf16>) {
+  // expected-error @+1 {{backward kernel supports head dim 64 or 128, got 32}}
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %l, %do {causal} : tensor<1x4x16x32xf16>, tensor<1x2x16x32xf16>, tensor<1x2x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16xf32>, tensor<1x4x16x32xf16> -> tensor<1x4x16x32xf16>, tensor<1x2x16x32xf16>, tensor<1x2x16x32xf16>
+  return %dq, %dk, %dv : tensor<1x4x16x32xf16>, tensor<1x2x16x32xf16>, tensor<1x2x16x32xf16>
+}
+
+// -----
+
+// Only some results returned: the kernel writes all three.
+func.func @partial(%q: tensor<1x4x16x64xf16>, %k: tensor<1x2x16x64xf16>, %v: tensor<1x2x16x64xf16>,
+                   %o: tensor<1x4x16x64xf16>, %l: tensor<1x4x16xf32>, %do: tensor<1x4x16x64xf16>) -> tensor<1x2x16x64xf16> {
+  // expected-error @+1 {{convert-fa-to-nvgpu: the backward kernel replaces the whole function: it must take q, k, v, out, lse, do as its arguments (in that order), compute only this fa.attention_grad and return dq, dk, dv}}
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %l, %do : tensor<1x4x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x4x16x64xf16>, tensor<1x4x16xf32>, tensor<1x4x16x64xf16> -> tensor<1x4x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x2x16x64xf16>
+  return %dk : tensor<1x2x16x64xf16>
+}
+
+// -----
+
+// Arguments in another order.
+func.func @swapped(%q: tensor<1x4x16x64xf16>, %k: tensor<1x2x16x64xf16>, %v: tensor<1x2x16x64xf16>,
+                   %o: tensor<1x4x16x64xf16>, %l: tensor<1x4x16xf32>, %do: tensor<1x4x16x64xf16>) -> (tensor<1x4x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x2x16x64xf16>) {
+  // expected-error @+1 {{the backward kernel replaces the whole function}}
+  %dq, %dk, %dv = fa.attention_grad %q, %v, %k, %o, %l, %do : tensor<1x4x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x4x16x64xf16>, tensor<1x4x16xf32>, tensor<1x4x16x64xf16> -> tensor<1x4x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x2x16x64xf16>
+  return %dq, %dk, %dv : tensor<1x4x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x2x16x64xf16>
+}
+
+// -----
+
+// Other work in the function (here a forward next to the backward).
+func.func @mixed(%q: tensor<1x4x16x64xf16>, %k: tensor<1x2x16x64xf16>, %v: tensor<1x2x16x64xf16>,
+                 %o: tensor<1x4x16x64xf16>, %l: tensor<1x4x16xf32>, %do: tensor<1x4x16x64xf16>) -> (tensor<1x4x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x2x16x64xf16>) {
+  %o2 = fa.attention %q, %k, %v : tensor<1x4x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x2x16x64xf16> -> tensor<1x4x16x64xf16>
+  // expected-error @+1 {{the backward kernel replaces the whole function}}
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o2, %l, %do : tensor<1x4x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x4x16x64xf16>, tensor<1x4x16xf32>, tensor<1x4x16x64xf16> -> tensor<1x4x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x2x16x64xf16>
+  return %dq, %dk, %dv : tensor<1x4x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x2x16x64xf16>
+}
