@@ -221,22 +221,10 @@ def sdpa_fn(backend, causal, gqa, mask=None):
 
 
 def time_reps(fn, reps=3, rounds=5):
-    """ms per call: `rounds` times `reps` back-to-back calls between two CUDA
-    events, after one warm-up call; the median round."""
-    import torch
-    fn()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(rounds):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(reps):
-            fn()
-        b.record()
-        torch.cuda.synchronize()
-        ts.append(a.elapsed_time(b) / reps)
-    return statistics.median(ts)
+    """ms per call: the median of `rounds` rounds of `reps` back-to-back calls
+    between two CUDA events, each after a warm-up call (common.time_back_to_back)."""
+    from common import time_back_to_back
+    return statistics.median(time_back_to_back(fn, reps) for _ in range(rounds))
 
 
 failures = []

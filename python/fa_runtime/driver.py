@@ -374,16 +374,10 @@ class Kernel:
         plan = self.check(q, k, v, None, lse, do=do, o=o, grad_lse=grad_lse)
         import torch
         s = plan.sizes
-        if "q" in plan.copies:
-            q = q.contiguous()
-        if "k" in plan.copies:
-            k = k.contiguous()
-        if "v" in plan.copies:
-            v = v.contiguous()
-        if "do" in plan.copies:
-            do = do.contiguous()
-        if "lse" in plan.copies:
-            lse = lse.contiguous()
+        inputs = {"q": q, "k": k, "v": v, "do": do, "lse": lse}
+        for name in plan.copies:
+            inputs[name] = inputs[name].contiguous()
+        q, k, v, do, lse = (inputs[n] for n in ("q", "k", "v", "do", "lse"))
         D = self.manifest["head_dim"]
         kv_shape = (s["B"], s["Hkv"], s["Nk"], D)
         if plan.empty:

@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import types
 
 import pytest
 
@@ -174,23 +175,11 @@ def test_grad_launch_empty():
     assert not check_launch(grad_manifest(GV), grad_args(Nq=1, Nk=1)).empty
 
 
-class FakeDtype:
-    def __init__(self, name):
-        self.name = name
-
-    def __str__(self):
-        return "torch." + self.name
-
-
-class FakeTorchTensor:
-    def __init__(self, shape, dtype="float16"):
-        self.shape, self.dtype, self.device = tuple(shape), FakeDtype(dtype), "cuda:0"
-
-    def stride(self):
-        return contiguous_strides(self.shape)
-
-    def data_ptr(self):
-        return 0x7f0000000000
+def fake_tensor(shape, dtype="float16"):
+    """What fa_runtime reads of a torch tensor before it imports torch."""
+    return types.SimpleNamespace(shape=tuple(shape), dtype=f"torch.{dtype}", device="cuda:0",
+                                 stride=lambda: contiguous_strides(shape),
+                                 data_ptr=lambda: 0x7f0000000000)
 
 
 def test_kernel_entry_points_by_op(monkeypatch):
@@ -199,7 +188,7 @@ def test_kernel_entry_points_by_op(monkeypatch):
     monkeypatch.setenv("FA_LIBCUDA", "/nonexistent/libcuda.so")
     g = Kernel(grad_manifest(GV), b"")
     assert g.op == "attention_grad"
-    q, kv = FakeTorchTensor((2, 8, 100, 128)), FakeTorchTensor((2, 2, 120, 128))
+    q, kv = fake_tensor((2, 8, 100, 128)), fake_tensor((2, 2, 120, 128))
     with pytest.raises(ValueError, match="do: missing .*Kernel.grad"):
         g(q, kv, kv)
     fm = copy.deepcopy(grad_manifest(GV))  # a forward manifest of q, k, v only
@@ -208,7 +197,7 @@ def test_kernel_entry_points_by_op(monkeypatch):
     f = Kernel(fm, b"")
     assert f.op == "attention"
     with pytest.raises(ValueError, match="computes attention, not attention_grad"):
-        f.grad(q, kv, kv, q, FakeTorchTensor((2, 8, 100), "float32"), q)
+        f.grad(q, kv, kv, q, fake_tensor((2, 8, 100), "float32"), q)
 
 
 # ---------------------------------------------------------------------------
