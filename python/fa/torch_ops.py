@@ -306,14 +306,14 @@ def _setup_context(ctx, inputs, output):
     q, k, v, causal, window_left, window_right, scale, softcap, return_lse, fallback = inputs
     out, lse = output
     ctx.save_for_backward(q, k, v, out, lse)
-    ctx.flags = (causal, window_left, window_right, scale, softcap, return_lse, fallback)
+    ctx.fa_flags = (causal, window_left, window_right, scale, softcap, return_lse, fallback)
     # An output the loss does not use gets None, not zeros (lse, mostly).
     ctx.set_materialize_grads(False)
 
 
 def _backward(ctx, grad_out, grad_lse):
     q, k, v, out, lse = ctx.saved_tensors
-    causal, window_left, window_right, scale, softcap, return_lse, fallback = ctx.flags
+    causal, window_left, window_right, scale, softcap, return_lse, fallback = ctx.fa_flags
     if grad_out is None:  # only lse reaches the loss
         grad_out = torch.zeros_like(out)
     if not return_lse:
