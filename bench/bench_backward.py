@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""The backward pass on the GPU (issue 12): loss.backward() through fa.attention
+r"""The backward pass on the GPU (issue 12): loss.backward() through fa.attention
 (the backward kernel through fa::attention's autograd) against torch SDPA's
 flash (FlashAttention-2) and cudnn backends, in one process.
 
 Bundle, on the build machine (the kernels this script uses, both chips, about
 a minute; FA_CHIP=sm_80 then runs the sm_80 ones on the H200):
 
-    PYTHONPATH=python FA_CAPI_LIBRARY=build/lib/libFAPythonCAPI.so \\
-      python3 -m fa.precompile --chip sm_90a --chip sm_80 --out .dev/gbundle \\
+    PYTHONPATH=python FA_CAPI_LIBRARY=build/lib/libFAPythonCAPI.so \
+      python3 -m fa.precompile --chip sm_90a --chip sm_80 --out .dev/gbundle \
       $(python3 bench/bench_backward.py --print-specs)
     python3 bench/bench_backward.py --bundle .dev/gbundle --check-bundle-only
 
