@@ -4,8 +4,8 @@
 #   bench/python_bundle.sh [DIR]        (default: .dev/bundle)
 # then, there:  python3 bench/python_h200.py --bundle .dev/bundle --out $OUT/python.json
 # Kernels: the default sweep of python -m fa.precompile for sm_90a and sm_80
-# (f16/bf16 x every head dim the chip supports x causal or not x lse or not)
-# and a few window and scale variants. The package runs from the source tree
+# (f16/bf16 x every head dim the chip supports x causal or not x lse or not,
+# and the backward kernels: --grad) and a few window and scale variants. The package runs from the source tree
 # (PYTHONPATH=python, FA_CAPI_LIBRARY=build/lib/libFAPythonCAPI.so); the
 # bundle is checked (--check-bundle-only) before this script ends.
 set -euo pipefail
@@ -17,7 +17,7 @@ export FA_CAPI_LIBRARY="$BUILD_DIR/lib/libFAPythonCAPI.so" PYTHONPATH="$FA_ROOT/
 export FA_CACHE_DIR="${FA_CACHE_DIR:-$BUILD_DIR/python-cache}"
 PY=/usr/bin/python3
 rm -rf "$OUT"
-$PY -m fa.precompile --chip sm_90a --chip sm_80 --out "$OUT"
+$PY -m fa.precompile --chip sm_90a --chip sm_80 --grad --out "$OUT"
 $PY -m fa.precompile --chip sm_90a --chip sm_80 --out "$OUT" \
   f16,d128,causal,window=256:0 bf16,d128,full,window=128:64,lse f16,d64,full,scale=0.1 \
   bf16,d128,causal,lse,scale=0.05

@@ -16,6 +16,7 @@ Sections, each recorded in the JSON even when another one fails:
   behaviour    non-contiguous inputs, a side stream, cuda:1 when there is one,
                validation errors, UnsupportedError and fallback=True (softcap,
                head dim 96, f32, a variant missing from the bundle), backward
+               (the bundle's backward kernel, and the fallback's)
   compile      a transformer block (RMSNorm, GQA attention, MLP) under
                torch.compile(fullgraph=True): graph breaks (torch._dynamo.explain),
                the op in the graph, compiled vs eager vs SDPA, time per step
@@ -174,7 +175,7 @@ def section_correctness(chip, bundle, quick):
                                   Hkv, Nq, Nk, causal=causal, lse=lse)
     # The bundle's other variants of this chip (windows, scales).
     for v in bundle.variants():
-        if v.chip != chip or (v.window is None and v.scale is None) or v.options:
+        if v.chip != chip or (v.window is None and v.scale is None) or v.options or v.grad:
             continue
         for (B, Nq, Nk) in [(2, 1024, 1024), (1, 200, 700)]:
             check(rows, TOL[v.dtype], LSE_TOL, chip, v.dtype, dts[v.dtype], v.head_dim, B, 8, 2,
@@ -226,7 +227,7 @@ def expect(results, name, fn, exc=None, word=None):
 def section_behaviour(chip):
     import torch
     from common import TOL
-    from fa.torch_ops import reference
+    from fa.torch_ops import reference, reference_grad
     res = []
     h = torch.float16
 
@@ -315,10 +316,24 @@ def section_behaviour(chip):
         return True
     expect(res, "torch.library.opcheck(fa::attention)", opcheck)
 
-    def backward():
-        qg = q.clone().requires_grad_()
-        fa.attention(qg, k, v).float().sum().backward()
-    expect(res, "backward raises", backward, NotImplementedError, "no backward")
+    def backward(q, k, v, **kw):
+        # loss.backward() through fa.attention against fa.torch_ops.reference_grad
+        # (f32): dq, dk, dv within 1% of the reference's largest entry
+        # (bench/bench_backward.py has the sweep and the tight tolerances).
+        qg, kg, vg = (t.clone().requires_grad_() for t in (q, k, v))
+        out = fa.attention(qg, kg, vg, causal=True, **kw)
+        g = torch.randn_like(out)
+        out.backward(g)
+        errs = []
+        for got, ref in zip((qg.grad, kg.grad, vg.grad), reference_grad(q, k, v, g, True)):
+            err = (got.float() - ref).abs().max().item()
+            if not err <= 1e-2 * ref.abs().max().item():
+                errs.append(f"err {err:.3g} of max {ref.abs().max().item():.3g}")
+        return not errs or "; ".join(errs)
+    expect(res, "backward: the bundle's backward kernel (python_bundle.sh --grad)",
+           lambda: backward(q, k, v))
+    expect(res, "backward, head dim 96 with fallback=True (torch)",
+           lambda: backward(q96, k96, v96, fallback=True))
     table(res, ["check", "ok", "detail"], "behaviour")
     return res
 

@@ -70,6 +70,10 @@ class Kernel:
     def __call__(self, q, k, v, out=None, lse=None):
         return self.runtime(q, k, v, out, lse)
 
+    def grad(self, q, k, v, o, lse, do, *, grad_lse=None):
+        """A backward kernel's (dq, dk, dv) (fa_runtime.Kernel.grad)."""
+        return self.runtime.grad(q, k, v, o, lse, do, grad_lse=grad_lse)
+
     def __repr__(self):
         return f"<fa.Kernel {self.name} {self.chip} {self.manifest.get('dtype')} " \
                f"d{self.manifest.get('head_dim')}>"
@@ -204,8 +208,9 @@ def compile(signature_or_mlir, chip=None, *, cache=True, **options):
 
     `signature_or_mlir` is one of:
       - a fa.Variant, or a dict of its fields (dtype, head_dim, causal, window,
-        scale, softcap, lse): one kernel, returned as a fa.Kernel;
-      - a variant spec string such as "f16,d128,causal,lse" (Variant.parse);
+        scale, softcap, lse, grad): one kernel, returned as a fa.Kernel;
+      - a variant spec string such as "f16,d128,causal,lse" (Variant.parse;
+        "f16,d128,causal,grad" is that attention's backward kernel);
       - MLIR text holding func.func's with one fa.attention each: a
         fa.Kernel if there is one function, else {function name: fa.Kernel}.
     Keyword options are fa-to-ptx options (block_q=..., stages=...,

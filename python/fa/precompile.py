@@ -5,23 +5,31 @@ that fa.attention loads where the compiler is absent (FA_BUNDLE=DIR or
 fa.load_bundle(DIR)). A VARIANT is a comma-separated spec (fa.Variant.parse):
 
     f16,d128,causal,lse     bf16,d64,window=256:0     f16,d128,scale=0.1
+    f16,d128,causal,grad    (the backward kernel, for loss.backward())
 
 Without VARIANTs: the default sweep, every combination of --dtypes, --head-dims,
-causal or not, with and without lse (24 kernels for sm_90a by default).
+causal or not, with and without lse (24 kernels for sm_90a by default); --grad
+adds the backward kernel of each (dtype, head dim, causal) the chip's backward
+supports (training needs it and the forward with lse).
 """
 import argparse
 import itertools
 import sys
 import time
 
-from .variant import HEAD_DIMS, Variant
+from .variant import GRAD_HEAD_DIMS, HEAD_DIMS, Variant
 
 
-def default_variants(chip, dtypes=("f16", "bf16"), head_dims=None):
+def default_variants(chip, dtypes=("f16", "bf16"), head_dims=None, grad=False):
     head_dims = head_dims or HEAD_DIMS[chip]
-    return [Variant.make(dt, d, causal, None, None, None, lse, chip)
+    todo = [Variant.make(dt, d, causal, None, None, None, lse, chip)
             for dt, d, causal, lse in itertools.product(dtypes, head_dims, (False, True),
                                                          (False, True))]
+    if grad:
+        todo += [Variant.make(dt, d, causal, chip=chip, grad=True)
+                 for dt, d, causal in itertools.product(dtypes, head_dims, (False, True))
+                 if d in GRAD_HEAD_DIMS[chip]]
+    return todo
 
 
 def main(argv=None):
@@ -33,6 +41,8 @@ def main(argv=None):
     ap.add_argument("--dtypes", default="f16,bf16", help="default sweep: element types")
     ap.add_argument("--head-dims", default=None,
                     help="default sweep: head dims (default: all the chip supports)")
+    ap.add_argument("--grad", action="store_true",
+                    help="default sweep: also the backward kernels")
     ap.add_argument("variants", nargs="*", help="variant specs (fa.Variant.parse)")
     args = ap.parse_args(argv)
     from . import bundle, compiler
@@ -45,7 +55,7 @@ def main(argv=None):
             hd = [int(x) for x in args.head_dims.split(",")] if args.head_dims else None
             if hd:
                 hd = [d for d in hd if d in HEAD_DIMS[chip]]
-            todo += default_variants(chip, tuple(args.dtypes.split(",")), hd)
+            todo += default_variants(chip, tuple(args.dtypes.split(",")), hd, args.grad)
     done = []
     for v in todo:
         t = time.perf_counter()

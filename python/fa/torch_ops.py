@@ -1,7 +1,8 @@
 """fa.attention on torch tensors: the custom op fa::attention (so torch.compile
 traces it as one node, through its fake implementation), its CUDA launch
-through fa_runtime, and the torch fallback. Imported by fa.attention on its
-first call: `import fa` never imports torch.
+through fa_runtime, its autograd (the backward kernel through the custom op
+fa::attention_backward), and the torch fallbacks of both. Imported by
+fa.attention on its first call: `import fa` never imports torch.
 """
 import math
 import os
@@ -58,15 +59,9 @@ def reference(q, k, v, causal=False, window=None, scale=None, softcap=None, retu
                                                           else 1.0 / math.sqrt(D))
     if softcap is not None:
         s = softcap * torch.tanh(s / softcap)
-    if window is not None:
-        i = torch.arange(Nq, device=q.device)[:, None]
-        j = torch.arange(Nk, device=q.device)[None, :]
-        dist = j - (i + (Nk - Nq))
-        left, right = window
-        if right >= 0:
-            s = s.masked_fill(dist > right, float("-inf"))
-        if left >= 0:
-            s = s.masked_fill(dist < -left, float("-inf"))
+    visible = _band(Nq, Nk, window, q.device)
+    if visible is not None:
+        s = s.masked_fill(~visible, float("-inf"))
     m = s.amax(-1, keepdim=True)
     m = torch.where(torch.isinf(m), torch.zeros_like(m), m)
     p = torch.exp(s - m)
@@ -80,6 +75,60 @@ def _window(causal, window):
     if window is None:
         return (-1, 0) if causal else None
     return tuple(window)
+
+
+def _band(Nq, Nk, window, device):
+    """The keys each query sees ([Nq, Nk] bool) under `window` (left, right)
+    around the bottom-right aligned diagonal, or None when it sees all."""
+    if window is None:
+        return None
+    i = torch.arange(Nq, device=device)[:, None]
+    j = torch.arange(Nk, device=device)[None, :]
+    dist = j - (i + (Nk - Nq))
+    left, right = window
+    visible = torch.ones((Nq, Nk), dtype=torch.bool, device=device)
+    if right >= 0:
+        visible &= dist <= right
+    if left >= 0:
+        visible &= dist >= -left
+    return visible
+
+
+def reference_grad(q, k, v, do, causal=False, window=None, scale=None, softcap=None,
+                   grad_lse=None):
+    """(dq, dk, dv) of `reference`'s attention for the output gradient do
+    (and grad_lse, the gradient of its lse), in f32 (f64 for f64 inputs) with
+    materialized scores (O(N^2) memory): the backward's fallback, written out
+    (docs/Backward.md's math) rather than through autograd, so that it also
+    runs inside the custom op, where autograd does not record. Fully masked
+    rows contribute nothing (dq 0)."""
+    B, Hq, Nq, D = q.shape
+    Hkv, Nk = k.shape[1], k.shape[2]
+    r = Hq // Hkv
+    ft = torch.float64 if q.dtype == torch.float64 else torch.float32
+    qf, dof = q.to(ft), do.to(ft)
+    kf = k.to(ft).repeat_interleave(r, dim=1)
+    vf = v.to(ft).repeat_interleave(r, dim=1)
+    c = scale if scale is not None else 1.0 / math.sqrt(D)
+    s = torch.matmul(qf, kf.transpose(-1, -2)) * c
+    if softcap is not None:
+        t = torch.tanh(s / softcap)
+        s = softcap * t
+    visible = _band(Nq, Nk, _window(causal, window), q.device)
+    if visible is not None:
+        s = s.masked_fill(~visible, float("-inf"))
+    lse = torch.logsumexp(s, -1, keepdim=True)
+    p = torch.exp(s - torch.where(torch.isinf(lse), torch.zeros_like(lse), lse))
+    delta = (dof * torch.matmul(p, vf)).sum(-1, keepdim=True)
+    if grad_lse is not None:
+        delta = delta - grad_lse.to(ft).unsqueeze(-1)
+    ds = p * (torch.matmul(dof, vf.transpose(-1, -2)) - delta)
+    if softcap is not None:
+        ds = ds * (1 - t * t)
+    dq = torch.matmul(ds, kf) * c
+    dk = (torch.matmul(ds.transpose(-1, -2), qf) * c).view(B, Hkv, r, Nk, D).sum(2)
+    dv = torch.matmul(p.transpose(-1, -2), dof).view(B, Hkv, r, Nk, D).sum(2)
+    return dq, dk, dv
 
 
 _fast = {}  # the launch path's memo: (dtype, D, flags, device) -> fa_runtime.Kernel
@@ -96,8 +145,7 @@ def _run(q, k, v, causal, wl, wr, scale, softcap, return_lse, fallback):
     kern = _kernel(q, v, causal, window, scale, softcap, return_lse, fallback)
     if isinstance(kern, str):
         if not fallback:
-            raise UnsupportedError(f"fa.attention: {kern}. Pass fallback=True (or set "
-                                   f"FA_FALLBACK=1) to compute it with torch instead")
+            raise _unsupported(kern)
         out, lse = reference(q, k, v, causal, window, scale, softcap, return_lse)
         return out.contiguous(), (lse.contiguous() if return_lse else _no_lse(q))
     res = kern(q, k, v)
@@ -158,32 +206,38 @@ def _run_packed(q, k, v, splits, scale, softcap, return_lse):
     return out, (lse.reshape(B, Hq, Nq) if return_lse else _no_lse(q))
 
 
-def _kernel(q, v, causal, window, scale, softcap, return_lse, fallback):
-    """The fa_runtime.Kernel of this variant on q's device, or the reason
-    there is none (a string; raises UnsupportedError instead when not
-    `fallback`). Memoized per (dtype, head dims, flags, device)."""
+def _kernel(q, v, causal, window, scale, softcap, return_lse, fallback, grad=False):
+    """The fa_runtime.Kernel of this variant (with grad: its backward) on q's
+    device, or the reason there is none (a string; raises UnsupportedError
+    instead when not `fallback`). Memoized per (dtype, head dims, flags,
+    device)."""
     key = (q.dtype, q.shape[-1], v.shape[-1], causal, window, scale, softcap, return_lse,
-           q.device)
+           q.device, grad)
     kern = _fast.get(key)
     if kern is None:
         dtype = _DTYPE_NAMES.get(q.dtype, str(q.dtype))
         chip = chip_for_device(q.device) if q.device.type == "cuda" else None
-        reason = unsupported_reason(dtype, q.device, chip, q.shape[-1], v.shape[-1], softcap)
+        reason = unsupported_reason(dtype, q.device, chip, q.shape[-1], v.shape[-1], softcap,
+                                    grad)
         if reason is None:
             variant = Variant.make(dtype, q.shape[-1], causal, window, scale, softcap,
-                                   return_lse, chip)
+                                   return_lse, chip, grad=grad)
             try:
                 kern = dispatch.kernel(variant).runtime
             except UnsupportedError as e:
                 reason = str(e)
         if reason is not None:
             if not fallback:
-                raise UnsupportedError(
-                    f"fa.attention: {reason}. Pass fallback=True (or set FA_FALLBACK=1) to "
-                    f"compute it with torch instead")
+                raise _unsupported(reason, grad)
             kern = reason  # remembered: the fallback, without asking again
         _fast[key] = kern
     return kern
+
+
+def _unsupported(reason, grad=False):
+    return UnsupportedError(f"fa.attention{' backward' if grad else ''}: {reason}. Pass "
+                            f"fallback=True (or set FA_FALLBACK=1) to compute it with torch "
+                            f"instead")
 
 
 def _no_lse(q):
@@ -209,16 +263,73 @@ def _attention_fake(q, k, v, causal, window_left, window_right, scale, softcap, 
     return out, lse
 
 
+def _grad(grad_out, q, k, v, out, lse, grad_lse, causal, window_left, window_right, scale,
+          softcap, fallback):
+    """fa::attention_backward's body: (dq, dk, dv) from the backward kernel
+    of the forward's variant on q's device (fa_runtime.Kernel.grad), or, when
+    there is none and `fallback`, from reference_grad; else UnsupportedError.
+    An empty lse (the forward was not asked for it) is computed again."""
+    window = None if (window_left, window_right) == (-1, -1) else (window_left, window_right)
+    kern = _kernel(q, v, causal, window, scale, softcap, False, fallback, grad=True)
+    if isinstance(kern, str):
+        if not fallback:
+            raise _unsupported(kern, grad=True)
+        dq, dk, dv = reference_grad(q, k, v, grad_out, causal, window, scale, softcap, grad_lse)
+        return (dq.to(q.dtype).contiguous(), dk.to(k.dtype).contiguous(),
+                dv.to(v.dtype).contiguous())
+    if lse.dim() != 3:
+        out, lse = _run(q, k, v, causal, window_left, window_right, scale, softcap, True,
+                        fallback)
+    return kern.grad(q, k, v, out, lse, grad_out, grad_lse=grad_lse)
+
+
+@torch.library.custom_op("fa::attention_backward", mutates_args=())
+def attention_backward_op(grad_out: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
+                          v: torch.Tensor, out: torch.Tensor, lse: torch.Tensor,
+                          grad_lse: Optional[torch.Tensor], causal: bool, window_left: int,
+                          window_right: int, scale: Optional[float], softcap: Optional[float],
+                          fallback: bool) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """fa::attention's backward: (dq, dk, dv) given the output's gradient, the
+    forward's inputs and results (lse empty: computed again) and the lse's
+    gradient (None when the loss does not use it)."""
+    return _grad(grad_out, q, k, v, out, lse, grad_lse, causal, window_left, window_right,
+                 scale, softcap, fallback)
+
+
+@attention_backward_op.register_fake
+def _attention_backward_fake(grad_out, q, k, v, out, lse, grad_lse, causal, window_left,
+                             window_right, scale, softcap, fallback):
+    return q.new_empty(q.shape), k.new_empty(k.shape), v.new_empty(v.shape)
+
+
 def _setup_context(ctx, inputs, output):
-    pass
+    q, k, v, causal, window_left, window_right, scale, softcap, return_lse, fallback = inputs
+    out, lse = output
+    ctx.save_for_backward(q, k, v, out, lse)
+    ctx.fa_flags = (causal, window_left, window_right, scale, softcap, return_lse, fallback)
+    # An output the loss does not use gets None, not zeros (lse, mostly).
+    ctx.set_materialize_grads(False)
 
 
 def _backward(ctx, grad_out, grad_lse):
-    raise NotImplementedError(
-        "fa.attention has no backward yet: the GPU backward kernels do not exist (the backward "
-        "op fa.attention_grad runs only on the CPU pipeline, docs/Backward.md). Use "
-        "torch.nn.functional.scaled_dot_product_attention for training, or call fa.attention "
-        "under torch.no_grad()")
+    q, k, v, out, lse = ctx.saved_tensors
+    causal, window_left, window_right, scale, softcap, return_lse, fallback = ctx.fa_flags
+    if grad_out is None:  # only lse reaches the loss
+        grad_out = torch.zeros_like(out)
+    if not return_lse:
+        grad_lse = None
+    args = (grad_out, q, k, v, out, lse, grad_lse, causal, window_left, window_right, scale,
+            softcap, fallback)
+    # Eager on plain tensors: the body directly (no dispatcher); traced
+    # (torch.compile, opcheck, fake tensors): the op, whose fake gives shapes.
+    if not torch.compiler.is_compiling() and all(type(t) is torch.Tensor
+                                                 for t in (grad_out, q, k, v)):
+        dq, dk, dv = _grad(*args)
+    else:
+        dq, dk, dv = attention_backward_op(*args)
+    need = ctx.needs_input_grad
+    return ((dq if need[0] else None), (dk if need[1] else None), (dv if need[2] else None),
+            None, None, None, None, None, None, None)
 
 
 attention_op.register_autograd(_backward, setup_context=_setup_context)
@@ -247,7 +358,12 @@ def attention(q, k, v, *, causal=False, window=None, scale=None, softcap=None, r
     UnsupportedError for what no kernel computes, unless fallback=True (or
     FA_FALLBACK=1), which computes it with torch. Registered as the custom op
     torch.ops.fa.attention, so torch.compile traces it without a graph break.
-    No backward yet (it raises)."""
+    Backward: when q, k or v require grad, the forward also computes lse
+    (returned only if asked) and keeps q, k, v, out, lse; loss.backward()
+    runs the backward kernel of the same variant (fa::attention_backward),
+    also for a loss that uses lse. No backward kernel for the case (e.g. head
+    dim 256): UnsupportedError, or with fallback the gradients in torch (f32,
+    O(N^2) memory)."""
     if not all(isinstance(t, torch.Tensor) for t in (q, k, v)):
         raise AttentionInputError("fa.attention: q, k, v must be torch tensors")
     window, _ = check_inputs((q.shape, _dtype_name(q), q.device),
@@ -259,7 +375,13 @@ def attention(q, k, v, *, causal=False, window=None, scale=None, softcap=None, r
     wl, wr = window if window is not None else (-1, -1)
     args = (q, k, v, bool(causal), int(wl), int(wr), None if scale is None else float(scale),
             None if softcap is None else float(softcap), bool(return_lse), bool(fallback))
-    out, lse = _run(*args) if _direct(q, k, v) else attention_op(*args)
+    if _direct(q, k, v):
+        out, lse = _run(*args)
+    else:
+        if not return_lse and torch.is_grad_enabled() and (q.requires_grad or k.requires_grad
+                                                           or v.requires_grad):
+            args = args[:8] + (True, args[9])  # the backward reads lse: computed, not returned
+        out, lse = attention_op(*args)
     return (out, lse) if return_lse else out
 
 

@@ -12,7 +12,7 @@ Pure Python on shapes, dtype names and device strings: tested without torch.
 """
 import math
 
-from .variant import DTYPES, HEAD_DIMS, normalize_window
+from .variant import DTYPES, GRAD_HEAD_DIMS, HEAD_DIMS, normalize_window
 
 
 class AttentionInputError(ValueError):
@@ -70,8 +70,9 @@ def check_inputs(q, k, v, causal=False, window=None, scale=None, softcap=None):
     return window, (B, Hq, Hkv, Nq, Nk, D, Dv)
 
 
-def unsupported_reason(dtype, device, chip, D, Dv, softcap):
-    """Why no fa kernel computes this valid attention, or None."""
+def unsupported_reason(dtype, device, chip, D, Dv, softcap, grad=False):
+    """Why no fa kernel computes this valid attention (with grad: its
+    backward), or None."""
     if not str(device).startswith("cuda"):
         return f"tensors on {device}: fa's kernels run on CUDA devices (numpy on the CPU: fa.cpu)"
     if chip is None:
@@ -81,7 +82,8 @@ def unsupported_reason(dtype, device, chip, D, Dv, softcap):
                 f"kernels need descale factors: fa.compile on MLIR text and fa_runtime)")
     if Dv != D:
         return f"value head dim {Dv} differs from the query head dim {D}: no kernel for it"
-    if D not in HEAD_DIMS[chip]:
-        return (f"head dim {D}: the {chip} kernel supports "
-                f"{', '.join(map(str, HEAD_DIMS[chip]))}")
+    dims = (GRAD_HEAD_DIMS if grad else HEAD_DIMS)[chip]
+    if D not in dims:
+        return (f"head dim {D}: the {chip} {'backward ' if grad else ''}kernel supports "
+                f"{', '.join(map(str, dims))}")
     return None

@@ -1,5 +1,6 @@
-"""A kernel variant: what selects one compiled fa.attention kernel, and the MLIR
-signature it is compiled from.
+"""A kernel variant: what selects one compiled fa.attention kernel (or, with
+grad, its backward fa.attention_grad), and the MLIR signature it is compiled
+from.
 
 A Variant is hashable and canonical (the default scale is None whatever the
 spelling, causal is window (-1, 0) when no window is given, options are a
@@ -16,6 +17,8 @@ CHIPS = ("sm_80", "sm_90a")
 # Head dims each chip's kernel supports (lib/Conversion/AttentionToNVGPU/SM80FlashAttention.cpp,
 # SM90FlashAttention.cpp).
 HEAD_DIMS = {"sm_80": (64, 128), "sm_90a": (64, 128, 256)}
+# Head dims of each chip's backward (fa.attention_grad) kernel.
+GRAD_HEAD_DIMS = {"sm_80": (64, 128), "sm_90a": (64, 128)}
 _I64_MAX = 2**63 - 1
 
 
@@ -57,7 +60,9 @@ def normalize_window(causal, window):
 @dataclass(frozen=True)
 class Variant:
     """One fa.attention kernel: element type, head dim, mask, scale, softcap,
-    whether it writes the log-sum-exp, the chip and the compiler options."""
+    whether it writes the log-sum-exp, the chip and the compiler options; with
+    grad, the backward kernel (fa.attention_grad) of that attention (no lse:
+    it reads the forward's)."""
     dtype: str = "f16"
     head_dim: int = 128
     causal: bool = False
@@ -67,10 +72,11 @@ class Variant:
     lse: bool = False
     chip: str = "sm_90a"
     options: tuple = field(default=())
+    grad: bool = False
 
     @classmethod
     def make(cls, dtype="f16", head_dim=128, causal=False, window=None, scale=None, softcap=None,
-             lse=False, chip="sm_90a", options=None):
+             lse=False, chip="sm_90a", options=None, grad=False):
         """The canonical variant; ValueError naming what is wrong."""
         if dtype not in DTYPES:
             raise ValueError(f"dtype: {dtype!r}; the kernels take {', '.join(DTYPES)}")
@@ -93,14 +99,18 @@ class Variant:
                 raise ValueError(f"softcap: {softcap} must be a finite number > 0")
             softcap = _f32(softcap)
         opts = normalize_options(options)
-        return cls(dtype, head_dim, causal, window, scale, softcap, bool(lse), chip, opts)
+        if grad and lse:
+            raise ValueError("lse: a backward (grad) kernel reads the forward's lse and writes "
+                             "none")
+        return cls(dtype, head_dim, causal, window, scale, softcap, bool(lse), chip, opts,
+                   bool(grad))
 
     @classmethod
     def parse(cls, spec, chip="sm_90a"):
         """A variant from its command-line spelling, comma-separated:
         `f16,d128,causal,lse,window=64:0,scale=0.125,softcap=30,stages=3`
         (anything key=value that is not window/scale/softcap/chip is a compiler
-        option)."""
+        option); `grad` selects the backward kernel: `f16,d128,causal,grad`."""
         kw = dict(chip=chip)
         opts = {}
         for tok in filter(None, (t.strip() for t in spec.split(","))):
@@ -108,7 +118,7 @@ class Variant:
                 kw["dtype"] = tok
             elif re.fullmatch(r"d\d+", tok):
                 kw["head_dim"] = int(tok[1:])
-            elif tok in ("causal", "lse"):
+            elif tok in ("causal", "lse", "grad"):
                 kw[tok] = True
             elif tok == "full":
                 kw["causal"] = False
@@ -124,7 +134,7 @@ class Variant:
                     opts[k] = v
             else:
                 raise ValueError(f"variant {spec!r}: {tok!r} is not a dtype ({', '.join(DTYPES)}),"
-                                 f" dN, causal, full, lse or key=value")
+                                 f" dN, causal, full, lse, grad or key=value")
         return cls.make(options=opts, **kw)
 
     def spec(self):
@@ -132,6 +142,8 @@ class Variant:
         toks = [self.dtype, f"d{self.head_dim}", "causal" if self.causal else "full"]
         if self.lse:
             toks.append("lse")
+        if self.grad:
+            toks.append("grad")
         if self.window:
             toks.append(f"window={self.window[0]}:{self.window[1]}")
         if self.scale is not None:
@@ -142,20 +154,26 @@ class Variant:
         return ",".join(toks)
 
     def to_json(self):
-        return {"dtype": self.dtype, "head_dim": self.head_dim, "causal": self.causal,
-                "window": list(self.window) if self.window else None, "scale": self.scale,
-                "softcap": self.softcap, "lse": self.lse, "chip": self.chip,
-                "options": {k: v for k, v in self.options}}
+        d = {"dtype": self.dtype, "head_dim": self.head_dim, "causal": self.causal,
+             "window": list(self.window) if self.window else None, "scale": self.scale,
+             "softcap": self.softcap, "lse": self.lse, "chip": self.chip,
+             "options": {k: v for k, v in self.options}}
+        if self.grad:  # absent for forward kernels: their JSON is as before
+            d["grad"] = True
+        return d
 
     @classmethod
     def from_json(cls, d):
         return cls.make(d["dtype"], d["head_dim"], d["causal"], d.get("window"), d.get("scale"),
-                        d.get("softcap"), d["lse"], d["chip"], d.get("options") or {})
+                        d.get("softcap"), d["lse"], d["chip"], d.get("options") or {},
+                        bool(d.get("grad", False)))
 
     def func_name(self):
         """The func.func name (its kernel is <name>_kernel): readable, and unique
-        per variant (a short hash covers scale, softcap and options)."""
-        name = f"fa_{self.dtype}_d{self.head_dim}_{'causal' if self.causal else 'full'}"
+        per variant (a short hash covers scale, softcap and options); fa_grad_...
+        for a backward kernel."""
+        name = "fa_grad" if self.grad else "fa"
+        name += f"_{self.dtype}_d{self.head_dim}_{'causal' if self.causal else 'full'}"
         if self.window:
             name += "_w%s_%s" % tuple("inf" if w < 0 else str(w) for w in self.window)
         if self.lse:
@@ -167,10 +185,21 @@ class Variant:
 
     def mlir(self):
         """The MLIR module fa.compile compiles for this variant: one func.func
-        holding one fa.attention on [B, H, N, D] tensors with dynamic B, H, N."""
+        holding one fa.attention (or, with grad, one fa.attention_grad) on
+        [B, H, N, D] tensors with dynamic B, H, N."""
         e = self.dtype
         t = f"tensor<?x?x?x{self.head_dim}x{e}>"
         attr_text = attribute_text(self.causal, self.window, self.scale, self.softcap)
+        if self.grad:
+            lse_t = "tensor<?x?x?xf32>"
+            ins = f"{t}, {t}, {t}, {t}, {lse_t}, {t}"
+            outs = f"{t}, {t}, {t}"
+            return (f"func.func @{self.func_name()}(%q: {t}, %k: {t}, %v: {t}, %o: {t}, "
+                    f"%lse: {lse_t}, %do: {t}) -> ({outs}) {{\n"
+                    f"  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %lse, %do{attr_text}"
+                    f" : {ins} -> {outs}\n"
+                    f"  return %dq, %dk, %dv : {outs}\n"
+                    f"}}\n")
         if self.lse:
             res_t = f"({t}, tensor<?x?x?xf32>)"
             results = "%o, %lse"

@@ -8,7 +8,7 @@ import json
 import os
 
 from .manifest import (TensorDesc, check_launch, check_manifest, check_pointers, check_sizes,
-                       compile_expr, tensor_map_args, tensor_params, uses_symbol)
+                       compile_expr, op_of, tensor_map_args, tensor_params, uses_symbol)
 
 # Driver constants that are not part of a kernel's contract (cuda.h names).
 _CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
@@ -153,6 +153,7 @@ class Kernel:
         self._grid_code = [compile_expr(e, f"grid[{i}]") for i, e in enumerate(manifest["grid"])]
         self._grid_needs_sms = any(uses_symbol(e, "num_sms") for e in manifest["grid"])
         self._ptr_params = tensor_params(manifest)
+        self.op = op_of(manifest)  # "attention" (__call__) or "attention_grad" (grad)
 
     @classmethod
     def load(cls, manifest_path):
@@ -350,3 +351,50 @@ class Kernel:
             stream = torch.cuda.current_stream(q.device).cuda_stream
             self._launch(ptrs, s, stream, plan.device)
         return (out, lse) if has_lse else out
+
+    def grad(self, q, k, v, o, lse, do, *, grad_lse=None):
+        """torch path of a backward kernel (manifest op "attention_grad",
+        docs/Backward.md): the gradients (dq, dk, dv) of attention(q, k, v) = o
+        given do = dL/do, from the forward's o and lse ([B, Hq, Nq] f32,
+        natural log). `grad_lse` ([B, Hq, Nq], dL/dlse, when the loss also
+        uses lse) enters as delta - grad_lse: d lse_i / d s_ij = P_ij, exactly
+        the term delta multiplies. Checked first (Kernel.check): q, k, v, do,
+        lse non-contiguous are copied; o and grad_lse may have any strides.
+        Then, on the current torch stream of the tensors' device: delta =
+        rowsum(do * o) in f32, dq_accum = 0 (f32), the kernel (which adds
+        scale * dS K into dq_accum atomically and writes dk, dv whole), and
+        dq = dq_accum rounded to q's dtype. dk, dv have k's shape (GQA: summed
+        over the query heads of a group)."""
+        if self.op != "attention_grad":
+            raise ValueError(f"kernel {self.manifest['kernel']} computes {self.op}, not "
+                             f"attention_grad: launch it by calling it")
+        if self.manifest.get("tensor_maps"):
+            raise ValueError(f"kernel {self.manifest['kernel']}: backward kernels with tensor "
+                             f"maps are not supported by this runtime")
+        plan = self.check(q, k, v, None, lse, do=do, o=o, grad_lse=grad_lse)
+        import torch
+        s = plan.sizes
+        inputs = {"q": q, "k": k, "v": v, "do": do, "lse": lse}
+        for name in plan.copies:
+            inputs[name] = inputs[name].contiguous()
+        q, k, v, do, lse = (inputs[n] for n in ("q", "k", "v", "do", "lse"))
+        D = self.manifest["head_dim"]
+        kv_shape = (s["B"], s["Hkv"], s["Nk"], D)
+        if plan.empty:
+            return (torch.zeros((s["B"], s["Hq"], s["Nq"], D), device=q.device, dtype=q.dtype),
+                    torch.zeros(kv_shape, device=q.device, dtype=q.dtype),
+                    torch.zeros(kv_shape, device=q.device, dtype=q.dtype))
+        # do is contiguous here, so do.float() and the row sums are too.
+        delta = do.float().mul_(o).sum(-1)
+        if grad_lse is not None:
+            delta.sub_(grad_lse)
+        dq_accum = torch.zeros((s["B"], s["Hq"], s["Nq"], D), device=q.device,
+                               dtype=torch.float32)
+        dk = torch.empty(kv_shape, device=q.device, dtype=q.dtype)
+        dv = torch.empty(kv_shape, device=q.device, dtype=q.dtype)
+        tensors = {"q": q, "k": k, "v": v, "do": do, "lse": lse, "delta": delta,
+                   "dq_accum": dq_accum, "dk": dk, "dv": dv}
+        ptrs = [tensors[p["tensor"]].data_ptr() for p in self._ptr_params]
+        stream = torch.cuda.current_stream(q.device).cuda_stream
+        self._launch(ptrs, s, stream, plan.device)
+        return dq_accum.to(q.dtype), dk, dv

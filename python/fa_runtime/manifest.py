@@ -23,6 +23,31 @@ _PTR_TYPES = ("ptr", "tensormap")
 # A CUtensorMap in device memory must be 64-byte aligned (cuda.h).
 TENSOR_MAP_ALIGN = 64
 
+# What a launch of each op's kernel involves, by the manifest's "op" (absent in
+# forward manifests: "attention"):
+#   required  tensors the caller gives (the others are allocated by the runtime);
+#   written   tensors the kernel writes: never copied, so they must be contiguous;
+#   host      tensors the runtime reads on the host side before the launch (not
+#             kernel parameters), each checked against the named parameter's
+#             contract (shape, dtype, device);
+#   params    the exact set of tensor parameters the runtime passes, or None
+#             when the manifest decides (the forward's fp8, mask, captured args).
+# attention_grad: delta = rowsum(do * o) (minus grad_lse) and the zero-filled
+# f32 dq_accum are computed by the runtime (driver.Kernel.grad, docs/Backward.md).
+OpContract = namedtuple("OpContract", "required written host params")
+OPS = {
+    "attention": OpContract(("q", "k", "v"), frozenset(("out", "lse")), {}, None),
+    "attention_grad": OpContract(
+        ("q", "k", "v", "do", "lse"), frozenset(("dq_accum", "dk", "dv")),
+        {"o": "do", "grad_lse": "lse"},
+        frozenset(("q", "k", "v", "do", "lse", "delta", "dq_accum", "dk", "dv"))),
+}
+
+
+def op_of(manifest):
+    """The op a manifest's kernel computes ("attention" when it does not say)."""
+    return manifest.get("op", "attention")
+
 
 class ManifestError(ValueError):
     """A manifest this runtime cannot use (unknown schema version, malformed)."""
@@ -126,6 +151,10 @@ def check_manifest(manifest, where="manifest"):
     _require(manifest, "ptx", str, where)
     _require(manifest, "dtype", str, where)
     _require(manifest, "head_dim", int, where)
+    op = op_of(manifest)
+    if op not in OPS:
+        raise ManifestError(f"{where}: op {op!r} is not one this runtime launches "
+                            f"({', '.join(OPS)})")
     params = _require(manifest, "params", list, where)
     names = set()
     for i, p in enumerate(params):
@@ -149,6 +178,11 @@ def check_manifest(manifest, where="manifest"):
                 compile_expr(e, f"{pw}.shape[{j}]")
         else:
             raise ManifestError(f"{pw}: unknown parameter type {kind!r}")
+    want = OPS[op].params
+    have = {p["tensor"] for p in params if p["type"] in _PTR_TYPES}
+    if want is not None and have != want:
+        raise ManifestError(f"{where}: an {op} kernel takes the tensors "
+                            f"{', '.join(sorted(want))}; this one takes {', '.join(sorted(have))}")
     grid = _require(manifest, "grid", list, where)
     block = _require(manifest, "block", list, where)
     if len(grid) != 3 or len(block) != 3:
@@ -217,7 +251,8 @@ def cuda_ordinal(device, name):
 LaunchPlan = namedtuple("LaunchPlan", "sizes device copies empty")
 LaunchPlan.__doc__ = """What check_launch found: the i32 sizes (B, Hq, Hkv, Nq, Nk), the CUDA
 device ordinal of the tensors, the inputs that must be made contiguous (copied) before the
-launch, and whether there is nothing to compute (an empty output)."""
+launch, and whether there is nothing to compute (an empty output; for a backward kernel, no
+query or no key: the gradients are zeros)."""
 
 
 def tensor_params(manifest):
@@ -229,18 +264,27 @@ def check_launch(manifest, tensors, copy_inputs=True):
     """Checks a launch's tensors against the manifest before any driver call.
 
     `tensors` maps the names of the manifest's tensor contracts (q, k, v, out,
-    lse) to TensorDesc, or to None for an output the caller will allocate.
+    lse; for a backward kernel q, k, v, do, lse, delta, dq_accum, dk, dv) and of
+    the op's host-side tensors (OPS: the backward's o and grad_lse) to
+    TensorDesc, or to None for a tensor the caller will allocate or compute.
     Checks, raising ValueError that names the argument: that no tensor is given
-    that the kernel does not take; dtype; rank; every dimension against the
-    manifest (D is the kernel's head dim) and against the other tensors (B, Hq,
-    Nq from q; Hkv, Nk from k); Hq % Hkv == 0; the sizes fit the kernel's i32
-    parameters; all tensors on one CUDA device; strides: q, k, v non-contiguous
-    are copied (listed in the plan's copies; with copy_inputs=False rejected),
-    out and lse non-contiguous are rejected (a copy would not be written back);
-    the address alignment the manifest asks for (align_bytes).
-    Returns a LaunchPlan."""
-    contracts = tensor_params(manifest)
-    known = {p["tensor"] for p in contracts}
+    that the kernel does not take; that the op's required tensors are given;
+    dtype; rank; every dimension against the manifest (D is the kernel's head
+    dim) and against the other tensors (B, Hq, Nq from q; Hkv, Nk from k);
+    Hq % Hkv == 0; the sizes fit the kernel's i32 parameters; all tensors on one
+    CUDA device; strides: inputs non-contiguous are copied (listed in the plan's
+    copies; with copy_inputs=False rejected), the tensors the kernel writes
+    (out and lse; dq_accum, dk and dv) non-contiguous are rejected (a copy would
+    not be written back); the address alignment the manifest asks for
+    (align_bytes). Host-side tensors are checked for shape, dtype and device
+    only. Returns a LaunchPlan."""
+    op_name = op_of(manifest)
+    op = OPS[op_name]
+    params = tensor_params(manifest)
+    contracts = [(p["tensor"], p, False) for p in params]
+    by_tensor = {p["tensor"]: p for p in params}
+    contracts += [(name, by_tensor[like], True) for name, like in op.host.items()]
+    known = {c[0] for c in contracts}
     for name, t in tensors.items():
         if name not in known and t is not None:
             raise ValueError(f"{name}: kernel {manifest['kernel']} takes no {name} "
@@ -249,12 +293,13 @@ def check_launch(manifest, tensors, copy_inputs=True):
     source = {"D": f"the head dim of kernel {manifest['kernel']}"}
     device = None
     copies = []
-    for p in contracts:
-        name = p["tensor"]
+    for name, p, host in contracts:
         t = tensors.get(name)
         if t is None:
-            if name in ("q", "k", "v"):
-                raise ValueError(f"{name}: missing")
+            if name in op.required:
+                hint = "" if op_name == "attention" else \
+                    f" (kernel {manifest['kernel']} computes {op_name}: launch it with Kernel.grad)"
+                raise ValueError(f"{name}: missing{hint}")
             continue
         if t.dtype != p["dtype"]:
             raise ValueError(f"{name}: dtype {t.dtype}, but kernel {manifest['kernel']} "
@@ -280,8 +325,10 @@ def check_launch(manifest, tensors, copy_inputs=True):
         elif ordinal != device[0]:
             raise ValueError(f"{name}: on cuda:{ordinal}, but {device[1]} is on cuda:{device[0]}"
                              f" (all tensors must be on one device)")
+        if host:
+            continue  # read by torch on the host side: any strides, any address
         if not is_contiguous(shape, tuple(t.strides)):
-            written = name in ("out", "lse")
+            written = name in op.written
             if not written and copy_inputs:
                 copies.append(name)
             elif not written:
@@ -301,7 +348,11 @@ def check_launch(manifest, tensors, copy_inputs=True):
     sizes = {s: env[s] for s in SIZE_NAMES}
     _check_sizes(sizes, {s: source[s].split(".")[0] for s in SIZE_NAMES})
     empty = sizes["B"] * sizes["Hq"] * sizes["Nq"] == 0
-    if not empty and sizes["Nk"] == 0:
+    if op_name == "attention_grad":
+        # No keys: every row fully masked, so dq = 0 and dk, dv have no rows;
+        # no queries: dk = dv = 0. Either way nothing for the kernel to add.
+        empty = empty or sizes["Nk"] == 0
+    elif not empty and sizes["Nk"] == 0:
         raise ValueError("k: no keys (Nk = 0): not supported by the kernel "
                          "(every output row would be fully masked)")
     return LaunchPlan(sizes, device[0], tuple(copies), empty)

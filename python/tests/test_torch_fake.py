@@ -5,8 +5,11 @@ test/python/Inputs/fake_libcuda.cpp (cuda.h's prototypes; every call logged).
 Checks the plumbing: validation before the op, the chip from the device's
 compute capability, what reaches cuLaunchKernel (grid, stream, pointers,
 sizes), the per-call memo, UnsupportedError and the fallback's routing, the
-fake (meta) implementation, backward's error. Numerics need the GPU
-(bench/python_h200.py)."""
+fake (meta) implementation; the backward: the launch of a backward kernel (a
+hand-written manifest of the compiler's contract, conftest.grad_manifest) with
+delta and dq computed on numpy data carried by the fake tensors, autograd's
+setup_context/backward, the lse kept for it, its fallback and errors. Numerics
+of the kernels need the GPU (bench/python_h200.py, bench/bench_backward.py)."""
 import ctypes
 import importlib
 import os
@@ -15,12 +18,13 @@ import subprocess
 import sys
 import types
 
+import numpy as np
 import pytest
 
 import fa
 from fa_runtime.manifest import contiguous_strides
 
-from conftest import needs_compiler
+from conftest import grad_bundle, grad_manifest, needs_compiler
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FAKE_SRC = os.path.join(REPO, "test", "python", "Inputs", "fake_libcuda.cpp")
@@ -33,11 +37,15 @@ pytestmark = [needs_compiler, pytest.mark.skipif(
 
 
 class Dtype:
-    def __init__(self, name, size):
-        self.name, self.itemsize = name, size
+    def __init__(self, name, size, np_type=None):
+        self.name, self.itemsize, self.np = name, size, np_type
 
     def __str__(self):
         return "torch." + self.name
+
+
+F16, BF16 = Dtype("float16", 2, np.float16), Dtype("bfloat16", 2, np.float32)
+F32, F64, U8 = Dtype("float32", 4, np.float32), Dtype("float64", 8, np.float64), Dtype("uint8", 1)
 
 
 class Device:
@@ -57,15 +65,22 @@ class Device:
 
 
 _next = [0]
+_live = {}  # data_ptr -> Tensor: what a logged launch pointer was
 
 
 class Tensor:
-    def __init__(self, shape, dtype, device="cuda:0", strides=None, requires_grad=False):
+    """A tensor's metadata; `data` (a numpy array, optional) for the few ops
+    whose arithmetic a test checks (float, mul_, sum, sub_, to, zeros)."""
+
+    def __init__(self, shape, dtype, device="cuda:0", strides=None, requires_grad=False,
+                 data=None):
         self.shape, self.dtype, self.device = tuple(shape), dtype, Device(device)
         self._strides = tuple(strides) if strides else contiguous_strides(self.shape)
         _next[0] += 1
         self._ptr = 0 if self.device.type == "cpu" else (1 << 40) + 0x1000000 * _next[0]
         self.requires_grad = requires_grad
+        self.data = data
+        _live[self._ptr] = self
 
     def stride(self):
         return self._strides
@@ -73,10 +88,41 @@ class Tensor:
     def data_ptr(self):
         return self._ptr
 
+    def dim(self):
+        return len(self.shape)
+
+    def _like(self, shape, dtype, data):
+        return Tensor(shape, dtype, str(self.device), data=data)
+
     def contiguous(self):
         if self._strides == contiguous_strides(self.shape):
             return self
-        return Tensor(self.shape, self.dtype, str(self.device))
+        return self._like(self.shape, self.dtype, self.data)
+
+    def float(self):
+        return self._like(self.shape, F32, None if self.data is None else
+                          self.data.astype(np.float32))
+
+    def mul_(self, other):
+        self.data = None if self.data is None or other.data is None else self.data * other.data
+        return self
+
+    def sub_(self, other):
+        self.data = None if self.data is None or other.data is None else self.data - other.data
+        return self
+
+    def sum(self, dim):
+        assert dim == -1
+        return self._like(self.shape[:-1], self.dtype, None if self.data is None else
+                          self.data.sum(-1))
+
+    def to(self, where, non_blocking=False):
+        if isinstance(where, Dtype):  # a conversion
+            t = self._like(self.shape, where, None if self.data is None else
+                           self.data.astype(where.np))
+            t.source = self
+            return t
+        return Tensor(self.shape, self.dtype, str(where))  # a copy to a device
 
     def new_empty(self, shape, dtype=None):
         return Tensor(shape, dtype or self.dtype, str(self.device))
@@ -100,7 +146,9 @@ class CustomOp:
 
     def __call__(self, *args):
         self.calls += 1
-        return self.fn(*args)
+        self.args = args
+        self.result = self.fn(*args)
+        return self.result
 
     def register_fake(self, fn):
         self.fake = fn
@@ -117,10 +165,12 @@ def fake(tmp_path, monkeypatch):
                     "-o", str(lib)], check=True)
     torch = types.ModuleType("torch")
     torch.Tensor = Tensor
-    torch.float16, torch.bfloat16 = Dtype("float16", 2), Dtype("bfloat16", 2)
-    torch.float32, torch.float64 = Dtype("float32", 4), Dtype("float64", 8)
-    torch.uint8 = Dtype("uint8", 1)
+    torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.uint8 = \
+        F16, BF16, F32, F64, U8
     torch.empty = lambda shape, device, dtype: Tensor(shape, dtype, str(device))
+    torch.zeros = lambda shape, device, dtype: Tensor(shape, dtype, str(device),
+                                                      data=np.zeros(shape, dtype.np))
+    torch.zeros_like = lambda t: torch.zeros(t.shape, t.device, t.dtype)
     torch.frombuffer = lambda buf, dtype: Tensor((len(buf),), dtype, "cpu")
     caps = {0: (9, 0), 1: (8, 0), 2: (7, 5)}
     torch.cuda = types.SimpleNamespace(
@@ -128,7 +178,6 @@ def fake(tmp_path, monkeypatch):
             cuda_stream=0x5000 + Device(device).index),
         get_device_capability=lambda idx: caps[idx], current_device=lambda: 0,
         get_device_properties=lambda idx: types.SimpleNamespace(multi_processor_count=132))
-    Tensor.to = lambda self, device, non_blocking=False: Tensor(self.shape, self.dtype, str(device))
     torch.library = types.SimpleNamespace(
         custom_op=lambda name, mutates_args: (lambda fn: CustomOp(name, fn)))
     torch.compiling = False
@@ -136,6 +185,7 @@ def fake(tmp_path, monkeypatch):
     torch.compiler = types.SimpleNamespace(is_compiling=lambda: torch.compiling)
     torch.is_grad_enabled = lambda: torch.grad
     monkeypatch.setitem(sys.modules, "torch", torch)
+    _live.clear()
     monkeypatch.setenv("FA_LIBCUDA", str(lib))
     import fa_runtime.driver as driver
     monkeypatch.setattr(driver, "_lib", None)
@@ -286,8 +336,12 @@ def test_op_fake_and_backward(fake):
         ((2, 8, 10, 64), "torch.bfloat16", (2, 8, 10), "torch.float32")
     out, lse = op.fake(q, k, k, False, -1, -1, None, None, False, False)
     assert lse.shape == (0,)
-    with pytest.raises(NotImplementedError, match="no backward yet"):
-        op.backward(None, out, lse)
+    # The backward op's fake: the gradients have the shapes of q, k, v (GQA).
+    bop = fake.ops.attention_backward_op
+    assert bop.name == "fa::attention_backward"
+    dq, dk, dv = bop.fake(out, q, k, k, out, lse, None, True, -1, -1, None, None, False)
+    assert (dq.shape, dk.shape, dv.shape, str(dk.dtype)) == \
+        ((2, 8, 10, 64), (2, 2, 12, 64), (2, 2, 12, 64), "torch.bfloat16")
 
 
 def test_dispatcher_only_when_needed(fake):
@@ -323,3 +377,238 @@ def test_op_arguments(fake):
     fa.attention(q, q, q, window=(-1, -1))
     assert [c[3:] for c in calls] == [(True, 4, 0, 1.0, None, False, False),
                                       (False, -1, -1, None, None, False, False)]
+
+
+# ---------------------------------------------------------------------------
+# Backward
+
+
+class Ctx:
+    """What autograd's ctx offers setup_context and backward."""
+
+    def __init__(self, needs=(True, True, True) + (False,) * 7):
+        self.needs_input_grad = needs
+
+    def save_for_backward(self, *tensors):
+        self.saved_tensors = tensors
+
+    def set_materialize_grads(self, value):
+        self.materialize = value
+
+
+GRAD_KINDS = "ppppppppp" + "iiiii"  # q k v do lse delta dq_accum dk dv, B Hq Hkv Nq Nk
+
+
+def params(launch):
+    return launch.split(" params ")[1].split()
+
+
+def test_grad_launch(fake, tmp_path):
+    """fa_runtime.Kernel.grad: argument order, grid, delta = rowsum(do * o) -
+    grad_lse in f32, dq_accum zeroed, dq = dq_accum in q's dtype, dk and dv
+    allocated with k's shape; a non-contiguous do is copied first."""
+    t = fake.torch
+    v = fa.Variant.parse("f16,d64,causal,grad")
+    kern = fa.Kernel(grad_manifest(v), "// no code\n").runtime
+    rng = np.random.default_rng(0)
+    B, Hq, Hkv, Nq, Nk, D = 2, 4, 2, 3, 130, 64
+    q = Tensor((B, Hq, Nq, D), t.float16)
+    k = Tensor((B, Hkv, Nk, D), t.float16)
+    lse = Tensor((B, Hq, Nq), t.float32)
+    o = Tensor((B, Hq, Nq, D), t.float16, data=rng.standard_normal((B, Hq, Nq, D)).astype(
+        np.float16))
+    do_data = rng.standard_normal((B, Hq, Nq, D)).astype(np.float16)
+    do = Tensor((B, Hq, Nq, D), t.float16, strides=(Hq * Nq * D, D, Hq * D, 1), data=do_data)
+    gl = Tensor((B, Hq, Nq), t.float32, data=rng.standard_normal((B, Hq, Nq)).astype(np.float32))
+    fake.log(GRAD_KINDS)
+    dq, dk, dv = kern.grad(q, k, k, o, lse, do, grad_lse=gl)
+    (launch,) = launches(fake.log())
+    assert "grid 3 2 2 block 128 1 1 smem 40960 stream 0x5000" in launch  # ceil(130 / 64), Hkv, B
+    ptrs = [_live[int(x, 16)] for x in params(launch)[:9]]
+    assert params(launch)[9:] == ["2", "4", "2", "3", "130"]
+    assert [p.data_ptr() for p in ptrs[:3]] == [q.data_ptr(), k.data_ptr(), k.data_ptr()]
+    assert ptrs[3] is not do and ptrs[3].data is do_data  # copied (contiguous), same values
+    assert ptrs[4] is lse
+    delta, dq_accum = ptrs[5], ptrs[6]
+    assert (delta.shape, str(delta.dtype)) == ((B, Hq, Nq), "torch.float32")
+    want = (do_data.astype(np.float32) * o.data.astype(np.float32)).sum(-1) - gl.data
+    np.testing.assert_allclose(delta.data, want, rtol=1e-6, atol=1e-6)
+    assert (dq_accum.shape, str(dq_accum.dtype)) == ((B, Hq, Nq, D), "torch.float32")
+    assert not dq_accum.data.any()  # zero-filled before the launch
+    assert dq.source is dq_accum and str(dq.dtype) == "torch.float16" and dq.shape == q.shape
+    assert ptrs[7] is dk and ptrs[8] is dv and dk.shape == dv.shape == (B, Hkv, Nk, D)
+    # Without grad_lse: delta is the row sums alone.
+    fake.log(GRAD_KINDS)
+    kern.grad(q, k, k, o, lse, do)
+    (launch,) = launches(fake.log())
+    np.testing.assert_allclose(_live[int(params(launch)[5], 16)].data, want + gl.data,
+                               rtol=1e-5, atol=1e-5)
+    # Nothing to compute (no query rows): zeros, no launch.
+    fake.log(GRAD_KINDS)
+    q0, o0 = Tensor((B, Hq, 0, D), t.float16), Tensor((B, Hq, 0, D), t.float16)
+    dq, dk, dv = kern.grad(q0, k, k, o0, Tensor((B, Hq, 0), t.float32), o0)
+    assert not launches(fake.log()) and not dk.data.any() and dk.shape == (B, Hkv, Nk, D)
+    with pytest.raises(ValueError, match="o: shape.3. is 32, but D = 64"):
+        kern.grad(q, k, k, Tensor((B, Hq, Nq, 32), t.float16), lse, do)
+
+
+def _grad_setup(fake, tmp_path, specs=("f16,d128,causal,grad",)):
+    fa.load_bundle(grad_bundle(tmp_path / "gb", specs))
+    fake.log(GRAD_KINDS)
+
+
+def test_backward_runs_the_grad_kernel(fake, tmp_path):
+    """q requires grad: fa.attention goes through the op, asks it for lse
+    (returns out only), setup_context keeps q, k, v, out, lse; backward
+    launches the backward kernel of the same variant on those tensors."""
+    t = fake.torch
+    op = fake.ops.attention_op
+    _grad_setup(fake, tmp_path)
+    fake.log("ppppp" + "iiiii")  # the sm_90a forward with lse: q_map k_map v_map out lse
+    q = Tensor((1, 8, 200, 128), t.float16, requires_grad=True)
+    kv = Tensor((1, 2, 300, 128), t.float16)
+    out = fa.attention(q, kv, kv, causal=True)
+    assert op.calls == 1 and op.args[8] is True  # return_lse forced on
+    assert out is op.result[0]
+    (fwd,) = launches(fake.log())
+    lse = op.result[1]
+    assert lse.shape == (1, 8, 200) and params(fwd)[4] == hex(lse.data_ptr())
+    ctx = Ctx(needs=(True, False, False) + (False,) * 7)
+    op.setup_context(ctx, op.args, op.result)
+    assert ctx.saved_tensors == (q, kv, kv, out, lse) and ctx.materialize is False
+    fake.log(GRAD_KINDS)
+    g = Tensor(out.shape, t.float16)
+    grads = op.backward(ctx, g, None)
+    (launch,) = launches(fake.log())
+    assert "grid 5 2 1 block 128 1 1" in launch  # ceil(300 / 64) key blocks, Hkv, B
+    p = params(launch)
+    assert p[:5] == [hex(x.data_ptr()) for x in (q, kv, kv, g, lse)]
+    assert p[9:] == ["1", "8", "2", "200", "300"]
+    assert len(grads) == 10 and grads[1:] == (None,) * 9  # only q needs its gradient
+    assert grads[0].shape == q.shape and grads[0].source is _live[int(p[6], 16)]
+
+
+def test_backward_with_the_lse_gradient(fake, tmp_path):
+    """A loss that uses lse: its gradient enters delta (delta - grad_lse);
+    out unused (None): a zero gradient for it."""
+    t = fake.torch
+    op = fake.ops.attention_op
+    _grad_setup(fake, tmp_path)
+    fake.log("ppppp" + "iiiii")
+    q = Tensor((1, 2, 4, 128), t.float16, requires_grad=True)
+    out, lse = fa.attention(q, q, q, causal=True, return_lse=True)
+    assert lse is op.result[1] and len(launches(fake.log())) == 1
+    ctx = Ctx()
+    op.setup_context(ctx, op.args, op.result)
+    out.data = np.ones(out.shape, np.float16)
+    gl = Tensor(lse.shape, t.float32, data=np.full(lse.shape, 0.25, np.float32))
+    fake.log(GRAD_KINDS)
+    dq, dk, dv = op.backward(ctx, None, gl)[:3]
+    (launch,) = launches(fake.log())
+    delta = _live[int(params(launch)[5], 16)]
+    np.testing.assert_array_equal(delta.data, np.full(lse.shape, -0.25, np.float32))
+    assert dk.shape == dv.shape == (1, 2, 4, 128)
+
+
+def test_backward_computes_a_missing_lse(fake, tmp_path):
+    """The op called without return_lse (as torch.ops.fa.attention can be):
+    the backward runs the forward with lse again, then the backward kernel."""
+    t = fake.torch
+    op = fake.ops.attention_op
+    _grad_setup(fake, tmp_path)
+    q = Tensor((1, 2, 64, 128), t.float16, requires_grad=True)
+    fake.log("ppppiiiii")
+    out, lse = op(q, q, q, True, -1, -1, None, None, False, False)
+    assert lse.shape == (0,) and len(launches(fake.log())) == 1
+    ctx = Ctx()
+    op.setup_context(ctx, op.args, op.result)
+    fake.log("ppppp" + "iiiii")
+    compiles = fa.compiler.stats["compiles"]
+    dq = op.backward(ctx, Tensor(out.shape, t.float16), None)[0]
+    assert fa.compiler.stats["compiles"] == compiles + 1  # the forward kernel with lse
+    # One set of kinds decodes both launches: the forward's 5 pointers (and its
+    # sizes), the backward's first 5 (q, k, v, do, lse: the new lse).
+    fwd, bwd = launches(fake.log())
+    assert "grid 1 2 1 block 384" in fwd and fwd.endswith("1 2 2 64 64")
+    assert "grid 1 2 1 block 128" in bwd and params(bwd)[4] == params(fwd)[4]
+    assert dq.shape == q.shape
+
+
+def test_backward_without_a_kernel(fake, tmp_path, monkeypatch):
+    """Head dim 256 has an sm_90a forward but no backward kernel: the backward
+    raises UnsupportedError with the reason, or with fallback computes the
+    gradients with torch (reference_grad, cast to the inputs' dtypes)."""
+    t = fake.torch
+    op = fake.ops.attention_op
+    seen = []
+
+    def reference_grad(q, k, v, do, causal, window, scale, softcap, grad_lse):
+        seen.append((q.shape, causal, window, scale, softcap, grad_lse))
+        return q.float(), k.float(), v.float()
+    monkeypatch.setattr(fake.ops, "reference_grad", reference_grad)
+    for fallback in (False, True):
+        fake.log("ppppp" + "iiiii")
+        q = Tensor((1, 2, 64, 256), t.bfloat16, requires_grad=True)
+        fa.attention(q, q, q, window=(32, 8), fallback=fallback)
+        assert len(launches(fake.log())) == 1  # the forward runs on its kernel
+        ctx = Ctx()
+        op.setup_context(ctx, op.args, op.result)
+        g = Tensor((1, 2, 64, 256), t.bfloat16)
+        if not fallback:
+            with pytest.raises(fa.UnsupportedError, match="fa.attention backward: head dim 256: "
+                               "the sm_90a backward kernel supports 64, 128. Pass fallback=True"):
+                op.backward(ctx, g, None)
+            continue
+        dq, dk, dv = op.backward(ctx, g, None)[:3]
+        assert seen == [((1, 2, 64, 256), False, (32, 8), None, None, None)]
+        assert str(dq.dtype) == "torch.bfloat16" and not launches(fake.log())
+
+
+def test_backward_traced_goes_through_the_op(fake, tmp_path):
+    """Under torch.compile (or on fake tensors) the backward is the custom op
+    fa::attention_backward (its fake gives the shapes); eager, its body."""
+    t = fake.torch
+    op, bop = fake.ops.attention_op, fake.ops.attention_backward_op
+    _grad_setup(fake, tmp_path, ["bf16,d64,full,grad,window=16:16"])
+    q = Tensor((2, 4, 50, 64), t.bfloat16, requires_grad=True)
+    kv = Tensor((2, 1, 70, 64), t.bfloat16, requires_grad=True)
+    fake.log("ppppp" + "iiiii")
+    fa.attention(q, kv, kv, window=(16, 16))
+    assert len(launches(fake.log())) == 1
+    ctx = Ctx()
+    op.setup_context(ctx, op.args, op.result)
+    fake.log(GRAD_KINDS)
+    op.backward(ctx, Tensor((2, 4, 50, 64), t.bfloat16), None)
+    assert bop.calls == 0 and len(launches(fake.log())) == 1
+    t.compiling = True
+    fake.log(GRAD_KINDS)
+    dq, dk, dv = op.backward(ctx, Tensor((2, 4, 50, 64), t.bfloat16), None)[:3]
+    assert bop.calls == 1 and bop.args[7:] == (False, 16, 16, None, None, False)
+    assert dk.shape == (2, 1, 70, 64) and len(launches(fake.log())) == 1
+
+
+def test_backward_with_a_compiled_kernel(fake):
+    """No bundle: the backward kernel is compiled on first use (fa.dispatch),
+    then launched with the compiled manifest's parameters (sm_80 here)."""
+    t = fake.torch
+    op = fake.ops.attention_op
+    q = Tensor((2, 4, 100, 64), t.float16, "cuda:1", requires_grad=True)
+    kv = Tensor((2, 2, 150, 64), t.float16, "cuda:1")
+    fake.log("ppppp" + "iiiii")
+    fa.attention(q, kv, kv, causal=True)
+    assert len(launches(fake.log())) == 1
+    ctx = Ctx()
+    op.setup_context(ctx, op.args, op.result)
+    fake.log(GRAD_KINDS)
+    try:
+        dq = op.backward(ctx, Tensor(q.shape, t.float16, "cuda:1"), None)[0]
+    except fa.UnsupportedError as e:
+        if "no GPU lowering" in str(e):
+            pytest.skip("the compiler has no GPU backward kernel yet")
+        raise
+    (launch,) = launches(fake.log())
+    kern = fa.dispatch.kernel(fa.Variant.parse("f16,d64,causal,grad", chip="sm_80"))
+    bkv = kern.manifest["block_kv"]
+    assert f"grid {-(-150 // bkv)} 2 2 block 128 1 1" in launch and "stream 0x5001" in launch
+    assert params(launch)[:3] == [hex(x.data_ptr()) for x in (q, kv, kv)]
+    assert params(launch)[9:] == ["2", "4", "2", "100", "150"] and dq.shape == q.shape
