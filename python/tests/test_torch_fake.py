@@ -609,6 +609,7 @@ def test_backward_with_a_compiled_kernel(fake):
     (launch,) = launches(fake.log())
     kern = fa.dispatch.kernel(fa.Variant.parse("f16,d64,causal,grad", chip="sm_80"))
     bkv = kern.manifest["block_kv"]
-    assert f"grid {-(-150 // bkv)} 2 2 block 128 1 1" in launch and "stream 0x5001" in launch
+    threads = kern.manifest["block"][0]
+    assert f"grid {-(-150 // bkv)} 2 2 block {threads} 1 1" in launch and "stream 0x5001" in launch
     assert params(launch)[:3] == [hex(x.data_ptr()) for x in (q, kv, kv)]
     assert params(launch)[9:] == ["2", "4", "2", "100", "150"] and dq.shape == q.shape
