@@ -87,7 +87,7 @@ LogicalResult mlir::fa::buildAttentionGradKernel(
     return failure();
 
   ScoreModifiers mods = ScoreModifiers::get(op);
-  sm80::BackwardConfig cfg;
+  kernel::BackwardConfig cfg;
   cfg.kernelName = (func.getSymName() + "_kernel").str();
   cfg.moduleName = (func.getSymName() + "_kernels").str();
   cfg.elementType = elt;
@@ -99,7 +99,7 @@ LogicalResult mlir::fa::buildAttentionGradKernel(
   cfg.softcap = mods.softcap;
   OpBuilder b(func);
   std::vector<KernelParam> params =
-      sm80::getBackwardKernelParams(b.getContext(), cfg);
+      kernel::getBackwardKernelParams(b.getContext(), cfg);
   gpu::GPUFuncOp kfn = sm80::buildBackwardKernel(b, op.getLoc(), cfg, params);
   sm80::BackwardSharedMemoryPlan plan = sm80::BackwardSharedMemoryPlan::of(cfg);
 

@@ -7,8 +7,6 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
-#include <cmath>
-#include <limits>
 
 using namespace mlir;
 using namespace mlir::fa;
@@ -29,6 +27,7 @@ struct StepBuilder {
   const BackwardTile &tile;
   const BackwardLanes &lanes;
   const BackwardBuffers &buf;
+  const BackwardSchedule &schedule;
   const BackwardStep &step;
   Value qRow, doRow; ///< the step's Q and dO rows in the tile buffer
 
@@ -105,77 +104,37 @@ void StepBuilder::accumulate(ArrayRef<Value> a, Value row,
 }
 
 Value StepBuilder::statPair(int64_t which, int64_t n) const {
-  // stats[(2 stage + which) * block-q + 8 n + 2 quad]
-  Value off = kb.add(
-      kb.mul(kb.add(kb.mul(step.stage, kb.idx(2)), kb.idx(which)),
-             kb.idx(cfg.blockQ)),
-      kb.add(kb.mul(tile.quadLane, kb.idx(2)), kb.idx(8 * n)));
-  return vector::LoadOp::create(kb.b, kb.loc,
-                                VectorType::get({2}, kb.b.getF32Type()),
-                                buf.stats, ValueRange{off});
+  return schedule.statPair(buf.stats, step.stage, which, tile.quadLane, n);
 }
 
 SmallVector<Value> StepBuilder::probabilities(const Tile &s,
                                               bool masked) const {
-  OpBuilder &b = kb.b;
-  Location loc = kb.loc;
-  Value ninf = kb.f32(-std::numeric_limits<double>::infinity());
-  // Key row j sees query column i = colBase + o iff lo <= o <= hi:
-  // -left <= j - (i + diag) <= right, and j < Nk (rows past Nq need no
-  // mask: their lse is staged as +inf, so their P is 0).
   Value colBase = kb.add(step.q0, kb.mul(tile.quadLane, kb.idx(2)));
-  Value lo[2], hi[2];
+  kernel::KeyBand band[2];
   if (masked)
-    for (int r = 0; r < 2; ++r) {
-      Value jd = kb.sub(tile.keys[r], tile.diag);
-      Value inKeys =
-          kb.cmp(arith::CmpIPredicate::slt, tile.keys[r], args.sizes.keyLength);
-      lo[r] = cfg.windowRight >= 0
-                  ? kb.sub(kb.sub(jd, kb.idx(cfg.windowRight)), colBase)
-                  : kb.idx(-1);
-      lo[r] = arith::SelectOp::create(b, loc, inKeys, lo[r],
-                                      kb.idx(cfg.blockQ));
-      if (cfg.windowLeft >= 0)
-        hi[r] = kb.sub(kb.add(jd, kb.idx(cfg.windowLeft)), colBase);
-    }
-  double log2e = M_LOG2E;
+    for (int r = 0; r < 2; ++r)
+      band[r] = kernel::keyBand(kb, cfg, args, tile.cta, tile.keys[r], colBase);
   SmallVector<Value> out[2], dfac[2];
   for (int64_t n = 0; n < cfg.blockQ / 8; ++n) {
     Value lse2 = statPair(0, n);
     for (int r = 0; r < 2; ++r)
       for (int64_t c = 0; c < 2; ++c) {
-        Value v = vector::ExtractOp::create(b, loc, s[n],
+        Value v = vector::ExtractOp::create(kb.b, kb.loc, s[n],
                                             ArrayRef<int64_t>{r, c});
-        Value l = vector::ExtractOp::create(b, loc, lse2, ArrayRef<int64_t>{c});
-        Value x;
-        if (cfg.softcap) {
-          // s' = c tanh(scale s / c); ds'/d(scale s) = 1 - tanh^2.
-          Value t = kb.tanhApprox(arith::MulFOp::create(
-              b, loc, v, kb.f32(cfg.scale / *cfg.softcap)));
-          x = arith::MulFOp::create(b, loc, t, kb.f32(*cfg.softcap * log2e));
-          dfac[r].push_back(arith::SubFOp::create(
-              b, loc, kb.f32(1.0), arith::MulFOp::create(b, loc, t, t)));
-        } else {
-          x = arith::MulFOp::create(b, loc, v, kb.f32(cfg.scale * log2e));
-        }
-        x = arith::SubFOp::create(b, loc, x, l);
-        if (masked) {
-          int64_t o = n * 8 + c;
-          Value in = kb.cmp(arith::CmpIPredicate::sle, lo[r], kb.idx(o));
-          if (hi[r])
-            in = arith::AndIOp::create(
-                b, loc, in, kb.cmp(arith::CmpIPredicate::sge, hi[r], kb.idx(o)));
-          x = arith::SelectOp::create(b, loc, in, x, ninf);
-        }
-        out[r].push_back(kb.exp2(x));
+        Value l =
+            vector::ExtractOp::create(kb.b, kb.loc, lse2, ArrayRef<int64_t>{c});
+        auto [p, d] = kernel::gradProbability(kb, cfg, v, l,
+                                              masked ? &band[r] : nullptr,
+                                              n * 8 + c);
+        out[r].push_back(p);
+        if (d)
+          dfac[r].push_back(d);
       }
   }
   SmallVector<Value> flat(out[0]);
   flat.append(out[1]);
-  if (cfg.softcap) {
-    flat.append(dfac[0]);
-    flat.append(dfac[1]);
-  }
+  flat.append(dfac[0]);
+  flat.append(dfac[1]);
   return flat;
 }
 
@@ -246,45 +205,19 @@ void StepBuilder::accumulateGradQuery(ArrayRef<Value> dsFrags) const {
   }
 }
 
-/// Whether every (key, query) pair of the step's block pair is visible: the
-/// block lies inside Nk and inside the window's band for all its rows.
-static Value blockFullyVisible(KernelBuilder &kb, const BackwardConfig &cfg,
-                               const BackwardArgs &args,
-                               const BackwardTile &tile, Value q0) {
-  Value full = kb.cmp(arith::CmpIPredicate::sle,
-                      kb.add(tile.kv0, kb.idx(cfg.blockKV)),
-                      args.sizes.keyLength);
-  if (cfg.windowRight >= 0) {
-    // max key - min query - diag <= right
-    Value d = kb.sub(kb.sub(kb.add(tile.kv0, kb.idx(cfg.blockKV - 1)), q0),
-                     tile.diag);
-    full = arith::AndIOp::create(
-        kb.b, kb.loc, full,
-        kb.cmp(arith::CmpIPredicate::sle, d, kb.idx(cfg.windowRight)));
-  }
-  if (cfg.windowLeft >= 0) {
-    // min key - max query - diag >= -left
-    Value d = kb.sub(kb.sub(tile.kv0, kb.add(q0, kb.idx(cfg.blockQ - 1))),
-                     tile.diag);
-    full = arith::AndIOp::create(
-        kb.b, kb.loc, full,
-        kb.cmp(arith::CmpIPredicate::sge, d, kb.idx(-cfg.windowLeft)));
-  }
-  return full;
-}
-
 void mlir::fa::sm80::buildBackwardStep(
     KernelBuilder &kb, const BackwardConfig &cfg,
     const BackwardSharedMemoryPlan &plan, const BackwardArgs &args,
     const BackwardTile &tile, const BackwardLanes &lanes,
-    const BackwardBuffers &buf, const BackwardStep &step,
-    GradAccumulators &acc) {
+    const BackwardBuffers &buf, const BackwardSchedule &schedule,
+    const BackwardStep &step, GradAccumulators &acc) {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   Value qRow = kb.add(kb.idx(plan.stageRow),
                       kb.mul(step.stage, kb.idx(plan.stageRows)));
-  StepBuilder sb{kb,   cfg,  plan, args, tile,
-                 lanes, buf, step, qRow, kb.add(qRow, kb.idx(cfg.blockQ))};
+  StepBuilder sb{kb,  cfg,      plan, args, tile,
+                 lanes, buf, schedule, step, qRow,
+                 kb.add(qRow, kb.idx(cfg.blockQ))};
   Type elt = cfg.elementType;
   int64_t perRow = cfg.blockQ / 4; // 2 per n-tile
   int64_t chunks = cfg.blockQ / 16;
@@ -293,7 +226,7 @@ void mlir::fa::sm80::buildBackwardStep(
   Tile s = sb.keysTimesQueries(plan.kRow, qRow);
   int64_t numValues = 2 * perRow * (cfg.softcap ? 2 : 1);
   Value needMask = arith::XOrIOp::create(
-      b, loc, blockFullyVisible(kb, cfg, args, tile, step.q0),
+      b, loc, kernel::blockFullyVisible(kb, cfg, args, tile.cta, step.q0),
       arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
   auto maskIf = scf::IfOp::create(
       b, loc, SmallVector<Type>(numValues, b.getF32Type()), needMask,
@@ -323,12 +256,9 @@ void mlir::fa::sm80::buildBackwardStep(
         Value v = vector::ExtractOp::create(b, loc, dp[n],
                                             ArrayRef<int64_t>{r, c});
         Value d = vector::ExtractOp::create(b, loc, delta, ArrayRef<int64_t>{c});
-        Value g = arith::MulFOp::create(b, loc, p[r][2 * n + c],
-                                        arith::SubFOp::create(b, loc, v, d));
-        if (cfg.softcap)
-          g = arith::MulFOp::create(b, loc, g,
-                                    res[2 * perRow + r * perRow + 2 * n + c]);
-        ds[r].push_back(g);
+        ds[r].push_back(kernel::gradScore(
+            kb, p[r][2 * n + c], v, d,
+            cfg.softcap ? res[2 * perRow + r * perRow + 2 * n + c] : Value()));
       }
   }
   SmallVector<Value> dsFrags =

@@ -7,37 +7,17 @@
 // and the forward's log-sum-exp; dQ is accumulated in f32 in global memory
 // with atomic adds. The runtime computes delta = rowsum(dO * O) before the
 // launch and converts dQ after it (docs/Backward.md). Valid PTX for sm_80 and
-// for sm_90a (mma.sync runs on both).
+// later (mma.sync).
 //
 //===----------------------------------------------------------------------===//
 #ifndef FA_CONVERSION_ATTENTIONTONVGPU_SM80_BACKWARDKERNEL_H
 #define FA_CONVERSION_ATTENTIONTONVGPU_SM80_BACKWARDKERNEL_H
 
-#include "fa/Conversion/AttentionToNVGPU/Common/KernelBuilder.h"
-#include "fa/Conversion/AttentionToNVGPU/Common/LaunchManifest.h"
-
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-
-#include <optional>
-#include <string>
+#include "fa/Conversion/AttentionToNVGPU/Common/Backward.h"
 
 namespace mlir::fa::sm80 {
 
-/// What the backward builder needs to know about one fa.attention_grad.
-struct BackwardConfig {
-  std::string kernelName, moduleName;
-  Type elementType; ///< f16 or bf16
-  int64_t headDim;  ///< 64 or 128
-  /// Keys per CTA (16 per warp) and query rows per step.
-  int64_t blockKV = 64, blockQ = 64;
-  int64_t windowLeft = -1, windowRight = -1; ///< causal: -1, 0
-  double scale = 1.0;
-  std::optional<double> softcap;
-
-  int64_t warps() const { return blockKV / 16; }
-  int64_t threads() const { return 32 * warps(); }
-  bool hasWindow() const { return windowLeft >= 0 || windowRight >= 0; }
-};
+using kernel::BackwardConfig;
 
 /// Shared memory of the backward kernel, in one dynamic buffer: a tile
 /// buffer of [rows x (D + 8)] elements (K, V, then two stages of Q and dO),
@@ -47,14 +27,7 @@ struct BackwardSharedMemoryPlan {
   int64_t rowStride, kRow, vRow, stageRow, stageRows, rows;
   int64_t dsOffsetBytes, dsStride, rowStatsOffsetBytes, bytes;
   static BackwardSharedMemoryPlan of(const BackwardConfig &cfg);
-  /// Q's (and dO's: + block-q) first row in stage s.
-  int64_t qRow(int64_t stage) const { return stageRow + stage * stageRows; }
 };
-
-/// The kernel's parameters in launch order: q, k, v, do, lse, delta,
-/// dq_accum, dk, dv, then B, Hq, Hkv, Nq, Nk.
-std::vector<KernelParam> getBackwardKernelParams(MLIRContext *ctx,
-                                                 const BackwardConfig &cfg);
 
 /// Builds, at the builder's insertion point (inside a module), the
 /// gpu.module holding the backward kernel for `cfg`; returns the kernel.

@@ -16,26 +16,21 @@
 #ifndef FA_CONVERSION_ATTENTIONTONVGPU_SM80_BACKWARDMAINLOOP_H
 #define FA_CONVERSION_ATTENTIONTONVGPU_SM80_BACKWARDMAINLOOP_H
 
-#include "fa/Conversion/AttentionToNVGPU/Common/TileScheduler.h"
 #include "fa/Conversion/AttentionToNVGPU/SM80/BackwardKernel.h"
 
 #include <array>
 
 namespace mlir::fa::sm80 {
 
-/// The gpu.func's arguments (bare-pointer memrefs), sizes as index values.
-struct BackwardArgs {
-  Value q, k, v, gradOut, lse, delta, dqAccum, dk, dv;
-  kernel::ProblemSizes sizes;
-};
+using kernel::BackwardArgs;
+using kernel::BackwardCTA;
+using kernel::BackwardSchedule;
+using kernel::BackwardStep;
 
-/// The CTA's keys and the thread's indices.
+/// The thread's indices and the keys of its accumulator rows.
 struct BackwardTile {
   Value tid, warp, lane, group, quadLane;
-  Value batch, kvHead, groupSize; ///< groupSize = Hq / Hkv
-  Value kv0;      ///< first key of the CTA
-  Value kRowBase; ///< (batch * Hkv + kvHead) * Nk
-  Value diag;     ///< Nk - Nq: the bottom-right diagonal
+  BackwardCTA cta;
   /// Rows of the thread's accumulators: keys kv0 + 16 warp + group (+ 8).
   std::array<Value, 2> keys;
 };
@@ -55,14 +50,6 @@ struct BackwardBuffers {
   Value stats; ///< [2 stages x (lse as log2, delta) x block-q] f32
 };
 
-/// The query block of a step.
-struct BackwardStep {
-  Value head;     ///< query head
-  Value q0;       ///< first query row
-  Value qRowBase; ///< (batch * Hq + head) * Nq
-  Value stage;    ///< 0 or 1: the buffers holding its Q, dO, lse, delta
-};
-
 /// The m16n8 accumulators of dK and dV: D / 8 vector<2x2xf32> each.
 struct GradAccumulators {
   SmallVector<Value> dK, dV;
@@ -76,6 +63,7 @@ void buildBackwardStep(kernel::KernelBuilder &kb, const BackwardConfig &cfg,
                        const BackwardSharedMemoryPlan &plan,
                        const BackwardArgs &args, const BackwardTile &tile,
                        const BackwardLanes &lanes, const BackwardBuffers &buf,
+                       const BackwardSchedule &schedule,
                        const BackwardStep &step, GradAccumulators &acc);
 
 } // namespace mlir::fa::sm80

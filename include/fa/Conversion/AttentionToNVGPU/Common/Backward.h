@@ -1,0 +1,141 @@
+//===- Backward.h - chip-independent pieces of the backward kernels -*- C++ -*-===//
+//
+// What the backward kernels of both chips (SM80/BackwardKernel: mma.sync,
+// SM90/BackwardKernel: wgmma) share: the configuration and launch
+// parameters, the CTA's keys (a CTA per key block, K/V head and batch), the
+// steps over (query head of the group, query block that sees the keys), the
+// row statistics staged per step (lse as log2, delta), and the per-score
+// math of P and of softcap's derivative with the band's mask. See
+// docs/Backward.md.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FA_CONVERSION_ATTENTIONTONVGPU_COMMON_BACKWARD_H
+#define FA_CONVERSION_ATTENTIONTONVGPU_COMMON_BACKWARD_H
+
+#include "fa/Conversion/AttentionToNVGPU/Common/KernelBuilder.h"
+#include "fa/Conversion/AttentionToNVGPU/Common/LaunchManifest.h"
+#include "fa/Conversion/AttentionToNVGPU/Common/TileScheduler.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace mlir::fa::kernel {
+
+/// What a backward builder needs to know about one fa.attention_grad.
+struct BackwardConfig {
+  std::string kernelName, moduleName;
+  Type elementType; ///< f16 or bf16
+  int64_t headDim;  ///< 64 or 128
+  /// Keys per CTA and query rows per step.
+  int64_t blockKV = 64, blockQ = 64;
+  int64_t windowLeft = -1, windowRight = -1; ///< causal: -1, 0
+  double scale = 1.0;
+  std::optional<double> softcap;
+
+  /// sm_80: a warp per 16 keys.
+  int64_t warps() const { return blockKV / 16; }
+  int64_t threads() const { return 32 * warps(); }
+};
+
+/// The kernel's parameters in launch order: q, k, v, do, lse, delta,
+/// dq_accum, dk, dv, then B, Hq, Hkv, Nq, Nk.
+std::vector<KernelParam> getBackwardKernelParams(MLIRContext *ctx,
+                                                 const BackwardConfig &cfg);
+
+/// The gpu.func's arguments (bare-pointer memrefs), sizes as index values.
+struct BackwardArgs {
+  Value q, k, v, gradOut, lse, delta, dqAccum, dk, dv;
+  ProblemSizes sizes;
+};
+BackwardArgs readBackwardArgs(KernelBuilder &kb, gpu::GPUFuncOp kernel);
+
+/// The CTA's key block: grid (key block, K/V head, batch).
+struct BackwardCTA {
+  Value batch, kvHead, groupSize; ///< groupSize = Hq / Hkv
+  Value kv0;      ///< first key of the CTA
+  Value kRowBase; ///< (batch * Hkv + kvHead) * Nk
+  Value diag;     ///< Nk - Nq: the bottom-right diagonal
+};
+BackwardCTA getBackwardCTA(KernelBuilder &kb, const BackwardConfig &cfg,
+                           const BackwardArgs &args);
+
+/// The query blocks [begin, begin + count) that see some key of the CTA:
+/// query i sees key j iff -left <= j - (i + diag) <= right.
+std::pair<Value, Value> queryBlockRange(KernelBuilder &kb,
+                                        const BackwardConfig &cfg,
+                                        const BackwardArgs &args,
+                                        const BackwardCTA &cta);
+
+/// Whether every (key, query) pair of the CTA's keys and the query block at
+/// `q0` is visible: inside Nk and inside the window's band for all rows.
+Value blockFullyVisible(KernelBuilder &kb, const BackwardConfig &cfg,
+                        const BackwardArgs &args, const BackwardCTA &cta,
+                        Value q0);
+
+/// The query block of a step.
+struct BackwardStep {
+  Value head;     ///< query head
+  Value q0;       ///< first query row
+  Value qRowBase; ///< (batch * Hq + head) * Nq
+  Value stage;    ///< 0 or 1: the buffers holding its Q, dO, lse, delta
+};
+
+/// The steps of a CTA: for each query head of the group, each query block
+/// of [qbBegin, qbBegin + numQBlocks); and the row statistics of a step,
+/// staged in shared memory `stats` ([2 stages x (lse, delta) x block-q] f32)
+/// by threads [0, 2 block-q).
+struct BackwardSchedule {
+  KernelBuilder &kb;
+  const BackwardConfig &cfg;
+  const BackwardArgs &args;
+  const BackwardCTA &cta;
+  Value tid, qbBegin, numQBlocks, steps;
+
+  /// Step t (clamped into [0, steps)).
+  BackwardStep at(Value t, Value stage) const;
+  /// The step's first query row (Nq past the last step: its loads read
+  /// nothing, every row zero-filled).
+  Value firstRow(Value t, const BackwardStep &s) const;
+  /// This thread's row statistic of step t: threads [0, block-q) lse (as
+  /// log2; +inf on rows past Nq or that see no key, so their P is 0),
+  /// [block-q, 2 block-q) delta (0 past Nq). Loaded a step ahead and stored
+  /// at its end, so the load's latency hides under the step's math.
+  Value loadRowStat(Value t) const;
+  void storeRowStat(Value value, Value stage, Value stats) const;
+  /// The stage's lse (which = 0) or delta (1) of the step's query columns
+  /// 8 n + 2 quadLane and the next (vector<2xf32>): an m16n8 (or wgmma)
+  /// accumulator's columns.
+  Value statPair(Value stats, Value stage, int64_t which, Value quadLane,
+                 int64_t n) const;
+};
+
+/// The band of key row `key` in the column frame of a thread: query column
+/// colBase + o is visible iff lo <= o (and o <= hi with a left edge);
+/// nothing is visible from a key at or past Nk.
+struct KeyBand {
+  Value lo, hi; ///< hi null without a left edge
+};
+KeyBand keyBand(KernelBuilder &kb, const BackwardConfig &cfg,
+                const BackwardArgs &args, const BackwardCTA &cta, Value key,
+                Value colBase);
+
+/// P of one raw score s (Q K^T) of a row with lse2 = lse * log2(e):
+/// exp2(score(scale s) log2(e) - lse2), 0 outside `band` (when given, at
+/// column offset `o`). With softcap also 1 - tanh^2 (the derivative of the
+/// softcap, which dS is multiplied by), else null.
+std::pair<Value, Value> gradProbability(KernelBuilder &kb,
+                                        const BackwardConfig &cfg, Value s,
+                                        Value lse2, const KeyBand *band,
+                                        int64_t o);
+
+/// dS of one score: p (dP - delta), times the softcap derivative `dfac`
+/// when not null.
+Value gradScore(KernelBuilder &kb, Value p, Value dp, Value delta,
+                Value dfac);
+
+} // namespace mlir::fa::kernel
+
+#endif // FA_CONVERSION_ATTENTIONTONVGPU_COMMON_BACKWARD_H
