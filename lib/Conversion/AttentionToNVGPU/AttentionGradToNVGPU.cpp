@@ -2,14 +2,15 @@
 //
 // convert-fa-to-nvgpu on a function that computes one fa.attention_grad:
 // checks what the backward kernel supports, builds it (SM80/BackwardKernel,
-// mma.sync: valid for chip sm_80 and sm_90a), attaches its launch manifest
-// and erases the function. The kernel tiles as fa-tile-attention-grad does
+// mma.sync; SM90/BackwardKernel, wgmma, for sm_90a at head dim 128),
+// attaches its launch manifest and erases the function. The kernel tiles as fa-tile-attention-grad does
 // (a key block per CTA, query blocks streamed); it is built from the op
 // itself, whose attributes say all the kernel needs. See docs/Backward.md.
 //
 //===----------------------------------------------------------------------===//
 #include "fa/Conversion/AttentionToNVGPU/AttentionToNVGPU.h"
 #include "fa/Conversion/AttentionToNVGPU/SM80/BackwardKernel.h"
+#include "fa/Conversion/AttentionToNVGPU/SM90/BackwardKernel.h"
 #include "fa/Dialect/Attention/IR/AttentionOps.h"
 #include "fa/Dialect/Attention/Utils/AttentionUtils.h"
 
@@ -71,10 +72,21 @@ LogicalResult mlir::fa::buildAttentionGradKernel(
   if (options.rowsPerWarp)
     return op.emitOpError("convert-fa-to-nvgpu: option rows-per-warp does "
                           "not apply to the backward kernel");
-  // Keys per CTA: 128 (8 warps) halves the Q/dO loads and dQ atomics per
-  // FLOP of 64 (4 warps); a function's fa.grad.block_kv picks either.
-  int64_t blockKV = kDefaultGradBlockKV;
+  // Which kernel: on sm_90a the wgmma kernel at head dim 128 (1.3-1.4x the
+  // mma.sync kernel on the H200), the mma.sync kernel at 64 (where the
+  // wgmma kernel, its products serialized, is 0.8x of it): run4 in
+  // bench/results/backward_h200_2026-12-01.
+  bool wgmma = chip == "sm_90a" && headDim == 128;
+  // mma.sync: keys per CTA: 128 (8 warps) halves the Q/dO loads and dQ
+  // atomics per FLOP of 64 (4 warps); a function's fa.grad.block_kv picks
+  // either. wgmma: 128 (two warpgroups of 64 keys).
+  int64_t blockKV = wgmma ? sm90::kGradBlockKV : kDefaultGradBlockKV;
   if (Attribute attr = func->getAttr("fa.grad.block_kv")) {
+    if (wgmma)
+      return func.emitError("convert-fa-to-nvgpu: fa.grad.block_kv applies to "
+                            "the mma.sync backward kernel only (the wgmma "
+                            "kernel of sm_90a at head dim 128 takes 128 keys "
+                            "per CTA)");
     auto i = dyn_cast<IntegerAttr>(attr);
     if (!i || (i.getInt() != 64 && i.getInt() != 128))
       return func.emitError("convert-fa-to-nvgpu: fa.grad.block_kv must be an "
@@ -100,8 +112,15 @@ LogicalResult mlir::fa::buildAttentionGradKernel(
   OpBuilder b(func);
   std::vector<KernelParam> params =
       kernel::getBackwardKernelParams(b.getContext(), cfg);
-  gpu::GPUFuncOp kfn = sm80::buildBackwardKernel(b, op.getLoc(), cfg, params);
-  sm80::BackwardSharedMemoryPlan plan = sm80::BackwardSharedMemoryPlan::of(cfg);
+  gpu::GPUFuncOp kfn =
+      wgmma ? sm90::buildBackwardKernel(b, op.getLoc(), cfg, params)
+            : sm80::buildBackwardKernel(b, op.getLoc(), cfg, params);
+  // sm_80: 128 bytes of slack, as the forward kernel (the dynamic buffer's
+  // symbol); sm_90a: the realignment to 1024 bytes is in the plan.
+  int64_t dynamicBytes =
+      wgmma ? sm90::BackwardSharedMemoryPlan::of(cfg).dynamicBytes
+            : sm80::BackwardSharedMemoryPlan::of(cfg).bytes + 128;
+  int64_t threads = wgmma ? 256 : cfg.threads();
 
   using Sym = SizeSymbol;
   LaunchManifest manifest;
@@ -120,9 +139,8 @@ LogicalResult mlir::fa::buildAttentionGradKernel(
   manifest.blockKV = cfg.blockKV;
   manifest.params = std::move(params);
   manifest.grid = {SizeExpr::ceilDiv(Sym::Nk, cfg.blockKV), Sym::Hkv, Sym::B};
-  manifest.block = {cfg.threads(), 1, 1};
-  // 128 bytes of slack, as the forward kernel (the dynamic buffer's symbol).
-  manifest.dynamicSharedMemoryBytes = plan.bytes + 128;
+  manifest.block = {threads, 1, 1};
+  manifest.dynamicSharedMemoryBytes = dynamicBytes;
   if (cfg.softcap)
     manifest.schedule.push_back({"softcap", *cfg.softcap});
   if (failed(manifest.verify(kfn)))

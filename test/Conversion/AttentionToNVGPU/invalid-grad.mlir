@@ -50,3 +50,13 @@ func.func @mixed(%q: tensor<1x4x16x64xf16>, %k: tensor<1x2x16x64xf16>, %v: tenso
   %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o2, %l, %do : tensor<1x4x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x4x16x64xf16>, tensor<1x4x16xf32>, tensor<1x4x16x64xf16> -> tensor<1x4x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x2x16x64xf16>
   return %dq, %dk, %dv : tensor<1x4x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x2x16x64xf16>
 }
+
+// -----
+
+// fa.grad.block_kv: 64 or 128, and only where the mma.sync kernel runs.
+// expected-error-re @+1 {{{{fa.grad.block_kv must be an integer, 64 or 128, got 96 : i64|fa.grad.block_kv applies to the mma.sync backward kernel only}}}}
+func.func @block_kv(%q: tensor<1x4x16x128xf16>, %k: tensor<1x2x16x128xf16>, %v: tensor<1x2x16x128xf16>,
+                    %o: tensor<1x4x16x128xf16>, %l: tensor<1x4x16xf32>, %do: tensor<1x4x16x128xf16>) -> (tensor<1x4x16x128xf16>, tensor<1x2x16x128xf16>, tensor<1x2x16x128xf16>) attributes {fa.grad.block_kv = 96 : i64} {
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %l, %do : tensor<1x4x16x128xf16>, tensor<1x2x16x128xf16>, tensor<1x2x16x128xf16>, tensor<1x4x16x128xf16>, tensor<1x4x16xf32>, tensor<1x4x16x128xf16> -> tensor<1x4x16x128xf16>, tensor<1x2x16x128xf16>, tensor<1x2x16x128xf16>
+  return %dq, %dk, %dv : tensor<1x4x16x128xf16>, tensor<1x2x16x128xf16>, tensor<1x2x16x128xf16>
+}

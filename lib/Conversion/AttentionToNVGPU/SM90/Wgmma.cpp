@@ -48,7 +48,7 @@ int64_t mlir::fa::sm90::wgmmaK(Type elementType) {
 
 Value mlir::fa::sm90::wgmmaSS(KernelBuilder &kb, Type elementType, Value acc,
                               Value descA, Value descB, int64_t n, bool first,
-                              bool transposeB) {
+                              bool transposeB, bool transposeA) {
   NVVM::WGMMATypes ty = wgmmaType(elementType);
   return NVVM::WgmmaMmaAsyncOp::create(
       kb.b, kb.loc, acc.getType(), acc, descA, descB,
@@ -56,7 +56,8 @@ Value mlir::fa::sm90::wgmmaSS(KernelBuilder &kb, Type elementType, Value acc,
       ty, ty,
       NVVM::WGMMATypes::f32,
       first ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one,
-      NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
+      NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+      transposeA ? NVVM::MMALayout::col : NVVM::MMALayout::row,
       transposeB ? NVVM::MMALayout::row : NVVM::MMALayout::col,
       NVVM::MMAIntOverflowAttr());
 }

@@ -53,10 +53,11 @@ LLVM::LLVMStructType wgmmaAccumulatorType(MLIRContext *ctx, int64_t n);
 int64_t wgmmaK(Type elementType);
 
 /// One m64nNk16 (e4m3: k32) wgmma, A and B from shared memory; `first` overwrites the
-/// accumulator (scale-d 0); `transposeB` reads B MN-major.
+/// accumulator (scale-d 0); `transposeB` reads B MN-major, `transposeA` A
+/// (16-bit types only).
 Value wgmmaSS(kernel::KernelBuilder &kb, Type elementType, Value acc,
               Value descA, Value descB, int64_t n, bool first,
-              bool transposeB);
+              bool transposeB, bool transposeA = false);
 
 /// One m64nNk16 wgmma with A (4 x b32: element pairs in the accumulator
 /// fragment layout) in registers and B MN-major from shared memory,

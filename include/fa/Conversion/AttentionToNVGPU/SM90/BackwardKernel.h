@@ -1,0 +1,48 @@
+//===- BackwardKernel.h - the wgmma backward kernel of sm_90a ---*- C++ -*-===//
+//
+// The backward of one attention (fa.attention_grad) on sm_90a with the five
+// products as warpgroup MMAs: a CTA per (128-key block, K/V head, batch), two
+// warpgroups of 64 keys each; per query block of 64 rows (of every query
+// head of the group that sees the keys):
+//   S^T = K Q^T, dP^T = V dO^T      wgmma, both operands in shared memory
+//   dV += P^T dO, dK += dS^T Q      wgmma, P^T / dS^T from the registers
+//   dQ  = dS K                      wgmma, dS^T through shared memory (read
+//                                   MN-major), f32 atomic adds to dq_accum
+// dK and dV stay in the accumulators of the warpgroup owning the keys. Tiles
+// come by cp.async into the 128-byte-swizzled layout wgmma reads (Q and dO
+// double-buffered); no TMA and no warp specialization yet (FlashAttention-3
+// has both). The runtime contract is the sm_80 kernel's (Common/Backward.h).
+//
+//===----------------------------------------------------------------------===//
+#ifndef FA_CONVERSION_ATTENTIONTONVGPU_SM90_BACKWARDKERNEL_H
+#define FA_CONVERSION_ATTENTIONTONVGPU_SM90_BACKWARDKERNEL_H
+
+#include "fa/Conversion/AttentionToNVGPU/Common/Backward.h"
+
+namespace mlir::fa::sm90 {
+
+/// Keys per CTA (two warpgroups of 64) and query rows per step.
+constexpr int64_t kGradBlockKV = 128, kGradBlockQ = 64;
+
+/// Byte offsets from the 1024-aligned base of the dynamic shared memory.
+/// Every 16-bit tile is stored as D / 64 sub-tiles of [rows x 128 bytes]
+/// with the 128-byte swizzle (16-byte chunk c of row r at c ^ (r % 8)).
+struct BackwardSharedMemoryPlan {
+  int64_t kOffset, vOffset; ///< [128 x D] each
+  int64_t qOffset, doOffset, stageBytes; ///< stage s at + s * stageBytes
+  int64_t dsOffset;    ///< dS^T [128 keys x 64 queries], one sub-tile
+  int64_t statsOffset; ///< [2 stages x (lse2, delta) x 64] f32
+  int64_t totalBytes, dynamicBytes;
+  static BackwardSharedMemoryPlan of(const kernel::BackwardConfig &cfg);
+};
+
+/// Builds, at the builder's insertion point (inside a module), the
+/// gpu.module holding the backward kernel for `cfg` (blockKV 128, blockQ
+/// 64, head dim 64 or 128); returns the kernel.
+gpu::GPUFuncOp buildBackwardKernel(OpBuilder &b, Location loc,
+                                   const kernel::BackwardConfig &cfg,
+                                   ArrayRef<KernelParam> params);
+
+} // namespace mlir::fa::sm90
+
+#endif // FA_CONVERSION_ATTENTIONTONVGPU_SM90_BACKWARDKERNEL_H

@@ -1,0 +1,523 @@
+//===- BackwardKernel.cpp - the wgmma backward kernel of sm_90a -----------===//
+//
+// See BackwardKernel.h. The accumulator of an m64nN wgmma holds, for thread
+// (warp w of its warpgroup, lane = 4 g + t), rows 16 w + g (+ 8) and columns
+// 8 n + 2 t (+ 1) at element 4 n + 2 r + c; here rows are the warpgroup's
+// keys and columns the step's queries (S^T, dP^T) or D (dK, dV).
+//
+//===----------------------------------------------------------------------===//
+#include "fa/Conversion/AttentionToNVGPU/SM90/BackwardKernel.h"
+#include "fa/Conversion/AttentionToNVGPU/Common/InlinePTX.h"
+#include "fa/Conversion/AttentionToNVGPU/SM90/Wgmma.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+using namespace mlir::fa::kernel;
+using namespace mlir::fa::sm90;
+
+namespace {
+constexpr int64_t kRowBytes = 128;    ///< a swizzled sub-tile row
+constexpr int64_t kSubTileElems = 64; ///< 16-bit elements per row
+constexpr int64_t kAlignBytes = 1024; ///< the swizzle atom
+constexpr int64_t kWarpgroupKeys = 64;
+constexpr int64_t kThreads = 256;
+} // namespace
+
+BackwardSharedMemoryPlan
+BackwardSharedMemoryPlan::of(const BackwardConfig &cfg) {
+  BackwardSharedMemoryPlan p;
+  int64_t kvBytes = kGradBlockKV * cfg.headDim * 2;
+  int64_t qBytes = kGradBlockQ * cfg.headDim * 2;
+  p.kOffset = 0;
+  p.vOffset = kvBytes;
+  p.qOffset = 2 * kvBytes;
+  p.doOffset = p.qOffset + qBytes;
+  p.stageBytes = 2 * qBytes;
+  p.dsOffset = p.qOffset + 2 * p.stageBytes;
+  p.statsOffset = p.dsOffset + kGradBlockKV * kRowBytes;
+  p.totalBytes = p.statsOffset + 2 * 2 * kGradBlockQ * 4;
+  p.dynamicBytes = p.totalBytes + kAlignBytes;
+  return p;
+}
+
+namespace {
+/// The thread's place in the CTA.
+struct Thread {
+  Value tid, warpgroup, warp, lane, group, quadLane;
+  std::array<Value, 2> keys; ///< its accumulator rows' keys
+};
+
+/// The dynamic shared memory from a 1024-aligned base.
+struct Shared {
+  Value raw, shift;
+  Value descBase; ///< the base address >> 4 (i64), for descriptors
+  Value descIndex; ///< the same as an index
+  Value flat;     ///< [totalBytes / 2] 16-bit elements
+  Value stats;    ///< the row statistics, f32
+};
+
+struct GradBuilder {
+  KernelBuilder &kb;
+  const BackwardConfig &cfg;
+  const BackwardSharedMemoryPlan &plan;
+  const BackwardArgs &args;
+  const BackwardCTA &cta;
+  const Thread &th;
+  const Shared &sh;
+  const BackwardSchedule &schedule;
+
+  /// The element index of (row, col) of the swizzled tile at `tileByte`
+  /// with `rows` rows; `row % 8` given as `row8` when it is known.
+  Value swizzled(Value tileByte, int64_t rows, Value row, Value col) const;
+  /// cp.async of rows [rowStart, +rows) of the [*, D] matrix at element
+  /// `base` of `gmem` into the swizzled tile at byte `tileByte`; rows at or
+  /// past `nRows` zero-filled. One async group.
+  Value loadTile(Value tileByte, int64_t rows, Value gmem, Value base,
+                 Value rowStart, Value nRows) const;
+  void prefetch(Value t, Value stage) const;
+  /// acc = (64 rows at `aByte`, K-major) x (the stage's 64 rows at
+  /// `bByte`, K-major)^T over D: S^T or dP^T.
+  Value keysTimesQueries(int64_t aByte, Value stageDesc, int64_t bByte) const;
+  /// acc += (per 16-query chunk: 4 x b32 A registers) x (the stage's
+  /// [64 x D] tile at `bByte`, MN-major): dV or dK.
+  Value accumulate(Value acc, ArrayRef<Value> a, Value stageDesc,
+                   int64_t bByte) const;
+  /// The A registers of an accumulator tile of 64 columns (f16x2 pairs).
+  SmallVector<Value> pack(ArrayRef<Value> row0, ArrayRef<Value> row1) const;
+  /// P^T (and the softcap derivative) of the S^T accumulator.
+  SmallVector<Value> probabilities(Value s, Value stage, Value q0,
+                                   bool masked) const;
+  void writeGradScoresT(ArrayRef<Value> ds0, ArrayRef<Value> ds1) const;
+  void gradQuery(const BackwardStep &step) const;
+  void step(Value t, Value stage, Value &dK, Value &dV) const;
+  void storeGradients(Value dK, Value dV) const;
+};
+} // namespace
+
+Value GradBuilder::swizzled(Value tileByte, int64_t rows, Value row,
+                        Value col) const {
+  // byte = tile + (col / 64) rows 128 + row 128 + ((col % 64 / 8) ^ (row %
+  // 8)) 16 + (col % 8) 2
+  Value sub = kb.div(col, kSubTileElems);
+  Value chunk = kb.div(kb.rem(col, kSubTileElems), 8);
+  Value phys = arith::XOrIOp::create(kb.b, kb.loc, chunk, kb.rem(row, 8));
+  Value byte = kb.add(
+      kb.add(tileByte, kb.mul(sub, kb.idx(rows * kRowBytes))),
+      kb.add(kb.mul(row, kb.idx(kRowBytes)),
+             kb.add(kb.mul(phys, kb.idx(16)), kb.mul(kb.rem(col, 8),
+                                                     kb.idx(2)))));
+  return kb.div(byte, 2);
+}
+
+Value GradBuilder::loadTile(Value tileByte, int64_t rows, Value gmem, Value base,
+                        Value rowStart, Value nRows) const {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  int64_t chunksPerRow = cfg.headDim / 8;
+  auto tokTy = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+  SmallVector<Value> tokens;
+  for (int64_t i = 0; i < rows * chunksPerRow / kThreads; ++i) {
+    Value c = kb.add(th.tid, kb.idx(i * kThreads));
+    Value row = kb.div(c, chunksPerRow);
+    Value col = kb.mul(kb.rem(c, chunksPerRow), kb.idx(8));
+    Value grow = kb.add(rowStart, row);
+    Value valid = kb.cmp(arith::CmpIPredicate::slt, grow, nRows);
+    Value srcRow = arith::SelectOp::create(b, loc, valid, grow, kb.idx(0));
+    Value src = kb.add(base, kb.add(kb.mul(srcRow, kb.idx(cfg.headDim)), col));
+    Value n = arith::SelectOp::create(b, loc, valid, kb.idx(8), kb.idx(0));
+    tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
+        b, loc, tokTy, sh.flat,
+        ValueRange{swizzled(tileByte, rows, row, col)}, gmem,
+        ValueRange{src}, b.getIndexAttr(8), n, b.getUnitAttr()));
+  }
+  return nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, tokTy, tokens);
+}
+
+void GradBuilder::prefetch(Value t, Value stage) const {
+  BackwardStep s = schedule.at(t, stage);
+  Value nq = args.sizes.queryLength;
+  Value qBase = kb.mul(s.qRowBase, kb.idx(cfg.headDim));
+  Value rowStart = schedule.firstRow(t, s);
+  Value off = kb.mul(stage, kb.idx(plan.stageBytes));
+  loadTile(kb.add(off, kb.idx(plan.qOffset)), kGradBlockQ, args.q, qBase,
+           rowStart, nq);
+  loadTile(kb.add(off, kb.idx(plan.doOffset)), kGradBlockQ, args.gradOut,
+           qBase, rowStart, nq);
+}
+
+Value GradBuilder::keysTimesQueries(int64_t aByte, Value stageDesc,
+                                int64_t bByte) const {
+  MLIRContext *ctx = kb.b.getContext();
+  Value acc = LLVM::PoisonOp::create(kb.b, kb.loc,
+                                     wgmmaAccumulatorType(ctx, kGradBlockQ));
+  // The warpgroup's 64 rows of the 128-row tile.
+  Value aDesc = arith::AddIOp::create(
+      kb.b, kb.loc, sh.descBase,
+      kb.toI64(kb.mul(th.warpgroup,
+                      kb.idx(kWarpgroupKeys * kRowBytes / 16))));
+  for (int64_t kk = 0; kk < cfg.headDim / 16; ++kk) {
+    int64_t inner = kk / 4, k32 = (kk % 4) * 32;
+    Value da = wgmmaDescriptor128B(
+        kb, aDesc, aByte + inner * kGradBlockKV * kRowBytes + k32, 16);
+    Value db = wgmmaDescriptor128B(
+        kb, stageDesc, bByte + inner * kGradBlockQ * kRowBytes + k32, 16);
+    acc = wgmmaSS(kb, cfg.elementType, acc, da, db, kGradBlockQ, kk == 0,
+                  /*transposeB=*/false);
+  }
+  return acc;
+}
+
+Value GradBuilder::accumulate(Value acc, ArrayRef<Value> a, Value stageDesc,
+                          int64_t bByte) const {
+  for (int64_t kc = 0; kc < kGradBlockQ / 16; ++kc) {
+    Value db = wgmmaDescriptor128B(kb, stageDesc, bByte + kc * 16 * kRowBytes,
+                                   kGradBlockQ * kRowBytes);
+    acc = wgmmaRS(kb, cfg.elementType, acc, a.slice(4 * kc, 4), db,
+                  cfg.headDim);
+  }
+  return acc;
+}
+
+SmallVector<Value> GradBuilder::pack(ArrayRef<Value> row0,
+                                 ArrayRef<Value> row1) const {
+  ArrayRef<Value> p[2] = {row0, row1};
+  auto v2f32 = VectorType::get({2}, kb.b.getF32Type());
+  auto v2elt = VectorType::get({2}, cfg.elementType);
+  SmallVector<Value> regs;
+  for (int64_t kc = 0; kc < kGradBlockQ / 16; ++kc)
+    for (int64_t h = 0; h < 2; ++h)
+      for (int r = 0; r < 2; ++r) {
+        int64_t c = 4 * kc + 2 * h;
+        Value pair = vector::FromElementsOp::create(
+            kb.b, kb.loc, v2f32, ValueRange{p[r][c], p[r][c + 1]});
+        Value hv = arith::TruncFOp::create(kb.b, kb.loc, v2elt, pair);
+        regs.push_back(
+            LLVM::BitcastOp::create(kb.b, kb.loc, kb.b.getI32Type(), hv));
+      }
+  return regs;
+}
+
+SmallVector<Value> GradBuilder::probabilities(Value s, Value stage, Value q0,
+                                          bool masked) const {
+  Value colBase = kb.add(q0, kb.mul(th.quadLane, kb.idx(2)));
+  KeyBand band[2];
+  if (masked)
+    for (int r = 0; r < 2; ++r)
+      band[r] = keyBand(kb, cfg, args, cta, th.keys[r], colBase);
+  SmallVector<Value> out[2], dfac[2];
+  for (int64_t n = 0; n < kGradBlockQ / 8; ++n) {
+    Value lse2 = schedule.statPair(sh.stats, stage, 0, th.quadLane, n);
+    for (int r = 0; r < 2; ++r)
+      for (int64_t c = 0; c < 2; ++c) {
+        Value l = vector::ExtractOp::create(kb.b, kb.loc, lse2,
+                                            ArrayRef<int64_t>{c});
+        auto [p, d] = gradProbability(kb, cfg, kb.extract(s, 4 * n + 2 * r + c),
+                                      l, masked ? &band[r] : nullptr,
+                                      n * 8 + c);
+        out[r].push_back(p);
+        if (d)
+          dfac[r].push_back(d);
+      }
+  }
+  SmallVector<Value> flat(out[0]);
+  flat.append(out[1]);
+  flat.append(dfac[0]);
+  flat.append(dfac[1]);
+  return flat;
+}
+
+void GradBuilder::writeGradScoresT(ArrayRef<Value> ds0, ArrayRef<Value> ds1) const {
+  ArrayRef<Value> ds[2] = {ds0, ds1};
+  auto v2f32 = VectorType::get({2}, kb.b.getF32Type());
+  auto v2elt = VectorType::get({2}, cfg.elementType);
+  Value rowInCTA = kb.add(kb.mul(th.warpgroup, kb.idx(kWarpgroupKeys)),
+                          kb.add(kb.mul(th.warp, kb.idx(16)), th.group));
+  for (int r = 0; r < 2; ++r) {
+    Value row = kb.add(rowInCTA, kb.idx(8 * r));
+    for (int64_t n = 0; n < kGradBlockQ / 8; ++n) {
+      Value pair = vector::FromElementsOp::create(
+          kb.b, kb.loc, v2f32, ValueRange{ds[r][2 * n], ds[r][2 * n + 1]});
+      Value h = arith::TruncFOp::create(kb.b, kb.loc, v2elt, pair);
+      Value col = kb.add(kb.mul(th.quadLane, kb.idx(2)), kb.idx(8 * n));
+      vector::StoreOp::create(
+          kb.b, kb.loc, h, sh.flat,
+          ValueRange{swizzled(kb.idx(plan.dsOffset), kGradBlockKV, row, col)},
+          false, llvm::MaybeAlign(4));
+    }
+  }
+  NVVM::FenceProxyOp::create(
+      kb.b, kb.loc, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(kb.b.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
+}
+
+void GradBuilder::gradQuery(const BackwardStep &step) const {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  MLIRContext *ctx = b.getContext();
+  // dQ [64 x D] = dS [64 x 128 keys] K [128 x D]; A = dS^T read MN-major, B
+  // = K MN-major. At head dim 128 warpgroup w takes columns 64 w .. + 63
+  // over all keys; at 64 it takes all columns over its own 64 keys (both
+  // add theirs).
+  bool splitColumns = cfg.headDim == 2 * kSubTileElems;
+  Value acc = LLVM::PoisonOp::create(b, loc, wgmmaAccumulatorType(ctx, 64));
+  int64_t chunks = (splitColumns ? kGradBlockKV : kWarpgroupKeys) / 16;
+  Value aBase = sh.descBase, bBase = sh.descBase;
+  if (splitColumns)
+    bBase = arith::AddIOp::create(
+        b, loc, sh.descBase,
+        kb.toI64(kb.mul(th.warpgroup,
+                        kb.idx(kGradBlockKV * kRowBytes / 16))));
+  else {
+    Value keyShift = kb.toI64(
+        kb.mul(th.warpgroup, kb.idx(kWarpgroupKeys * kRowBytes / 16)));
+    aBase = arith::AddIOp::create(b, loc, sh.descBase, keyShift);
+    bBase = aBase;
+  }
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  for (int64_t kc = 0; kc < chunks; ++kc) {
+    Value da = wgmmaDescriptor128B(kb, aBase,
+                                   plan.dsOffset + kc * 16 * kRowBytes,
+                                   kGradBlockKV * kRowBytes);
+    Value db = wgmmaDescriptor128B(kb, bBase,
+                                   plan.kOffset + kc * 16 * kRowBytes,
+                                   kGradBlockKV * kRowBytes);
+    acc = wgmmaSS(kb, cfg.elementType, acc, da, db, 64, kc == 0,
+                  /*transposeB=*/true, /*transposeA=*/true);
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+
+  Value col0 = kb.mul(th.quadLane, kb.idx(2));
+  if (splitColumns)
+    col0 = kb.add(col0, kb.mul(th.warpgroup, kb.idx(kSubTileElems)));
+  Value scale = kb.f32(cfg.scale);
+  for (int r = 0; r < 2; ++r) {
+    Value row = kb.add(kb.add(step.q0, kb.mul(th.warp, kb.idx(16))),
+                       kb.add(th.group, kb.idx(8 * r)));
+    kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, row, args.sizes.queryLength),
+              [&] {
+                Value base = kb.add(
+                    kb.mul(kb.add(step.qRowBase, row), kb.idx(cfg.headDim)),
+                    col0);
+                for (int64_t n = 0; n < 8; ++n)
+                  for (int64_t c = 0; c < 2; ++c)
+                    memref::AtomicRMWOp::create(
+                        b, loc, arith::AtomicRMWKind::addf,
+                        arith::MulFOp::create(
+                            b, loc, kb.extract(acc, 4 * n + 2 * r + c), scale),
+                        args.dqAccum,
+                        ValueRange{kb.add(base, kb.idx(8 * n + c))});
+              });
+  }
+}
+
+void GradBuilder::step(Value t, Value stage, Value &dK, Value &dV) const {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  BackwardStep st = schedule.at(t, stage);
+  Value stageDesc = arith::AddIOp::create(
+      b, loc, sh.descBase, kb.toI64(kb.mul(stage, kb.idx(plan.stageBytes / 16))));
+
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  Value s = keysTimesQueries(plan.kOffset, stageDesc, plan.qOffset);
+  Value dp = keysTimesQueries(plan.vOffset, stageDesc, plan.doOffset);
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+
+  // P^T, masked only where the block pair straddles the band or Nk.
+  int64_t perRow = kGradBlockQ / 4;
+  int64_t numValues = 2 * perRow * (cfg.softcap ? 2 : 1);
+  Value needMask = arith::XOrIOp::create(
+      b, loc, blockFullyVisible(kb, cfg, args, cta, st.q0),
+      arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
+  auto maskIf = scf::IfOp::create(
+      b, loc, SmallVector<Type>(numValues, b.getF32Type()), needMask, true);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&maskIf.getThenRegion().front());
+    scf::YieldOp::create(b, loc, probabilities(s, stage, st.q0, true));
+    b.setInsertionPointToStart(&maskIf.getElseRegion().front());
+    scf::YieldOp::create(b, loc, probabilities(s, stage, st.q0, false));
+  }
+  ValueRange res = maskIf.getResults();
+  SmallVector<Value> p[2] = {SmallVector<Value>(res.slice(0, perRow)),
+                             SmallVector<Value>(res.slice(perRow, perRow))};
+  SmallVector<Value> ds[2];
+  for (int64_t n = 0; n < kGradBlockQ / 8; ++n) {
+    Value delta = schedule.statPair(sh.stats, stage, 1, th.quadLane, n);
+    for (int r = 0; r < 2; ++r)
+      for (int64_t c = 0; c < 2; ++c) {
+        Value d = vector::ExtractOp::create(b, loc, delta, ArrayRef<int64_t>{c});
+        ds[r].push_back(gradScore(
+            kb, p[r][2 * n + c], kb.extract(dp, 4 * n + 2 * r + c), d,
+            cfg.softcap ? res[2 * perRow + r * perRow + 2 * n + c] : Value()));
+      }
+  }
+
+  // dV += P^T dO, dK += dS^T Q (scaled once, at the end), in flight while
+  // dS^T goes to shared memory for dQ.
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  dV = accumulate(dV, pack(p[0], p[1]), stageDesc, plan.doOffset);
+  dK = accumulate(dK, pack(ds[0], ds[1]), stageDesc, plan.qOffset);
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  writeGradScoresT(ds[0], ds[1]);
+  gpu::BarrierOp::create(b, loc);
+  gradQuery(st);
+}
+
+void GradBuilder::storeGradients(Value dK, Value dV) const {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  auto v2f32 = VectorType::get({2}, b.getF32Type());
+  auto v2elt = VectorType::get({2}, cfg.elementType);
+  Value scale = kb.f32(cfg.scale);
+  Value col0 = kb.mul(th.quadLane, kb.idx(2));
+  for (int r = 0; r < 2; ++r)
+    kb.ifThen(
+        kb.cmp(arith::CmpIPredicate::slt, th.keys[r], args.sizes.keyLength),
+        [&] {
+          Value base = kb.add(
+              kb.mul(kb.add(cta.kRowBase, th.keys[r]), kb.idx(cfg.headDim)),
+              col0);
+          for (int64_t n = 0; n < cfg.headDim / 8; ++n) {
+            Value at = kb.add(base, kb.idx(8 * n));
+            int64_t i = 4 * n + 2 * r;
+            Value k = vector::FromElementsOp::create(
+                b, loc, v2f32,
+                ValueRange{arith::MulFOp::create(b, loc, kb.extract(dK, i),
+                                                 scale),
+                           arith::MulFOp::create(b, loc, kb.extract(dK, i + 1),
+                                                 scale)});
+            vector::StoreOp::create(
+                b, loc, arith::TruncFOp::create(b, loc, v2elt, k), args.dk,
+                ValueRange{at});
+            Value v = vector::FromElementsOp::create(
+                b, loc, v2f32,
+                ValueRange{kb.extract(dV, i), kb.extract(dV, i + 1)});
+            vector::StoreOp::create(
+                b, loc, arith::TruncFOp::create(b, loc, v2elt, v), args.dv,
+                ValueRange{at});
+          }
+        });
+}
+
+static Thread threadOf(KernelBuilder &kb, const BackwardCTA &cta) {
+  Thread th;
+  th.tid = gpu::ThreadIdOp::create(kb.b, kb.loc, gpu::Dimension::x);
+  th.warpgroup = kb.div(th.tid, 128);
+  th.warp = kb.rem(kb.div(th.tid, 32), 4);
+  th.lane = kb.rem(th.tid, 32);
+  th.group = kb.div(th.lane, 4);
+  th.quadLane = kb.rem(th.lane, 4);
+  th.keys[0] = kb.add(
+      kb.add(cta.kv0, kb.mul(th.warpgroup, kb.idx(kWarpgroupKeys))),
+      kb.add(kb.mul(th.warp, kb.idx(16)), th.group));
+  th.keys[1] = kb.add(th.keys[0], kb.idx(8));
+  return th;
+}
+
+static Shared allocateShared(KernelBuilder &kb, const BackwardConfig &cfg,
+                             const BackwardSharedMemoryPlan &plan) {
+  MLIRContext *ctx = kb.b.getContext();
+  auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  Shared sh;
+  sh.raw = gpu::DynamicSharedMemoryOp::create(
+      kb.b, kb.loc,
+      MemRefType::get({ShapedType::kDynamic}, kb.b.getI8Type(),
+                      MemRefLayoutAttrInterface{}, wg));
+  // The next 1024-byte boundary strictly above the buffer's symbol, as the
+  // forward kernel (SM90/KernelState.cpp says why).
+  Value rawAddr =
+      memref::ExtractAlignedPointerAsIndexOp::create(kb.b, kb.loc, sh.raw);
+  sh.shift = kb.sub(kb.idx(kAlignBytes), kb.rem(rawAddr, kAlignBytes));
+  sh.descIndex = kb.div(kb.add(rawAddr, sh.shift), 16);
+  sh.descBase = kb.toI64(sh.descIndex);
+  sh.flat = memref::ViewOp::create(
+      kb.b, kb.loc,
+      MemRefType::get({plan.totalBytes / 2}, cfg.elementType,
+                      MemRefLayoutAttrInterface{}, wg),
+      sh.raw, sh.shift, ValueRange{});
+  sh.stats = memref::ViewOp::create(
+      kb.b, kb.loc,
+      MemRefType::get({4 * kGradBlockQ}, kb.b.getF32Type(),
+                      MemRefLayoutAttrInterface{}, wg),
+      sh.raw, kb.add(sh.shift, kb.idx(plan.statsOffset)), ValueRange{});
+  return sh;
+}
+
+gpu::GPUFuncOp mlir::fa::sm90::buildBackwardKernel(
+    OpBuilder &b, Location loc, const BackwardConfig &cfg,
+    ArrayRef<KernelParam> params) {
+  BackwardSharedMemoryPlan plan = BackwardSharedMemoryPlan::of(cfg);
+  OpBuilder::InsertionGuard topGuard(b);
+  auto gpuMod = gpu::GPUModuleOp::create(b, loc, cfg.moduleName);
+  b.setInsertionPointToStart(&gpuMod.getBodyRegion().front());
+  auto kfn = gpu::GPUFuncOp::create(
+      b, loc, cfg.kernelName,
+      b.getFunctionType(getKernelArgumentTypes(params), {}));
+  kfn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  kfn.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(kThreads), 1, 1}));
+  b.setInsertionPointToStart(&kfn.getBody().front());
+  KernelBuilder kb{b, loc};
+  BackwardArgs args = readBackwardArgs(kb, kfn);
+  BackwardCTA cta = getBackwardCTA(kb, cfg, args);
+  Thread th = threadOf(kb, cta);
+  Shared sh = allocateShared(kb, cfg, plan);
+  auto [qbBegin, numQBlocks] = queryBlockRange(kb, cfg, args, cta);
+  Value steps = kb.mul(numQBlocks, cta.groupSize);
+  BackwardSchedule schedule{kb,     cfg,     args,       cta,
+                            th.tid, qbBegin, numQBlocks, steps};
+  GradBuilder bld{kb, cfg, plan, args, cta, th, sh, schedule};
+
+  // K and V of the CTA (rows past Nk zero-filled), the first step's Q, dO.
+  Value kBase = kb.mul(cta.kRowBase, kb.idx(cfg.headDim));
+  bld.loadTile(kb.idx(plan.kOffset), kGradBlockKV, args.k, kBase, cta.kv0,
+               args.sizes.keyLength);
+  Value tok = bld.loadTile(kb.idx(plan.vOffset), kGradBlockKV, args.v, kBase,
+                           cta.kv0, args.sizes.keyLength);
+  bld.prefetch(kb.idx(0), kb.idx(0));
+  schedule.storeRowStat(schedule.loadRowStat(kb.idx(0)), kb.idx(0), sh.stats);
+
+  MLIRContext *ctx = b.getContext();
+  Value zero = LLVM::ZeroOp::create(b, loc,
+                                    wgmmaAccumulatorType(ctx, cfg.headDim));
+  auto loop = scf::ForOp::create(b, loc, kb.idx(0), steps, kb.idx(1),
+                                 ValueRange{zero, zero});
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value t = loop.getInductionVar();
+    Value stage = kb.rem(t, 2);
+    Value next = kb.sub(kb.idx(1), stage);
+    bld.prefetch(kb.add(t, kb.idx(1)), next);
+    Value nextStat = schedule.loadRowStat(kb.add(t, kb.idx(1)));
+    // This step's tiles (and K, V) landed: visible to wgmma (async proxy).
+    nvgpu::DeviceAsyncWaitOp::create(b, loc, tok, b.getI32IntegerAttr(2));
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+    gpu::BarrierOp::create(b, loc);
+    Value dK = loop.getRegionIterArgs()[0], dV = loop.getRegionIterArgs()[1];
+    // The descriptors derive from an opaque copy of the base, computed where
+    // they are used: hoisted out of the loop, the 2 x D / 16 + ... of them
+    // would stay live in registers (as the forward kernel does).
+    Shared stepShared = sh;
+    stepShared.descBase = kb.toI64(opaqueIndex(kb, sh.descIndex));
+    GradBuilder stepBld{kb, cfg, plan, args, cta, th, stepShared, schedule};
+    stepBld.step(t, stage, dK, dV);
+    schedule.storeRowStat(nextStat, next, sh.stats);
+    gpu::BarrierOp::create(b, loc);
+    scf::YieldOp::create(b, loc, ValueRange{dK, dV});
+  }
+  nvgpu::DeviceAsyncWaitOp::create(b, loc, tok, b.getI32IntegerAttr(0));
+  bld.storeGradients(loop.getResult(0), loop.getResult(1));
+  gpu::ReturnOp::create(b, loc);
+  return kfn;
+}

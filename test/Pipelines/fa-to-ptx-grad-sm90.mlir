@@ -1,0 +1,37 @@
+// RUN: fa-opt %s '--convert-fa-to-nvgpu=chip=sm_90a' | FileCheck %s --check-prefix=IR
+// RUN: rm -rf %t && fa-opt %s '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a},fa-dump-kernel{dir=%t})' -o /dev/null
+// RUN: FileCheck %s --check-prefix=MANIFEST < %t/grad_d128_kernel.json
+// RUN: FileCheck %s --check-prefix=PTX < %t/grad_d128_kernel.ptx
+
+// On sm_90a at head dim 128 the backward is the wgmma kernel
+// (SM90/BackwardKernel): two warpgroups of 64 keys, S^T and dP^T with both
+// operands in shared memory, dV and dK with P^T / dS^T from registers, dQ
+// from dS^T read MN-major (transposed A).
+
+// IR: gpu.func @grad_d128_kernel
+// IR-SAME: known_block_size = array<i32: 256, 1, 1>
+// IR: nvgpu.device_async_copy
+// IR: scf.for
+// IR: nvvm.wgmma.fence.aligned
+// IR: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 64, k = 16>, D[<f32>, <zero>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// IR: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// IR: nvvm.fence.proxy
+// IR: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 64, k = 16>, D[<f32>, <zero>], A[<f16>, <one>, <col>], B[<f16>, <one>, <row>]
+// IR: memref.atomic_rmw addf
+
+// MANIFEST: "block": [
+// MANIFEST-NEXT: 256,
+// MANIFEST: "ceil_div": [
+// MANIFEST-NEXT: "Nk",
+// MANIFEST-NEXT: 128
+// MANIFEST: "op": "attention_grad",
+
+// PTX: .target sm_90a
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// PTX-DAG: cp.async.cg.shared.global
+
+func.func @grad_d128(%q: tensor<?x?x?x128xf16>, %k: tensor<?x?x?x128xf16>, %v: tensor<?x?x?x128xf16>, %o: tensor<?x?x?x128xf16>, %l: tensor<?x?x?xf32>, %do: tensor<?x?x?x128xf16>) -> (tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>) {
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %l, %do {causal} : tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?xf32>, tensor<?x?x?x128xf16> -> tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>
+  return %dq, %dk, %dv : tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>
+}
