@@ -17,6 +17,17 @@ Value mlir::fa::kernel::emitInlinePTX(KernelBuilder &kb, Type resultType,
       .getResult(0);
 }
 
+void mlir::fa::kernel::emitInlinePTXEffect(KernelBuilder &kb,
+                                           ValueRange operands, StringRef ptx,
+                                           StringRef constraints) {
+  LLVM::InlineAsmOp::create(
+      kb.b, kb.loc, TypeRange{}, operands, ptx, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(kb.b.getContext(), LLVM::AsmDialect::AD_ATT),
+      ArrayAttr());
+}
+
 std::string mlir::fa::kernel::tiedConstraints(int64_t numOutputs, char cls,
                                               StringRef extraInputs) {
   std::string cons;

@@ -41,7 +41,11 @@ BackwardSharedMemoryPlan::of(const BackwardConfig &cfg) {
   p.stageBytes = 2 * qBytes;
   p.dsOffset = p.qOffset + 2 * p.stageBytes;
   p.statsOffset = p.dsOffset + kGradBlockKV * kRowBytes;
-  p.totalBytes = p.statsOffset + 2 * 2 * kGradBlockQ * 4;
+  p.dqOffset = p.statsOffset + 2 * 2 * kGradBlockQ * 4;
+  // 32 bytes of padding: a half-warp's 8-byte stores of 4 rows x 4 column
+  // pairs hit distinct banks.
+  p.dqRowBytes = cfg.headDim * 4 + 32;
+  p.totalBytes = p.dqOffset + kGradBlockQ * p.dqRowBytes;
   p.dynamicBytes = p.totalBytes + kAlignBytes;
   return p;
 }
@@ -58,6 +62,9 @@ struct Shared {
   Value raw, shift;
   Value descBase; ///< the base address >> 4 (i64), for descriptors
   Value descIndex; ///< the same as an index
+  Value addr;     ///< the base's shared-memory address (index)
+  Value flat32;   ///< the buffer as [totalBytes / 4] f32 (the dQ tile)
+  Value dqAccumAddr; ///< dq_accum's global address (index)
   Value flat;     ///< [totalBytes / 2] 16-bit elements
   Value stats;    ///< the row statistics, f32
 };
@@ -261,28 +268,15 @@ void GradBuilder::gradQuery(const BackwardStep &step) const {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   MLIRContext *ctx = b.getContext();
-  // dQ [64 x D] = dS [64 x 128 keys] K [128 x D]; A = dS^T read MN-major, B
-  // = K MN-major. At head dim 128 warpgroup w takes columns 64 w .. + 63
-  // over all keys; at 64 it takes all columns over its own 64 keys (both
-  // add theirs).
-  bool splitColumns = cfg.headDim == 2 * kSubTileElems;
+  // dQ [64 x D] = dS [64 x 128 keys] K [128 x D]: warpgroup w takes columns
+  // 64 w .. + 63 over all keys; A = dS^T read MN-major, B = K MN-major.
   Value acc = LLVM::PoisonOp::create(b, loc, wgmmaAccumulatorType(ctx, 64));
-  int64_t chunks = (splitColumns ? kGradBlockKV : kWarpgroupKeys) / 16;
-  Value aBase = sh.descBase, bBase = sh.descBase;
-  if (splitColumns)
-    bBase = arith::AddIOp::create(
-        b, loc, sh.descBase,
-        kb.toI64(kb.mul(th.warpgroup,
-                        kb.idx(kGradBlockKV * kRowBytes / 16))));
-  else {
-    Value keyShift = kb.toI64(
-        kb.mul(th.warpgroup, kb.idx(kWarpgroupKeys * kRowBytes / 16)));
-    aBase = arith::AddIOp::create(b, loc, sh.descBase, keyShift);
-    bBase = aBase;
-  }
+  Value bBase = arith::AddIOp::create(
+      b, loc, sh.descBase,
+      kb.toI64(kb.mul(th.warpgroup, kb.idx(kGradBlockKV * kRowBytes / 16))));
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
-  for (int64_t kc = 0; kc < chunks; ++kc) {
-    Value da = wgmmaDescriptor128B(kb, aBase,
+  for (int64_t kc = 0; kc < kGradBlockKV / 16; ++kc) {
+    Value da = wgmmaDescriptor128B(kb, sh.descBase,
                                    plan.dsOffset + kc * 16 * kRowBytes,
                                    kGradBlockKV * kRowBytes);
     Value db = wgmmaDescriptor128B(kb, bBase,
@@ -294,28 +288,63 @@ void GradBuilder::gradQuery(const BackwardStep &step) const {
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
 
-  Value col0 = kb.mul(th.quadLane, kb.idx(2));
-  if (splitColumns)
-    col0 = kb.add(col0, kb.mul(th.warpgroup, kb.idx(kSubTileElems)));
+  // scale dQ into the [64 x D] f32 tile, then one bulk reduce-add per row
+  // into dq_accum (rows past Nq left out): FlashAttention-3's dQ, with
+  // row copies instead of a TMA tensor map.
+  auto v2f32 = VectorType::get({2}, b.getF32Type());
+  Value col0 = kb.add(kb.mul(th.quadLane, kb.idx(2)),
+                      kb.mul(th.warpgroup, kb.idx(kSubTileElems)));
   Value scale = kb.f32(cfg.scale);
   for (int r = 0; r < 2; ++r) {
-    Value row = kb.add(kb.add(step.q0, kb.mul(th.warp, kb.idx(16))),
+    Value row = kb.add(kb.mul(th.warp, kb.idx(16)),
                        kb.add(th.group, kb.idx(8 * r)));
-    kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, row, args.sizes.queryLength),
-              [&] {
-                Value base = kb.add(
-                    kb.mul(kb.add(step.qRowBase, row), kb.idx(cfg.headDim)),
-                    col0);
-                for (int64_t n = 0; n < 8; ++n)
-                  for (int64_t c = 0; c < 2; ++c)
-                    memref::AtomicRMWOp::create(
-                        b, loc, arith::AtomicRMWKind::addf,
-                        arith::MulFOp::create(
-                            b, loc, kb.extract(acc, 4 * n + 2 * r + c), scale),
-                        args.dqAccum,
-                        ValueRange{kb.add(base, kb.idx(8 * n + c))});
-              });
+    Value rowBase = kb.add(kb.idx(plan.dqOffset / 4),
+                           kb.mul(row, kb.idx(plan.dqRowBytes / 4)));
+    for (int64_t n = 0; n < 8; ++n) {
+      Value pair = vector::FromElementsOp::create(
+          b, loc, v2f32,
+          ValueRange{arith::MulFOp::create(
+                         b, loc, kb.extract(acc, 4 * n + 2 * r), scale),
+                     arith::MulFOp::create(
+                         b, loc, kb.extract(acc, 4 * n + 2 * r + 1), scale)});
+      vector::StoreOp::create(b, loc, pair, sh.flat32,
+                              ValueRange{kb.add(rowBase,
+                                                kb.add(col0, kb.idx(8 * n)))},
+                              false, llvm::MaybeAlign(8));
+    }
   }
+  NVVM::FenceProxyOp::create(
+      b, loc, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+  gpu::BarrierOp::create(b, loc);
+  Value row = th.tid;
+  Value inRows = arith::AndIOp::create(
+      b, loc, kb.cmp(arith::CmpIPredicate::ult, row, kb.idx(kGradBlockQ)),
+      kb.cmp(arith::CmpIPredicate::slt, kb.add(step.q0, row),
+             args.sizes.queryLength));
+  kb.ifThen(inRows, [&] {
+    Value dst = kb.add(
+        sh.dqAccumAddr,
+        kb.mul(kb.add(step.qRowBase, kb.add(step.q0, row)),
+               kb.idx(cfg.headDim * 4)));
+    Value src = kb.add(sh.addr, kb.add(kb.idx(plan.dqOffset),
+                                       kb.mul(row, kb.idx(plan.dqRowBytes))));
+    emitInlinePTXEffect(
+        kb, ValueRange{kb.toI64(dst), kb.toI32(src), kb.i32c(cfg.headDim * 4)},
+        "{\n.reg .u64 g;\ncvta.to.global.u64 g, $0;\n"
+        "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [g], "
+        "[$1], $2;\ncp.async.bulk.commit_group;\n}",
+        "l,r,r");
+  });
+}
+
+/// Blocks until this thread's bulk reduces have read shared memory (`read`)
+/// or completed.
+static void waitBulkGroups(KernelBuilder &kb, bool read) {
+  emitInlinePTXEffect(kb, ValueRange{},
+                      read ? "cp.async.bulk.wait_group.read 0;"
+                           : "cp.async.bulk.wait_group 0;",
+                      "");
 }
 
 void GradBuilder::step(Value t, Value stage, Value &dK, Value &dV) const {
@@ -363,11 +392,14 @@ void GradBuilder::step(Value t, Value stage, Value &dK, Value &dV) const {
 
   // dV += P^T dO, dK += dS^T Q (scaled once, at the end), in flight while
   // dS^T goes to shared memory for dQ.
+  SmallVector<Value> pRegs = pack(p[0], p[1]), dsRegs = pack(ds[0], ds[1]);
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
-  dV = accumulate(dV, pack(p[0], p[1]), stageDesc, plan.doOffset);
-  dK = accumulate(dK, pack(ds[0], ds[1]), stageDesc, plan.qOffset);
+  dV = accumulate(dV, pRegs, stageDesc, plan.doOffset);
+  dK = accumulate(dK, dsRegs, stageDesc, plan.qOffset);
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
   writeGradScoresT(ds[0], ds[1]);
+  // The last step's row reduces have read the dQ tile it is about to reuse.
+  waitBulkGroups(kb, /*read=*/true);
   gpu::BarrierOp::create(b, loc);
   gradQuery(st);
 }
@@ -437,11 +469,17 @@ static Shared allocateShared(KernelBuilder &kb, const BackwardConfig &cfg,
   Value rawAddr =
       memref::ExtractAlignedPointerAsIndexOp::create(kb.b, kb.loc, sh.raw);
   sh.shift = kb.sub(kb.idx(kAlignBytes), kb.rem(rawAddr, kAlignBytes));
-  sh.descIndex = kb.div(kb.add(rawAddr, sh.shift), 16);
+  sh.addr = kb.add(rawAddr, sh.shift);
+  sh.descIndex = kb.div(sh.addr, 16);
   sh.descBase = kb.toI64(sh.descIndex);
   sh.flat = memref::ViewOp::create(
       kb.b, kb.loc,
       MemRefType::get({plan.totalBytes / 2}, cfg.elementType,
+                      MemRefLayoutAttrInterface{}, wg),
+      sh.raw, sh.shift, ValueRange{});
+  sh.flat32 = memref::ViewOp::create(
+      kb.b, kb.loc,
+      MemRefType::get({plan.totalBytes / 4}, kb.b.getF32Type(),
                       MemRefLayoutAttrInterface{}, wg),
       sh.raw, sh.shift, ValueRange{});
   sh.stats = memref::ViewOp::create(
@@ -470,6 +508,8 @@ gpu::GPUFuncOp mlir::fa::sm90::buildBackwardKernel(
   BackwardCTA cta = getBackwardCTA(kb, cfg, args);
   Thread th = threadOf(kb, cta);
   Shared sh = allocateShared(kb, cfg, plan);
+  sh.dqAccumAddr = memref::ExtractAlignedPointerAsIndexOp::create(
+      b, loc, args.dqAccum);
   auto [qbBegin, numQBlocks] = queryBlockRange(kb, cfg, args, cta);
   Value steps = kb.mul(numQBlocks, cta.groupSize);
   BackwardSchedule schedule{kb,     cfg,     args,       cta,
@@ -517,6 +557,7 @@ gpu::GPUFuncOp mlir::fa::sm90::buildBackwardKernel(
     scf::YieldOp::create(b, loc, ValueRange{dK, dV});
   }
   nvgpu::DeviceAsyncWaitOp::create(b, loc, tok, b.getI32IntegerAttr(0));
+  waitBulkGroups(kb, /*read=*/false);
   bld.storeGradients(loop.getResult(0), loop.getResult(1));
   gpu::ReturnOp::create(b, loc);
   return kfn;

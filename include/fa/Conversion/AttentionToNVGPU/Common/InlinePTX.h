@@ -22,6 +22,10 @@ namespace mlir::fa::kernel {
 Value emitInlinePTX(KernelBuilder &kb, Type resultType, ValueRange operands,
                     StringRef ptx, StringRef constraints, bool pure = false);
 
+/// `ptx` with side effects and no result (a store, a fence, an async copy).
+void emitInlinePTXEffect(KernelBuilder &kb, ValueRange operands, StringRef ptx,
+                         StringRef constraints);
+
 /// The constraint string of `numOutputs` outputs of class `cls` ('r', 'f',
 /// 'l') tied to the first `numOutputs` inputs, then `extraInputs` (e.g.
 /// ",r,r,l").

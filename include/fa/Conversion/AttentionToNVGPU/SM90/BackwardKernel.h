@@ -7,7 +7,8 @@
 //   S^T = K Q^T, dP^T = V dO^T      wgmma, both operands in shared memory
 //   dV += P^T dO, dK += dS^T Q      wgmma, P^T / dS^T from the registers
 //   dQ  = dS K                      wgmma, dS^T through shared memory (read
-//                                   MN-major), f32 atomic adds to dq_accum
+//                                   MN-major); a bulk reduce-add per row
+//                                   into dq_accum
 // dK and dV stay in the accumulators of the warpgroup owning the keys. Tiles
 // come by cp.async into the 128-byte-swizzled layout wgmma reads (Q and dO
 // double-buffered); no TMA and no warp specialization yet (FlashAttention-3
@@ -32,13 +33,14 @@ struct BackwardSharedMemoryPlan {
   int64_t qOffset, doOffset, stageBytes; ///< stage s at + s * stageBytes
   int64_t dsOffset;    ///< dS^T [128 keys x 64 queries], one sub-tile
   int64_t statsOffset; ///< [2 stages x (lse2, delta) x 64] f32
+  int64_t dqOffset, dqRowBytes; ///< the step's dQ, [64 x D] f32, padded rows
   int64_t totalBytes, dynamicBytes;
   static BackwardSharedMemoryPlan of(const kernel::BackwardConfig &cfg);
 };
 
 /// Builds, at the builder's insertion point (inside a module), the
 /// gpu.module holding the backward kernel for `cfg` (blockKV 128, blockQ
-/// 64, head dim 64 or 128); returns the kernel.
+/// 64, head dim 128); returns the kernel.
 gpu::GPUFuncOp buildBackwardKernel(OpBuilder &b, Location loc,
                                    const kernel::BackwardConfig &cfg,
                                    ArrayRef<KernelParam> params);
