@@ -6,7 +6,8 @@
 // On sm_90a at head dim 128 the backward is the wgmma kernel
 // (SM90/BackwardKernel): two warpgroups of 64 keys, S^T and dP^T with both
 // operands in shared memory, dV and dK with P^T / dS^T from registers, dQ
-// from dS^T read MN-major (transposed A).
+// from dS^T read MN-major (transposed A), added into dq_accum by a bulk
+// reduce per row.
 
 // IR: gpu.func @grad_d128_kernel
 // IR-SAME: known_block_size = array<i32: 256, 1, 1>
@@ -17,7 +18,7 @@
 // IR: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // IR: nvvm.fence.proxy
 // IR: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 64, k = 16>, D[<f32>, <zero>], A[<f16>, <one>, <col>], B[<f16>, <one>, <row>]
-// IR: memref.atomic_rmw addf
+// IR: cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32
 
 // MANIFEST: "block": [
 // MANIFEST-NEXT: 256,
@@ -30,6 +31,8 @@
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // PTX-DAG: cp.async.cg.shared.global
+// PTX-DAG: cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32
+// PTX-DAG: cp.async.bulk.wait_group.read 0
 
 func.func @grad_d128(%q: tensor<?x?x?x128xf16>, %k: tensor<?x?x?x128xf16>, %v: tensor<?x?x?x128xf16>, %o: tensor<?x?x?x128xf16>, %l: tensor<?x?x?xf32>, %do: tensor<?x?x?x128xf16>) -> (tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>) {
   %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %l, %do {causal} : tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?xf32>, tensor<?x?x?x128xf16> -> tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>
