@@ -354,11 +354,14 @@ void GradBuilder::step(Value t, Value stage, Value &dK, Value &dV) const {
   Value stageDesc = arith::AddIOp::create(
       b, loc, sh.descBase, kb.toI64(kb.mul(stage, kb.idx(plan.stageBytes / 16))));
 
+  // Four wgmma groups, each waited for only where its result is needed:
+  // P is computed under dP^T's products, dS under dV's.
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   Value s = keysTimesQueries(plan.kOffset, stageDesc, plan.qOffset);
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
   Value dp = keysTimesQueries(plan.vOffset, stageDesc, plan.doOffset);
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1); // S^T
 
   // P^T, masked only where the block pair straddles the band or Nk.
   int64_t perRow = kGradBlockQ / 4;
@@ -378,6 +381,15 @@ void GradBuilder::step(Value t, Value stage, Value &dK, Value &dV) const {
   ValueRange res = maskIf.getResults();
   SmallVector<Value> p[2] = {SmallVector<Value>(res.slice(0, perRow)),
                              SmallVector<Value>(res.slice(perRow, perRow))};
+  // dV += P^T dO, in flight while dS^T is computed.
+  SmallVector<Value> pRegs = pack(p[0], p[1]);
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  dV = accumulate(dV, pRegs, stageDesc, plan.doOffset);
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1); // dP^T
+
+  // dS^T = P^T (dP^T - delta) (* (1 - tanh^2)); dK += dS^T Q (scaled once,
+  // at the end), in flight while dS^T goes to shared memory for dQ.
   SmallVector<Value> ds[2];
   for (int64_t n = 0; n < kGradBlockQ / 8; ++n) {
     Value delta = schedule.statPair(sh.stats, stage, 1, th.quadLane, n);
@@ -389,12 +401,8 @@ void GradBuilder::step(Value t, Value stage, Value &dK, Value &dV) const {
             cfg.softcap ? res[2 * perRow + r * perRow + 2 * n + c] : Value()));
       }
   }
-
-  // dV += P^T dO, dK += dS^T Q (scaled once, at the end), in flight while
-  // dS^T goes to shared memory for dQ.
-  SmallVector<Value> pRegs = pack(p[0], p[1]), dsRegs = pack(ds[0], ds[1]);
+  SmallVector<Value> dsRegs = pack(ds[0], ds[1]);
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
-  dV = accumulate(dV, pRegs, stageDesc, plan.doOffset);
   dK = accumulate(dK, dsRegs, stageDesc, plan.qOffset);
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
   writeGradScoresT(ds[0], ds[1]);
