@@ -65,7 +65,8 @@
 // PTX-DAG: ex2.approx.ftz.f32
 // PTX-DAG: atom{{.*}}.add.f32
 // SM90: .target sm_90a
-// SM90: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// SM90: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// SM90: wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16
 
 func.func @grad_gqa(%q: tensor<?x8x?x64xf16>, %k: tensor<?x2x?x64xf16>, %v: tensor<?x2x?x64xf16>,
                     %o: tensor<?x8x?x64xf16>, %l: tensor<?x8x?xf32>, %do: tensor<?x8x?x64xf16>)

@@ -2,7 +2,7 @@
 //
 // convert-fa-to-nvgpu on a function that computes one fa.attention_grad:
 // checks what the backward kernel supports, builds it (SM80/BackwardKernel,
-// mma.sync; SM90/BackwardKernel, wgmma, for sm_90a at head dim 128),
+// mma.sync, for sm_80; SM90/BackwardKernel, wgmma, for sm_90a),
 // attaches its launch manifest and erases the function. The kernel tiles as fa-tile-attention-grad does
 // (a key block per CTA, query blocks streamed); it is built from the op
 // itself, whose attributes say all the kernel needs. See docs/Backward.md.
@@ -72,11 +72,10 @@ LogicalResult mlir::fa::buildAttentionGradKernel(
   if (options.rowsPerWarp)
     return op.emitOpError("convert-fa-to-nvgpu: option rows-per-warp does "
                           "not apply to the backward kernel");
-  // Which kernel: on sm_90a the wgmma kernel at head dim 128 (1.3-1.4x the
-  // mma.sync kernel on the H200), the mma.sync kernel at 64 (where the
-  // wgmma kernel, its products serialized, is 0.8x of it): run4 in
-  // bench/results/backward_h200_2026-12-01.
-  bool wgmma = chip == "sm_90a" && headDim == 128;
+  // Which kernel: on sm_90a the wgmma kernel (on the H200 1.2-1.25x the
+  // mma.sync kernel at head dim 64, 1.7-2x at 128: run6 and run7 in
+  // bench/results/backward_h200_2026-12-01), on sm_80 the mma.sync one.
+  bool wgmma = chip == "sm_90a";
   // mma.sync: keys per CTA: 128 (8 warps) halves the Q/dO loads and dQ
   // atomics per FLOP of 64 (4 warps); a function's fa.grad.block_kv picks
   // either. wgmma: 128 (two warpgroups of 64 keys).
@@ -84,9 +83,9 @@ LogicalResult mlir::fa::buildAttentionGradKernel(
   if (Attribute attr = func->getAttr("fa.grad.block_kv")) {
     if (wgmma)
       return func.emitError("convert-fa-to-nvgpu: fa.grad.block_kv applies to "
-                            "the mma.sync backward kernel only (the wgmma "
-                            "kernel of sm_90a at head dim 128 takes 128 keys "
-                            "per CTA)");
+                            "the mma.sync backward kernel only (chip=sm_80; "
+                            "the wgmma kernel of sm_90a takes 128 keys per "
+                            "CTA)");
     auto i = dyn_cast<IntegerAttr>(attr);
     if (!i || (i.getInt() != 64 && i.getInt() != 128))
       return func.emitError("convert-fa-to-nvgpu: fa.grad.block_kv must be an "

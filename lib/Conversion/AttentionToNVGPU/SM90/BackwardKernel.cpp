@@ -269,11 +269,17 @@ void GradBuilder::gradQuery(const BackwardStep &step) const {
   Location loc = kb.loc;
   MLIRContext *ctx = b.getContext();
   // dQ [64 x D] = dS [64 x 128 keys] K [128 x D]: warpgroup w takes columns
-  // 64 w .. + 63 over all keys; A = dS^T read MN-major, B = K MN-major.
-  Value acc = LLVM::PoisonOp::create(b, loc, wgmmaAccumulatorType(ctx, 64));
+  // n w .. + n - 1 (n = D / 2) over all keys; A = dS^T read MN-major, B = K
+  // MN-major from column n w: the start of sub-tile w (D = 128) or 64
+  // bytes into each swizzled row (D = 64; the swizzle is a function of the
+  // address, so an offset start reads the layout the loads wrote).
+  int64_t n = cfg.headDim / 2;
+  Value acc = LLVM::PoisonOp::create(b, loc, wgmmaAccumulatorType(ctx, n));
   Value bBase = arith::AddIOp::create(
       b, loc, sh.descBase,
-      kb.toI64(kb.mul(th.warpgroup, kb.idx(kGradBlockKV * kRowBytes / 16))));
+      kb.toI64(kb.mul(th.warpgroup,
+                      kb.idx(n >= kSubTileElems ? kGradBlockKV * kRowBytes / 16
+                                                : n * 2 / 16))));
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   for (int64_t kc = 0; kc < kGradBlockKV / 16; ++kc) {
     Value da = wgmmaDescriptor128B(kb, sh.descBase,
@@ -282,7 +288,7 @@ void GradBuilder::gradQuery(const BackwardStep &step) const {
     Value db = wgmmaDescriptor128B(kb, bBase,
                                    plan.kOffset + kc * 16 * kRowBytes,
                                    kGradBlockKV * kRowBytes);
-    acc = wgmmaSS(kb, cfg.elementType, acc, da, db, 64, kc == 0,
+    acc = wgmmaSS(kb, cfg.elementType, acc, da, db, n, kc == 0,
                   /*transposeB=*/true, /*transposeA=*/true);
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
@@ -293,23 +299,23 @@ void GradBuilder::gradQuery(const BackwardStep &step) const {
   // row copies instead of a TMA tensor map.
   auto v2f32 = VectorType::get({2}, b.getF32Type());
   Value col0 = kb.add(kb.mul(th.quadLane, kb.idx(2)),
-                      kb.mul(th.warpgroup, kb.idx(kSubTileElems)));
+                      kb.mul(th.warpgroup, kb.idx(n)));
   Value scale = kb.f32(cfg.scale);
   for (int r = 0; r < 2; ++r) {
     Value row = kb.add(kb.mul(th.warp, kb.idx(16)),
                        kb.add(th.group, kb.idx(8 * r)));
     Value rowBase = kb.add(kb.idx(plan.dqOffset / 4),
                            kb.mul(row, kb.idx(plan.dqRowBytes / 4)));
-    for (int64_t n = 0; n < 8; ++n) {
+    for (int64_t j = 0; j < n / 8; ++j) {
       Value pair = vector::FromElementsOp::create(
           b, loc, v2f32,
           ValueRange{arith::MulFOp::create(
-                         b, loc, kb.extract(acc, 4 * n + 2 * r), scale),
+                         b, loc, kb.extract(acc, 4 * j + 2 * r), scale),
                      arith::MulFOp::create(
-                         b, loc, kb.extract(acc, 4 * n + 2 * r + 1), scale)});
+                         b, loc, kb.extract(acc, 4 * j + 2 * r + 1), scale)});
       vector::StoreOp::create(b, loc, pair, sh.flat32,
                               ValueRange{kb.add(rowBase,
-                                                kb.add(col0, kb.idx(8 * n)))},
+                                                kb.add(col0, kb.idx(8 * j)))},
                               false, llvm::MaybeAlign(8));
     }
   }

@@ -40,7 +40,7 @@ struct BackwardSharedMemoryPlan {
 
 /// Builds, at the builder's insertion point (inside a module), the
 /// gpu.module holding the backward kernel for `cfg` (blockKV 128, blockQ
-/// 64, head dim 128); returns the kernel.
+/// 64, head dim 64 or 128); returns the kernel.
 gpu::GPUFuncOp buildBackwardKernel(OpBuilder &b, Location loc,
                                    const kernel::BackwardConfig &cfg,
                                    ArrayRef<KernelParam> params);
