@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The PTX of every benchmark kernel (bench/kernels_sm80.mlir, bench/kernels_sm90.mlir)
-# and of every schedule variant of bench/sm90_variants.sh, hashed and compared
+# The PTX of every benchmark kernel (bench/kernels_sm80.mlir, bench/kernels_sm90.mlir,
+# the backward's bench/kernels_backward.mlir for both chips) and of every
+# schedule variant of bench/sm90_variants.sh, hashed and compared
 # against the recorded set test/Golden/ptx.sha256: a refactor of the kernel
 # builders that must not change behaviour must leave every line unchanged.
 #
@@ -44,6 +45,9 @@ opt_persistent_split kernels_sm90.mlir chip=sm_90a stages=2|fa.sm90.persistent =
 opt_slow_softmax kernels_sm90.mlir chip=sm_90a stages=2 fast-softmax=false|fa.sm90.warp_arrive = false, fa.sm90.rescale_before_pv = true, fa.sm90.ping_pong = false
 opt_sm80_rpw16 kernels_sm80.mlir chip=sm_80 rows-per-warp=16
 opt_sm80_bkv64 kernels_sm80.mlir chip=sm_80 block-q=64 block-kv=64
+grad_sm90 kernels_backward.mlir chip=sm_90a
+grad_sm80 kernels_backward.mlir chip=sm_80
+grad_sm80_bkv64 kernels_backward.mlir chip=sm_80|fa.grad.block_kv = 64 : i64
 SETS
 
 # One line per kernel: "<sha256>  <set>/<kernel>.ptx", sorted.
