@@ -550,14 +550,18 @@ gpu::GPUFuncOp mlir::fa::sm90::buildBackwardKernel(
     Value t = loop.getInductionVar();
     Value stage = kb.rem(t, 2);
     Value next = kb.sub(kb.idx(1), stage);
-    bld.prefetch(kb.add(t, kb.idx(1)), next);
-    Value nextStat = schedule.loadRowStat(kb.add(t, kb.idx(1)));
-    // This step's tiles (and K, V) landed: visible to wgmma (async proxy).
-    nvgpu::DeviceAsyncWaitOp::create(b, loc, tok, b.getI32IntegerAttr(2));
+    // This step's tiles (issued during the last step) landed: visible to
+    // wgmma (async proxy). After the barrier every thread is done with the
+    // last step, whose stage, dS^T and statistics are free.
+    nvgpu::DeviceAsyncWaitOp::create(b, loc, tok, b.getI32IntegerAttr(0));
     NVVM::FenceProxyOp::create(
         b, loc, NVVM::ProxyKind::async_shared,
         NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
     gpu::BarrierOp::create(b, loc);
+    // The next step's loads into the other stage, under this step's math;
+    // its statistics stored at the end of this one.
+    bld.prefetch(kb.add(t, kb.idx(1)), next);
+    Value nextStat = schedule.loadRowStat(kb.add(t, kb.idx(1)));
     Value dK = loop.getRegionIterArgs()[0], dV = loop.getRegionIterArgs()[1];
     // The descriptors derive from an opaque copy of the base, computed where
     // they are used: hoisted out of the loop, the 2 x D / 16 + ... of them
@@ -567,7 +571,6 @@ gpu::GPUFuncOp mlir::fa::sm90::buildBackwardKernel(
     GradBuilder stepBld{kb, cfg, plan, args, cta, th, stepShared, schedule};
     stepBld.step(t, stage, dK, dV);
     schedule.storeRowStat(nextStat, next, sh.stats);
-    gpu::BarrierOp::create(b, loc);
     scf::YieldOp::create(b, loc, ValueRange{dK, dV});
   }
   nvgpu::DeviceAsyncWaitOp::create(b, loc, tok, b.getI32IntegerAttr(0));
