@@ -1,4 +1,5 @@
-"""The backward kernel (fa.attention_grad -> SM80/BackwardKernel) on the GPU, launched
+"""The backward kernels (fa.attention_grad -> SM90/BackwardKernel for chip=sm_90a, wgmma;
+SM80/BackwardKernel for chip=sm_80, mma.sync) on the GPU, launched
 directly through fa_runtime: correctness against float64 autograd, then kernel time against
 torch SDPA's backward (flash = FlashAttention-2, cudnn) in the same process.
 

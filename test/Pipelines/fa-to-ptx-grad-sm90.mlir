@@ -3,8 +3,8 @@
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/grad_d128_kernel.json
 // RUN: FileCheck %s --check-prefix=PTX < %t/grad_d128_kernel.ptx
 
-// On sm_90a at head dim 128 the backward is the wgmma kernel
-// (SM90/BackwardKernel): two warpgroups of 64 keys, S^T and dP^T with both
+// On sm_90a the backward is the wgmma kernel (SM90/BackwardKernel; here at
+// head dim 128, at 64 in fa-to-ptx-grad.mlir): two warpgroups of 64 keys, S^T and dP^T with both
 // operands in shared memory, dV and dK with P^T / dS^T from registers, dQ
 // from dS^T read MN-major (transposed A), added into dq_accum by a bulk
 // reduce per row.

@@ -47,6 +47,35 @@ static LogicalResult checkGradFunction(func::FuncOp func, AttentionGradOp op) {
   return success();
 }
 
+/// The launch manifest of a backward kernel.
+static LaunchManifest gradManifest(const kernel::BackwardConfig &cfg,
+                                   StringRef chip, StringRef function,
+                                   std::vector<KernelParam> params,
+                                   int64_t dynamicBytes, int64_t threads) {
+  using Sym = SizeSymbol;
+  LaunchManifest manifest;
+  manifest.op = "attention_grad";
+  manifest.kernel = cfg.kernelName;
+  manifest.chip = chip.str();
+  manifest.function = function.str();
+  manifest.dtype = cfg.elementType.isF16() ? "f16" : "bf16";
+  manifest.headDim = cfg.headDim;
+  manifest.causal = cfg.windowLeft < 0 && cfg.windowRight == 0;
+  manifest.windowLeft = cfg.windowLeft;
+  manifest.windowRight = cfg.windowRight;
+  manifest.scale = cfg.scale;
+  manifest.lse = true; // read, not written
+  manifest.blockQ = cfg.blockQ;
+  manifest.blockKV = cfg.blockKV;
+  manifest.params = std::move(params);
+  manifest.grid = {SizeExpr::ceilDiv(Sym::Nk, cfg.blockKV), Sym::Hkv, Sym::B};
+  manifest.block = {threads, 1, 1};
+  manifest.dynamicSharedMemoryBytes = dynamicBytes;
+  if (cfg.softcap)
+    manifest.schedule.push_back({"softcap", *cfg.softcap});
+  return manifest;
+}
+
 LogicalResult mlir::fa::buildAttentionGradKernel(
     func::FuncOp func, AttentionGradOp op, StringRef chip,
     const NVGPUKernelOptions &options) {
@@ -73,7 +102,7 @@ LogicalResult mlir::fa::buildAttentionGradKernel(
     return op.emitOpError("convert-fa-to-nvgpu: option rows-per-warp does "
                           "not apply to the backward kernel");
   // Which kernel: on sm_90a the wgmma kernel (on the H200 1.2-1.25x the
-  // mma.sync kernel at head dim 64, 1.7-2x at 128: run6 and run7 in
+  // mma.sync kernel at head dim 64, 1.6-1.8x at 128: run6 and run7 in
   // bench/results/backward_h200_2026-12-01), on sm_80 the mma.sync one.
   bool wgmma = chip == "sm_90a";
   // mma.sync: keys per CTA: 128 (8 warps) halves the Q/dO loads and dQ
@@ -121,27 +150,9 @@ LogicalResult mlir::fa::buildAttentionGradKernel(
             : sm80::BackwardSharedMemoryPlan::of(cfg).bytes + 128;
   int64_t threads = wgmma ? 256 : cfg.threads();
 
-  using Sym = SizeSymbol;
-  LaunchManifest manifest;
-  manifest.op = "attention_grad";
-  manifest.kernel = cfg.kernelName;
-  manifest.chip = chip.str();
-  manifest.function = *original;
-  manifest.dtype = elt.isF16() ? "f16" : "bf16";
-  manifest.headDim = headDim;
-  manifest.causal = cfg.windowLeft < 0 && cfg.windowRight == 0;
-  manifest.windowLeft = cfg.windowLeft;
-  manifest.windowRight = cfg.windowRight;
-  manifest.scale = cfg.scale;
-  manifest.lse = true; // read, not written
-  manifest.blockQ = cfg.blockQ;
-  manifest.blockKV = cfg.blockKV;
-  manifest.params = std::move(params);
-  manifest.grid = {SizeExpr::ceilDiv(Sym::Nk, cfg.blockKV), Sym::Hkv, Sym::B};
-  manifest.block = {threads, 1, 1};
-  manifest.dynamicSharedMemoryBytes = dynamicBytes;
-  if (cfg.softcap)
-    manifest.schedule.push_back({"softcap", *cfg.softcap});
+  LaunchManifest manifest =
+      gradManifest(cfg, chip, *original, std::move(params), dynamicBytes,
+                   threads);
   if (failed(manifest.verify(kfn)))
     return failure();
   auto module = func->getParentOfType<ModuleOp>();

@@ -43,9 +43,11 @@ mlir::fa::kernel::getBackwardKernelParams(MLIRContext *ctx,
   tensor("delta", fTy, "f32", rowShape, 4,
          "rowsum(do * out) over D [B, Hq, Nq], f32, computed before the "
          "launch");
-  tensor("dq_accum", fTy, "f32", qShape, 4,
+  // 16: sm_90a's bulk reduce-adds start at rows of D f32.
+  tensor("dq_accum", fTy, "f32", qShape, 16,
          "[B, Hq, Nq, D] f32, zero-filled before the launch; receives dq "
-         "(scale applied) by atomic adds; dq = dq_accum in q's dtype");
+         "(scale applied) by atomic or bulk reduce-adds; dq = dq_accum in q's "
+         "dtype");
   tensor("dk", gTy, elt, kvShape, 4,
          "gradient of k [B, Hkv, Nk, D], contiguous, " + elt + ", written");
   tensor("dv", gTy, elt, kvShape, 4,
