@@ -40,6 +40,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -326,7 +327,7 @@ std::string pipelineText(Pipeline pipeline, uint8_t variant) {
 /// lowered (printed at exit, so a run shows what it exercised).
 struct Stats {
   unsigned parsed[kNumPipelines] = {}, lowered[kNumPipelines] = {};
-  unsigned generated = 0, inputs = 0;
+  unsigned generated = 0, inputs = 0, upstreamParserBug = 0;
 } stats;
 
 void printStats() {
@@ -335,11 +336,39 @@ void printStats() {
                                        "fa-to-cpu{block-q,block-kv}",
                                        "fa-to-ptx{sm_80}", "fa-to-ptx{sm_90a}",
                                        "fa-to-gpu{sm_80}", "fa-to-gpu{sm_90a}"};
-  fprintf(stderr, "fa-fuzz stats: %u inputs (%u generated)\n", stats.inputs,
-          stats.generated);
+  fprintf(stderr,
+          "fa-fuzz stats: %u inputs (%u generated, %u skipped for the upstream "
+          "i64-array parser bug)\n",
+          stats.inputs, stats.generated, stats.upstreamParserBug);
   for (int i = 0; i < kNumPipelines; ++i)
     fprintf(stderr, "fa-fuzz stats: %-28s %6u parsed+verified, %6u lowered\n",
             kNames[i], stats.parsed[i], stats.lowered[i]);
+}
+
+/// Whether `text` has a `permutation = [...]` or `dimensions = [...]` whose
+/// list is not plain integers. MLIR 22's linalg.transpose, linalg.broadcast
+/// and linalg.reduce parse those with parseDenseI64ArrayAttr, which stores
+/// the null attribute of a failed parse (NamedAttrList::set then dereferences
+/// it: a SEGV inside libMLIR, found by this fuzzer). Not fa's code and not
+/// fixable here, so such inputs are skipped, and counted.
+bool hitsUpstreamI64ArrayParserBug(const std::string &text) {
+  for (const char *key : {"permutation", "dimensions"}) {
+    for (size_t at = text.find(key); at != std::string::npos;
+         at = text.find(key, at + 1)) {
+      size_t i = at + std::string(key).size();
+      while (i < text.size() && (text[i] == ' ' || text[i] == '='))
+        ++i;
+      if (i >= text.size() || text[i] != '[')
+        continue;
+      for (++i; i < text.size() && text[i] != ']'; ++i)
+        if (!isdigit(static_cast<unsigned char>(text[i])) &&
+            !strchr(" ,-\n\t", text[i]))
+          return true;
+      if (i >= text.size())
+        return true;
+    }
+  }
+  return false;
 }
 
 MLIRContext *context() {
@@ -397,6 +426,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                  << "'\n"
                  << text << "\n";
 
+  if (!generated && hitsUpstreamI64ArrayParserBug(text)) {
+    ++stats.upstreamParserBug;
+    return 0;
+  }
   MLIRContext *ctx = context();
   // Bad input is expected: its diagnostics are not findings.
   ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
