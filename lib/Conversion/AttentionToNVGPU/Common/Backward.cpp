@@ -52,16 +52,22 @@ mlir::fa::kernel::getBackwardKernelParams(MLIRContext *ctx,
          "gradient of k [B, Hkv, Nk, D], contiguous, " + elt + ", written");
   tensor("dv", gTy, elt, kvShape, 4,
          "gradient of v [B, Hkv, Nk, D], contiguous, " + elt + ", written");
-  std::pair<S, StringRef> sizes[] = {{S::B, "batch"},
-                                     {S::Hq, "query heads"},
-                                     {S::Hkv, "key/value heads (divides Hq)"},
-                                     {S::Nq, "query length"},
-                                     {S::Nk, "key/value length"}};
-  for (auto [symbol, meaning] : sizes)
-    params.push_back(KernelParam{getSizeSymbolName(symbol).str(),
-                                 ParamKind::I32, IntegerType::get(ctx, 32),
-                                 meaning.str(), std::nullopt});
+  appendLaunchSizeParams(params, IntegerType::get(ctx, 32));
   return params;
+}
+
+gpu::GPUFuncOp mlir::fa::kernel::createBackwardKernel(
+    OpBuilder &b, Location loc, const BackwardConfig &cfg,
+    ArrayRef<KernelParam> params, int64_t threads) {
+  auto gpuMod = gpu::GPUModuleOp::create(b, loc, cfg.moduleName);
+  b.setInsertionPointToStart(&gpuMod.getBodyRegion().front());
+  auto kfn = gpu::GPUFuncOp::create(
+      b, loc, cfg.kernelName,
+      b.getFunctionType(getKernelArgumentTypes(params), {}));
+  kfn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  kfn.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
+  b.setInsertionPointToStart(&kfn.getBody().front());
+  return kfn;
 }
 
 BackwardArgs mlir::fa::kernel::readBackwardArgs(KernelBuilder &kb,
@@ -227,6 +233,57 @@ Value BackwardSchedule::statPair(Value stats, Value stage, int64_t which,
   return vector::LoadOp::create(kb.b, kb.loc,
                                 VectorType::get({2}, kb.b.getF32Type()),
                                 stats, ValueRange{off});
+}
+
+SmallVector<Value> BackwardSchedule::probabilityTile(
+    Value stats, Value stage, Value quadLane, Value q0, ArrayRef<Value> keys,
+    bool masked, TileElement score) const {
+  Value colBase = kb.add(q0, kb.mul(quadLane, kb.idx(2)));
+  KeyBand band[2];
+  if (masked)
+    for (int r = 0; r < 2; ++r)
+      band[r] = keyBand(kb, cfg, args, cta, keys[r], colBase);
+  SmallVector<Value> out[2], dfac[2];
+  for (int64_t n = 0; n < cfg.blockQ / 8; ++n) {
+    Value lse2 = statPair(stats, stage, 0, quadLane, n);
+    for (int r = 0; r < 2; ++r)
+      for (int64_t c = 0; c < 2; ++c) {
+        Value v = score(n, r, c);
+        Value l =
+            vector::ExtractOp::create(kb.b, kb.loc, lse2, ArrayRef<int64_t>{c});
+        auto [p, d] = gradProbability(kb, cfg, v, l,
+                                      masked ? &band[r] : nullptr, n * 8 + c);
+        out[r].push_back(p);
+        if (d)
+          dfac[r].push_back(d);
+      }
+  }
+  SmallVector<Value> flat(out[0]);
+  flat.append(out[1]);
+  flat.append(dfac[0]);
+  flat.append(dfac[1]);
+  return flat;
+}
+
+SmallVector<Value> BackwardSchedule::gradScoreTile(Value stats, Value stage,
+                                                   Value quadLane, ValueRange p,
+                                                   TileElement dp) const {
+  int64_t perRow = cfg.blockQ / 4;
+  SmallVector<Value> ds[2];
+  for (int64_t n = 0; n < cfg.blockQ / 8; ++n) {
+    Value delta = statPair(stats, stage, 1, quadLane, n);
+    for (int r = 0; r < 2; ++r)
+      for (int64_t c = 0; c < 2; ++c) {
+        Value v = dp(n, r, c);
+        Value d =
+            vector::ExtractOp::create(kb.b, kb.loc, delta, ArrayRef<int64_t>{c});
+        int64_t i = r * perRow + 2 * n + c;
+        ds[r].push_back(gradScore(kb, p[i], v, d,
+                                  cfg.softcap ? p[2 * perRow + i] : Value()));
+      }
+  }
+  ds[0].append(ds[1]);
+  return ds[0];
 }
 
 KeyBand mlir::fa::kernel::keyBand(KernelBuilder &kb, const BackwardConfig &cfg,

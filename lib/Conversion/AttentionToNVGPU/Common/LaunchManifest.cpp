@@ -157,6 +157,13 @@ mlir::fa::getAttentionKernelParams(const AttentionArgTypes &types,
         "lse", ParamKind::Pointer, types.lse,
         "log-sum-exp [B, Hq, Nq], contiguous, f32 (ln)",
         TensorContract{"lse", "f32", {S::B, S::Hq, S::Nq}, 4}}); // f32 stores
+  appendLaunchSizeParams(params, types.size);
+  return params;
+}
+
+void mlir::fa::appendLaunchSizeParams(std::vector<KernelParam> &params,
+                                      Type sizeType) {
+  using S = SizeSymbol;
   std::pair<S, StringRef> sizes[] = {{S::B, "batch"},
                                      {S::Hq, "query heads"},
                                      {S::Hkv, "key/value heads (divides Hq)"},
@@ -164,9 +171,8 @@ mlir::fa::getAttentionKernelParams(const AttentionArgTypes &types,
                                      {S::Nk, "key/value length"}};
   for (auto [symbol, meaning] : sizes)
     params.push_back(KernelParam{getSizeSymbolName(symbol).str(),
-                                 ParamKind::I32, types.size, meaning.str(),
+                                 ParamKind::I32, sizeType, meaning.str(),
                                  std::nullopt});
-  return params;
 }
 
 std::vector<KernelParam>

@@ -134,15 +134,8 @@ gpu::GPUFuncOp mlir::fa::sm80::buildBackwardKernel(
     ArrayRef<KernelParam> params) {
   BackwardSharedMemoryPlan plan = BackwardSharedMemoryPlan::of(cfg);
   OpBuilder::InsertionGuard topGuard(b);
-  auto gpuMod = gpu::GPUModuleOp::create(b, loc, cfg.moduleName);
-  b.setInsertionPointToStart(&gpuMod.getBodyRegion().front());
-  auto kfn = gpu::GPUFuncOp::create(
-      b, loc, cfg.kernelName,
-      b.getFunctionType(getKernelArgumentTypes(params), {}));
-  kfn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  kfn.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({int32_t(cfg.threads()), 1, 1}));
-  b.setInsertionPointToStart(&kfn.getBody().front());
+  gpu::GPUFuncOp kfn =
+      kernel::createBackwardKernel(b, loc, cfg, params, cfg.threads());
   KernelBuilder kb{b, loc};
   BackwardArgs args = kernel::readBackwardArgs(kb, kfn);
   BackwardTile tile = threadTile(kb, cfg, args);

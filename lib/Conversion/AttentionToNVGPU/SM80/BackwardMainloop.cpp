@@ -39,8 +39,6 @@ struct StepBuilder {
   /// acc += A B for A = `a` (per 16-query chunk) and B = the [block-q x D]
   /// tile at `row` (read transposed): P^T dO or dS^T Q.
   void accumulate(ArrayRef<Value> a, Value row, SmallVector<Value> &acc) const;
-  /// The stage's lse (log2) or delta of columns 8 n + 2 quad + {0, 1}.
-  Value statPair(int64_t which, int64_t n) const;
   /// P^T (and 1 - tanh^2 with softcap) of the scores, masked when `masked`.
   SmallVector<Value> probabilities(const Tile &s, bool masked) const;
   /// Stores dS^T into shared memory, multiplies it by K and adds scale * dQ
@@ -103,39 +101,14 @@ void StepBuilder::accumulate(ArrayRef<Value> a, Value row,
     }
 }
 
-Value StepBuilder::statPair(int64_t which, int64_t n) const {
-  return schedule.statPair(buf.stats, step.stage, which, tile.quadLane, n);
-}
-
 SmallVector<Value> StepBuilder::probabilities(const Tile &s,
                                               bool masked) const {
-  Value colBase = kb.add(step.q0, kb.mul(tile.quadLane, kb.idx(2)));
-  kernel::KeyBand band[2];
-  if (masked)
-    for (int r = 0; r < 2; ++r)
-      band[r] = kernel::keyBand(kb, cfg, args, tile.cta, tile.keys[r], colBase);
-  SmallVector<Value> out[2], dfac[2];
-  for (int64_t n = 0; n < cfg.blockQ / 8; ++n) {
-    Value lse2 = statPair(0, n);
-    for (int r = 0; r < 2; ++r)
-      for (int64_t c = 0; c < 2; ++c) {
-        Value v = vector::ExtractOp::create(kb.b, kb.loc, s[n],
-                                            ArrayRef<int64_t>{r, c});
-        Value l =
-            vector::ExtractOp::create(kb.b, kb.loc, lse2, ArrayRef<int64_t>{c});
-        auto [p, d] = kernel::gradProbability(kb, cfg, v, l,
-                                              masked ? &band[r] : nullptr,
-                                              n * 8 + c);
-        out[r].push_back(p);
-        if (d)
-          dfac[r].push_back(d);
-      }
-  }
-  SmallVector<Value> flat(out[0]);
-  flat.append(out[1]);
-  flat.append(dfac[0]);
-  flat.append(dfac[1]);
-  return flat;
+  return schedule.probabilityTile(
+      buf.stats, step.stage, tile.quadLane, step.q0, tile.keys, masked,
+      [&](int64_t n, int r, int64_t c) -> Value {
+        return vector::ExtractOp::create(kb.b, kb.loc, s[n],
+                                         ArrayRef<int64_t>{r, c});
+      });
 }
 
 void StepBuilder::accumulateGradQuery(ArrayRef<Value> dsFrags) const {
@@ -248,21 +221,14 @@ void mlir::fa::sm80::buildBackwardStep(
 
   // dS^T = P^T (dP^T - delta) (* (1 - tanh^2)), dP^T = V dO^T.
   Tile dp = sb.keysTimesQueries(plan.vRow, sb.doRow);
-  SmallVector<Value> ds[2];
-  for (int64_t n = 0; n < cfg.blockQ / 8; ++n) {
-    Value delta = sb.statPair(1, n);
-    for (int r = 0; r < 2; ++r)
-      for (int64_t c = 0; c < 2; ++c) {
-        Value v = vector::ExtractOp::create(b, loc, dp[n],
-                                            ArrayRef<int64_t>{r, c});
-        Value d = vector::ExtractOp::create(b, loc, delta, ArrayRef<int64_t>{c});
-        ds[r].push_back(kernel::gradScore(
-            kb, p[r][2 * n + c], v, d,
-            cfg.softcap ? res[2 * perRow + r * perRow + 2 * n + c] : Value()));
-      }
-  }
-  SmallVector<Value> dsFrags =
-      packAccumulatorsAsA(kb, elt, ds[0], ds[1], chunks);
+  SmallVector<Value> ds = schedule.gradScoreTile(
+      buf.stats, step.stage, tile.quadLane, res,
+      [&](int64_t n, int r, int64_t c) -> Value {
+        return vector::ExtractOp::create(b, loc, dp[n], ArrayRef<int64_t>{r, c});
+      });
+  SmallVector<Value> dsFrags = packAccumulatorsAsA(
+      kb, elt, ArrayRef(ds).take_front(perRow), ArrayRef(ds).drop_front(perRow),
+      chunks);
   // dK += dS^T Q (scaled once, at the end).
   sb.accumulate(dsFrags, qRow, acc.dK);
   sb.accumulateGradQuery(dsFrags);

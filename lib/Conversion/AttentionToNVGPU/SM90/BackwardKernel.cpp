@@ -211,32 +211,10 @@ SmallVector<Value> GradBuilder::pack(ArrayRef<Value> row0,
 }
 
 SmallVector<Value> GradBuilder::probabilities(Value s, Value stage, Value q0,
-                                          bool masked) const {
-  Value colBase = kb.add(q0, kb.mul(th.quadLane, kb.idx(2)));
-  KeyBand band[2];
-  if (masked)
-    for (int r = 0; r < 2; ++r)
-      band[r] = keyBand(kb, cfg, args, cta, th.keys[r], colBase);
-  SmallVector<Value> out[2], dfac[2];
-  for (int64_t n = 0; n < kGradBlockQ / 8; ++n) {
-    Value lse2 = schedule.statPair(sh.stats, stage, 0, th.quadLane, n);
-    for (int r = 0; r < 2; ++r)
-      for (int64_t c = 0; c < 2; ++c) {
-        Value l = vector::ExtractOp::create(kb.b, kb.loc, lse2,
-                                            ArrayRef<int64_t>{c});
-        auto [p, d] = gradProbability(kb, cfg, kb.extract(s, 4 * n + 2 * r + c),
-                                      l, masked ? &band[r] : nullptr,
-                                      n * 8 + c);
-        out[r].push_back(p);
-        if (d)
-          dfac[r].push_back(d);
-      }
-  }
-  SmallVector<Value> flat(out[0]);
-  flat.append(out[1]);
-  flat.append(dfac[0]);
-  flat.append(dfac[1]);
-  return flat;
+                                              bool masked) const {
+  return schedule.probabilityTile(
+      sh.stats, stage, th.quadLane, q0, th.keys, masked,
+      [&](int64_t n, int r, int64_t c) { return kb.extract(s, 4 * n + 2 * r + c); });
 }
 
 void GradBuilder::writeGradScoresT(ArrayRef<Value> ds0, ArrayRef<Value> ds1) const {
@@ -396,17 +374,11 @@ void GradBuilder::step(Value t, Value stage, Value &dK, Value &dV) const {
 
   // dS^T = P^T (dP^T - delta) (* (1 - tanh^2)); dK += dS^T Q (scaled once,
   // at the end), in flight while dS^T goes to shared memory for dQ.
-  SmallVector<Value> ds[2];
-  for (int64_t n = 0; n < kGradBlockQ / 8; ++n) {
-    Value delta = schedule.statPair(sh.stats, stage, 1, th.quadLane, n);
-    for (int r = 0; r < 2; ++r)
-      for (int64_t c = 0; c < 2; ++c) {
-        Value d = vector::ExtractOp::create(b, loc, delta, ArrayRef<int64_t>{c});
-        ds[r].push_back(gradScore(
-            kb, p[r][2 * n + c], kb.extract(dp, 4 * n + 2 * r + c), d,
-            cfg.softcap ? res[2 * perRow + r * perRow + 2 * n + c] : Value()));
-      }
-  }
+  SmallVector<Value> dsAll = schedule.gradScoreTile(
+      sh.stats, stage, th.quadLane, res,
+      [&](int64_t n, int r, int64_t c) { return kb.extract(dp, 4 * n + 2 * r + c); });
+  ArrayRef<Value> ds[2] = {ArrayRef(dsAll).take_front(perRow),
+                           ArrayRef(dsAll).drop_front(perRow)};
   SmallVector<Value> dsRegs = pack(ds[0], ds[1]);
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   dK = accumulate(dK, dsRegs, stageDesc, plan.qOffset);
@@ -509,14 +481,7 @@ gpu::GPUFuncOp mlir::fa::sm90::buildBackwardKernel(
     ArrayRef<KernelParam> params) {
   BackwardSharedMemoryPlan plan = BackwardSharedMemoryPlan::of(cfg);
   OpBuilder::InsertionGuard topGuard(b);
-  auto gpuMod = gpu::GPUModuleOp::create(b, loc, cfg.moduleName);
-  b.setInsertionPointToStart(&gpuMod.getBodyRegion().front());
-  auto kfn = gpu::GPUFuncOp::create(
-      b, loc, cfg.kernelName,
-      b.getFunctionType(getKernelArgumentTypes(params), {}));
-  kfn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  kfn.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(kThreads), 1, 1}));
-  b.setInsertionPointToStart(&kfn.getBody().front());
+  gpu::GPUFuncOp kfn = createBackwardKernel(b, loc, cfg, params, kThreads);
   KernelBuilder kb{b, loc};
   BackwardArgs args = readBackwardArgs(kb, kfn);
   BackwardCTA cta = getBackwardCTA(kb, cfg, args);

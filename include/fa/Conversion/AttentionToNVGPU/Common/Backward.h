@@ -45,6 +45,14 @@ struct BackwardConfig {
 std::vector<KernelParam> getBackwardKernelParams(MLIRContext *ctx,
                                                  const BackwardConfig &cfg);
 
+/// Creates, at the builder's insertion point (inside a module), the
+/// gpu.module and the kernel of `cfg` with `params`' signature and
+/// `threads` threads, and moves the insertion point into its body.
+gpu::GPUFuncOp createBackwardKernel(OpBuilder &b, Location loc,
+                                    const BackwardConfig &cfg,
+                                    ArrayRef<KernelParam> params,
+                                    int64_t threads);
+
 /// The gpu.func's arguments (bare-pointer memrefs), sizes as index values.
 struct BackwardArgs {
   Value q, k, v, gradOut, lse, delta, dqAccum, dk, dv;
@@ -110,6 +118,20 @@ struct BackwardSchedule {
   /// accumulator's columns.
   Value statPair(Value stats, Value stage, int64_t which, Value quadLane,
                  int64_t n) const;
+
+  /// The score of n-tile n, row half r (key keys[r]), column c (query
+  /// q0 + 8 n + 2 quadLane + c) of a thread's accumulator tile.
+  using TileElement = llvm::function_ref<Value(int64_t n, int r, int64_t c)>;
+  /// P^T of a step's tile of scores (gradProbability; the band's mask when
+  /// `masked`): row 0's values (by 2 n + c), row 1's, then with softcap the
+  /// derivatives in the same order.
+  SmallVector<Value> probabilityTile(Value stats, Value stage, Value quadLane,
+                                     Value q0, ArrayRef<Value> keys,
+                                     bool masked, TileElement score) const;
+  /// dS^T of the tile (gradScore): row 0's, then row 1's; `p` is
+  /// probabilityTile's result, `dp` dP^T's elements.
+  SmallVector<Value> gradScoreTile(Value stats, Value stage, Value quadLane,
+                                   ValueRange p, TileElement dp) const;
 };
 
 /// The band of key row `key` in the column frame of a thread: query column

@@ -111,6 +111,10 @@ std::vector<KernelParam>
 getAttentionKernelParams(const AttentionArgTypes &types, StringRef dtype,
                          bool tensorMaps, bool hasLse);
 
+/// Appends the launch sizes B, Hq, Hkv, Nq, Nk as i32 parameters of type
+/// `sizeType` (every fa kernel ends with them).
+void appendLaunchSizeParams(std::vector<KernelParam> &params, Type sizeType);
+
 /// The shape of the fp8 kernels' descales: [1], [B, H] or [B, H, blocks].
 enum class FP8DescaleShape { Tensor, Head, Block };
 
