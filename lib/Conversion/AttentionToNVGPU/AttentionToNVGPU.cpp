@@ -127,12 +127,39 @@ FailureOr<std::string> mlir::fa::prepareKernelFunction(func::FuncOp func,
   return original;
 }
 
+/// What the kernels do not take with kv_lens or pages yet.
+static LogicalResult checkKVCacheSupport(const TiledAttention &attn,
+                                         StringRef chip,
+                                         const NVGPUKernelOptions &options) {
+  if (!attn.kvLensArg && !attn.pageTableArg)
+    return success();
+  StringRef what = attn.pageTableArg ? "pages" : "kv_lens";
+  if (options.hostLaunch)
+    return attn.forall->emitOpError("convert-fa-to-nvgpu{host-launch} does "
+                                    "not support ")
+           << what << " yet (fa-to-gpu); compile the attention with fa-to-ptx "
+                      "and launch it through the manifest";
+  const ScoreModifierSpec &m = attn.modifiers;
+  if (m.mask || m.scoreMod || m.maskMod || attn.descaleArgs)
+    return attn.forall->emitOpError("the ")
+           << chip << " kernel does not support " << what
+           << " together with a mask operand, score_mod / mask_mod or fp8 "
+              "descales yet";
+  if (attn.pageSize % 16)
+    return attn.forall->emitOpError("the ")
+           << chip << " kernel needs pages of a multiple of 16 rows, got "
+           << attn.pageSize;
+  return success();
+}
+
 LogicalResult mlir::fa::buildNVGPUKernel(const TiledAttention &attn,
                                          StringRef chip,
                                          const NVGPUKernelOptions &options) {
   if (chip != "sm_80" && chip != "sm_90a")
     return attn.forall->emitOpError("unsupported chip '")
            << chip << "' for convert-fa-to-nvgpu (supported: sm_80, sm_90a)";
+  if (failed(checkKVCacheSupport(attn, chip, options)))
+    return failure();
   func::FuncOp func = attn.func;
   FailureOr<std::string> original =
       prepareKernelFunction(func, options.hostLaunch);
@@ -140,6 +167,11 @@ LogicalResult mlir::fa::buildNVGPUKernel(const TiledAttention &attn,
     return failure();
   TiledAttention named = attn;
   named.sourceName = *original;
+  // A paged tiled form steps through one page (or part of one) at a time;
+  // the kernels keep their own key blocks and load the pages of each.
+  if (named.pageSize)
+    named.blockKV = getNVGPUTileSizes(chip, named.headDim, named.windowLeft >= 0)
+                        .blockKV;
   LogicalResult built = chip == "sm_80"
                             ? buildSM80FlashAttention(named, chip, options)
                             : buildSM90FlashAttention(named, options);

@@ -60,6 +60,8 @@ mlir::fa::buildSM80FlashAttention(const TiledAttention &attn, StringRef chip,
   cfg.scale = attn.scale;
   cfg.hasLse = attn.hasLse;
   cfg.modifiers = attn.modifiers;
+  cfg.kvCache.kvLens = attn.kvLensArg.has_value();
+  cfg.kvCache.pageSize = attn.pageSize;
   auto module = func->getParentOfType<ModuleOp>();
   OpBuilder b(func);
   std::vector<KernelParam> params = sm80::getKernelParams(b.getContext(), cfg);
@@ -88,6 +90,8 @@ mlir::fa::buildSM80FlashAttention(const TiledAttention &attn, StringRef chip,
   manifest.lse = hasLse;
   manifest.blockQ = blockQ;
   manifest.blockKV = blockKV;
+  manifest.kvLens = cfg.kvCache.kvLens;
+  manifest.pageSize = cfg.kvCache.pageSize;
   manifest.params = std::move(params);
   manifest.grid = {fa::SizeExpr::ceilDiv(Sym::Nq, blockQ), Sym::Hq, Sym::B};
   manifest.block = {threads, 1, 1};

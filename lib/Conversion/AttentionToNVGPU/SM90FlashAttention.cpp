@@ -16,8 +16,14 @@
 
 #include <string>
 
+#include <numeric>
+
 using namespace mlir;
 using namespace mlir::fa;
+
+int64_t SM90AttentionDesc::kvBoxRows() const {
+  return kvCache.paged() ? std::gcd(blockKV, kvCache.pageSize) : blockKV;
+}
 
 std::string mlir::fa::checkSM90AttentionDesc(const SM90AttentionDesc &d) {
   if (!d.elementType || !(d.elementType.isF16() || d.elementType.isBF16() ||
@@ -56,6 +62,9 @@ std::string mlir::fa::checkSM90AttentionDesc(const SM90AttentionDesc &d) {
     return "sm_90a kernel needs window edges >= -1, got [" +
            std::to_string(d.windowLeft) + ", " + std::to_string(d.windowRight) +
            "]";
+  if (d.kvCache.any() && d.persistent)
+    return "sm_90a persistent kernel does not support kv_lens or pages yet "
+           "(persistent=false)";
   if (d.persistent && !d.warpSpecialized)
     return "sm_90a persistent kernel needs warp-specialize";
   if (d.stages < 1 || d.stages > 4)
@@ -109,6 +118,8 @@ mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
   desc.scale = attn.scale;
   desc.hasLse = attn.hasLse;
   desc.modifiers = attn.modifiers;
+  desc.kvCache.kvLens = attn.kvLensArg.has_value();
+  desc.kvCache.pageSize = attn.pageSize;
   // The schedule: measured defaults, options, fa.sm90.* attributes, checked
   // (SM90/Schedule.cpp).
   FailureOr<SM90Schedule> schedule = resolveSM90Schedule(func, attn, options);

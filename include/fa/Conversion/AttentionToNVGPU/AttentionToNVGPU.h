@@ -62,6 +62,15 @@ struct TiledAttention {
   bool hasLse = false;
   /// softcap, the mask operand, score_mod / mask_mod (Common/ScoreModifiers).
   ScoreModifierSpec modifiers;
+  /// fa.attention's kv_lens: the function argument of the per-sequence key
+  /// counts ([B] i32), read once per tile (`tensor.extract %lens[batch]`).
+  std::optional<unsigned> kvLensArg;
+  /// fa.attention's pages: the function argument of the page table
+  /// ([B, max_pages] i32) and the rows per page of the key/value pools
+  /// [P, Hkv, pageSize, D]; the steps then read one page (or part of one)
+  /// each, blockKV = gcd(the chip's block-kv, pageSize) keys.
+  std::optional<unsigned> pageTableArg;
+  int64_t pageSize = 0;
 
   bool hasWindow() const { return windowLeft >= 0 || windowRight >= 0; }
   bool isCausal() const { return windowLeft < 0 && windowRight == 0; }

@@ -7,6 +7,7 @@
 #ifndef FA_CONVERSION_ATTENTIONTONVGPU_SM90FLASHATTENTION_H
 #define FA_CONVERSION_ATTENTIONTONVGPU_SM90FLASHATTENTION_H
 
+#include "fa/Conversion/AttentionToNVGPU/Common/KVCache.h"
 #include "fa/Conversion/AttentionToNVGPU/Common/ScoreModifiers.h"
 #include "fa/Conversion/AttentionToNVGPU/SM90/Schedule.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -63,6 +64,12 @@ struct SM90AttentionDesc : SM90Schedule {
   bool hasLse = false;    ///< also write the log-sum-exp [B, Hq, Nq] f32
   /// softcap, mask operand, score_mod / mask_mod (16-bit inputs only).
   ScoreModifierSpec modifiers;
+  /// kv_lens / pages of fa.attention (Common/KVCache): per-sequence key
+  /// counts, K and V as page pools loaded a page (chunk) per TMA box.
+  kernel::KVCacheLayout kvCache;
+  /// Paged: rows per TMA box, gcd(blockKV, page size) (a box never crosses
+  /// a page).
+  int64_t kvBoxRows() const;
   // The schedule (SM90Schedule, from SM90/Schedule.def) includes the K/V ring
   // depth `stages` and the keys per K/V tile `blockKV`.
   int64_t producerRegs = kSM90ProducerRegisters; ///< setmaxnreg.dec

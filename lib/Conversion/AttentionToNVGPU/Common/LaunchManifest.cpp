@@ -32,6 +32,10 @@ StringRef mlir::fa::getSizeSymbolName(SizeSymbol symbol) {
     return "D";
   case SizeSymbol::NumSMs:
     return "num_sms";
+  case SizeSymbol::NumPages:
+    return "num_pages";
+  case SizeSymbol::MaxPages:
+    return "max_pages";
   }
   llvm_unreachable("unknown SizeSymbol");
 }
@@ -175,6 +179,45 @@ void mlir::fa::appendLaunchSizeParams(std::vector<KernelParam> &params,
                                  std::nullopt});
 }
 
+void mlir::fa::insertKVCacheParams(std::vector<KernelParam> &params,
+                                   bool kvLens, int64_t pageSize,
+                                   Type pointerType, Type sizeType) {
+  using S = SizeSymbol;
+  std::vector<KernelParam> pointers;
+  if (kvLens)
+    pointers.push_back(KernelParam{
+        "kv_lens", ParamKind::Pointer, pointerType,
+        "keys of each sequence [B] i32 (clamped to [0, Nk])",
+        TensorContract{"kv_lens", "i32", {S::B}, 4}});
+  if (pageSize) {
+    pointers.push_back(KernelParam{
+        "page_table", ParamKind::Pointer, pointerType,
+        "pages of each sequence [B, max_pages] i32: key j of sequence b is "
+        "row j % page_size of page page_table[b, j / page_size] (clamped to "
+        "[0, num_pages))",
+        TensorContract{"page_table", "i32", {S::B, S::MaxPages}, 4}});
+    for (KernelParam &p : params) {
+      if (!p.tensor || (p.tensor->name != "k" && p.tensor->name != "v"))
+        continue;
+      p.tensor->shape = {S::NumPages, S::Hkv, pageSize, S::D};
+      if (p.kind == ParamKind::Pointer)
+        p.meaning = p.tensor->name + " pool [num_pages, Hkv, " +
+                    std::to_string(pageSize) + ", D], contiguous";
+    }
+  }
+  auto firstSize = llvm::find_if(
+      params, [](const KernelParam &p) { return p.kind == ParamKind::I32; });
+  params.insert(firstSize, pointers.begin(), pointers.end());
+  if (!pageSize)
+    return;
+  params.push_back(KernelParam{"num_pages", ParamKind::I32, sizeType,
+                               "pages in the k and v pools", std::nullopt});
+  params.push_back(KernelParam{"max_pages", ParamKind::I32, sizeType,
+                               "page table entries per sequence (Nk is "
+                               "max_pages * page_size)",
+                               std::nullopt});
+}
+
 std::vector<KernelParam>
 mlir::fa::getFP8AttentionKernelParams(const AttentionArgTypes &types,
                                       StringRef outDtype, bool hasLse,
@@ -309,7 +352,7 @@ static constexpr StringLiteral kSchemaKeys[] = {
     "causal", "window", "scale", "lse", "block_q", "block_kv", "params",
     "grid", "tiles", "block", "dynamic_shared_memory_bytes",
     "static_shared_memory_bytes", "tensor_maps", "out_dtype", "v_key_order",
-    "op"};
+    "op", "kv_lens", "page_size"};
 
 LogicalResult LaunchManifest::verify(FunctionOpInterface kernelOp) const {
   auto fail = [&](const Twine &why) {
@@ -325,7 +368,9 @@ LogicalResult LaunchManifest::verify(FunctionOpInterface kernelOp) const {
                   "': a tensor contract iff it is a pointer");
     if (p.kind == ParamKind::I32 &&
         !llvm::is_contained(
-            SmallVector<StringRef>{"B", "Hq", "Hkv", "Nq", "Nk"}, p.name))
+            SmallVector<StringRef>{"B", "Hq", "Hkv", "Nq", "Nk", "num_pages",
+                                   "max_pages"},
+            p.name))
       return fail("size parameter '" + p.name + "' is not a launch size");
     if (p.kind == ParamKind::TensorMap &&
         llvm::count_if(tensorMaps, [&](const TensorMapSpec &m) {
@@ -397,6 +442,10 @@ json::Object LaunchManifest::toJSON() const {
     o["out_dtype"] = outDtype;
   if (!vKeyOrder.empty())
     o["v_key_order"] = json::Array(vKeyOrder);
+  if (kvLens)
+    o["kv_lens"] = true;
+  if (pageSize)
+    o["page_size"] = pageSize;
   if (tiles)
     o["tiles"] = tiles->toJSON();
   for (const auto &[key, value] : schedule)

@@ -105,7 +105,8 @@ struct Matcher {
   }
 
   /// A key or value slice: func arg [iv0, kvHead, kb * BKV, 0] where kvHead
-  /// is the head iv divided by the GQA ratio.
+  /// is the head iv divided by the GQA ratio; paged (matchPage), func arg
+  /// [page, kvHead, (kb * BKV) % S, 0].
   LogicalResult matchKV(OnlineAttentionOp step, Value tile, StringRef what,
                         Value &source) {
     auto slice = tile.getDefiningOp<tensor::ExtractSliceOp>();
@@ -120,17 +121,21 @@ struct Matcher {
     Value head = offsets.size() == 4 ? dyn_cast<Value>(offsets[1]) : Value();
     auto div = head ? head.getDefiningOp<arith::DivUIOp>() : nullptr;
     bool headOk = head == ivs[1] || (div && div.getLhs() == ivs[1]);
-    std::optional<int64_t> blockKV =
-        loop && offsets.size() == 4
-            ? matchTimesConstant(offsets[2], loop.getInductionVar())
-            : std::nullopt;
-    if (offsets.size() != 4 || !isValue(offsets[0], ivs[0]) || !headOk ||
-        !blockKV || !isConstant(offsets[3], 0) || !isConstant(sizes[0], 1) ||
-        !isConstant(sizes[1], 1) || !slice.hasUnitStride())
+    bool shapeOk = offsets.size() == 4 && headOk &&
+                   isConstant(offsets[3], 0) && isConstant(sizes[0], 1) &&
+                   isConstant(sizes[1], 1) && slice.hasUnitStride();
+    std::optional<int64_t> blockKV;
+    if (shapeOk && loop && isValue(offsets[0], ivs[0]))
+      blockKV = matchTimesConstant(offsets[2], loop.getInductionVar());
+    else if (shapeOk && loop)
+      blockKV = matchPage(slice, loop.getInductionVar());
+    if (!blockKV)
       return fail(step, "the ")
              << what
              << " tile must be the slice [batch, head / (Hq / Hkv), block * "
-                "block-kv, 0] of the forall's (batch, head) and the loop's block";
+                "block-kv, 0] of the forall's (batch, head) and the loop's "
+                "block, or of a paged pool [page, head / (Hq / Hkv), (block * "
+                "block-kv) % page_size, 0]";
     if (attn.blockKV && attn.blockKV != *blockKV)
       return fail(step, "all steps must use one block-kv");
     if (source && source != slice.getSource())
@@ -139,6 +144,80 @@ struct Matcher {
     source = slice.getSource();
     (what == "key" ? attn.keyArg : attn.valueArg) = *arg;
     return success();
+  }
+
+  /// A paged K/V slice of fa-tile-attention: offsets
+  ///   [clamp(index_cast(extract %table[batch, start / S])), head,
+  ///    start % S, 0]
+  /// with start = block * block-kv and S = the pool's dim 2. Records the
+  /// table argument and S; returns block-kv.
+  std::optional<int64_t> matchPage(tensor::ExtractSliceOp slice, Value iv) {
+    auto offsets = slice.getMixedOffsets();
+    int64_t pageSize = slice.getSourceType().getDimSize(2);
+    auto rem = dyn_cast_or_null<arith::RemUIOp>(
+        dyn_cast<Value>(offsets[2]) ? cast<Value>(offsets[2]).getDefiningOp()
+                                    : nullptr);
+    if (!rem || !isConstant(rem.getRhs(), pageSize) ||
+        ShapedType::isDynamic(pageSize))
+      return std::nullopt;
+    std::optional<int64_t> blockKV = matchTimesConstant(rem.getLhs(), iv);
+    // The page id: tensor.extract under index_cast and the clamps.
+    Value id = dyn_cast<Value>(offsets[0]);
+    while (id && (id.getDefiningOp<arith::MinSIOp>() ||
+                  id.getDefiningOp<arith::MaxSIOp>() ||
+                  id.getDefiningOp<arith::IndexCastOp>()))
+      id = id.getDefiningOp()->getOperand(0);
+    auto extract = id ? id.getDefiningOp<tensor::ExtractOp>() : nullptr;
+    std::optional<unsigned> table =
+        extract ? funcArgNumber(func, extract.getTensor()) : std::nullopt;
+    if (!blockKV || !table || extract.getIndices().size() != 2 ||
+        extract.getIndices()[0] != attn.forall.getInductionVars()[0])
+      return std::nullopt;
+    auto pageIndex = extract.getIndices()[1].getDefiningOp<arith::DivUIOp>();
+    if (!pageIndex || pageIndex.getLhs() != rem.getLhs() ||
+        !isConstant(pageIndex.getRhs(), pageSize))
+      return std::nullopt;
+    if ((attn.pageTableArg && *attn.pageTableArg != *table) ||
+        (attn.pageSize && attn.pageSize != pageSize))
+      return std::nullopt;
+    attn.pageTableArg = *table;
+    attn.pageSize = pageSize;
+    return blockKV;
+  }
+
+  /// kv_lens: a `tensor.extract %lens[batch]` of a rank-1 i32 function
+  /// argument directly in the forall (fa-tile-attention reads the tile's
+  /// key count there).
+  LogicalResult matchKeyLengths() {
+    Value batch = attn.forall.getInductionVars()[0];
+    for (auto extract : attn.forall.getBody()->getOps<tensor::ExtractOp>()) {
+      std::optional<unsigned> arg = funcArgNumber(func, extract.getTensor());
+      auto ty = extract.getTensor().getType();
+      if (!arg || ty.getRank() != 1 || !ty.getElementType().isInteger(32) ||
+          extract.getIndices().front() != batch)
+        continue;
+      if (attn.kvLensArg && *attn.kvLensArg != *arg)
+        return fail(extract, "the kernel reads one kv_lens tensor");
+      attn.kvLensArg = *arg;
+    }
+    return success();
+  }
+
+  /// The key count the window's diagonal starts from: Nk (dim 2 of the key),
+  /// the pool's capacity (a constant) or the kv_lens count of the tile
+  /// (clamped index_cast of its tensor.extract).
+  bool isKeyCount(Value v) {
+    if (!attn.pageSize && !attn.kvLensArg)
+      return isDimOf(v, kSource, 2);
+    if (!attn.kvLensArg)
+      return static_cast<bool>(getConstantIntValue(v)) ||
+             v.getDefiningOp<arith::MulIOp>();
+    while (v && (v.getDefiningOp<arith::MinSIOp>() ||
+                 v.getDefiningOp<arith::MaxSIOp>() ||
+                 v.getDefiningOp<arith::IndexCastOp>()))
+      v = v.getDefiningOp()->getOperand(0);
+    auto extract = v ? v.getDefiningOp<tensor::ExtractOp>() : nullptr;
+    return extract && funcArgNumber(func, extract.getTensor()) == attn.kvLensArg;
   }
 
   /// The function argument `v` is, if it is one of type f32.
@@ -450,9 +529,10 @@ struct Matcher {
       return fail(range, "window differs from the steps' window");
     if (range.getRowBegin() != rowBegin)
       return fail(range, "rows must start at the query tile's row");
-    // The diagonal must be the default bottom-right one, Nk - Nq.
+    // The diagonal must be the default bottom-right one, Nk - Nq (the
+    // sequence's key count with kv_lens).
     auto diag = range.getDiagonal().getDefiningOp<arith::SubIOp>();
-    if (!diag || !isDimOf(diag.getLhs(), kSource, 2) ||
+    if (!diag || !isKeyCount(diag.getLhs()) ||
         !isDimOf(diag.getRhs(), func.getArgument(attn.queryArg), 2))
       return fail(range, "the kernel supports only the bottom-right diagonal "
                          "Nk - Nq, not a diagonal operand");
@@ -556,6 +636,8 @@ struct Matcher {
                               "scf.forall over (batch, head, query block)");
       return failure();
     }
+    if (failed(matchKeyLengths()))
+      return failure();
     SmallVector<OnlineAttentionOp> steps;
     attn.forall.walk([&](OnlineAttentionOp s) { steps.push_back(s); });
     for (OnlineAttentionOp step : steps)

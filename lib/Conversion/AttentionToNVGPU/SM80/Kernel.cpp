@@ -52,11 +52,19 @@ static KernelArgs readKernelArgs(KernelBuilder &kb, const KernelConfig &cfg,
   a.modifierParams.assign(args.begin() + s0,
                           args.begin() + s0 + numModifierParams);
   s0 += numModifierParams;
+  if (cfg.kvCache.kvLens)
+    a.kvCache.kvLens = args[s0++];
+  if (cfg.kvCache.paged())
+    a.kvCache.pageTable = args[s0++];
   a.sizes.batch = kb.asIndex(args[s0]);
   a.sizes.queryHeads = kb.asIndex(args[s0 + 1]);
   a.sizes.kvHeads = kb.asIndex(args[s0 + 2]);
   a.sizes.queryLength = kb.asIndex(args[s0 + 3]);
   a.sizes.keyLength = kb.asIndex(args[s0 + 4]);
+  if (cfg.kvCache.paged()) {
+    a.kvCache.numPages = kb.asIndex(args[s0 + 5]);
+    a.kvCache.maxPages = kb.asIndex(args[s0 + 6]);
+  }
   return a;
 }
 
@@ -88,6 +96,9 @@ static ThreadTile threadTile(KernelBuilder &kb, const KernelConfig &cfg,
   t.batch = c.batch;
   t.head = c.head;
   t.warpRow = kb.mul(t.warp, kb.idx(cfg.rowsPerWarp));
+  if (cfg.kvCache.any())
+    t.keys = SequenceKeys::of(kb, cfg.kvCache, args.kvCache, c.batch, kvHead,
+                              sz.kvHeads, sz.keyLength);
   return t;
 }
 
@@ -118,6 +129,9 @@ std::vector<KernelParam> mlir::fa::sm80::getKernelParams(MLIRContext *ctx,
       types, cfg.elementType.isF16() ? "f16" : "bf16",
       /*tensorMaps=*/false, cfg.hasLse);
   insertScoreModifierParams(params, cfg.modifiers);
+  insertKVCacheParams(params, cfg.kvCache.kvLens, cfg.kvCache.pageSize,
+                      MemRefType::get({kGlobalExtent}, IntegerType::get(ctx, 32)),
+                      IntegerType::get(ctx, 32));
   return params;
 }
 
@@ -143,6 +157,9 @@ gpu::GPUFuncOp mlir::fa::sm80::buildKernel(OpBuilder &b, Location loc,
   KernelArgs args = readKernelArgs(kb, cfg, kfn);
   Value smem = sharedBuffer(kb, cfg, plan, kfn);
   ThreadTile tile = threadTile(kb, cfg, args);
+  // From here on Nk is the key count of the tile's sequence.
+  if (cfg.kvCache.any())
+    args.sizes.keyLength = tile.keys.length;
   AsyncCopyPipeline loads(kb, cfg, tile.tid);
   const ProblemSizes &sz = args.sizes;
   LaneAddresses lanes;
@@ -185,10 +202,10 @@ gpu::GPUFuncOp mlir::fa::sm80::buildKernel(OpBuilder &b, Location loc,
   // Start streaming K_begin and V_begin (once the Q rows they may
   // overwrite are in registers).
   gpu::BarrierOp::create(b, loc);
-  loads.loadTile(smem, plan.kRow, args.k, tile.kBase, kvStart, sz.keyLength,
-                 cfg.blockKV);
-  loads.loadTile(smem, plan.vRow, args.v, tile.kBase, kvStart, sz.keyLength,
-                 cfg.blockKV);
+  loads.loadKeyTile(smem, plan.kRow, args.k, tile.keys, tile.kBase, kvStart,
+                    sz.keyLength, cfg.blockKV);
+  loads.loadKeyTile(smem, plan.vRow, args.v, tile.keys, tile.kBase, kvStart,
+                    sz.keyLength, cfg.blockKV);
 
   Value lane = tile.lane;
   lanes.kRow = kb.add(kb.mul(kb.div(lane, 16), kb.idx(8)), kb.rem(lane, 8));

@@ -11,20 +11,42 @@ Value AsyncCopyPipeline::loadTile(Value smem, int64_t smemRow, Value gmem,
                                   int64_t numRows) const {
   return loadTileAt(
       smem, [&](Value row) { return kb.add(row, kb.idx(smemRow)); }, gmem,
-      base, rowStart, nRows, numRows);
+      contiguousRows(base), rowStart, nRows, numRows);
 }
 
 Value AsyncCopyPipeline::loadTile(Value smem, Value smemRow, Value gmem,
                                   Value base, Value rowStart, Value nRows,
                                   int64_t numRows) const {
   return loadTileAt(
-      smem, [&](Value row) { return kb.add(row, smemRow); }, gmem, base,
+      smem, [&](Value row) { return kb.add(row, smemRow); }, gmem,
+      contiguousRows(base), rowStart, nRows, numRows);
+}
+
+Value AsyncCopyPipeline::loadKeyTile(Value smem, int64_t smemRow, Value gmem,
+                                     const kernel::SequenceKeys &keys,
+                                     Value base, Value rowStart, Value nRows,
+                                     int64_t numRows) const {
+  if (!keys.layout.paged())
+    return loadTile(smem, smemRow, gmem, base, rowStart, nRows, numRows);
+  // Paged: each row's page looked up (the table stays in L1), the row of
+  // the pool [P * Hkv * S, D] computed from it.
+  return loadTileAt(
+      smem, [&](Value row) { return kb.add(row, kb.idx(smemRow)); }, gmem,
+      [&](Value srcRow, Value col) {
+        return kb.add(kb.mul(keys.rowOf(kb, srcRow), kb.idx(headDim)), col);
+      },
       rowStart, nRows, numRows);
+}
+
+AsyncCopyPipeline::SourceOf AsyncCopyPipeline::contiguousRows(Value base) const {
+  return [this, base](Value srcRow, Value col) {
+    return kb.add(base, kb.add(kb.mul(srcRow, kb.idx(headDim)), col));
+  };
 }
 
 Value AsyncCopyPipeline::loadTileAt(
     Value smem, llvm::function_ref<Value(Value)> smemRowOf, Value gmem,
-    Value base, Value rowStart, Value nRows, int64_t numRows) const {
+    SourceOf srcOf, Value rowStart, Value nRows, int64_t numRows) const {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   int64_t chunksPerRow = headDim / 8;
@@ -38,7 +60,7 @@ Value AsyncCopyPipeline::loadTileAt(
     Value grow = kb.add(rowStart, row);
     Value valid = kb.cmp(arith::CmpIPredicate::slt, grow, nRows);
     Value srcRow = arith::SelectOp::create(b, loc, valid, grow, kb.idx(0));
-    Value src = kb.add(base, kb.add(kb.mul(srcRow, kb.idx(headDim)), col));
+    Value src = srcOf(srcRow, col);
     Value n = arith::SelectOp::create(b, loc, valid, kb.idx(8), kb.idx(0));
     tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
         b, loc, tokTy, smem, ValueRange{smemRowOf(row), col},

@@ -247,8 +247,8 @@ void Step::build(scf::ForOp loop, Value zeroAcc) const {
   // Every warp is done reading K_j: prefetch K_{j+1} under the softmax and
   // P V (past the last block it only zero-fills, keeping the group count).
   gpu::BarrierOp::create(b, loc);
-  Value kNextTok = loads.loadTile(in.smem, plan.kRow, args.k, in.tile.kBase,
-                                  kvNext, nk, blockKV);
+  Value kNextTok = loads.loadKeyTile(in.smem, plan.kRow, args.k, in.tile.keys,
+                                     in.tile.kBase, kvNext, nk, blockKV);
 
   // The tiled form's masked loops are [begin, fullBegin) and [fullEnd,
   // end); a short last block (the tiled form slices it) is masked here.
@@ -317,8 +317,8 @@ void Step::build(scf::ForOp loop, Value zeroAcc) const {
   issuePV(pFrag, acc);
   // Every warp is done reading V_j: prefetch V_{j+1} under the next Q K^T.
   gpu::BarrierOp::create(b, loc);
-  loads.loadTile(in.smem, plan.vRow, args.v, in.tile.kBase, kvNext, nk,
-                 blockKV);
+  loads.loadKeyTile(in.smem, plan.vRow, args.v, in.tile.keys, in.tile.kBase,
+                    kvNext, nk, blockKV);
   SmallVector<Value> yields;
   for (int64_t mt = 0; mt < mTiles; ++mt)
     yields.append({newM[mt][0], newM[mt][1]});

@@ -57,12 +57,21 @@ static KernelArgs readKernelArgs(KernelBuilder &kb, const KernelConfig &cfg,
   a.modifierParams.assign(args.begin() + s0,
                           args.begin() + s0 + numModifierParams);
   s0 += numModifierParams;
+  const KVCacheLayout &cache = cfg.desc.kvCache;
+  if (cache.kvLens)
+    a.kvCache.kvLens = args[s0++];
+  if (cache.paged())
+    a.kvCache.pageTable = args[s0++];
   a.batchArg = args[s0];
   a.sizes.batch = args[s0];
   a.sizes.queryHeads = kb.asIndex(args[s0 + 1]);
   a.sizes.kvHeads = kb.asIndex(args[s0 + 2]);
   a.sizes.queryLength = kb.asIndex(args[s0 + 3]);
   a.sizes.keyLength = kb.asIndex(args[s0 + 4]);
+  if (cache.paged()) {
+    a.kvCache.numPages = kb.asIndex(args[s0 + 5]);
+    a.kvCache.maxPages = kb.asIndex(args[s0 + 6]);
+  }
   auto mapType = [&](MemRefType box, bool swizzle64 = false) {
     return nvgpu::TensorMapDescriptorType::get(
         ctx, box,
@@ -79,11 +88,13 @@ static KernelArgs readKernelArgs(KernelBuilder &kb, const KernelConfig &cfg,
   a.qMap = cast(args[0],
                 mapType(SharedMemory::boxType(cfg, kSM90RowsPerWarpgroup),
                         cfg.qkSwizzle64()));
-  a.kMap = cast(args[1], mapType(SharedMemory::boxType(cfg, cfg.blockKV),
+  // Paged: boxes of one page or part of one.
+  int64_t kvRows = cfg.desc.kvBoxRows();
+  a.kMap = cast(args[1], mapType(SharedMemory::boxType(cfg, kvRows),
                                  cfg.qkSwizzle64()));
   // fp8: V^T, boxes of D rows of 128 keys.
   a.vMap = cast(args[2], mapType(cfg.fp8 ? SharedMemory::vTransposedBoxType(cfg)
-                                         : SharedMemory::boxType(cfg, cfg.blockKV)));
+                                         : SharedMemory::boxType(cfg, kvRows)));
   return a;
 }
 
@@ -140,7 +151,8 @@ static void buildConsumers(KernelBuilder &kb, const KernelConfig &cfg,
   // The rows' side of a mask_mod over captured tensors, once per tile.
   modifiers.hoistRowRanges(tile.q0, modifiers.lastRow(tile.q0, kSM90BlockQ));
   ConsumerMainloop mainloop(kb, cfg, loads, smem, frame, range,
-                            args.sizes.keyLength, tile, isIssuer, modifiers,
+                            tile.sequenceSizes(args.sizes).keyLength, tile,
+                            isIssuer, modifiers,
                             descales ? &*descales : nullptr);
   MainloopResult result = mainloop.build();
   // fp8: O is in units of the last block's v descale (per tensor / head: of
@@ -219,6 +231,9 @@ static std::vector<KernelParam> kernelParams(OpBuilder &b,
       types, d.elementType.isF16() ? "f16" : "bf16",
       /*tensorMaps=*/true, d.hasLse);
   insertScoreModifierParams(params, d.modifiers);
+  insertKVCacheParams(params, d.kvCache.kvLens, d.kvCache.pageSize,
+                      MemRefType::get({kGlobalExtent}, b.getI32Type()),
+                      b.getI32Type());
   return params;
 }
 
@@ -247,6 +262,8 @@ static LaunchManifest buildManifest(const KernelConfig &cfg,
   manifest.lse = d.hasLse;
   manifest.blockQ = kSM90BlockQ;
   manifest.blockKV = cfg.blockKV;
+  manifest.kvLens = d.kvCache.kvLens;
+  manifest.pageSize = d.kvCache.pageSize;
   manifest.params = std::move(params);
   // Q, K, V as 3-D (D, N, B*H) maps of boxes (64, rows, 1), 128-byte
   // swizzle, zero fill out of bounds (readKernelArgs' descriptor types).
@@ -279,6 +296,19 @@ static LaunchManifest buildManifest(const KernelConfig &cfg,
       tensorMap("q", Sym::Nq, Sym::Hq, kSM90RowsPerWarpgroup),
       tensorMap("k", Sym::Nk, Sym::Hkv, cfg.blockKV),
       tensorMap("v", Sym::Nk, Sym::Hkv, cfg.blockKV)};
+  if (int64_t s = d.kvCache.pageSize) {
+    // The pools [P, Hkv, S, D] as (D, S, P * Hkv): a box is rows of one
+    // page of one head.
+    for (TensorMapSpec &m :
+         MutableArrayRef<TensorMapSpec>(manifest.tensorMaps).drop_front()) {
+      m.layout = m.tensor + " pool [num_pages, Hkv, " + std::to_string(s) +
+                 ", D] contiguous";
+      m.dims = {Sym::D, s, SizeExpr::mul({Sym::NumPages, Sym::Hkv})};
+      m.stridesBytes = {SizeExpr::mul({Sym::D, eltBytes}),
+                        SizeExpr::mul({s, Sym::D, eltBytes})};
+      m.box[1] = d.kvBoxRows();
+    }
+  }
   if (d.isFP8()) {
     // V^T [B, Hkv, D, Nk padded to 32 keys], each 32-key group in
     // kFP8VKeyOrder (manifest "v_key_order"): boxes of D rows of 128 keys.
@@ -344,7 +374,7 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   ThreadIds thread = ThreadIds::of(kb, tid);
   std::optional<TileState> tile;
   if (!cfg.persistent)
-    tile = TileState::of(kb, coord, args.sizes);
+    tile = TileState::of(kb, coord, args.sizes).withSequenceKeys(kb, cfg, args);
   std::optional<PersistentTiles> tiles;
   if (cfg.persistent)
     tiles = PersistentTiles{scheduler,
@@ -355,7 +385,7 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   TMALoadPipeline loads(kb, cfg, args, isIssuer);
   std::optional<KVRange> range;
   if (!cfg.persistent) {
-    range = KVRange::of(kb, cfg, tile->q0, args.sizes);
+    range = KVRange::of(kb, cfg, tile->q0, tile->sequenceSizes(args.sizes));
     // A bounded mask_mod skips the blocks it hides from every row of the
     // tile (producer and consumers share this range; persistent tiles keep
     // the whole range and only skip the per-key test of full blocks).
@@ -365,7 +395,8 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
     if (modifiers.narrowsBlocks()) {
       modifiers.hoistRowRanges(tile->q0,
                                modifiers.lastRow(tile->q0, kSM90BlockQ));
-      range->narrowToMaskMod(kb, cfg, modifiers, tile->q0, args.sizes);
+      range->narrowToMaskMod(kb, cfg, modifiers, tile->q0,
+                             tile->sequenceSizes(args.sizes));
     }
   }
 

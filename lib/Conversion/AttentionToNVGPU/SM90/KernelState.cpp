@@ -84,6 +84,23 @@ TileState TileState::of(KernelBuilder &kb, TileCoord coord,
   return s;
 }
 
+TileState TileState::withSequenceKeys(KernelBuilder &kb,
+                                     const KernelConfig &cfg,
+                                     const KernelArgs &args) const {
+  TileState s = *this;
+  if (cfg.desc.kvCache.any())
+    s.keys = SequenceKeys::of(kb, cfg.desc.kvCache, args.kvCache, coord.batch,
+                              kvHead, args.sizes.kvHeads, args.sizes.keyLength);
+  return s;
+}
+
+ProblemSizes TileState::sequenceSizes(const ProblemSizes &sizes) const {
+  ProblemSizes s = sizes;
+  if (keys.length)
+    s.keyLength = keys.length;
+  return s;
+}
+
 Value KVRange::iterOf(KernelBuilder &kb, Value j) const {
   Value it = kb.sub(j, begin);
   return base ? kb.add(base, it) : it;

@@ -52,7 +52,9 @@ void TMALoadPipeline::issueQ(const SharedMemory &smem, Value q0,
 }
 
 void TMALoadPipeline::issueKV(const SharedMemory &smem, Value block,
-                              Value stage, Value kvPlane, KVPart part) const {
+                              Value stage, const TileState &tile,
+                              KVPart part) const {
+  Value kvPlane = tile.kvPlane;
   const SharedMemoryPlan &p = cfg.smem;
   Value stageOff = kb.mul(stage, kb.idx(p.stageBytes));
   for (int kv = 0; kv < 2; ++kv) {
@@ -82,6 +84,11 @@ void TMALoadPipeline::issueKV(const SharedMemory &smem, Value block,
       }
       continue;
     }
+    if (cfg.desc.kvCache.paged()) {
+      issueTile(smem, kb.add(stageOff, kb.idx(kv ? p.vOffset : p.kOffset)),
+                kv ? args.vMap : args.kMap, block, tile, barId);
+      continue;
+    }
     for (int64_t s = 0; s < cfg.subTiles; ++s) {
       Value dst = smem.view(
           kb,
@@ -93,6 +100,34 @@ void TMALoadPipeline::issueKV(const SharedMemory &smem, Value block,
           ValueRange{kb.idx(s * cfg.swizzleElems),
                      kb.mul(block, kb.idx(cfg.blockKV)), kvPlane},
           barId, Value(), Value());
+    }
+  }
+}
+
+void TMALoadPipeline::issueTile(const SharedMemory &smem, Value dstBase,
+                                Value map, Value block, const TileState &tile,
+                                Value barId) const {
+  const SharedMemoryPlan &p = cfg.smem;
+  int64_t rows = cfg.desc.kvBoxRows();
+  int64_t pageSize = cfg.desc.kvCache.pageSize;
+  // Chunk c of the block: keys [key0 + c * rows, + rows) lie in one page,
+  // rows of the pool's (page * Hkv + g) plane from key % S on. Each chunk
+  // is `rows` whole swizzle rows of every sub-tile: the 128-byte swizzle
+  // pattern (8 rows) is unchanged by the split.
+  Value key0 = kb.mul(block, kb.idx(cfg.blockKV));
+  for (int64_t c = 0; c < cfg.blockKV / rows; ++c) {
+    Value key = kb.add(key0, kb.idx(c * rows));
+    Value plane = tile.keys.pagePlane(kb, key);
+    Value row = kb.rem(key, pageSize);
+    for (int64_t s = 0; s < cfg.subTiles; ++s) {
+      Value dst = smem.view(
+          kb,
+          kb.add(dstBase, kb.idx(s * p.subTileKV + c * rows * p.rowBytes)),
+          SharedMemory::boxType(cfg, rows));
+      nvgpu::TmaAsyncLoadOp::create(
+          kb.b, kb.loc, dst, bars, map,
+          ValueRange{kb.idx(s * cfg.swizzleElems), row, plane}, barId,
+          Value(), Value());
     }
   }
 }

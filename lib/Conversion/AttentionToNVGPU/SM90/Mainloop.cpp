@@ -455,6 +455,7 @@ MainloopResult ConsumerMainloop::buildSerial(ArrayRef<Value> init) {
     frame.syncWarpgroup(kb);
   }
   loads.wait(loads.vFullSlot(stage), parity);
+  zeroValueRowsPastLength(stage, j);
   NVVM::WgmmaFenceAlignedOp::create(kb.b, kb.loc);
   acc = cfg.pFromRegisters ? issuePVRegisters(acc, pRegs, kDescS)
                            : issuePVShared(acc, kDescS);
@@ -471,7 +472,7 @@ MainloopResult ConsumerMainloop::buildSerial(ArrayRef<Value> init) {
     kb.ifThen(arith::AndIOp::create(
                   kb.b, kb.loc, isIssuer,
                   kb.cmp(arith::CmpIPredicate::slt, nextBlock, range.end)),
-              [&] { loads.issueKV(smem, nextBlock, stage, tile.kvPlane); });
+              [&] { loads.issueKV(smem, nextBlock, stage, tile); });
   }
   scf::YieldOp::create(kb.b, kb.loc,
                        ValueRange{o.newMax[0], o.newMax[1], o.newSum[0],
@@ -528,6 +529,8 @@ MainloopResult ConsumerMainloop::buildPipelined(ArrayRef<Value> init) {
   Value itl = range.iterOf(kb, jl);
   Value lastStage = loads.stageOf(itl);
   loads.wait(loads.vFullSlot(lastStage), loads.fullParity(itl));
+  // Only the range's last block can hold keys past the sequence's count.
+  zeroValueRowsPastLength(lastStage, jl);
   int64_t nP = numPRegisters();
   SmallVector<Value> pLast(loop.getResults().begin() + 5,
                            loop.getResults().begin() + 5 + nP);
@@ -548,6 +551,51 @@ MainloopResult ConsumerMainloop::buildPipelined(ArrayRef<Value> init) {
                        ValueRange{loop.getResult(0), loop.getResult(1),
                                   loop.getResult(2), loop.getResult(3), acc});
   return resultOf(top.getResults());
+}
+
+/// The rows of a sequence's last V block past its key count belong to no key
+/// of it (stale cache rows, another sequence's page, possibly NaN): their P
+/// is 0, but 0 * NaN is NaN. TMA zero-fills only past the tensor's end, so
+/// the warpgroup zeroes them in the stage itself (whole 128-byte rows: the
+/// swizzle only permutes chunks within a row) and fences its generic writes
+/// before the wgmma (async proxy) reads. The other warpgroup writes the same
+/// zeros.
+void ConsumerMainloop::zeroValueRowsPastLength(Value stage,
+                                               Value block) const {
+  if (!cfg.desc.kvCache.any())
+    return;
+  const SharedMemoryPlan &p = cfg.smem;
+  Value first = kb.sub(nk, kb.mul(block, kb.idx(cfg.blockKV)));
+  kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, first, kb.idx(cfg.blockKV)), [&] {
+    int64_t chunksPerRow = p.rowBytes / 16;
+    int64_t perSubTile = cfg.blockKV * chunksPerRow;
+    Value base = kb.add(kb.idx(p.vOffset), kb.mul(stage, kb.idx(p.stageBytes)));
+    auto chunkTy = VectorType::get({8}, cfg.outputType());
+    Value zero = arith::ConstantOp::create(
+        kb.b, kb.loc, chunkTy,
+        DenseElementsAttr::get(chunkTy, kb.b.getZeroAttr(cfg.outputType())));
+    for (int64_t i = 0; i < perSubTile * cfg.subTiles / kThreadsPerWarpgroup;
+         ++i) {
+      Value c = kb.add(frame.thread.threadInWG,
+                       kb.idx(i * kThreadsPerWarpgroup));
+      Value sub = kb.div(c, perSubTile), inSub = kb.rem(c, perSubTile);
+      Value row = kb.div(inSub, chunksPerRow);
+      Value chunk = kb.rem(inSub, chunksPerRow);
+      kb.ifThen(kb.cmp(arith::CmpIPredicate::sge, row, first), [&] {
+        Value byte = kb.add(
+            base, kb.add(kb.mul(sub, kb.idx(p.subTileKV)),
+                         kb.add(kb.mul(row, kb.idx(p.rowBytes)),
+                                kb.mul(chunk, kb.idx(16)))));
+        vector::StoreOp::create(kb.b, kb.loc, zero, smem.flat,
+                                ValueRange{kb.div(byte, 2)});
+      });
+    }
+    NVVM::FenceProxyOp::create(
+        kb.b, kb.loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(kb.b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+    frame.syncWarpgroup(kb);
+  });
 }
 
 void ConsumerMainloop::buildPipelinedStep(scf::ForOp loop) {

@@ -21,7 +21,7 @@ void mlir::fa::sm90::buildIssuerPrologue(KernelBuilder &kb,
     for (int64_t s = 0; s < cfg.stages; ++s) {
       Value block = range.blockAt(kb, s);
       kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, block, range.end), [&] {
-        loads.issueKV(smem, block, kb.idx(s), tile.kvPlane);
+        loads.issueKV(smem, block, kb.idx(s), tile);
       });
     }
   });
@@ -40,7 +40,7 @@ static void streamTile(KernelBuilder &kb, const KernelConfig &cfg,
   Value it = range.iterOf(kb, j);
   Value stage = kb.rem(it, cfg.stages);
   loads.produce(it, stage, [&](KVPart part) {
-    loads.issueKV(smem, j, stage, tile.kvPlane, part);
+    loads.issueKV(smem, j, stage, tile, part);
   });
 }
 
@@ -105,8 +105,8 @@ static void streamPersistentTiles(KernelBuilder &kb, const KernelConfig &cfg,
     Value stage = kb.rem(it, cfg.stages);
     loads.produce(it, stage, [&](KVPart part) {
       // Addresses computed here, not hoisted.
-      loads.issueKV(smem.withOpaqueShift(kb), kb.add(it, jOff), stage,
-                    state.kvPlane, part);
+      loads.issueKV(smem.withOpaqueShift(kb), kb.add(it, jOff), stage, state,
+                    part);
     });
   }
   kb.ifThen(kb.cmp(arith::CmpIPredicate::sle, itEnd, qAtIt), loadQ);

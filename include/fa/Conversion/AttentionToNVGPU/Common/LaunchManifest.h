@@ -34,9 +34,10 @@ namespace mlir::fa {
 constexpr int64_t kLaunchManifestSchemaVersion = 1;
 
 /// A name a size expression may use: the launch sizes (the kernel's i32
-/// parameters), the head dim (D, fixed by the kernel) and the multiprocessor
-/// count of the device the kernel is launched on (num_sms).
-enum class SizeSymbol { B, Hq, Hkv, Nq, Nk, D, NumSMs };
+/// parameters; a paged kernel's also num_pages and max_pages), the head dim
+/// (D, fixed by the kernel) and the multiprocessor count of the device the
+/// kernel is launched on (num_sms).
+enum class SizeSymbol { B, Hq, Hkv, Nq, Nk, D, NumSMs, NumPages, MaxPages };
 
 /// The symbol's name in the manifest ("B", ..., "D", "num_sms").
 StringRef getSizeSymbolName(SizeSymbol symbol);
@@ -48,6 +49,7 @@ StringRef getSizeSymbolName(SizeSymbol symbol);
 ///         | {"mul": [expr, expr, ...]}
 ///         | {"min": [expr, expr, ...]}
 ///   symbol := "B" | "Hq" | "Hkv" | "Nq" | "Nk" | "D" | "num_sms"
+///           | "num_pages" | "max_pages"
 class SizeExpr {
 public:
   SizeExpr(int64_t value);     // NOLINT: an integer literal
@@ -115,6 +117,15 @@ getAttentionKernelParams(const AttentionArgTypes &types, StringRef dtype,
 /// `sizeType` (every fa kernel ends with them).
 void appendLaunchSizeParams(std::vector<KernelParam> &params, Type sizeType);
 
+/// The parameters of per-sequence key lengths and a paged K/V pool
+/// (docs/Attention.md): `kv_lens` [B] i32 and, paged, `page_table`
+/// [B, max_pages] i32 (pointers of type `pointerType`) before the sizes; a
+/// paged kernel also takes the sizes num_pages and max_pages (after Nk, which
+/// is then the capacity max_pages * page_size), and its q/k/v contracts
+/// describe k and v as pools [num_pages, Hkv, page_size, D].
+void insertKVCacheParams(std::vector<KernelParam> &params, bool kvLens,
+                         int64_t pageSize, Type pointerType, Type sizeType);
+
 /// The shape of the fp8 kernels' descales: [1], [B, H] or [B, H, blocks].
 enum class FP8DescaleShape { Tensor, Head, Block };
 
@@ -173,6 +184,10 @@ struct LaunchManifest {
   double scale = 1.0;
   bool lse = false;
   int64_t blockQ = 0, blockKV = 0;
+  /// The kernel reads per-sequence key lengths ("kv_lens": true).
+  bool kvLens = false;
+  /// Rows per page of a paged K/V pool ("page_size"; 0: not paged).
+  int64_t pageSize = 0;
   // How to launch it.
   std::vector<KernelParam> params;
   SmallVector<SizeExpr, 3> grid;  ///< x, y, z

@@ -8,6 +8,7 @@
 #ifndef FA_CONVERSION_ATTENTIONTONVGPU_SM80_KERNELSTATE_H
 #define FA_CONVERSION_ATTENTIONTONVGPU_SM80_KERNELSTATE_H
 
+#include "fa/Conversion/AttentionToNVGPU/Common/KVCache.h"
 #include "fa/Conversion/AttentionToNVGPU/Common/KernelBuilder.h"
 #include "fa/Conversion/AttentionToNVGPU/Common/ScoreModifiers.h"
 #include "fa/Conversion/AttentionToNVGPU/Common/TileScheduler.h"
@@ -41,6 +42,8 @@ struct KernelConfig {
   bool hasLse = false;
   /// softcap, mask operand, score_mod / mask_mod (Common/ScoreModifiers).
   ScoreModifierSpec modifiers;
+  /// kv_lens / pages of fa.attention (Common/KVCache).
+  kernel::KVCacheLayout kvCache;
 
   int64_t mTiles() const { return rowsPerWarp / 16; }
   int64_t threads() const { return 32 * (blockQ / rowsPerWarp); }
@@ -67,6 +70,10 @@ struct KernelArgs {
   Value q, k, v, out, lse; ///< bare-pointer memrefs; lse null without it
   /// The score modifiers' parameters (mask, captured tensors), in order.
   SmallVector<Value> modifierParams;
+  /// kv_lens, page table, pool sizes (null where the layout has none).
+  kernel::KVCacheArgs kvCache;
+  /// keyLength: Nk as launched; buildKernel replaces it by the tile's
+  /// sequence's key count (ThreadTile::keys) before the key loop.
   kernel::ProblemSizes sizes;
 };
 
@@ -78,6 +85,8 @@ struct ThreadTile {
   Value q0;           ///< first query row
   Value batch, head;  ///< the tile's batch and query head
   Value warpRow;      ///< the warp's first row in the tile
+  /// The keys of the tile's sequence and K/V head (kv_lens, pages).
+  kernel::SequenceKeys keys;
 };
 
 } // namespace mlir::fa::sm80

@@ -31,13 +31,24 @@ public:
   /// buffer chosen at run time).
   Value loadTile(Value smem, Value smemRow, Value gmem, Value base,
                  Value rowStart, Value nRows, int64_t numRows) const;
+  /// Keys [rowStart, rowStart + numRows) of a sequence into rows
+  /// [smemRow, +numRows) of `smem`, rows at or past `nRows` zero-filled:
+  /// contiguous keys as loadTile from `base`, paged ones through the page
+  /// table (Common/KVCache).
+  Value loadKeyTile(Value smem, int64_t smemRow, Value gmem,
+                    const kernel::SequenceKeys &keys, Value base,
+                    Value rowStart, Value nRows, int64_t numRows) const;
   /// Waits until at most `pendingGroups` groups are in flight.
   void wait(Value token, int32_t pendingGroups) const;
 
 private:
+  /// The element offset in gmem of (row, col) of the source rows.
+  using SourceOf = std::function<Value(Value srcRow, Value col)>;
   Value loadTileAt(Value smem, llvm::function_ref<Value(Value)> smemRowOf,
-                   Value gmem, Value base, Value rowStart, Value nRows,
+                   Value gmem, SourceOf srcOf, Value rowStart, Value nRows,
                    int64_t numRows) const;
+  /// Rows of D elements from element `base` on.
+  SourceOf contiguousRows(Value base) const;
 
   KernelBuilder &kb;
   int64_t headDim, threads;

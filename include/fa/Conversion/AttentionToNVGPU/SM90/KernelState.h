@@ -73,6 +73,8 @@ struct KernelArgs {
   Value out, lse;         ///< memrefs; lse null without it
   /// The score modifiers' parameters (mask, captured tensors), in order.
   SmallVector<Value> modifierParams;
+  /// kv_lens, page table, pool sizes (null where the layout has none).
+  kernel::KVCacheArgs kvCache;
   Value batchArg;         ///< B as the i32 argument (cast where used)
   kernel::ProblemSizes sizes; ///< batch left null (see batchArg)
 };
@@ -92,8 +94,16 @@ struct TileState {
   Value qPlane;  ///< batch * Hq + head: the [Nq, D] plane of q and out
   Value kvPlane; ///< batch * Hkv + kvHead
   Value q0;      ///< first query row
+  /// kv_lens / pages: the keys of the tile's sequence (length null
+  /// otherwise; withSequenceKeys sets them).
+  kernel::SequenceKeys keys;
   static TileState of(KernelBuilder &kb, kernel::TileCoord coord,
                       const kernel::ProblemSizes &sizes);
+  /// This tile with `keys` set from the kernel's kv_lens / page table.
+  TileState withSequenceKeys(KernelBuilder &kb, const KernelConfig &cfg,
+                             const KernelArgs &args) const;
+  /// `sizes` with the key length of the tile's sequence (kv_lens).
+  kernel::ProblemSizes sequenceSizes(const kernel::ProblemSizes &sizes) const;
 };
 
 /// A tile's key blocks [begin, end), of which blocks outside [fullBegin,

@@ -29,9 +29,10 @@ public:
   /// Q of the tile (rows q0.. of plane qPlane, both warpgroups) into the Q
   /// tile, on the Q-full mbarrier.
   void issueQ(const SharedMemory &smem, Value q0, Value qPlane) const;
-  /// K and/or V of key block `block` (plane kvPlane) into ring `stage`.
+  /// K and/or V of key block `block` of the tile (plane tile.kvPlane, or
+  /// paged the pages of tile.keys) into ring `stage`.
   void issueKV(const SharedMemory &smem, Value block, Value stage,
-               Value kvPlane, KVPart part = KVPart::Both) const;
+               const TileState &tile, KVPart part = KVPart::Both) const;
 
   /// The producer's step for ring iteration `it` (stage `stage`): waits
   /// until the consumers released the stage's previous use, then `issue`s
@@ -63,6 +64,11 @@ public:
   Value barriers() const { return bars; }
 
 private:
+  /// A 16-bit K or V tile of block `block` into the ring at byte `dstBase`:
+  /// one box of blockKV rows per 128-byte sub-tile, or paged one box per
+  /// page chunk (kvBoxRows rows) per sub-tile.
+  void issueTile(const SharedMemory &smem, Value dstBase, Value map,
+                 Value block, const TileState &tile, Value barId) const;
   void arriveReleased(int64_t base, Value stage, Value lane) const;
 
   KernelBuilder &kb;

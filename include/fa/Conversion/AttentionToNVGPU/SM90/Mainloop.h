@@ -85,6 +85,9 @@ private:
   /// b32 registers of P per block (the A operands of the P V wgmmas).
   int64_t numPRegisters() const;
   Value rescale(Value acc, Value alpha[2]) const;
+  /// kv_lens / pages: zeroes the rows of V block `block` (in ring `stage`)
+  /// at or past the sequence's key count before the warpgroup's P V.
+  void zeroValueRowsPastLength(Value stage, Value block) const;
   /// What a pipelined step hands to the next (loop-carried values).
   SmallVector<Value> carry(const SoftmaxStep &step, Value acc) const;
   void commitAndWait(int64_t pending) const;
