@@ -28,18 +28,56 @@ Value AsyncCopyPipeline::loadKeyTile(Value smem, int64_t smemRow, Value gmem,
                                      int64_t numRows) const {
   if (!keys.layout.paged())
     return loadTile(smem, smemRow, gmem, base, rowStart, nRows, numRows);
-  // Paged: each row's page looked up (the table stays in L1), the row of
-  // the pool [P * Hkv * S, D] computed from it.
+  int64_t pageSize = keys.layout.pageSize;
+  auto smemRowOf = [&](Value row) { return kb.add(row, kb.idx(smemRow)); };
+  if (pageSize % numRows == 0) {
+    // The tile (numRows-aligned) lies in one page: one lookup for all rows
+    // (a zero-filled row reads row 0 of the page).
+    Value page = kb.mul(kb.mul(keys.pagePlane(kb, rowStart), kb.idx(pageSize)),
+                        kb.idx(headDim));
+    return loadTileAt(
+        smem, smemRowOf, gmem,
+        [&](Value srcRow, Value col, int64_t) {
+          return kb.add(page,
+                        kb.add(kb.mul(kb.rem(srcRow, pageSize), kb.idx(headDim)),
+                               col));
+        },
+        rowStart, nRows, numRows);
+  }
+  // Pages shorter than the tile. Copy i of a thread reads row
+  // (tid + i * threads) / (D / 8) = a + i * T with a < T = threads / (D / 8):
+  // when T divides S that row is in the tile's page (i * T) / S whatever the
+  // thread, so each page is looked up once (uniform) and reused.
+  int64_t rowsPerCopy = threads / (headDim / 8);
+  if (pageSize % rowsPerCopy == 0) {
+    SmallVector<Value> pages(numRows / pageSize);
+    return loadTileAt(
+        smem, smemRowOf, gmem,
+        [&](Value srcRow, Value col, int64_t i) {
+          int64_t chunk = i * rowsPerCopy / pageSize;
+          if (!pages[chunk])
+            pages[chunk] = kb.mul(
+                kb.mul(keys.pagePlane(kb, kb.add(rowStart,
+                                                 kb.idx(chunk * pageSize))),
+                       kb.idx(pageSize)),
+                kb.idx(headDim));
+          return kb.add(pages[chunk],
+                        kb.add(kb.mul(kb.rem(srcRow, pageSize), kb.idx(headDim)),
+                               col));
+        },
+        rowStart, nRows, numRows);
+  }
+  // Otherwise each row's page is looked up (the table stays in L1).
   return loadTileAt(
-      smem, [&](Value row) { return kb.add(row, kb.idx(smemRow)); }, gmem,
-      [&](Value srcRow, Value col) {
+      smem, smemRowOf, gmem,
+      [&](Value srcRow, Value col, int64_t) {
         return kb.add(kb.mul(keys.rowOf(kb, srcRow), kb.idx(headDim)), col);
       },
       rowStart, nRows, numRows);
 }
 
 AsyncCopyPipeline::SourceOf AsyncCopyPipeline::contiguousRows(Value base) const {
-  return [this, base](Value srcRow, Value col) {
+  return [this, base](Value srcRow, Value col, int64_t) {
     return kb.add(base, kb.add(kb.mul(srcRow, kb.idx(headDim)), col));
   };
 }
@@ -60,7 +98,7 @@ Value AsyncCopyPipeline::loadTileAt(
     Value grow = kb.add(rowStart, row);
     Value valid = kb.cmp(arith::CmpIPredicate::slt, grow, nRows);
     Value srcRow = arith::SelectOp::create(b, loc, valid, grow, kb.idx(0));
-    Value src = srcOf(srcRow, col);
+    Value src = srcOf(srcRow, col, i);
     Value n = arith::SelectOp::create(b, loc, valid, kb.idx(8), kb.idx(0));
     tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
         b, loc, tokTy, smem, ValueRange{smemRowOf(row), col},

@@ -114,11 +114,18 @@ void TMALoadPipeline::issueTile(const SharedMemory &smem, Value dstBase,
   // rows of the pool's (page * Hkv + g) plane from key % S on. Each chunk
   // is `rows` whole swizzle rows of every sub-tile: the 128-byte swizzle
   // pattern (8 rows) is unchanged by the split.
+  // The chunks' pages are looked up first: the loads are independent, so
+  // the issuing thread waits for the table once per block, not per chunk.
   Value key0 = kb.mul(block, kb.idx(cfg.blockKV));
-  for (int64_t c = 0; c < cfg.blockKV / rows; ++c) {
+  int64_t chunks = cfg.blockKV / rows;
+  SmallVector<Value> planes, pageRows;
+  for (int64_t c = 0; c < chunks; ++c) {
     Value key = kb.add(key0, kb.idx(c * rows));
-    Value plane = tile.keys.pagePlane(kb, key);
-    Value row = kb.rem(key, pageSize);
+    planes.push_back(tile.keys.pagePlane(kb, key));
+    pageRows.push_back(kb.rem(key, pageSize));
+  }
+  for (int64_t c = 0; c < chunks; ++c) {
+    Value plane = planes[c], row = pageRows[c];
     for (int64_t s = 0; s < cfg.subTiles; ++s) {
       Value dst = smem.view(
           kb,

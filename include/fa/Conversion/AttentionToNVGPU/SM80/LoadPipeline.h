@@ -42,8 +42,9 @@ public:
   void wait(Value token, int32_t pendingGroups) const;
 
 private:
-  /// The element offset in gmem of (row, col) of the source rows.
-  using SourceOf = std::function<Value(Value srcRow, Value col)>;
+  /// The element offset in gmem of (row, col) of the source rows, for the
+  /// thread's copy number `copy`.
+  using SourceOf = std::function<Value(Value srcRow, Value col, int64_t copy)>;
   Value loadTileAt(Value smem, llvm::function_ref<Value(Value)> smemRowOf,
                    Value gmem, SourceOf srcOf, Value rowStart, Value nRows,
                    int64_t numRows) const;
