@@ -1,6 +1,9 @@
 //===- AttentionOps.cpp - fa dialect ops ----------------------------------===//
 #include "fa/Dialect/Attention/IR/AttentionOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -195,7 +198,8 @@ void AttentionOp::build(OpBuilder &builder, OperationState &state,
                         bool causal) {
   build(builder, state, outType, /*lse=*/Type(), query, key, value,
         /*mask=*/Value(), /*q_descale=*/Value(), /*k_descale=*/Value(),
-        /*v_descale=*/Value(), /*diagonal=*/Value(), /*scale=*/FloatAttr(),
+        /*v_descale=*/Value(), /*diagonal=*/Value(), /*kv_lens=*/Value(),
+        /*pages=*/Value(), /*scale=*/FloatAttr(),
         causal,
         /*window=*/DenseI64ArrayAttr(), /*softcap=*/FloatAttr(),
         /*descale_block=*/DenseI64ArrayAttr(), /*modifiersCount=*/0);
@@ -217,6 +221,44 @@ std::pair<int64_t, int64_t> AttentionOp::getEffectiveWindow() {
   if (getCausal())
     right = 0;
   return {left, right};
+}
+
+int64_t AttentionOp::getStaticKeyCapacity() {
+  int64_t rows = getKeyType().getDimSize(2);
+  if (!isPaged())
+    return rows;
+  int64_t pagesPerSequence =
+      cast<RankedTensorType>(getPages().getType()).getDimSize(1);
+  if (ShapedType::isDynamic(rows) || ShapedType::isDynamic(pagesPerSequence))
+    return ShapedType::kDynamic;
+  return pagesPerSequence * rows;
+}
+
+OpFoldResult AttentionOp::getMixedKeyCapacity(OpBuilder &b, Location loc) {
+  int64_t capacity = getStaticKeyCapacity();
+  if (!ShapedType::isDynamic(capacity))
+    return b.getIndexAttr(capacity);
+  if (!isPaged())
+    return tensor::getMixedSize(b, loc, getKey(), 2);
+  // M * S with a dynamic M (S is static: the verifier requires it).
+  Value pagesPerSequence = tensor::DimOp::create(b, loc, getPages(), 1);
+  Value pageSize = arith::ConstantIndexOp::create(b, loc, getPageSize());
+  return arith::MulIOp::create(b, loc, pagesPerSequence, pageSize).getResult();
+}
+
+Value AttentionOp::getKeyCapacity(OpBuilder &b, Location loc) {
+  return getValueOrCreateConstantIndexOp(b, loc, getMixedKeyCapacity(b, loc));
+}
+
+Value AttentionOp::getSequenceKeyLength(OpBuilder &b, Location loc,
+                                        Value batch, Value capacity) {
+  assert(hasKVLens() && "only ops with kv_lens have per-sequence lengths");
+  Value len = tensor::ExtractOp::create(b, loc, getKvLens(), batch);
+  Value index =
+      arith::IndexCastOp::create(b, loc, b.getIndexType(), len).getResult();
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  return arith::MinSIOp::create(
+      b, loc, arith::MaxSIOp::create(b, loc, index, zero), capacity);
 }
 
 LogicalResult AttentionOp::reifyResultShapes(
@@ -276,6 +318,9 @@ struct ShapeVerifier {
 struct AttentionVerifier : ShapeVerifier<AttentionOp> {
 
   LogicalResult verify();
+  LogicalResult verifyKeyValueDims();
+  LogicalResult verifyKVLensAndPages();
+  LogicalResult verifyMask();
   LogicalResult verifyDescales(Type elt);
 };
 } // namespace
@@ -356,17 +401,7 @@ LogicalResult AttentionVerifier::verify() {
   if (v.isDynamicDim(3))
     return op.emitOpError() << "head dim Dv of value must be static";
 
-  // Dim agreement.
-  if (failed(checkSameDim("batch size", "key", k.getDimSize(0), "query",
-                          q.getDimSize(0))) ||
-      failed(checkSameDim("batch size", "value", v.getDimSize(0), "query",
-                          q.getDimSize(0))) ||
-      failed(checkSameDim("head count", "value", v.getDimSize(1), "key",
-                          k.getDimSize(1))) ||
-      failed(checkSameDim("sequence length", "value", v.getDimSize(2), "key",
-                          k.getDimSize(2))) ||
-      failed(checkSameDim("head dim", "key", k.getDimSize(3), "query",
-                          q.getDimSize(3))))
+  if (failed(verifyKVLensAndPages()) || failed(verifyKeyValueDims()))
     return failure();
   SmallVector<int64_t> expectedOut = {q.getDimSize(0), q.getDimSize(1),
                                    q.getDimSize(2), v.getDimSize(3)};
@@ -394,35 +429,8 @@ LogicalResult AttentionVerifier::verify() {
     return op.emitOpError() << "diagonal(...) needs causal or a bounded window "
                                "(it moves their band of visible keys)";
 
-  // Mask: [B or 1, Hq or 1, Nq, Nk].
-  if (Value mask = op.getMask()) {
-    auto m = cast<RankedTensorType>(mask.getType());
-    if (failed(checkRank("mask", m, 4, "[B or 1, Hq or 1, Nq, Nk]")))
-      return failure();
-    Type me = m.getElementType();
-    if (!(me.isInteger(1) || me.isF16() || me.isBF16() || me.isF32()))
-      return op.emitOpError() << "mask element type must be i1 (keep where "
-                                 "true) or f16, bf16, f32 (added), got "
-                              << me;
-    auto checkBroadcast = [&](unsigned dim, StringRef name) -> LogicalResult {
-      int64_t size = m.getDimSize(dim), full = q.getDimSize(dim);
-      if (ShapedType::isDynamic(size) || ShapedType::isDynamic(full) ||
-          size == 1 || size == full)
-        return success();
-      return op.emitOpError()
-             << "mask dim " << dim << " (" << size << ") must be 1 or the "
-             << name << " (" << full << ")";
-    };
-    if (failed(checkBroadcast(0, "batch size")) ||
-        failed(checkBroadcast(1, "query head count")) ||
-        failed(checkSameDim("query length", "mask", m.getDimSize(2), "query",
-                            q.getDimSize(2))) ||
-        failed(checkSameDim("key length", "mask", m.getDimSize(3), "key",
-                            k.getDimSize(2))))
-      return failure();
-  }
-
-  if (failed(verifyDescales(elt)) || failed(verifyModifierRegions(op)))
+  if (failed(verifyMask()) || failed(verifyDescales(elt)) ||
+      failed(verifyModifierRegions(op)))
     return failure();
 
   // Optional log-sum-exp: [B, Hq, Nq] in f32.
@@ -440,6 +448,108 @@ LogicalResult AttentionVerifier::verify() {
         return failure();
   }
   return success();
+}
+
+/// Key and value against the query and each other. Without pages they are
+/// [B, Hkv, Nk, D|Dv]; with pages they are pools [P, Hkv, S, D|Dv] whose dim 0
+/// is no batch, so it is checked against the other pool instead.
+LogicalResult AttentionVerifier::verifyKeyValueDims() {
+  RankedTensorType q = op.getQueryType(), k = op.getKeyType(),
+                   v = op.getValueType();
+  if (op.isPaged()) {
+    if (failed(checkSameDim("page count", "value", v.getDimSize(0), "key",
+                            k.getDimSize(0))) ||
+        failed(checkSameDim("head count", "value", v.getDimSize(1), "key",
+                            k.getDimSize(1))) ||
+        failed(checkSameDim("page size", "value", v.getDimSize(2), "key",
+                            k.getDimSize(2))))
+      return failure();
+  } else if (failed(checkSameDim("batch size", "key", k.getDimSize(0), "query",
+                                 q.getDimSize(0))) ||
+             failed(checkSameDim("batch size", "value", v.getDimSize(0),
+                                 "query", q.getDimSize(0))) ||
+             failed(checkSameDim("head count", "value", v.getDimSize(1), "key",
+                                 k.getDimSize(1))) ||
+             failed(checkSameDim("sequence length", "value", v.getDimSize(2),
+                                 "key", k.getDimSize(2)))) {
+    return failure();
+  }
+  return checkSameDim("head dim", "key", k.getDimSize(3), "query",
+                      q.getDimSize(3));
+}
+
+/// kv_lens: [B] x i32. pages: [B, M] x i32, with a static page size S (key
+/// dim 2) that is a multiple of 16, the row granularity of the GPU kernels'
+/// tiles, so that no key tile straddles two pages.
+LogicalResult AttentionVerifier::verifyKVLensAndPages() {
+  int64_t batch = op.getQueryType().getDimSize(0);
+  auto checkTable = [&](Value table, StringRef name, int64_t rank,
+                        StringRef layout) -> LogicalResult {
+    auto type = cast<RankedTensorType>(table.getType());
+    if (!type.getElementType().isInteger(32))
+      return op.emitOpError() << name << " element type must be i32, got "
+                              << type.getElementType();
+    if (failed(checkRank(name, type, rank, layout)))
+      return failure();
+    return checkSameDim("batch size", name, type.getDimSize(0), "query",
+                        batch);
+  };
+  if (op.hasKVLens() &&
+      failed(checkTable(op.getKvLens(), "kv_lens", 1, "[B]")))
+    return failure();
+  if (op.isPaged()) {
+    if (failed(checkTable(op.getPages(), "pages", 2, "[B, M]")))
+      return failure();
+    int64_t pageSize = op.getKeyType().getDimSize(2);
+    if (ShapedType::isDynamic(pageSize))
+      return op.emitOpError() << "page size S (key dim 2) must be static with "
+                                 "pages";
+    if (pageSize <= 0 || pageSize % 16 != 0)
+      return op.emitOpError() << "page size S (key dim 2) must be a positive "
+                                 "multiple of 16, got "
+                              << pageSize;
+    // Page ids are clamped to [0, P - 1]: there must be a page to read.
+    if (op.getKeyType().getDimSize(0) == 0)
+      return op.emitOpError() << "the page pool (key dim 0) must hold at least "
+                                 "one page";
+  }
+  if ((op.hasKVLens() || op.isPaged()) && op.getQDescale())
+    return op.emitOpError() << "fp8 descales with kv_lens or pages are not "
+                               "supported";
+  return success();
+}
+
+/// Mask: [B or 1, Hq or 1, Nq, Ncap] (Ncap = Nk without pages).
+LogicalResult AttentionVerifier::verifyMask() {
+  Value mask = op.getMask();
+  if (!mask)
+    return success();
+  RankedTensorType q = op.getQueryType();
+  auto m = cast<RankedTensorType>(mask.getType());
+  if (failed(checkRank("mask", m, 4, "[B or 1, Hq or 1, Nq, Nk]")))
+    return failure();
+  Type me = m.getElementType();
+  if (!(me.isInteger(1) || me.isF16() || me.isBF16() || me.isF32()))
+    return op.emitOpError() << "mask element type must be i1 (keep where "
+                               "true) or f16, bf16, f32 (added), got "
+                            << me;
+  auto checkBroadcast = [&](unsigned dim, StringRef name) -> LogicalResult {
+    int64_t size = m.getDimSize(dim), full = q.getDimSize(dim);
+    if (ShapedType::isDynamic(size) || ShapedType::isDynamic(full) ||
+        size == 1 || size == full)
+      return success();
+    return op.emitOpError()
+           << "mask dim " << dim << " (" << size << ") must be 1 or the "
+           << name << " (" << full << ")";
+  };
+  return failure(
+      failed(checkBroadcast(0, "batch size")) ||
+      failed(checkBroadcast(1, "query head count")) ||
+      failed(checkSameDim("query length", "mask", m.getDimSize(2), "query",
+                          q.getDimSize(2))) ||
+      failed(checkSameDim("key length", "mask", m.getDimSize(3),
+                          op.isPaged() ? "key capacity M * S" : "key",
+                          op.getStaticKeyCapacity())));
 }
 
 /// FP8 descale factors: all three with f8E4M3FN, none otherwise; f32

@@ -308,6 +308,12 @@ mlir::fa::quantizeAttentionFP8(RewriterBase &rewriter, AttentionOp op,
                                const QuantizeFP8Options &options) {
   if (isa<Float8E4M3FNType>(op.getQueryType().getElementType()))
     return failure();
+  // The verifier rejects fp8 descales with kv_lens or pages (not supported
+  // by the lowerings yet): quantizing would build an invalid op.
+  if (op.hasKVLens() || op.isPaged())
+    return op.emitOpError() << "fa-quantize-fp8 does not support kv_lens or "
+                               "pages (fp8 descales are not supported with "
+                               "them yet)";
   int64_t headDim = op.getQueryType().getDimSize(3);
   if (options.incoherent && !llvm::isPowerOf2_64(headDim))
     return op.emitOpError()
@@ -345,7 +351,8 @@ mlir::fa::quantizeAttentionFP8(RewriterBase &rewriter, AttentionOp op,
   Type lseType = op.getLse() ? op.getLse().getType() : Type();
   auto fp8 = AttentionOp::create(
       rewriter, loc, op.getOutType(), lseType, q8, k8, v8, op.getMask(), dq, dk,
-      dv, op.getDiagonal(), op.getScaleAttr(), op.getCausalAttr(),
+      dv, op.getDiagonal(), op.getKvLens(), op.getPages(), op.getScaleAttr(),
+      op.getCausalAttr(),
       op.getWindowAttr(), op.getSoftcapAttr(), descaleBlock,
       op->getNumRegions());
   // score_mod sees the descaled score, as it saw the unquantized one.

@@ -631,7 +631,8 @@ LogicalResult mlir::fa::raise::raiseAttention(RewriterBase &rewriter,
       outElt);
   auto attention = AttentionOp::create(
       rewriter, loc, outType, Type(), q, k, v, mask, Value(), Value(), Value(),
-      diagonal, rewriter.getF32FloatAttr(static_cast<float>(scale)), causal,
+      diagonal, /*kv_lens=*/Value(), /*pages=*/Value(),
+      rewriter.getF32FloatAttr(static_cast<float>(scale)), causal,
       DenseI64ArrayAttr(), FloatAttr(), DenseI64ArrayAttr(),
       /*modifiersCount=*/0);
   if (failed(mlir::verify(attention))) {

@@ -281,6 +281,8 @@ mlir::fa::tileAttention(RewriterBase &rewriter, AttentionOp op,
   // q and k descales of a step are scalars. The tile sizes become
   // gcd(requested, descale_block) (equal when the kernel's tiles are the
   // descale blocks, as fa-quantize-fp8 makes them by default).
+  if (op.hasKVLens() || op.isPaged()) // TODO(pagedir): in progress
+    return op.emitOpError() << "kv_lens and pages are not tiled yet";
   AttentionTileSizes sizes = requestedSizes;
   int64_t descaleRank = getDescaleRank(op);
   if (descaleRank == 3) {

@@ -37,7 +37,9 @@ AttentionShape mlir::fa::getAttentionShape(OpBuilder &b, Location loc,
   shape.headRatio =
       arith::DivUIOp::create(b, loc, shape.queryHeads, shape.kvHeads);
   shape.queryLength = indexSize(b, loc, op.getQuery(), 2);
-  shape.keyLength = indexSize(b, loc, op.getKey(), 2);
+  // The key capacity: key dim 2 is the page size when paged.
+  shape.keyLength = op.isPaged() ? op.getKeyCapacity(b, loc)
+                                 : indexSize(b, loc, op.getKey(), 2);
   // The op's diagonal(...) override (set by row tiling), else bottom-right
   // alignment.
   shape.diagonal = op.getDiagonal()
@@ -83,10 +85,25 @@ void mlir::fa::emitDynamicShapeChecks(OpBuilder &b, Location loc,
                message);
   };
   Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
-  checkEqual(k, 0, q, 0, "key batch size differs from the query's");
-  checkEqual(v, 0, q, 0, "value batch size differs from the query's");
+  if (op.isPaged()) {
+    // Pools [P, Hkv, S, D]: dim 0 is no batch. S is static (verifier).
+    checkEqual(v, 0, k, 0, "value page count differs from the key's");
+    if (ShapedType::isDynamic(dimOf(k, 0)))
+      assertThat(arith::CmpIOp::create(
+                     b, loc, arith::CmpIPredicate::sgt, indexSize(b, loc, k, 0),
+                     arith::ConstantIndexOp::create(b, loc, 0)),
+                 "the page pool must hold at least one page");
+    checkEqual(op.getPages(), 0, q, 0,
+               "page table batch size differs from the query's");
+  } else {
+    checkEqual(k, 0, q, 0, "key batch size differs from the query's");
+    checkEqual(v, 0, q, 0, "value batch size differs from the query's");
+  }
   checkEqual(v, 1, k, 1, "value head count differs from the key's");
   checkEqual(v, 2, k, 2, "value length differs from the key's");
+  if (op.hasKVLens())
+    checkEqual(op.getKvLens(), 0, q, 0,
+               "kv_lens size differs from the query's batch size");
   if (dimOf(q, 1) == ShapedType::kDynamic ||
       dimOf(k, 1) == ShapedType::kDynamic) {
     Value hq = shape.queryHeads, hkv = shape.kvHeads;
@@ -120,7 +137,16 @@ void mlir::fa::emitDynamicShapeChecks(OpBuilder &b, Location loc,
   if (Value mask = op.getMask()) {
     // A dynamic leading mask dim is read as full (not broadcast).
     checkEqual(mask, 2, q, 2, "mask rows differ from the query length");
-    checkEqual(mask, 3, k, 2, "mask columns differ from the key length");
+    if (op.isPaged()) {
+      if (ShapedType::isDynamic(dimOf(mask, 3)) ||
+          ShapedType::isDynamic(op.getStaticKeyCapacity()))
+        assertThat(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         indexSize(b, loc, mask, 3),
+                                         shape.keyLength),
+                   "mask columns differ from the key capacity M * S");
+    } else {
+      checkEqual(mask, 3, k, 2, "mask columns differ from the key length");
+    }
     for (int64_t d = 0; d < 2; ++d)
       if (ShapedType::isDynamic(dimOf(mask, d)))
         checkEqual(mask, d, q, d,

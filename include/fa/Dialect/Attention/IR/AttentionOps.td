@@ -89,6 +89,20 @@ def FA_AttentionOp : FA_Op<"attention", [
       (a tile's own `Nk - n` would move the diagonal). Any value is allowed, negative too:
       rows whose band holds no key are fully masked. (The index arithmetic of the band
       assumes `|i + d| < 2^62`.)
+    * `kv_lens(%l : tensor<B x i32>)`: per-sequence key lengths. Sequence `b` has the keys
+      `j < L_b`, `L_b = clamp(l[b], 0, Ncap)`, where `Ncap`, the key capacity, is `Nk`
+      (key dim 2) without pages and `M * S` with them; keys `j >= L_b` are invisible,
+      like masked keys. Without `diagonal(...)` the causal/window diagonal of sequence
+      `b` is `L_b - Nq` (bottom-right aligned per sequence, as decoding from a KV cache
+      wants); an explicit `diagonal(%d)` stays absolute, the same for every sequence.
+    * `pages(%t : tensor<B x M x i32>)`: key and value are page pools
+      `[P, Hkv, S, D]` and `[P, Hkv, S, Dv]` (P pages of S rows each, "HND": dims 1 and
+      3 keep their meaning) and key `j` of sequence `b` is `key[t[b, j / S], g, j % S, :]`
+      (value likewise), so `Ncap = M * S`. S is static and a multiple of 16. Page ids
+      outside `[0, P)` are clamped to `[0, P - 1]`: the compiled code never reads outside
+      the pool. Without `kv_lens` every sequence has `Ncap` keys. A mask operand's key dim
+      is `Ncap`, and score_mod / mask_mod see the logical key `j` (`0 <= j < Ncap`).
+      fp8 descales are not supported with `kv_lens` or `pages` yet.
 
     Tiling (`TilingInterface`): the loops are (batch, query head, query row), all parallel.
     The key dimension is not a loop of the interface: it is the softmax reduction, done inside
@@ -99,7 +113,11 @@ def FA_AttentionOp : FA_Op<"attention", [
     multiples of `r` (K/V heads `[h0 / r, (h0 + hs) / r)`). Size 1, the whole head range and
     `Hkv = 1` always qualify. When this cannot be proven from the static sizes and the
     offsets (constants, loop induction variables, affine expressions of them), tiling fails
-    with a diagnostic on the op rather than guessing.
+    with a diagnostic on the op rather than guessing. A batch tile slices `kv_lens` and
+    the page table's batch dim; page pools are never sliced in dim 0 (a tile may read any
+    page). A row tile `[i0, i0 + n)` of a causal/window op with `kv_lens` and no
+    `diagonal(...)` gets `diagonal(L_b - Nq + i0)`, which one value can only express for
+    a batch tile of size 1; other such tiles fail with a diagnostic on the op.
 
     Modifier regions (optional, after the attribute dictionary, in this order; each a
     single block ending in `fa.yield`, free of memory side effects and of other fa ops,
@@ -130,6 +148,11 @@ def FA_AttentionOp : FA_Op<"attention", [
     %o2, %lse = fa.attention %q, %k, %v mask(%m : tensor<1x1x128x128xi1>) {window = array<i64: 32, 0>}
         : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>
         -> (tensor<2x8x128x64xf32>, tensor<2x8x128xf32>)
+    // Decoding from a paged KV cache: 4 sequences of up to 64 pages of 16 keys
+    // (one query row each), sequence b sees its first lens[b] keys.
+    %o5 = fa.attention %q, %kp, %vp kv_lens(%lens : tensor<4xi32>) pages(%table : tensor<4x64xi32>) {causal}
+        : tensor<4x32x1x128xf16>, tensor<512x8x16x128xf16>, tensor<512x8x16x128xf16>
+        -> tensor<4x32x1x128xf16>
     // Rows [32, 64) of a causal op with Nq = Nk = 128: diagonal 0 + 32.
     %o3 = fa.attention %q1, %k, %v diagonal(%c32) {causal}
         : tensor<2x8x32x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>
@@ -166,6 +189,10 @@ def FA_AttentionOp : FA_Op<"attention", [
     Optional<AnyType>:$k_descale,
     Optional<AnyType>:$v_descale,
     Optional<Index>:$diagonal,
+    // kv_lens: [B] x i32; pages: [B, M] x i32. Ranked tensors here, the
+    // verifier checks the element types and ranks with a message per rule.
+    Optional<AnyRankedTensor>:$kv_lens,
+    Optional<AnyRankedTensor>:$pages,
     OptionalAttr<F32Attr>:$scale,
     UnitAttr:$causal,
     OptionalAttr<DenseI64ArrayAttr>:$window,
@@ -184,6 +211,8 @@ def FA_AttentionOp : FA_Op<"attention", [
      custom<LastDescale>($v_descale, type($q_descale), type($k_descale),
                          type($v_descale)))?
     (`diagonal` `(` $diagonal^ `)`)?
+    (`kv_lens` `(` $kv_lens^ `:` type($kv_lens) `)`)?
+    (`pages` `(` $pages^ `:` type($pages) `)`)?
     attr-dict custom<ModifiersAndColon>($modifiers)
     type($query) `,` type($key) `,` type($value)
     `->` custom<ResultTypes>(type($out), type($lse))
@@ -213,6 +242,38 @@ def FA_AttentionOp : FA_Op<"attention", [
       return getMask() &&
              cast<ShapedType>(getMask().getType()).getElementType().isInteger(1);
     }
+
+    // Per-sequence key lengths and paged K/V caches. Passes read the key
+    // count through these, never through key dim 2 (the page size when
+    // paged) or key dim 0 (the page count when paged).
+    /// Whether key and value are page pools [P, Hkv, S, D] read through the
+    /// page table `pages`.
+    bool isPaged() { return static_cast<bool>(getPages()); }
+    /// Whether the op has per-sequence key lengths.
+    bool hasKVLens() { return static_cast<bool>(getKvLens()); }
+    /// S, the rows of a page (key dim 2; static when paged). Only with pages.
+    int64_t getPageSize() {
+      assert(isPaged() && "only paged ops have a page size");
+      return getKeyType().getDimSize(2);
+    }
+    /// P, the pages of the pool (key dim 0, maybe dynamic). Only with pages.
+    int64_t getStaticNumPages() {
+      assert(isPaged() && "only paged ops have a page pool");
+      return getKeyType().getDimSize(0);
+    }
+    /// Ncap, the keys a sequence can have: Nk (key dim 2) without pages,
+    /// M * S with pages (M = the page table's dim 1); kDynamic when unknown.
+    int64_t getStaticKeyCapacity();
+    /// Ncap as an index value at the builder's insertion point (a constant
+    /// when static).
+    Value getKeyCapacity(OpBuilder &b, Location loc);
+    /// The same as an OpFoldResult (an attribute when static).
+    OpFoldResult getMixedKeyCapacity(OpBuilder &b, Location loc);
+    /// L_b = clamp(kv_lens[batch], 0, capacity) as an index value (the
+    /// tensor.extract, index_cast, maxsi, minsi of docs/TiledForm.md); only
+    /// with kv_lens. `capacity` is getKeyCapacity's value.
+    Value getSequenceKeyLength(OpBuilder &b, Location loc, Value batch,
+                               Value capacity);
   }]);
 
   let hasVerifier = 1;
