@@ -83,13 +83,17 @@ def plan_splits(B, Hq, Hkv, Nq, Nk, num_sms, causal=False, window=None):
 def plan_page_splits(B, Hq, Hkv, Nq, max_pages, page_size, num_sms, causal=False, window=None):
     """plan_splits for a paged cache of max_pages pages of page_size keys per
     sequence (the capacity; the lengths are on the device and not read): S
-    chunks of whole pages, no divisor condition. S is the number of chunks of
-    page_chunk(max_pages, S) pages that cover max_pages (none is all padding).
-    0 when the packed rewrite does not apply."""
+    chunks of whole pages, no divisor condition, so where plan_splits rounds
+    down to a divisor of Nk this rounds down to one wave of CTAs
+    (num_sms // tiles). S is the number of chunks of page_chunk(max_pages, S)
+    pages that cover max_pages (none is all padding). 0 when the packed
+    rewrite does not apply."""
     Nk = max_pages * page_size
     if not packable(Hq, Hkv, Nq, causal, window) or Nk <= 0:
         return 0
-    splits = min(_most_splits(B, Hq, Hkv, Nq, Nk, num_sms), max_pages)
+    tiles = B * Hkv * -(-((Hq // Hkv) * Nq) // TILE_ROWS)
+    splits = min(_most_splits(B, Hq, Hkv, Nq, Nk, num_sms), max_pages,
+                 max(CTAS_PER_SM * num_sms // tiles, 1))
     return -(-max_pages // page_chunk(max_pages, splits))
 
 
