@@ -84,8 +84,8 @@ def paged_manifest(variant):
     says it (docs/Manifest.md, "Per-sequence lengths and paged KV caches"):
     written by hand, so that the runtime and fa.attention's routing are tested
     before (and without) the kernels. sm_90a: q, k, v as tensor maps, the pool's
-    maps over [D, S, num_pages * Hkv]; sm_80: plain pointers."""
-    assert variant.kv_lens or variant.page_size
+    maps over [D, S, num_pages * Hkv]; sm_80: plain pointers. (A variant
+    without either: the plain forward kernel's manifest.)"""
     name = variant.func_name()
     dt, D, S = variant.dtype, variant.head_dim, variant.page_size
     qs = ["B", "Hq", "Nq", "D"]
