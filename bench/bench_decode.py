@@ -69,10 +69,12 @@ def needed_specs(dtype="f16", paged=False, page_sizes=PAGE_SIZES):
     """The variant specs the sweep launches (sm_90a; fa.precompile --chip
     sm_80 takes the same for FA_CHIP=sm_80): the contiguous cache's packed
     kernel (full, with and without lse) and the unsplit causal one (the
-    correctness checks ask for lse); with --paged the same per page size
-    with kv_lens (the split always passes per-chunk lengths) and the
-    contiguous kernels with kv_lens."""
+    correctness checks ask for lse), the softcap checks' two; with --paged
+    the same four with kv_lens (the contiguous cache with lengths) and per
+    page size with kv_lens (the split always passes per-chunk lengths)."""
     specs = [f"{dtype},d{D},{m}{lse}" for m in ("full", "causal") for lse in ("", ",lse")]
+    if not paged:  # the softcap checks: the prefill shape, the split decode
+        specs += [f"{dtype},d{D},causal,softcap=30.0", f"{dtype},d{D},full,lse,softcap=30.0"]
     if paged:
         specs += [f"{s},kv_lens" for s in specs[:]]
         specs += [f"{dtype},d{D},{m}{lse},kv_lens,page={S}" for S in page_sizes
