@@ -436,7 +436,7 @@ def run_paged(args, page_sizes):
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for r in rows:
         lines.append("| " + " | ".join(
-            (f"{r[c]:.3g}" if isinstance(r.get(c), float) else str(r.get(c, "")))
+            (f"{r[c]:.3g}" if isinstance(r.get(c), float) else str(r.get(c, ""))[:60])
             for c in cols) + " |")
     with open(args.out + ".md", "w") as f:
         f.write("\n".join(lines) + "\n")

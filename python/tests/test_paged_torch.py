@@ -87,7 +87,7 @@ def paged_case(device, B=4, Hq=4, Hkv=2, Nq=1, P=9, S=16, M=5, D=32, Dv=None, se
     v = torch.randn(P, Hkv, S, Dv or D, generator=g)
     table = torch.randperm(P * M, generator=g)[:B * M].remainder(P).view(B, M)
     if bad_pages:  # out of the pool: clamped to 0 and P - 1
-        table[1, 0], table[2, 4] = -3, P + 5
+        table[1, 0], table[-1, -1] = -3, P + 5
     kv_lens = torch.tensor(lens[:B], dtype=torch.int32)
     return [x.to(device) for x in (q, k, v, kv_lens, table.to(torch.int32))]
 
