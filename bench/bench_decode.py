@@ -25,10 +25,11 @@ attention. Two length sets: "full" (every kv_lens = Nk) and "varied" (kv_lens
 uniform in [Nk/2, Nk], the first a prime, the second 0 when B > 1).
 Correctness first, on the first (up to 4) sequences against the f32
 reference (fa.torch_ops.reference with kv_lens and the page table): ours paged
-(split as planned, and unsplit), ours contiguous with kv_lens. Then kernel
+(split as planned, and unsplit), ours contiguous. Then kernel
 times (time_ms) and GB/s of the K and V bytes the lengths cover, for ours
 paged (planned split), ours paged unsplit (FA_SPLIT_KV off), ours contiguous
-(with kv_lens: packed, split only with one K/V head), SDPA flash and cudnn on
+("full": without kv_lens, split in equal chunks as before; "varied": with
+kv_lens, packed, split only with one K/V head), SDPA flash and cudnn on
 the contiguous cache (no per-sequence lengths there: their time is for the
 whole cache; in "varied" rows their GB/s counts the bytes of the whole cache
 too, what they read), and the copy. A page size whose kernels are missing
@@ -377,12 +378,15 @@ def run_paged(args, page_sizes):
             for name, ms in peer_ms.items():  # the whole cache, whatever the lengths
                 base[f"{name}_ms"] = ms
                 base[f"{name}_GBps"] = full_bytes / ms / 1e6
-            # Ours on the contiguous cache with kv_lens.
+            # Ours on the contiguous cache: "full" without kv_lens (the split
+            # of equal chunks), "varied" with them (packed; split only with
+            # one K/V head).
+            c_lens = lens if mode == "varied" else None
             r = dict(base, layout="contiguous", page_size=0,
-                     plan_splits=torch_ops._plan_decode(q, k, True, (-1, 0), kv_lens=lens))
+                     plan_splits=torch_ops._plan_decode(q, k, True, (-1, 0), kv_lens=c_lens))
 
             def contig(lse=False):
-                return fa.attention(q, k, v, causal=True, kv_lens=lens, return_lse=lse)
+                return fa.attention(q, k, v, causal=True, kv_lens=c_lens, return_lse=lse)
             try:
                 check(f"contiguous B={B} Nk={Nk} {mode}", lambda: contig(True), nb, ref, ref_lse,
                       r)
