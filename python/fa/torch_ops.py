@@ -300,7 +300,7 @@ def _split_lengths(kv_lens, B, splits, chunk, capacity, device):
     if kv_lens is None:
         lens = torch.full((B, 1), capacity, device=device, dtype=torch.int32)
     else:
-        lens = kv_lens.view(B, 1).clamp(0, capacity)
+        lens = kv_lens.reshape(B, 1).clamp(0, capacity)
     return (lens - start).clamp_(0, chunk).view(B * splits)
 
 
