@@ -5,6 +5,7 @@ the launch (every pointer and size, the pool's tensor maps), the checked mode
 and the fallback's routing are tested without the kernels. The numerics of
 the reference, the split and the combine need torch (test_paged_torch.py)."""
 import os
+import types
 import shutil
 
 import numpy as np
@@ -221,3 +222,70 @@ def test_op_with_kv_lens_and_pages(fake, tmp_path, hidden_compiler):
     # Without them the op's arguments are the 10 of before.
     fa.attention(q, q, q, causal=True)
     assert len(calls[1]) == 10
+
+
+@pytest.fixture
+def shapes_only(fake, monkeypatch):
+    """The few more torch calls of the split path, on shapes alone (no
+    values: test_paged_torch.py checks those with torch)."""
+    t = fake.torch
+
+    def like(x, shape, dtype=None):
+        return Tensor(shape, dtype or x.dtype, str(x.device))
+
+    def broadcast(a, b):
+        a, b = (1,) * (len(b) - len(a)) + tuple(a), (1,) * (len(a) - len(b)) + tuple(b)
+        return tuple(max(x, y) for x, y in zip(a, b))
+    methods = {
+        "unsqueeze": lambda x, d: like(x, x.shape[:d] + (1,) + x.shape[d:]),
+        "expand": lambda x, *s: like(x, s),
+        "permute": lambda x, *p: like(x, tuple(x.shape[i] for i in p)),
+        "clamp": lambda x, lo, hi: like(x, x.shape),
+        "clamp_": lambda x, lo, hi: x,
+        "nan_to_num_": lambda x, v: x,
+        "__sub__": lambda x, y: like(x, broadcast(x.shape, y.shape)),
+    }
+    for name, fn in methods.items():
+        monkeypatch.setattr(Tensor, name, fn, raising=False)
+    t.arange = lambda lo, hi, step, device, dtype: Tensor((-(-(hi - lo) // step),), dtype, device)
+    t.full = lambda shape, value, device, dtype: Tensor(shape, dtype, str(device))
+    t.softmax = lambda x, dim: like(x, x.shape)
+    t.logsumexp = lambda x, dim: like(x, x.shape[:-1])
+    t.matmul = lambda a, b: like(a, broadcast(a.shape[:-2], b.shape[:-2]) + (a.shape[-2],
+                                                                          b.shape[-1]))
+    pads = []
+
+    def pad(x, p):
+        pads.append(p)
+        return like(x, x.shape[:-1] + (x.shape[-1] + p[0] + p[1],))
+    t.nn = types.SimpleNamespace(functional=types.SimpleNamespace(pad=pad))
+    return pads
+
+
+@pytest.mark.parametrize("M,splits,padded", [(2048, 16, 0), (2053, 16, 11)])
+def test_paged_split_launch(fake, tmp_path, hidden_compiler, shapes_only, M, splits, padded):
+    """One sequence of a long paged cache (8 K/V heads on 132 SMs): the plan
+    splits it in chunks of whole pages; the launch is the kernel with kv_lens,
+    the table and lse over B*S sequences: the packed query repeated, the
+    table [B*S, c] (padded with a copy only when S does not divide M), the
+    per-chunk lengths a new [B*S] int32 tensor; the pool unchanged."""
+    t = fake.torch
+    fa.load_bundle(paged_bundle(tmp_path / "b", ["f16,d128,full,lse,kv_lens,page=16"]))
+    q = Tensor((1, 32, 1, 128), t.float16)
+    k, v = pool(t, M + 7, 8, 16)
+    lens = i32(t, [16 * M - 5])
+    table = i32(t, np.arange(M).reshape(1, M))
+    fake.log("ppppppp" + "iiiiiii")
+    out = fa.attention(q, k, v, causal=True, kv_lens=lens, page_table=table)
+    (launch,) = launches(fake.log())
+    c = -(-M // splits)
+    assert out.shape == (1, 32, 1, 128)
+    assert shapes_only == ([(0, padded)] if padded else [])
+    p = params(launch)
+    # (The fake's views share their base's address: _live gives the base.)
+    got_lens, got_table = _live[int(p[5], 16)], _live[int(p[6], 16)]
+    assert np.prod(got_lens.shape) == splits and str(got_lens.dtype) == "torch.int32"
+    assert got_lens is not lens and np.prod(got_table.shape) == splits * c
+    assert (got_table is table) == (not padded)  # a view of the table unless padded
+    assert p[7:] == [str(x) for x in (splits, 8, 8, 4, 16 * c, M + 7, c)]
+    assert f"grid 1 8 {splits} " in launch
