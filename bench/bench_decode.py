@@ -14,23 +14,85 @@ with FA_SPLIT_KV off: one CTA per head and 128-row tile, the pre-session
 path), flash, cudnn; each split count S that divides Nk, to check the plan.
 GB/s = bytes of K and V read / time. The copy: a device-to-device copy of a
 buffer of K+V's size, (read + write) bytes / time.
+
+--paged (issue 14 items 2, 5, 6): paged KV caches with per-sequence lengths
+through fa.attention(..., kv_lens=, page_table=), page sizes 16, 64, 256
+(--page-sizes), B x capacity points (--points). Per point the contiguous
+cache [B, 8, Nk, 128] and, per page size, a pool holding the same keys in
+shuffled pages (the table a random permutation of the pool's pages, 5% of
+them spare), so that ours paged and ours contiguous compute the same
+attention. Two length sets: "full" (every kv_lens = Nk) and "varied" (kv_lens
+uniform in [Nk/2, Nk], the first a prime, the second 0 when B > 1).
+Correctness first, on the first (up to 4) sequences against the f32
+reference (fa.torch_ops.reference with kv_lens and the page table): ours paged
+(split as planned, and unsplit), ours contiguous. Then kernel
+times (time_ms) and GB/s of the K and V bytes the lengths cover, for ours
+paged (planned split), ours paged unsplit (FA_SPLIT_KV off), ours contiguous
+("full": without kv_lens, split in equal chunks as before; "varied": with
+kv_lens, packed, split only with one K/V head), SDPA flash and cudnn on
+the contiguous cache (no per-sequence lengths there: their time is for the
+whole cache; in "varied" rows their GB/s counts the bytes of the whole cache
+too, what they read), and the copy. A page size whose kernels are missing
+from the bundle is reported (no kernel) and skipped, the rest still runs.
+Writes OUT.json, OUT.md (tables) and prints them; exits 1 on a failure.
+
+Bundles (on the build machine; --print-specs needs no torch):
+
+    PYTHONPATH=python FA_CAPI_LIBRARY=build/lib/libFAPythonCAPI.so \
+      python3 -m fa.precompile --chip sm_90a --out .dev/pbundle \
+      $(python3 bench/bench_decode.py --paged --print-specs)
+    python3 bench/bench_decode.py --paged --bundle .dev/pbundle --check-bundle-only
+    # on the GPU machine:
+    python3 bench/bench_decode.py --paged --bundle .dev/pbundle --out $OUT/paged
 """
 import argparse
 import json
 import math
 import os
+import random
 import sys
+import time
+import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 sys.path.insert(0, HERE)
 
-import torch  # noqa: E402
-
 import fa  # noqa: E402
-from common import peer_fns, time_back_to_back, time_ms  # noqa: E402
 
 HQ, HKV, D = 32, 8, 128
+PAGE_SIZES = (16, 64, 256)
+# B x capacity (keys per sequence) of the paged sweep.
+PAGED_POINTS = ((1, 32768), (1, 131072), (8, 32768), (8, 131072), (64, 8192), (64, 32768))
+
+
+def needed_specs(dtype="f16", paged=False, page_sizes=PAGE_SIZES):
+    """The variant specs the sweep launches (sm_90a; fa.precompile --chip
+    sm_80 takes the same for FA_CHIP=sm_80): the contiguous cache's packed
+    kernel (full, with and without lse) and the unsplit causal one (the
+    correctness checks ask for lse), the softcap checks' two; with --paged
+    the same four with kv_lens (the contiguous cache with lengths) and per
+    page size with kv_lens (the split always passes per-chunk lengths)."""
+    specs = [f"{dtype},d{D},{m}{lse}" for m in ("full", "causal") for lse in ("", ",lse")]
+    if not paged:  # the softcap checks: the prefill shape, the split decode
+        specs += [f"{dtype},d{D},causal,softcap=30.0", f"{dtype},d{D},full,lse,softcap=30.0"]
+    if paged:
+        specs += [f"{s},kv_lens" for s in specs[:]]
+        specs += [f"{dtype},d{D},{m}{lse},kv_lens,page={S}" for S in page_sizes
+                  for m in ("full", "causal") for lse in ("", ",lse")]
+    return specs
+
+
+def check_bundle(path, specs, chip="sm_90a"):
+    b = fa.Bundle.load(path)
+    have = set(b.variants())
+    return [s for s in specs if fa.Variant.parse(s, chip=chip) not in have]
+
+
+def _torch():
+    global torch, peer_fns, time_back_to_back, time_ms
+    import torch
+    from common import peer_fns, time_back_to_back, time_ms  # noqa: F401
 
 
 def reference(q, k, v):
@@ -44,13 +106,44 @@ def reference(q, k, v):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bundle", required=True)
-    ap.add_argument("--out", required=True)
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bundle")
+    ap.add_argument("--out")
     ap.add_argument("--dtype", default="f16")
     ap.add_argument("--iters", type=int, default=15)
+    ap.add_argument("--paged", action="store_true",
+                    help="the paged KV cache sweep (kv_lens, page tables) instead")
+    ap.add_argument("--page-sizes", default=",".join(map(str, PAGE_SIZES)))
+    ap.add_argument("--points", default=",".join(f"{b}x{n}" for b, n in PAGED_POINTS),
+                    help="--paged: BxNk points (Nk: keys per sequence, the capacity)")
+    ap.add_argument("--print-specs", action="store_true",
+                    help="print the variant specs the bundle needs (for fa.precompile) and exit")
+    ap.add_argument("--check-bundle-only", action="store_true",
+                    help="check that --bundle has every kernel (sm_90a) and exit")
     args = ap.parse_args()
+    page_sizes = tuple(int(x) for x in args.page_sizes.split(","))
+    specs = needed_specs(args.dtype, args.paged, page_sizes)
+    if args.print_specs:
+        print(" ".join(specs))
+        return 0
+    if not args.bundle:
+        ap.error("--bundle is required")
+    if args.check_bundle_only:
+        missing = check_bundle(args.bundle, specs)
+        print(f"{args.bundle}: " + (f"missing {', '.join(missing)}" if missing else
+                                    f"all {len(specs)} kernels"))
+        return 1 if missing else 0
+    if not args.out:
+        ap.error("--out is required")
+    _torch()
     fa.load_bundle(args.bundle)
+    if args.paged:
+        return run_paged(args, page_sizes)
+    return run_contiguous(args)
+
+
+def run_contiguous(args):
     from fa import torch_ops
     dt = {"f16": torch.float16, "bf16": torch.bfloat16}[args.dtype]
     dev = torch.device("cuda:0")
@@ -165,6 +258,194 @@ def main():
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
     print("failures:", failures or "none")
+    return 1 if failures else 0
+
+
+# ---------------------------------------------------------------------------
+# --paged
+
+
+def _prime_at_most(n):
+    for m in range(n, 1, -1):
+        if all(m % p for p in range(2, int(m ** 0.5) + 1)):
+            return m
+    return 2
+
+
+def paged_lengths(B, Nk, mode, rng):
+    """kv_lens of a point: all Nk ("full"), or uniform in [Nk/2, Nk] with the
+    first a prime and the second 0 when B > 1 ("varied")."""
+    if mode == "full":
+        return [Nk] * B
+    lens = [rng.randint(Nk // 2, Nk) for _ in range(B)]
+    lens[0] = _prime_at_most(lens[0])
+    if B > 1:
+        lens[1] = 0
+    return lens
+
+
+def make_pool(k, v, S, gen):
+    """Page pools [P, Hkv, S, D] holding the contiguous caches' keys in
+    shuffled pages (P = B*M plus 5% spare pages, never referenced) and the
+    page table [B, M] int32 that reads them back in order."""
+    B, H, Nk, Dh = k.shape
+    M = Nk // S
+    P = B * M + max(1, B * M // 20)
+    table = torch.randperm(P, generator=gen, device="cpu")[:B * M].to(k.device)
+    pools = []
+    for x in (k, v):
+        pool = torch.zeros((P, H, S, Dh), device=x.device, dtype=x.dtype)
+        pool[table] = x.view(B, H, M, S, Dh).permute(0, 2, 1, 3, 4).reshape(B * M, H, S, Dh)
+        pools.append(pool)
+    return pools[0], pools[1], table.view(B, M).to(torch.int32).contiguous()
+
+
+def _errors(out, lse, ref, ref_lse):
+    e_out = (out.float() - ref.float()).abs().max().item()
+    fin = torch.isfinite(ref_lse)
+    e_lse = (lse[fin] - ref_lse[fin]).abs().max().item() if bool(fin.any()) else 0.0
+    inf_ok = bool(torch.all(torch.isneginf(lse[~fin])).item())
+    return e_out, e_lse, inf_ok
+
+
+def run_paged(args, page_sizes):
+    from fa import torch_ops
+    dt = {"f16": torch.float16, "bf16": torch.bfloat16}[args.dtype]
+    dev = torch.device("cuda:0")
+    tol = 4e-3 if dt == torch.float16 else 3e-2
+    points = [tuple(int(x) for x in p.split("x")) for p in args.points.split(",")]
+    rows, failures = [], []
+    rng = random.Random(0)
+    gen = torch.Generator().manual_seed(0)
+    torch.manual_seed(0)
+    t0 = time.perf_counter()
+
+    def fail(msg):
+        failures.append(msg)
+        print("FAIL " + msg, flush=True)
+
+    def unsplit(fn):
+        def run():
+            torch_ops._SPLIT_KV = False
+            try:
+                return fn()
+            finally:
+                torch_ops._SPLIT_KV = True
+        return run
+
+    def check(name, fn, nb, ref, ref_lse, r, suffix=""):
+        out, lse = fn()
+        e = _errors(out[:nb], lse[:nb], ref, ref_lse)
+        r[f"err_out{suffix}"], r[f"err_lse{suffix}"], r[f"lse_inf_ok{suffix}"] = e
+        if not (e[0] <= tol and e[1] <= 1e-3 and e[2]):
+            fail(f"{name}: err out {e[0]:.2e} lse {e[1]:.2e} -inf rows {e[2]}")
+
+    def timed(r, name, fn, kv_bytes, user=True):
+        r[f"{name}_ms"] = time_ms(fn, args.iters)
+        r[f"{name}_GBps"] = kv_bytes / r[f"{name}_ms"] / 1e6
+        if user:
+            r[f"{name}_user_ms"] = time_back_to_back(fn)
+
+    def record(r):
+        rows.append(r)
+        print(json.dumps({a: (round(x, 4) if isinstance(x, float) else x)
+                          for a, x in r.items()}), flush=True)
+
+    for B, Nk in points:
+        try:
+            q = torch.randn(B, HQ, 1, D, device=dev, dtype=dt)
+            k = torch.randn(B, HKV, Nk, D, device=dev, dtype=dt)
+            v = torch.randn(B, HKV, Nk, D, device=dev, dtype=dt)
+            pools = {S: make_pool(k, v, S, gen) for S in page_sizes if Nk % S == 0}
+        except torch.cuda.OutOfMemoryError as e:
+            fail(f"B={B} Nk={Nk}: {e}")
+            continue
+        peers = peer_fns(q, k, v, False, enable_gqa=True)
+        peer_ms = {name: time_ms(fn, args.iters) for name, fn in peers.items()}
+        full_bytes = 2 * k.numel() * k.element_size()
+        src = torch.empty(full_bytes // 2, device=dev, dtype=torch.float16)
+        dst = torch.empty_like(src)
+        copy_ms = time_ms(lambda: dst.copy_(src), args.iters)
+        nb = min(B, 4)
+        for mode in ("full", "varied"):
+            lens_list = paged_lengths(B, Nk, mode, rng)
+            lens = torch.tensor(lens_list, device=dev, dtype=torch.int32)
+            kv_bytes = 2 * sum(lens_list) * HKV * D * k.element_size()
+            ref, ref_lse = torch_ops.reference(q[:nb].float(), k[:nb].float(), v[:nb].float(),
+                                               causal=True, return_lse=True, kv_lens=lens[:nb])
+            base = {"B": B, "Nk": Nk, "lens": mode, "kv_MB": kv_bytes / 1e6,
+                    "copy_GBps": 2 * full_bytes / copy_ms / 1e6}
+            for name, ms in peer_ms.items():  # the whole cache, whatever the lengths
+                base[f"{name}_ms"] = ms
+                base[f"{name}_GBps"] = full_bytes / ms / 1e6
+            # Ours on the contiguous cache: "full" without kv_lens (the split
+            # of equal chunks), "varied" with them (packed; split only with
+            # one K/V head).
+            c_lens = lens if mode == "varied" else None
+            r = dict(base, layout="contiguous", page_size=0,
+                     plan_splits=torch_ops._plan_decode(q, k, True, (-1, 0), kv_lens=c_lens))
+
+            def contig(lse=False):
+                return fa.attention(q, k, v, causal=True, kv_lens=c_lens, return_lse=lse)
+            try:
+                check(f"contiguous B={B} Nk={Nk} {mode}", lambda: contig(True), nb, ref, ref_lse,
+                      r)
+                timed(r, "ours", contig, kv_bytes)
+            except fa.UnsupportedError as e:  # no kernel in the bundle
+                r["error"] = str(e).splitlines()[0]
+            except Exception as e:  # noqa: BLE001 (recorded; the sweep goes on)
+                traceback.print_exc()
+                r["error"] = f"{type(e).__name__}: {e}"
+                fail(f"contiguous B={B} Nk={Nk} {mode}: {r['error']}")
+            record(r)
+            contig_ms = r.get("ours_ms")
+            for S, (kp, vp, table) in pools.items():
+                r = dict(base, layout="paged", page_size=S, pool_pages=kp.shape[0],
+                         plan_splits=torch_ops._plan_decode(q, kp, True, (-1, 0), kv_lens=lens,
+                                                            page_table=table))
+
+                def paged(lse=False, kp=kp, vp=vp, table=table):
+                    return fa.attention(q, kp, vp, causal=True, kv_lens=lens, page_table=table,
+                                        return_lse=lse)
+                what = f"paged S={S} B={B} Nk={Nk} {mode}"
+                try:
+                    check(what, lambda: paged(True), nb, ref, ref_lse, r)
+                    check(what + " unsplit", unsplit(lambda: paged(True)), nb, ref, ref_lse, r,
+                          "_unsplit")
+                    timed(r, "ours", paged, kv_bytes)
+                    timed(r, "ours_unsplit", unsplit(paged), kv_bytes)
+                    if contig_ms:
+                        r["paged_vs_contiguous"] = contig_ms / r["ours_ms"]
+                    for name, ms in peer_ms.items():
+                        r[f"ours_vs_{name}"] = ms / r["ours_ms"]
+                except fa.UnsupportedError as e:  # no kernel in the bundle
+                    r["error"] = str(e).splitlines()[0]
+                except Exception as e:  # noqa: BLE001
+                    traceback.print_exc()
+                    r["error"] = f"{type(e).__name__}: {e}"
+                    fail(f"{what}: {r['error']}")
+                record(r)
+        del q, k, v, src, dst, pools
+        torch.cuda.empty_cache()
+    result = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
+              "dtype": args.dtype, "sms": torch.cuda.get_device_properties(0).multi_processor_count,
+              "bundle": os.path.abspath(args.bundle), "page_sizes": list(page_sizes),
+              "seconds": time.perf_counter() - t0, "rows": rows, "failures": failures}
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    with open(args.out + ".json", "w") as f:
+        json.dump(result, f, indent=1)
+    cols = ["B", "Nk", "lens", "layout", "page_size", "plan_splits", "ours_GBps",
+            "ours_unsplit_GBps", "flash_GBps", "cudnn_GBps", "copy_GBps", "paged_vs_contiguous",
+            "ours_vs_cudnn", "ours_vs_flash", "err_out", "error"]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for r in rows:
+        lines.append("| " + " | ".join(
+            (f"{r[c]:.3g}" if isinstance(r.get(c), float) else str(r.get(c, ""))[:60])
+            for c in cols) + " |")
+    with open(args.out + ".md", "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    print(f"{result['seconds']:.0f} s; failures:", failures or "none")
     return 1 if failures else 0
 
 

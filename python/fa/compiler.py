@@ -67,8 +67,10 @@ class Kernel:
             self._runtime = RuntimeKernel(self.manifest, self.ptx.encode() + b"\0")
         return self._runtime
 
-    def __call__(self, q, k, v, out=None, lse=None):
-        return self.runtime(q, k, v, out, lse)
+    def __call__(self, q, k, v, out=None, lse=None, **inputs):
+        """fa_runtime.Kernel.__call__ (`inputs`: kv_lens=, page_table=,
+        check_indices=, and the other tensors the manifest names)."""
+        return self.runtime(q, k, v, out, lse, **inputs)
 
     def grad(self, q, k, v, o, lse, do, *, grad_lse=None):
         """A backward kernel's (dq, dk, dv) (fa_runtime.Kernel.grad)."""

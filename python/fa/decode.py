@@ -17,6 +17,18 @@ call fix that without another kernel (fa.torch_ops runs them, docs/Inference.md)
 Both are exact in real arithmetic when no mask depends on the row's position
 (no window; causal only with Nq = 1, where the bottom-right diagonal lets the
 one row see every key).
+
+With per-sequence key lengths (kv_lens) and paged caches the packing is the
+same (kv_lens and the page table are per sequence, and the packed call keeps
+the batch); the split is through the page table: the M pages of each
+sequence's row are cut into S chunks of c = ceil(M / S) whole pages (the table
+[B, M] viewed as [B*S, c], padded with a copy when S*c != M), the packed query
+repeated S times along the batch, and each chunk gets its own length
+clamp(L_b - s*c*page_size, 0, c*page_size) (split_lengths): unequal lengths,
+a prime length included, split without a divisor condition, and a chunk with
+no key writes lse = -inf, weight 0 in the combine. On a contiguous cache
+with kv_lens the split is free only with one K/V head (k [B, 1, Nk, D] viewed
+as [B*S, 1, Nk/S, D]); otherwise such a call is packed, not split.
 """
 
 # The kernels' query tile (rows per CTA) on both chips.
@@ -45,18 +57,58 @@ def packable(Hq, Hkv, Nq, causal, window, modifiers=False):
     return Hq % Hkv == 0 and (Hq // Hkv) * Nq <= TILE_ROWS
 
 
-def plan_splits(B, Hq, Hkv, Nq, Nk, num_sms, causal=False, window=None):
-    """The number of key chunks S (1: no split) for a call, or 0 when the
-    packed rewrite does not apply (the call runs as it is)."""
-    if not packable(Hq, Hkv, Nq, causal, window) or Nk <= 0:
-        return 0
+def _most_splits(B, Hq, Hkv, Nq, Nk, num_sms):
+    """The most chunks worth making (1: none): enough CTAs for one wave, each
+    chunk at least MIN_CHUNK_KEYS keys, at most MAX_SPLITS."""
     G = Hq // Hkv
     tiles = B * Hkv * -(-(G * Nq) // TILE_ROWS)
     target = CTAS_PER_SM * num_sms
     if tiles >= target or Nk < MIN_SPLIT_KEYS:
         return 1
-    splits = min(-(-target // tiles), Nk // MIN_CHUNK_KEYS, MAX_SPLITS)
+    return max(min(-(-target // tiles), Nk // MIN_CHUNK_KEYS, MAX_SPLITS), 1)
+
+
+def plan_splits(B, Hq, Hkv, Nq, Nk, num_sms, causal=False, window=None):
+    """The number of key chunks S (1: no split) for a call, or 0 when the
+    packed rewrite does not apply (the call runs as it is)."""
+    if not packable(Hq, Hkv, Nq, causal, window) or Nk <= 0:
+        return 0
+    splits = _most_splits(B, Hq, Hkv, Nq, Nk, num_sms)
     # Equal chunks: the largest S <= splits that divides Nk.
     while splits > 1 and Nk % splits:
         splits -= 1
     return max(splits, 1)
+
+
+def plan_page_splits(B, Hq, Hkv, Nq, max_pages, page_size, num_sms, causal=False, window=None):
+    """plan_splits for a paged cache of max_pages pages of page_size keys per
+    sequence (the capacity; the lengths are on the device and not read): S
+    chunks of whole pages, no divisor condition, so where plan_splits rounds
+    down to a divisor of Nk this rounds down to one wave of CTAs
+    (num_sms // tiles). S is the number of chunks of page_chunk(max_pages, S)
+    pages that cover max_pages (none is all padding). 0 when the packed
+    rewrite does not apply."""
+    Nk = max_pages * page_size
+    if not packable(Hq, Hkv, Nq, causal, window) or Nk <= 0:
+        return 0
+    tiles = B * Hkv * -(-((Hq // Hkv) * Nq) // TILE_ROWS)
+    splits = min(_most_splits(B, Hq, Hkv, Nq, Nk, num_sms), max_pages,
+                 max(CTAS_PER_SM * num_sms // tiles, 1))
+    return -(-max_pages // page_chunk(max_pages, splits))
+
+
+def page_chunk(max_pages, splits):
+    """Pages per chunk when a page table row of max_pages pages is cut into
+    `splits` chunks (the table padded to splits * page_chunk pages)."""
+    return -(-max_pages // splits)
+
+
+def split_lengths(kv_lens, splits, chunk, capacity):
+    """The keys of each chunk, sequence-major ([b * splits + s]): chunk s of
+    sequence b holds keys [s*chunk, (s+1)*chunk) of its L_b = clamp(kv_lens[b],
+    0, capacity) (capacity itself without kv_lens: `kv_lens` is then the batch
+    size), so clamp(L_b - s*chunk, 0, chunk). The pure-Python statement of
+    what fa.torch_ops computes on the device."""
+    lens = [capacity] * kv_lens if isinstance(kv_lens, int) else \
+        [min(max(n, 0), capacity) for n in kv_lens]
+    return [min(max(n - s * chunk, 0), chunk) for n in lens for s in range(splits)]

@@ -6,6 +6,8 @@ fa.load_bundle(DIR)). A VARIANT is a comma-separated spec (fa.Variant.parse):
 
     f16,d128,causal,lse     bf16,d64,window=256:0     f16,d128,scale=0.1
     f16,d128,causal,grad    (the backward kernel, for loss.backward())
+    f16,d128,causal,kv_lens,page=64   (per-sequence lengths, a paged KV cache of
+                            64-key pages: fa.attention(..., kv_lens=, page_table=))
 
 Without VARIANTs: the default sweep, every combination of --dtypes, --head-dims,
 causal or not, with and without lse (24 kernels for sm_90a by default); --grad

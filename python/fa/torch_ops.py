@@ -1,8 +1,10 @@
 """fa.attention on torch tensors: the custom op fa::attention (so torch.compile
 traces it as one node, through its fake implementation), its CUDA launch
 through fa_runtime, its autograd (the backward kernel through the custom op
-fa::attention_backward), and the torch fallbacks of both. Imported by
-fa.attention on its first call: `import fa` never imports torch.
+fa::attention_backward), and the torch fallbacks of both; per-sequence key
+lengths (kv_lens) and paged KV caches (page_table), decoding's packing and
+split (fa.decode) included. Imported by fa.attention on its first call:
+`import fa` never imports torch.
 """
 import math
 import os
@@ -11,11 +13,14 @@ from typing import Optional, Tuple
 import torch
 
 from . import decode, dispatch
+from fa_runtime.driver import check_indices_default
+from fa_runtime.manifest import check_index_values
+
 from .validation import AttentionInputError, UnsupportedError, check_inputs, unsupported_reason
 from .variant import Variant, chip_for_capability
 
 _DTYPE_NAMES = {torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f32",
-                torch.float64: "f64"}
+                torch.float64: "f64", torch.int32: "i32", torch.int64: "i64"}
 
 _chips = {}
 
@@ -37,17 +42,27 @@ def chip_for_device(device):
     return _chips[idx]
 
 
-def reference(q, k, v, causal=False, window=None, scale=None, softcap=None, return_lse=False):
+def reference(q, k, v, causal=False, window=None, scale=None, softcap=None, return_lse=False,
+              kv_lens=None, page_table=None):
     """fa.attention's semantics in torch (docs/Attention.md): bottom-right
     aligned causal mask and window, GQA, softcap, lse in natural log, fully
     masked rows give 0 and lse -inf. torch SDPA where it computes the same
-    thing (no window, no softcap, no lse, causal only with Nq == Nk), else
-    in f32 with materialized scores. The fallback, and the benchmarks'
-    oracle."""
+    thing (no window, no softcap, no lse, causal only with Nq == Nk, no
+    kv_lens or page table), else in f32 with materialized scores. The
+    fallback, and the benchmarks' oracle.
+    page_table [B, M] int32: k and v are page pools [P, Hkv, S, D], key j of
+    sequence b is k[clamp(page_table[b, j // S], 0, P - 1), :, j % S] (the
+    pages gathered into [B, Hkv, M*S, D]); kv_lens [B] int32: sequence b sees
+    keys j < L_b = clamp(kv_lens[b], 0, Nk) and its causal/window diagonal is
+    L_b - Nq (bottom-right per sequence)."""
     B, Hq, Nq, D = q.shape
+    if page_table is not None:
+        k, v = gather_pages(k, v, page_table)
     Hkv, Nk = k.shape[1], k.shape[2]
     window = _window(causal, window)
-    if softcap is None and not return_lse and window in (None, (-1, 0)) and \
+    lens = None if kv_lens is None else kv_lens.long().clamp(0, Nk)
+    varlen = kv_lens is not None or page_table is not None
+    if softcap is None and not return_lse and not varlen and window in (None, (-1, 0)) and \
             (window is None or Nq == Nk):
         out = torch.nn.functional.scaled_dot_product_attention(
             q, k, v, is_causal=window is not None, scale=scale, enable_gqa=Hq != Hkv)
@@ -59,7 +74,7 @@ def reference(q, k, v, causal=False, window=None, scale=None, softcap=None, retu
                                                           else 1.0 / math.sqrt(D))
     if softcap is not None:
         s = softcap * torch.tanh(s / softcap)
-    visible = _band(Nq, Nk, window, q.device)
+    visible = _band(Nq, Nk, window, q.device, lens)
     if visible is not None:
         s = s.masked_fill(~visible, float("-inf"))
     m = s.amax(-1, keepdim=True)
@@ -77,21 +92,45 @@ def _window(causal, window):
     return tuple(window)
 
 
-def _band(Nq, Nk, window, device):
+def _band(Nq, Nk, window, device, lens=None):
     """The keys each query sees ([Nq, Nk] bool) under `window` (left, right)
-    around the bottom-right aligned diagonal, or None when it sees all."""
-    if window is None:
+    around the bottom-right aligned diagonal, or None when it sees all. With
+    `lens` (per-sequence key lengths [B], in 0 .. Nk): [B, 1, Nq, Nk], keys
+    j < lens[b], the diagonal of sequence b at lens[b] - Nq."""
+    if window is None and lens is None:
         return None
     i = torch.arange(Nq, device=device)[:, None]
     j = torch.arange(Nk, device=device)[None, :]
-    dist = j - (i + (Nk - Nq))
+    if lens is None:
+        visible = torch.ones((Nq, Nk), dtype=torch.bool, device=device)
+        last = Nk
+    else:
+        last = lens.to(device).view(-1, 1, 1, 1)
+        visible = j < last  # [B, 1, 1, Nk]
+    if window is None:
+        return visible
+    dist = j - (i + (last - Nq))
     left, right = window
-    visible = torch.ones((Nq, Nk), dtype=torch.bool, device=device)
     if right >= 0:
-        visible &= dist <= right
+        visible = visible & (dist <= right)
     if left >= 0:
-        visible &= dist >= -left
+        visible = visible & (dist >= -left)
     return visible
+
+
+def gather_pages(k, v, page_table):
+    """The dense K and V [B, Hkv, M*S, D] of page pools k, v [P, Hkv, S, D]
+    through page_table [B, M] (page ids clamped to [0, P - 1], as the kernels
+    do). A copy: the reference's, not a fast path."""
+    B, M = page_table.shape
+    P, Hkv, S, D = k.shape
+    if P == 0:  # nothing to read (validation allows it only without work)
+        return (k.new_zeros((B, Hkv, M * S, D)), v.new_zeros((B, Hkv, M * S, v.shape[-1])))
+    idx = page_table.long().clamp(0, P - 1).to(k.device)
+
+    def gather(x):
+        return x[idx].permute(0, 2, 1, 3, 4).reshape(B, Hkv, M * S, x.shape[-1])
+    return gather(k), gather(v)
 
 
 def reference_grad(q, k, v, do, causal=False, window=None, scale=None, softcap=None,
@@ -135,32 +174,59 @@ _fast = {}  # the launch path's memo: (dtype, D, flags, device) -> fa_runtime.Ke
 dispatch.on_clear.append(_fast.clear)
 
 
-def _run(q, k, v, causal, wl, wr, scale, softcap, return_lse, fallback):
+def _run(q, k, v, causal, wl, wr, scale, softcap, return_lse, fallback, kv_lens=None,
+         page_table=None):
     window = None if (wl, wr) == (-1, -1) else (wl, wr)
-    splits = _plan_decode(q, k, causal, window)
+    varlen = {}
+    if kv_lens is not None or page_table is not None:
+        varlen = dict(kv_lens=kv_lens, page_table=page_table)
+        if check_indices_default():
+            check_indices(q, k, kv_lens, page_table)
+    splits = _plan_decode(q, k, causal, window, **varlen)
     if splits:
-        res = _run_packed(q, k, v, splits, scale, softcap, return_lse)
+        res = _run_packed(q, k, v, splits, scale, softcap, return_lse, **varlen)
         if res is not None:
             return res
-    kern = _kernel(q, v, causal, window, scale, softcap, return_lse, fallback)
+    kern = _kernel(q, v, causal, window, scale, softcap, return_lse, fallback,
+                   kv_lens=kv_lens is not None,
+                   page_size=k.shape[2] if page_table is not None else None)
     if isinstance(kern, str):
         if not fallback:
             raise _unsupported(kern)
-        out, lse = reference(q, k, v, causal, window, scale, softcap, return_lse)
+        out, lse = reference(q, k, v, causal, window, scale, softcap, return_lse, **varlen)
         return out.contiguous(), (lse.contiguous() if return_lse else _no_lse(q))
-    res = kern(q, k, v)
+    # The checked mode (if on) ran above: the kernel's own would read the same.
+    res = kern(q, k, v, **varlen, check_indices=False) if varlen else kern(q, k, v)
     if return_lse:
         return res[0], res[1]
     return res, _no_lse(q)
+
+
+def check_indices(q, k, kv_lens, page_table):
+    """The checked mode (FA_CHECK_INDICES=1) of fa.attention: kv_lens in
+    0 .. capacity and the page ids each sequence reads in the pool, read on
+    the host (fa_runtime.manifest.check_index_values); AttentionInputError
+    naming the sequence and page. Unchecked, lengths and page ids are clamped
+    (by the kernels and the reference alike)."""
+    paged = page_table is not None
+    capacity = page_table.shape[1] * k.shape[2] if paged else k.shape[2]
+    try:
+        check_index_values(None if kv_lens is None else kv_lens.tolist(),
+                           page_table.tolist() if paged else None, capacity,
+                           k.shape[0] if paged else None, k.shape[2] if paged else None)
+    except ValueError as e:
+        raise AttentionInputError(f"fa.attention: {e}") from None
 
 
 _sms = {}
 _SPLIT_KV = os.environ.get("FA_SPLIT_KV", "1").lower() not in ("0", "false", "no", "off")
 
 
-def _plan_decode(q, k, causal, window):
-    """fa.decode.plan_splits for this call on its device (0: run it as it is;
-    FA_SPLIT_KV=0 turns the rewrite off)."""
+def _plan_decode(q, k, causal, window, kv_lens=None, page_table=None):
+    """fa.decode.plan_splits (plan_page_splits with a page table) for this
+    call on its device (0: run it as it is; FA_SPLIT_KV=0 turns the rewrite
+    off). With kv_lens on a contiguous cache the split is a free view only
+    with one K/V head; otherwise such a call is packed, not split."""
     if not _SPLIT_KV or q.device.type != "cuda":
         return 0
     B, Hq, Nq, _ = q.shape
@@ -170,15 +236,25 @@ def _plan_decode(q, k, causal, window):
     idx = q.device.index if q.device.index is not None else torch.cuda.current_device()
     if idx not in _sms:
         _sms[idx] = torch.cuda.get_device_properties(idx).multi_processor_count
-    splits = decode.plan_splits(B, Hq, Hkv, Nq, Nk, _sms[idx], causal, window)
+    if page_table is not None:
+        splits = decode.plan_page_splits(B, Hq, Hkv, Nq, page_table.shape[1], Nk, _sms[idx])
+    elif kv_lens is not None and Hkv != 1:
+        splits = 1
+    else:
+        splits = decode.plan_splits(B, Hq, Hkv, Nq, Nk, _sms[idx], causal, window)
     # Nothing to gain when there is neither a group to pack nor a split.
     return 0 if splits == 1 and Hq == Hkv else splits
 
 
-def _run_packed(q, k, v, splits, scale, softcap, return_lse):
+def _run_packed(q, k, v, splits, scale, softcap, return_lse, kv_lens=None, page_table=None):
     """GQA packing and split-KV (fa.decode): one launch of the non-causal
-    kernel over [B, Hkv*S, G*Nq, D], then the combine by lse (in f32). None
-    when that kernel is not available (the caller runs the call as it is)."""
+    kernel over [B, Hkv*S, G*Nq, D], then the combine by lse (in f32). With
+    kv_lens or a page table, the chunks are extra sequences instead
+    (_run_packed_varlen). None when that kernel is not available (the caller
+    runs the call as it is)."""
+    if kv_lens is not None or page_table is not None:
+        return _run_packed_varlen(q, k, v, splits, scale, softcap, return_lse, kv_lens,
+                                  page_table)
     lse_needed = return_lse or splits > 1
     kern = _kernel(q, v, False, None, scale, softcap, lse_needed, fallback=True)
     if isinstance(kern, str):
@@ -194,25 +270,98 @@ def _run_packed(q, k, v, splits, scale, softcap, return_lse):
     res = kern(qp, kp, vp)
     out, lse = (res[0], res[1]) if lse_needed else (res, None)
     if splits > 1:
-        # The chunks' weights exp(lse_s - lse) (a softmax over the chunks) and
-        # the weighted sum as one batched matmul per row, in f32: few launches
-        # (each costs host time comparable to a short kernel).
         lse = lse.view(B, Hkv, splits, rows).transpose(2, 3)  # [B, Hkv, rows, S]
-        w = torch.softmax(lse, dim=-1).unsqueeze(-2)  # [B, Hkv, rows, 1, S]
-        parts = out.view(B, Hkv, splits, rows, Dv).transpose(2, 3).float()
-        out = torch.matmul(w, parts).to(q.dtype)  # [B, Hkv, rows, 1, Dv]
-        lse = torch.logsumexp(lse, dim=-1) if return_lse else None
+        parts = out.view(B, Hkv, splits, rows, Dv).transpose(2, 3)  # [B, Hkv, rows, S, Dv]
+        out, lse = combine(parts, lse, q.dtype, return_lse)
     out = out.view(B, Hq, Nq, Dv)
     return out, (lse.reshape(B, Hq, Nq) if return_lse else _no_lse(q))
 
 
-def _kernel(q, v, causal, window, scale, softcap, return_lse, fallback, grad=False):
-    """The fa_runtime.Kernel of this variant (with grad: its backward) on q's
+def combine(parts, lse, dtype, return_lse=True, empty_chunks=False):
+    """Merges the S chunks of a split by their lse: parts [..., S, Dv] (each
+    chunk's normalized output), lse [..., S] (natural log) -> (out [..., 1, Dv]
+    in `dtype`, lse [...] or None). The chunks' weights exp(lse_s - lse) (a
+    softmax over the chunks) and the weighted sum as one batched matmul per
+    row, in f32: few launches (each costs host time comparable to a short
+    kernel). A chunk with no key (lse -inf, output 0) weighs 0; with
+    empty_chunks a row may have no key in any chunk: its softmax (NaN) is
+    zeroed, so out = 0 and lse = -inf, as the kernels give a fully masked row."""
+    w = torch.softmax(lse, dim=-1)
+    if empty_chunks:
+        w = w.nan_to_num_(0.0)
+    out = torch.matmul(w.unsqueeze(-2), parts.float()).to(dtype)
+    return out, (torch.logsumexp(lse, dim=-1) if return_lse else None)
+
+
+def _split_lengths(kv_lens, B, splits, chunk, capacity, device):
+    """fa.decode.split_lengths on the device: [B * splits] int32, chunk s of
+    sequence b holding clamp(L_b - s * chunk, 0, chunk) keys."""
+    start = torch.arange(0, splits * chunk, chunk, device=device, dtype=torch.int32)
+    if kv_lens is None:
+        lens = torch.full((B, 1), capacity, device=device, dtype=torch.int32)
+    else:
+        lens = kv_lens.reshape(B, 1).clamp(0, capacity)
+    return (lens - start).clamp_(0, chunk).view(B * splits)
+
+
+def _run_packed_varlen(q, k, v, splits, scale, softcap, return_lse, kv_lens, page_table):
+    """_run_packed with kv_lens or a page table: the packed query
+    [B, Hkv, G*Nq, D] with the call's lengths and table; split, the chunks are
+    S times as many sequences [B*S, ...] (sequence-major): the query repeated,
+    each chunk's length from split_lengths, and either the page table's rows
+    cut into chunks of whole pages ([B, M] viewed as [B*S, c], padded with a
+    copy when S*c != M; the padding is past every length) or, with one K/V
+    head, the contiguous cache viewed as [B*S, 1, Nk/S, D]. Then the combine,
+    where a chunk with no key weighs 0."""
+    paged = page_table is not None
+    lse_needed = return_lse or splits > 1
+    kern = _kernel(q, v, False, None, scale, softcap, lse_needed, fallback=True,
+                   kv_lens=kv_lens is not None or splits > 1,
+                   page_size=k.shape[2] if paged else None)
+    if isinstance(kern, str):
+        return None
+    B, Hq, Nq, D = q.shape
+    Hkv, Dv = k.shape[1], v.shape[-1]
+    rows = (Hq // Hkv) * Nq
+    qp = q.contiguous().view(B, Hkv, rows, D)
+    if splits == 1:
+        res = kern(qp, k, v, kv_lens=kv_lens, page_table=page_table, check_indices=False)
+    else:
+        qp = qp.unsqueeze(1).expand(B, splits, Hkv, rows, D).reshape(B * splits, Hkv, rows, D)
+        kp, vp, table = k, v, None
+        if paged:
+            M, S = page_table.shape[1], k.shape[2]
+            c = decode.page_chunk(M, splits)
+            table = page_table
+            if c * splits != M:
+                table = torch.nn.functional.pad(table, (0, c * splits - M))
+            table = table.contiguous().view(B * splits, c)
+            chunk, capacity = c * S, M * S
+        else:  # one K/V head: a free view of the contiguous cache
+            Nk = k.shape[2]
+            chunk, capacity = Nk // splits, Nk
+            kp = k.reshape(B * splits, 1, chunk, D)
+            vp = v.reshape(B * splits, 1, chunk, Dv)
+        lens = _split_lengths(kv_lens, B, splits, chunk, capacity, q.device)
+        res = kern(qp, kp, vp, kv_lens=lens, page_table=table, check_indices=False)
+    out, lse = (res[0], res[1]) if lse_needed else (res, None)
+    if splits > 1:
+        lse = lse.view(B, splits, Hkv, rows).permute(0, 2, 3, 1)  # [B, Hkv, rows, S]
+        parts = out.view(B, splits, Hkv, rows, Dv).permute(0, 2, 3, 1, 4)
+        out, lse = combine(parts, lse, q.dtype, return_lse, empty_chunks=True)
+    out = out.reshape(B, Hq, Nq, Dv)
+    return out, (lse.reshape(B, Hq, Nq) if return_lse else _no_lse(q))
+
+
+def _kernel(q, v, causal, window, scale, softcap, return_lse, fallback, grad=False,
+            kv_lens=False, page_size=None):
+    """The fa_runtime.Kernel of this variant (with grad: its backward; with
+    kv_lens / page_size: the kernel taking lengths / page pools) on q's
     device, or the reason there is none (a string; raises UnsupportedError
     instead when not `fallback`). Memoized per (dtype, head dims, flags,
     device)."""
     key = (q.dtype, q.shape[-1], v.shape[-1], causal, window, scale, softcap, return_lse,
-           q.device, grad)
+           q.device, grad, kv_lens, page_size)
     kern = _fast.get(key)
     if kern is None:
         dtype = _DTYPE_NAMES.get(q.dtype, str(q.dtype))
@@ -221,7 +370,8 @@ def _kernel(q, v, causal, window, scale, softcap, return_lse, fallback, grad=Fal
                                     grad)
         if reason is None:
             variant = Variant.make(dtype, q.shape[-1], causal, window, scale, softcap,
-                                   return_lse, chip, grad=grad)
+                                   return_lse, chip, grad=grad, kv_lens=kv_lens,
+                                   page_size=page_size)
             try:
                 kern = dispatch.kernel(variant).runtime
             except UnsupportedError as e:
@@ -247,16 +397,17 @@ def _no_lse(q):
 @torch.library.custom_op("fa::attention", mutates_args=())
 def attention_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool,
                  window_left: int, window_right: int, scale: Optional[float],
-                 softcap: Optional[float], return_lse: bool,
-                 fallback: bool) -> Tuple[torch.Tensor, torch.Tensor]:
+                 softcap: Optional[float], return_lse: bool, fallback: bool,
+                 kv_lens: Optional[torch.Tensor] = None,
+                 page_table: Optional[torch.Tensor] = None) -> Tuple[torch.Tensor, torch.Tensor]:
     """fa.attention's op: (out, lse), lse empty unless return_lse."""
     return _run(q, k, v, causal, window_left, window_right, scale, softcap, return_lse,
-                fallback)
+                fallback, kv_lens, page_table)
 
 
 @attention_op.register_fake
 def _attention_fake(q, k, v, causal, window_left, window_right, scale, softcap, return_lse,
-                    fallback):
+                    fallback, kv_lens=None, page_table=None):
     B, Hq, Nq, _ = q.shape
     out = q.new_empty((B, Hq, Nq, v.shape[-1]))
     lse = q.new_empty((B, Hq, Nq) if return_lse else (0,), dtype=torch.float32)
@@ -303,15 +454,22 @@ def _attention_backward_fake(grad_out, q, k, v, out, lse, grad_lse, causal, wind
 
 
 def _setup_context(ctx, inputs, output):
-    q, k, v, causal, window_left, window_right, scale, softcap, return_lse, fallback = inputs
+    q, k, v, causal, window_left, window_right, scale, softcap, return_lse, fallback = inputs[:10]
     out, lse = output
     ctx.save_for_backward(q, k, v, out, lse)
     ctx.fa_flags = (causal, window_left, window_right, scale, softcap, return_lse, fallback)
+    # kv_lens / page_table: no backward (inference only); said when it is asked for.
+    ctx.fa_varlen = any(t is not None for t in inputs[10:])
     # An output the loss does not use gets None, not zeros (lse, mostly).
     ctx.set_materialize_grads(False)
 
 
 def _backward(ctx, grad_out, grad_lse):
+    if getattr(ctx, "fa_varlen", False):
+        raise UnsupportedError("fa.attention backward: no gradient through kv_lens or a paged "
+                               "KV cache (inference only: call it under torch.no_grad() or "
+                               "torch.inference_mode(), or with tensors that do not require "
+                               "grad)")
     q, k, v, out, lse = ctx.saved_tensors
     causal, window_left, window_right, scale, softcap, return_lse, fallback = ctx.fa_flags
     if grad_out is None:  # only lse reaches the loss
@@ -328,8 +486,8 @@ def _backward(ctx, grad_out, grad_lse):
     else:
         dq, dk, dv = attention_backward_op(*args)
     need = ctx.needs_input_grad
-    return ((dq if need[0] else None), (dk if need[1] else None), (dv if need[2] else None),
-            None, None, None, None, None, None, None)
+    return ((dq if need[0] else None), (dk if need[1] else None), (dv if need[2] else None)) \
+        + (None,) * (len(need) - 3)
 
 
 attention_op.register_autograd(_backward, setup_context=_setup_context)
@@ -341,7 +499,7 @@ def _dtype_name(t):
 
 
 def attention(q, k, v, *, causal=False, window=None, scale=None, softcap=None, return_lse=False,
-              fallback=None):
+              fallback=None, kv_lens=None, page_table=None):
     """Scaled dot-product attention with fa's kernels, on torch tensors.
 
     q [B, Hq, Nq, D], k and v [B, Hkv, Nk, D] (torch SDPA's layout; Hq a
@@ -363,37 +521,61 @@ def attention(q, k, v, *, causal=False, window=None, scale=None, softcap=None, r
     runs the backward kernel of the same variant (fa::attention_backward),
     also for a loss that uses lse. No backward kernel for the case (e.g. head
     dim 256): UnsupportedError, or with fallback the gradients in torch (f32,
-    O(N^2) memory)."""
+    O(N^2) memory).
+    Per-sequence lengths and paged KV caches (docs/Inference.md): kv_lens
+    [B] int32: sequence b sees keys j < clamp(kv_lens[b], 0, Nk), its
+    causal/window diagonal at L_b - Nq (bottom-right per sequence; a length
+    of 0 gives out 0 and lse -inf). page_table [B, max_pages] int32: k and v
+    are page pools [num_pages, Hkv, page_size, D] (page_size a multiple of 16)
+    and key j of sequence b is k[page_table[b, j // page_size], :, j %
+    page_size]; Nk is max_pages * page_size. Lengths and page ids are
+    clamped (to [0, Nk] and [0, num_pages - 1]); FA_CHECK_INDICES=1 checks
+    them on the host first (AttentionInputError naming the sequence and
+    page). Decoding calls are packed and split through the page table
+    (fa.decode). No backward (UnsupportedError if one is asked for)."""
     if not all(isinstance(t, torch.Tensor) for t in (q, k, v)):
         raise AttentionInputError("fa.attention: q, k, v must be torch tensors")
+    for name, t in (("kv_lens", kv_lens), ("page_table", page_table)):
+        if t is not None and not isinstance(t, torch.Tensor):
+            raise AttentionInputError(f"fa.attention: {name} must be a torch tensor (int32), "
+                                      f"got {type(t).__name__}")
     window, _ = check_inputs((q.shape, _dtype_name(q), q.device),
                              (k.shape, _dtype_name(k), k.device),
                              (v.shape, _dtype_name(v), v.device),
-                             causal=causal, window=window, scale=scale, softcap=softcap)
+                             causal=causal, window=window, scale=scale, softcap=softcap,
+                             kv_lens=_described(kv_lens), page_table=_described(page_table))
     if fallback is None:
         fallback = _FALLBACK_ENV
     wl, wr = window if window is not None else (-1, -1)
     args = (q, k, v, bool(causal), int(wl), int(wr), None if scale is None else float(scale),
             None if softcap is None else float(softcap), bool(return_lse), bool(fallback))
-    if _direct(q, k, v):
-        out, lse = _run(*args)
+    varlen = () if kv_lens is None and page_table is None else (kv_lens, page_table)
+    if _direct(q, k, v, *varlen):
+        out, lse = _run(*args, *varlen)
     else:
         if not return_lse and torch.is_grad_enabled() and (q.requires_grad or k.requires_grad
                                                            or v.requires_grad):
             args = args[:8] + (True, args[9])  # the backward reads lse: computed, not returned
-        out, lse = attention_op(*args)
+        out, lse = attention_op(*args, *varlen)
     return (out, lse) if return_lse else out
 
 
-def _direct(q, k, v):
+def _described(t):
+    return None if t is None else (t.shape, _dtype_name(t), t.device)
+
+
+def _direct(q, k, v, *others):
     """Whether this call may skip the dispatcher and run what the op runs
     (_run) directly: eager mode, plain tensors (no subclass such as a fake or
-    distributed tensor), nothing that autograd must record. The dispatcher of
-    a Python custom op costs tens of microseconds per call, as much as the
-    kernel at short lengths. Under torch.compile the op is always used."""
+    distributed tensor; `others`: kv_lens, page_table), nothing that autograd
+    must record. The dispatcher of a Python custom op costs tens of
+    microseconds per call, as much as the kernel at short lengths. Under
+    torch.compile the op is always used."""
     if torch.compiler.is_compiling():
         return False
     if type(q) is not torch.Tensor or type(k) is not torch.Tensor or type(v) is not torch.Tensor:
+        return False
+    if any(t is not None and type(t) is not torch.Tensor for t in others):
         return False
     return not (torch.is_grad_enabled() and (q.requires_grad or k.requires_grad
                                              or v.requires_grad))

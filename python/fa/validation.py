@@ -3,7 +3,8 @@
 Two kinds of failure:
   - AttentionInputError (a ValueError): the call is wrong whatever the
     backend (ranks, shapes that do not agree, mixed dtypes or devices, a bad
-    window, scale or softcap). Never falls back.
+    window, scale or softcap, kv_lens or a page table that do not fit). Never
+    falls back.
   - UnsupportedError (a NotImplementedError): a valid attention that no fa
     kernel computes (an element type or head dim the kernels lack,
     a CPU tensor, a GPU older than sm_80). fa.attention(..., fallback=True)
@@ -12,7 +13,7 @@ Pure Python on shapes, dtype names and device strings: tested without torch.
 """
 import math
 
-from .variant import DTYPES, GRAD_HEAD_DIMS, HEAD_DIMS, normalize_window
+from .variant import DTYPES, GRAD_HEAD_DIMS, HEAD_DIMS, PAGE_MULTIPLE, normalize_window
 
 
 class AttentionInputError(ValueError):
@@ -23,10 +24,14 @@ class UnsupportedError(NotImplementedError):
     pass
 
 
-def check_inputs(q, k, v, causal=False, window=None, scale=None, softcap=None):
+def check_inputs(q, k, v, causal=False, window=None, scale=None, softcap=None, kv_lens=None,
+                 page_table=None):
     """q, k, v: (shape, dtype name, device string) triples, [B, H, N, D]
-    (torch SDPA's layout). Raises AttentionInputError; returns the
-    normalized window and the sizes (B, Hq, Hkv, Nq, Nk, D, Dv)."""
+    (torch SDPA's layout). kv_lens ([B] i32) and page_table ([B, M] i32): such
+    triples or None; with a page table k and v are page pools [P, Hkv, S, D]
+    (S a multiple of 16) and Nk is the capacity M * S. Raises
+    AttentionInputError; returns the normalized window and the sizes (B, Hq,
+    Hkv, Nq, Nk, D, Dv)."""
     names = ("q", "k", "v")
     shapes = {}
     for n, (shape, dtype, device) in zip(names, (q, k, v)):
@@ -47,18 +52,49 @@ def check_inputs(q, k, v, causal=False, window=None, scale=None, softcap=None):
     B, Hq, Nq, D = shapes["q"]
     Bk, Hkv, Nk, Dk = shapes["k"]
     Bv, Hv, Nv, Dv = shapes["v"]
-    if Bk != B or Bv != B:
-        raise AttentionInputError(f"fa.attention: batch sizes differ: q {B}, k {Bk}, v {Bv}")
+    for name, t, rank in (("kv_lens", kv_lens, 1), ("page_table", page_table, 2)):
+        if t is None:
+            continue
+        shape, dtype, device = t
+        if len(shape) != rank or shape[0] != B:
+            want = "[B]" if rank == 1 else "[B, max_pages]"
+            raise AttentionInputError(f"fa.attention: {name} has shape {list(shape)}; expected "
+                                      f"{want} with B = {B} (q's batch)")
+        if dtype != "i32":
+            raise AttentionInputError(f"fa.attention: {name} has dtype {dtype}; it must be "
+                                      f"int32 ({name}.to(torch.int32))")
+        if device != dev["q"]:
+            raise AttentionInputError(f"fa.attention: {name} is on {device}, q, k, v on "
+                                      f"{dev['q']}; they must be on one device")
+    if page_table is not None:
+        # k, v: page pools [P, Hkv, S, D]; the capacity is max_pages * S.
+        P, S, M = Bk, Nk, page_table[0][1]
+        if (Bv, Hv, Nv) != (P, Hkv, S):
+            raise AttentionInputError(f"fa.attention: v is a pool of {Bv} pages x {Hv} heads x "
+                                      f"{Nv} keys, k of {P} x {Hkv} x {S}; they must agree")
+        if S <= 0 or S % PAGE_MULTIPLE:
+            raise AttentionInputError(f"fa.attention: page size {S} (keys per page: k.shape[2] "
+                                      f"of the pools [num_pages, Hkv, page_size, D]) must be a "
+                                      f"positive multiple of {PAGE_MULTIPLE}")
+        if P == 0 and B * Hq * Nq:
+            raise AttentionInputError("fa.attention: the page pools k and v have no pages")
+        Nk = M * S
+    else:
+        if Bk != B or Bv != B:
+            raise AttentionInputError(f"fa.attention: batch sizes differ: q {B}, k {Bk}, v {Bv}"
+                                      f" (a paged KV cache needs page_table=)")
+        if (Hv, Nv) != (Hkv, Nk):
+            raise AttentionInputError(f"fa.attention: v has {Hv} heads x {Nv} keys, k has "
+                                      f"{Hkv} x {Nk}; they must agree")
     if Dk != D:
         raise AttentionInputError(f"fa.attention: k's head dim {Dk} differs from q's {D}")
-    if (Hv, Nv) != (Hkv, Nk):
-        raise AttentionInputError(f"fa.attention: v has {Hv} heads x {Nv} keys, k has "
-                                  f"{Hkv} x {Nk}; they must agree")
     if Hkv == 0 or Hq % Hkv:
         raise AttentionInputError(f"fa.attention: {Hkv} key/value heads do not divide {Hq} "
                                   f"query heads (grouped-query attention needs Hq % Hkv == 0)")
     if Nk == 0 and B * Hq * Nq:
-        raise AttentionInputError("fa.attention: k and v have no keys (seq_len 0)")
+        raise AttentionInputError("fa.attention: page_table has no pages per sequence "
+                                  "(max_pages = 0)" if page_table is not None else
+                                  "fa.attention: k and v have no keys (seq_len 0)")
     try:
         window = normalize_window(causal, window)
     except ValueError as e:

@@ -1,6 +1,8 @@
 """A kernel variant: what selects one compiled fa.attention kernel (or, with
 grad, its backward fa.attention_grad), and the MLIR signature it is compiled
-from.
+from. With kv_lens the kernel takes per-sequence key lengths, with page_size
+S it reads K and V from page pools [P, Hkv, S, D] through a page table
+(docs/Inference.md, "Paged KV caches").
 
 A Variant is hashable and canonical (the default scale is None whatever the
 spelling, causal is window (-1, 0) when no window is given, options are a
@@ -19,6 +21,8 @@ CHIPS = ("sm_80", "sm_90a")
 HEAD_DIMS = {"sm_80": (64, 128), "sm_90a": (64, 128, 256)}
 # Head dims of each chip's backward (fa.attention_grad) kernel.
 GRAD_HEAD_DIMS = {"sm_80": (64, 128), "sm_90a": (64, 128)}
+# A page of a paged KV cache holds a multiple of this many keys.
+PAGE_MULTIPLE = 16
 _I64_MAX = 2**63 - 1
 
 
@@ -62,7 +66,9 @@ class Variant:
     """One fa.attention kernel: element type, head dim, mask, scale, softcap,
     whether it writes the log-sum-exp, the chip and the compiler options; with
     grad, the backward kernel (fa.attention_grad) of that attention (no lse:
-    it reads the forward's)."""
+    it reads the forward's); kv_lens: it takes per-sequence key lengths
+    (`kv_lens(...)`); page_size S: K and V are page pools [P, Hkv, S, D] read
+    through a page table (`pages(...)`)."""
     dtype: str = "f16"
     head_dim: int = 128
     causal: bool = False
@@ -73,10 +79,12 @@ class Variant:
     chip: str = "sm_90a"
     options: tuple = field(default=())
     grad: bool = False
+    kv_lens: bool = False
+    page_size: int = None
 
     @classmethod
     def make(cls, dtype="f16", head_dim=128, causal=False, window=None, scale=None, softcap=None,
-             lse=False, chip="sm_90a", options=None, grad=False):
+             lse=False, chip="sm_90a", options=None, grad=False, kv_lens=False, page_size=None):
         """The canonical variant; ValueError naming what is wrong."""
         if dtype not in DTYPES:
             raise ValueError(f"dtype: {dtype!r}; the kernels take {', '.join(DTYPES)}")
@@ -102,15 +110,26 @@ class Variant:
         if grad and lse:
             raise ValueError("lse: a backward (grad) kernel reads the forward's lse and writes "
                              "none")
+        if page_size in (None, 0):
+            page_size = None
+        elif isinstance(page_size, bool) or not isinstance(page_size, int) or page_size < 0 \
+                or page_size % PAGE_MULTIPLE:
+            raise ValueError(f"page_size: {page_size!r} is not a positive multiple of "
+                             f"{PAGE_MULTIPLE} (keys per page of a paged KV cache)")
+        if grad and (kv_lens or page_size):
+            raise ValueError("grad: there is no backward kernel of an attention with kv_lens or "
+                             "a paged KV cache (inference only)")
         return cls(dtype, head_dim, causal, window, scale, softcap, bool(lse), chip, opts,
-                   bool(grad))
+                   bool(grad), bool(kv_lens), page_size)
 
     @classmethod
     def parse(cls, spec, chip="sm_90a"):
         """A variant from its command-line spelling, comma-separated:
         `f16,d128,causal,lse,window=64:0,scale=0.125,softcap=30,stages=3`
-        (anything key=value that is not window/scale/softcap/chip is a compiler
-        option); `grad` selects the backward kernel: `f16,d128,causal,grad`."""
+        (anything key=value that is not window/scale/softcap/chip/page is a
+        compiler option); `grad` selects the backward kernel:
+        `f16,d128,causal,grad`; `kv_lens` and `page=S` the kernel of a paged KV
+        cache with per-sequence lengths: `f16,d128,causal,kv_lens,page=64`."""
         kw = dict(chip=chip)
         opts = {}
         for tok in filter(None, (t.strip() for t in spec.split(","))):
@@ -118,7 +137,7 @@ class Variant:
                 kw["dtype"] = tok
             elif re.fullmatch(r"d\d+", tok):
                 kw["head_dim"] = int(tok[1:])
-            elif tok in ("causal", "lse", "grad"):
+            elif tok in ("causal", "lse", "grad", "kv_lens"):
                 kw[tok] = True
             elif tok == "full":
                 kw["causal"] = False
@@ -128,13 +147,19 @@ class Variant:
                     kw["window"] = tuple(int(x) for x in v.split(":"))
                 elif k in ("scale", "softcap"):
                     kw[k] = float(v)
+                elif k in ("page", "page_size"):
+                    try:
+                        kw["page_size"] = int(v)
+                    except ValueError:
+                        raise ValueError(f"variant {spec!r}: page={v!r} is not an integer "
+                                         f"(keys per page)") from None
                 elif k == "chip":
                     kw["chip"] = v
                 else:
                     opts[k] = v
             else:
                 raise ValueError(f"variant {spec!r}: {tok!r} is not a dtype ({', '.join(DTYPES)}),"
-                                 f" dN, causal, full, lse, grad or key=value")
+                                 f" dN, causal, full, lse, grad, kv_lens or key=value")
         return cls.make(options=opts, **kw)
 
     def spec(self):
@@ -144,6 +169,10 @@ class Variant:
             toks.append("lse")
         if self.grad:
             toks.append("grad")
+        if self.kv_lens:
+            toks.append("kv_lens")
+        if self.page_size:
+            toks.append(f"page={self.page_size}")
         if self.window:
             toks.append(f"window={self.window[0]}:{self.window[1]}")
         if self.scale is not None:
@@ -160,24 +189,33 @@ class Variant:
              "options": {k: v for k, v in self.options}}
         if self.grad:  # absent for forward kernels: their JSON is as before
             d["grad"] = True
+        if self.kv_lens:  # likewise absent for kernels without them
+            d["kv_lens"] = True
+        if self.page_size:
+            d["page_size"] = self.page_size
         return d
 
     @classmethod
     def from_json(cls, d):
         return cls.make(d["dtype"], d["head_dim"], d["causal"], d.get("window"), d.get("scale"),
                         d.get("softcap"), d["lse"], d["chip"], d.get("options") or {},
-                        bool(d.get("grad", False)))
+                        bool(d.get("grad", False)), bool(d.get("kv_lens", False)),
+                        d.get("page_size"))
 
     def func_name(self):
         """The func.func name (its kernel is <name>_kernel): readable, and unique
         per variant (a short hash covers scale, softcap and options); fa_grad_...
-        for a backward kernel."""
+        for a backward kernel; _kvlens and _pageS for kv_lens and the page size."""
         name = "fa_grad" if self.grad else "fa"
         name += f"_{self.dtype}_d{self.head_dim}_{'causal' if self.causal else 'full'}"
         if self.window:
             name += "_w%s_%s" % tuple("inf" if w < 0 else str(w) for w in self.window)
         if self.lse:
             name += "_lse"
+        if self.kv_lens:
+            name += "_kvlens"
+        if self.page_size:
+            name += f"_page{self.page_size}"
         if self.scale is not None or self.softcap is not None or self.options:
             import hashlib
             name += "_" + hashlib.sha256(self.spec().encode()).hexdigest()[:8]
@@ -186,7 +224,10 @@ class Variant:
     def mlir(self):
         """The MLIR module fa.compile compiles for this variant: one func.func
         holding one fa.attention (or, with grad, one fa.attention_grad) on
-        [B, H, N, D] tensors with dynamic B, H, N."""
+        [B, H, N, D] tensors with dynamic B, H, N; with kv_lens a %kv_lens
+        argument (tensor<?xi32>) in a `kv_lens(...)` clause; paged: k and v
+        are page pools tensor<?x?xSxDxE> and %page_table (tensor<?x?xi32>) is
+        in a `pages(...)` clause."""
         e = self.dtype
         t = f"tensor<?x?x?x{self.head_dim}x{e}>"
         attr_text = attribute_text(self.causal, self.window, self.scale, self.softcap)
@@ -206,8 +247,18 @@ class Variant:
         else:
             res_t = t
             results = "%o"
-        return (f"func.func @{self.func_name()}(%q: {t}, %k: {t}, %v: {t}) -> {res_t} {{\n"
-                f"  {results} = fa.attention %q, %k, %v{attr_text} : {t}, {t}, {t} -> {res_t}\n"
+        kt = f"tensor<?x?x{self.page_size}x{self.head_dim}x{e}>" if self.page_size else t
+        args = f"%q: {t}, %k: {kt}, %v: {kt}"
+        clauses = ""
+        if self.kv_lens:
+            args += ", %kv_lens: tensor<?xi32>"
+            clauses += " kv_lens(%kv_lens : tensor<?xi32>)"
+        if self.page_size:
+            args += ", %page_table: tensor<?x?xi32>"
+            clauses += " pages(%page_table : tensor<?x?xi32>)"
+        return (f"func.func @{self.func_name()}({args}) -> {res_t} {{\n"
+                f"  {results} = fa.attention %q, %k, %v{clauses}{attr_text} : {t}, {kt}, {kt}"
+                f" -> {res_t}\n"
                 f"  return {results} : {res_t.strip('()')}\n"
                 f"}}\n")
 

@@ -8,6 +8,7 @@ Reads the PTX + JSON manifest written by `fa-opt ... fa-dump-kernel{dir=...}`
     k = Kernel.load("out/attn_kernel.json")
     o = k(q, k_, v)          # torch tensors [B, H, N, D] on one CUDA device
     k.launch_ptrs(q_ptr, k_ptr, v_ptr, o_ptr, B=2, Hq=8, Hkv=2, Nq=1000, Nk=1000)
+    o = paged(q, k_pool, v_pool, kv_lens=lens, page_table=table)   # "page_size" kernels
 
 Every launch is checked against the manifest before any driver call
 (fa_runtime.manifest.check_launch): a tensor that does not fit the kernel
@@ -15,4 +16,4 @@ raises ValueError naming it.
 """
 from .driver import CudaError, Kernel, describe  # noqa: F401
 from .manifest import (SCHEMA_VERSION, LaunchPlan, ManifestError, TensorDesc,  # noqa: F401
-                       check_launch, check_manifest)
+                       check_index_values, check_launch, check_manifest)

@@ -7,8 +7,9 @@ import ctypes
 import json
 import os
 
-from .manifest import (TensorDesc, check_launch, check_manifest, check_pointers, check_sizes,
-                       compile_expr, op_of, tensor_map_args, tensor_params, uses_symbol)
+from .manifest import (TensorDesc, check_index_values, check_launch, check_manifest,
+                       check_pointers, check_sizes, compile_expr, op_of, page_size, takes_kv_lens,
+                       tensor_map_args, tensor_params, uses_symbol)
 
 # Driver constants that are not part of a kernel's contract (cuda.h names).
 _CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
@@ -18,6 +19,12 @@ _CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9
 
 class CudaError(RuntimeError):
     pass
+
+
+def check_indices_default():
+    """The checked mode's default (FA_CHECK_INDICES=1; read on each launch of a
+    kernel with kv_lens or a page table)."""
+    return os.environ.get("FA_CHECK_INDICES", "").lower() in ("1", "true", "yes", "on")
 
 
 _lib = None
@@ -154,6 +161,8 @@ class Kernel:
         self._grid_needs_sms = any(uses_symbol(e, "num_sms") for e in manifest["grid"])
         self._ptr_params = tensor_params(manifest)
         self.op = op_of(manifest)  # "attention" (__call__) or "attention_grad" (grad)
+        self.kv_lens = takes_kv_lens(manifest)  # takes kv_lens [B] i32
+        self.page_size = page_size(manifest)  # paged: K, V page pools, a page_table
 
     @classmethod
     def load(cls, manifest_path):
@@ -249,6 +258,8 @@ class Kernel:
             if sizes is None:
                 B, Hq, Nq, _ = q.shape
                 sizes = dict(B=B, Hq=Hq, Hkv=k.shape[1], Nq=Nq, Nk=k.shape[2])
+                if self.page_size:  # a page pool [num_pages, Hkv, S, D]
+                    sizes["num_pages"] = k.shape[0]
             env = dict(sizes, D=self.manifest["head_dim"])
             addr = {"q": q.data_ptr(), "k": k.data_ptr(), "v": v.data_ptr(),
                     "v_t": v.data_ptr()}
@@ -291,14 +302,24 @@ class Kernel:
             memo[key] = plan
         return plan
 
-    def __call__(self, q, k, v, out=None, lse=None, *, q_descale=None, k_descale=None,
-                 v_descale=None, v_t=None, **inputs):
+    def __call__(self, q, k, v, out=None, lse=None, *, kv_lens=None, page_table=None,
+                 check_indices=None, q_descale=None, k_descale=None, v_descale=None, v_t=None,
+                 **inputs):
         """torch path: q [B,Hq,Nq,D], k/v [B,Hkv,Nk,D] on one CUDA device; out
         [B,Hq,Nq,D] and lse [B,Hq,Nq] f32 (kernels with lse) are allocated
         unless given. Checked first (Kernel.check): non-contiguous q, k, v are
         copied, everything else that does not fit raises ValueError. Launches
         on the tensors' device, on its current torch stream. Returns out (and
         lse).
+        Kernels with "kv_lens" take kv_lens [B] int32 (sequence b sees keys
+        j < clamp(kv_lens[b], 0, Nk), its causal/window diagonal at
+        L_b - Nq); paged kernels ("page_size" S) take k, v as page pools
+        [num_pages, Hkv, S, D] and page_table [B, max_pages] int32 (key j of
+        sequence b is k[page_table[b, j // S], :, j % S]; Nk = max_pages * S).
+        The kernel clamps lengths and page ids; check_indices=True (default:
+        FA_CHECK_INDICES=1) first reads both on the host (a synchronization)
+        and raises ValueError naming the sequence and page of a length outside
+        0 .. Nk or a page id outside the pool (manifest.check_index_values).
         fp8 kernels (dtype f8e4m3): q, k, v are float8_e4m3fn, the descales
         [1] f32 device tensors; v is transposed here (transpose_v_fp8) unless
         v_t is given (then v may be None).
@@ -307,6 +328,10 @@ class Kernel:
         function argument N takes it as `argN`); non-contiguous ones are copied."""
         fp8 = "v_key_order" in self.manifest
         extra = {n: t for n, t in inputs.items() if t is not None}
+        if kv_lens is not None:
+            extra["kv_lens"] = kv_lens
+        if page_table is not None:
+            extra["page_table"] = page_table
         if fp8:
             if v_t is None:
                 v_t = transpose_v_fp8(v, self.manifest["v_key_order"])
@@ -338,6 +363,11 @@ class Kernel:
         has_lse = any(p["tensor"] == "lse" for p in self._ptr_params)
         if has_lse and lse is None:
             lse = torch.empty((s["B"], s["Hq"], s["Nq"]), device=q.device, dtype=torch.float32)
+        if not plan.empty and (self.kv_lens or self.page_size):
+            if check_indices is None:
+                check_indices = check_indices_default()
+            if check_indices:
+                self.check_indices(plan, extra.get("kv_lens"), extra.get("page_table"))
         if not plan.empty:
             tensors = {"q": q, "k": k, "v": v, "out": out, "lse": lse, **extra}
             if self.manifest.get("tensor_maps"):
@@ -351,6 +381,14 @@ class Kernel:
             stream = torch.cuda.current_stream(q.device).cuda_stream
             self._launch(ptrs, s, stream, plan.device)
         return (out, lse) if has_lse else out
+
+    def check_indices(self, plan, kv_lens, page_table):
+        """The checked mode: kv_lens and the page ids a sequence reads, on the
+        host (manifest.check_index_values; ValueError)."""
+        s = plan.sizes
+        check_index_values(None if kv_lens is None else kv_lens.tolist(),
+                           None if page_table is None else page_table.tolist(),
+                           s["Nk"], s.get("num_pages"), self.page_size)
 
     def grad(self, q, k, v, o, lse, do, *, grad_lse=None):
         """torch path of a backward kernel (manifest op "attention_grad",

@@ -10,6 +10,12 @@ small fixed grammar, interpreted here (nothing is passed to eval):
     expr := integer | symbol
           | {"ceil_div": [expr, expr]} | {"mul": [expr, ...]} | {"min": [expr, ...]}
     symbol := "B" | "Hq" | "Hkv" | "Nq" | "Nk" | "D" | "num_sms"
+            | "num_pages" | "max_pages"                       (paged kernels)
+
+Kernels of an attention with per-sequence key lengths ("kv_lens": true) take
+a kv_lens [B] i32 tensor; paged kernels ("page_size": S) take K and V as page
+pools [num_pages, Hkv, S, D] and a page_table [B, max_pages] i32, and their
+Nk is the capacity max_pages * S (check_launch; docs/Manifest.md).
 """
 from collections import namedtuple
 
@@ -17,7 +23,10 @@ SCHEMA_VERSION = 1
 
 # The kernel's i32 size parameters, the head dim, the device's SM count.
 SIZE_NAMES = ("B", "Hq", "Hkv", "Nq", "Nk")
-SYMBOLS = SIZE_NAMES + ("D", "num_sms")
+# The two more i32 sizes of a paged kernel: pages in the pool, pages per
+# sequence in the page table (its Nk is max_pages * page_size).
+PAGED_SIZE_NAMES = ("num_pages", "max_pages")
+SYMBOLS = SIZE_NAMES + PAGED_SIZE_NAMES + ("D", "num_sms")
 _I32_MAX = 2**31 - 1
 _PTR_TYPES = ("ptr", "tensormap")
 # A CUtensorMap in device memory must be 64-byte aligned (cuda.h).
@@ -47,6 +56,23 @@ OPS = {
 def op_of(manifest):
     """The op a manifest's kernel computes ("attention" when it does not say)."""
     return manifest.get("op", "attention")
+
+
+def takes_kv_lens(manifest):
+    """Whether the kernel takes per-sequence key lengths (a kv_lens [B] i32 tensor)."""
+    return manifest.get("kv_lens") is True
+
+
+def page_size(manifest):
+    """Keys per page of a paged kernel (K and V are page pools read through a
+    page table), or None."""
+    return manifest.get("page_size")
+
+
+def size_names(manifest):
+    """The i32 sizes a launch of this kernel computes (those of its parameters
+    and, for a paged kernel, num_pages and max_pages)."""
+    return SIZE_NAMES + (PAGED_SIZE_NAMES if page_size(manifest) is not None else ())
 
 
 class ManifestError(ValueError):
@@ -167,9 +193,9 @@ def check_manifest(manifest, where="manifest"):
             raise ManifestError(f"{pw}: {name!r} appears twice")
         names.add(name)
         if kind == "i32":
-            if name not in SIZE_NAMES:
+            if name not in SIZE_NAMES + PAGED_SIZE_NAMES:
                 raise ManifestError(f"{pw}: i32 parameter {name!r} is no launch size "
-                                    f"({', '.join(SIZE_NAMES)})")
+                                    f"({', '.join(SIZE_NAMES + PAGED_SIZE_NAMES)})")
         elif kind in _PTR_TYPES:
             _require(p, "tensor", str, pw)
             _require(p, "dtype", str, pw)
@@ -183,6 +209,7 @@ def check_manifest(manifest, where="manifest"):
     if want is not None and have != want:
         raise ManifestError(f"{where}: an {op} kernel takes the tensors "
                             f"{', '.join(sorted(want))}; this one takes {', '.join(sorted(have))}")
+    _check_paging(manifest, params, where)
     grid = _require(manifest, "grid", list, where)
     block = _require(manifest, "block", list, where)
     if len(grid) != 3 or len(block) != 3:
@@ -210,6 +237,32 @@ def check_manifest(manifest, where="manifest"):
             compile_expr(e, f"{mw}.dims[{j}]")
         for j, e in enumerate(strides):
             compile_expr(e, f"{mw}.strides_bytes[{j}]")
+
+
+def _check_paging(manifest, params, where):
+    """"kv_lens": true iff a kv_lens tensor parameter (i32); "page_size": S
+    (a positive multiple of 16) iff a page_table tensor parameter (i32) and the
+    i32 sizes num_pages and max_pages."""
+    kv = manifest.get("kv_lens", False)
+    if not isinstance(kv, bool):
+        raise ManifestError(f"{where}: 'kv_lens' is {kv!r}")
+    S = manifest.get("page_size")
+    if S is not None and (isinstance(S, bool) or not isinstance(S, int) or S <= 0 or S % 16):
+        raise ManifestError(f"{where}: 'page_size' is {S!r} (a positive multiple of 16)")
+    tensors = {p["tensor"]: p for p in params if p["type"] in _PTR_TYPES}
+    sizes = {p["name"] for p in params if p["type"] == "i32"}
+    for tensor, present in (("kv_lens", kv), ("page_table", S is not None)):
+        if present != (tensor in tensors):
+            key = "'kv_lens': true" if tensor == "kv_lens" else "'page_size'"
+            raise ManifestError(f"{where}: {'a' if present else 'no'} {tensor} parameter "
+                                f"{'missing with' if present else 'without'} {key}")
+        if present and tensors[tensor]["dtype"] != "i32":
+            raise ManifestError(f"{where}: {tensor} has dtype {tensors[tensor]['dtype']}, "
+                                f"not i32")
+    paged_sizes = sizes & set(PAGED_SIZE_NAMES)
+    if (S is not None) != bool(paged_sizes) or (paged_sizes and len(paged_sizes) != 2):
+        raise ManifestError(f"{where}: the i32 sizes num_pages and max_pages go with "
+                            f"'page_size' (both or neither)")
 
 
 # ---------------------------------------------------------------------------
@@ -249,7 +302,8 @@ def cuda_ordinal(device, name):
 
 
 LaunchPlan = namedtuple("LaunchPlan", "sizes device copies empty")
-LaunchPlan.__doc__ = """What check_launch found: the i32 sizes (B, Hq, Hkv, Nq, Nk), the CUDA
+LaunchPlan.__doc__ = """What check_launch found: the i32 sizes (B, Hq, Hkv, Nq, Nk; a paged
+kernel's also num_pages and max_pages, and its Nk is max_pages * page_size), the CUDA
 device ordinal of the tensors, the inputs that must be made contiguous (copied) before the
 launch, and whether there is nothing to compute (an empty output; for a backward kernel, no
 query or no key: the gradients are zeros)."""
@@ -264,9 +318,13 @@ def check_launch(manifest, tensors, copy_inputs=True):
     """Checks a launch's tensors against the manifest before any driver call.
 
     `tensors` maps the names of the manifest's tensor contracts (q, k, v, out,
-    lse; for a backward kernel q, k, v, do, lse, delta, dq_accum, dk, dv) and of
-    the op's host-side tensors (OPS: the backward's o and grad_lse) to
-    TensorDesc, or to None for a tensor the caller will allocate or compute.
+    lse, kv_lens, page_table; for a backward kernel q, k, v, do, lse, delta,
+    dq_accum, dk, dv) and of the op's host-side tensors (OPS: the backward's o
+    and grad_lse) to TensorDesc, or to None for a tensor the caller will
+    allocate or compute. kv_lens ([B] i32) is required by a kernel with
+    "kv_lens", page_table ([B, max_pages] i32) by a paged one, whose k and v
+    are page pools [num_pages, Hkv, page_size, D] (num_pages > 0) and whose Nk
+    is max_pages * page_size; given to a kernel without them they are errors.
     Checks, raising ValueError that names the argument: that no tensor is given
     that the kernel does not take; that the op's required tensors are given;
     dtype; rank; every dimension against the manifest (D is the kernel's head
@@ -285,17 +343,32 @@ def check_launch(manifest, tensors, copy_inputs=True):
     by_tensor = {p["tensor"]: p for p in params}
     contracts += [(name, by_tensor[like], True) for name, like in op.host.items()]
     known = {c[0] for c in contracts}
+    kernel = manifest["kernel"]
     for name, t in tensors.items():
         if name not in known and t is not None:
-            raise ValueError(f"{name}: kernel {manifest['kernel']} takes no {name} "
+            if name in _PAGING_HINTS:
+                raise ValueError(f"{name}: kernel {kernel} takes no {name}: "
+                                 f"{_PAGING_HINTS[name][1]}")
+            raise ValueError(f"{name}: kernel {kernel} takes no {name} "
                              f"(it takes {', '.join(sorted(known))})")
+    required = set(op.required) | {n for n in _PAGING_HINTS if n in by_tensor}
     env = {"D": manifest["head_dim"]}
-    source = {"D": f"the head dim of kernel {manifest['kernel']}"}
+    source = {"D": f"the head dim of kernel {kernel}"}
+    S = page_size(manifest)
+    table = tensors.get("page_table")
+    if S is not None and table is not None and len(table.shape) == 2:
+        # The capacity first: any contract may name Nk.
+        env["max_pages"] = int(table.shape[1])
+        source["max_pages"] = "page_table.shape[1]"
+        env["Nk"] = env["max_pages"] * S
+        source["Nk"] = f"page_table (max_pages {env['max_pages']} x page_size {S})"
     device = None
     copies = []
     for name, p, host in contracts:
         t = tensors.get(name)
         if t is None:
+            if name in _PAGING_HINTS and name in required:
+                raise ValueError(f"{name}: missing: kernel {kernel} {_PAGING_HINTS[name][0]}")
             if name in op.required:
                 hint = "" if op_name == "attention" else \
                     f" (kernel {manifest['kernel']} computes {op_name}: launch it with Kernel.grad)"
@@ -317,6 +390,9 @@ def check_launch(manifest, tensors, copy_inputs=True):
             expect = eval_expr(e, env, f"{name}.shape[{i}]")
             if n != expect:
                 what = f"{e} = {expect} from {source[e]}" if isinstance(e, str) else str(expect)
+                if S is not None and name in ("k", "v") and i == 2:
+                    what += (f" (the page size of kernel {kernel}: k and v are page pools "
+                             f"[num_pages, Hkv, {S}, D])")
                 raise ValueError(f"{name}: shape[{i}] is {n}, but {what} "
                                  f"(shape {list(shape)}, expected [{', '.join(map(str, want))}])")
         ordinal = cuda_ordinal(t.device, name)
@@ -342,24 +418,46 @@ def check_launch(manifest, tensors, copy_inputs=True):
         if name not in copies and int(t.data_ptr) % align:
             raise ValueError(f"{name}: address {int(t.data_ptr):#x} is not {align}-byte aligned "
                              f"(the kernel's accesses to it need {align})")
-    missing = [s for s in SIZE_NAMES if s not in env]
+    names = size_names(manifest)
+    missing = [s for s in names if s not in env]
     if missing:
         raise ValueError(f"no tensor gives {', '.join(missing)}")
-    sizes = {s: env[s] for s in SIZE_NAMES}
-    _check_sizes(sizes, {s: source[s].split(".")[0] for s in SIZE_NAMES})
+    sizes = {s: env[s] for s in names}
+    _check_sizes(sizes, {s: source[s].split(".")[0].split(" ")[0] for s in names})
     empty = sizes["B"] * sizes["Hq"] * sizes["Nq"] == 0
     if op_name == "attention_grad":
         # No keys: every row fully masked, so dq = 0 and dk, dv have no rows;
         # no queries: dk = dv = 0. Either way nothing for the kernel to add.
         empty = empty or sizes["Nk"] == 0
+    elif not empty and S is not None and sizes["max_pages"] == 0:
+        raise ValueError("page_table: no pages per sequence (max_pages = 0): not supported by "
+                         "the kernel (every output row would be fully masked)")
     elif not empty and sizes["Nk"] == 0:
         raise ValueError("k: no keys (Nk = 0): not supported by the kernel "
                          "(every output row would be fully masked)")
+    if not empty and S is not None and sizes["num_pages"] == 0:
+        raise ValueError("k: an empty page pool (num_pages = 0): the kernel clamps page ids "
+                         "to [0, num_pages - 1]")
     return LaunchPlan(sizes, device[0], tuple(copies), empty)
 
 
+# What a kernel with the tensor does, and what to do when one is given to a
+# kernel without it.
+_PAGING_HINTS = {
+    "kv_lens": ("takes per-sequence key lengths (kv_lens [B] int32)",
+                "it was compiled without per-sequence key lengths (a variant with kv_lens "
+                "takes them)"),
+    "page_table": ("reads a paged KV cache through a page table (page_table [B, max_pages] "
+                   "int32)",
+                   "it reads contiguous K and V [B, Hkv, Nk, D] (a variant with page=S reads "
+                   "page pools through a page table)"),
+}
+
+
 def _check_sizes(sizes, names):
-    for s in SIZE_NAMES:
+    for s in SIZE_NAMES + PAGED_SIZE_NAMES:
+        if s not in sizes:
+            continue
         n = sizes[s]
         if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= _I32_MAX:
             raise ValueError(f"{names[s]}: {s} = {n!r} is not an i32 size (0 .. {_I32_MAX})")
@@ -374,7 +472,8 @@ def _check_sizes(sizes, names):
 
 def check_sizes(manifest, sizes):
     """Checks launch_ptrs' sizes: every i32 parameter given, an integer in
-    0 .. 2^31-1, none unknown, Hq % Hkv == 0. Returns them in a new dict."""
+    0 .. 2^31-1, none unknown, Hq % Hkv == 0; for a paged kernel
+    Nk == max_pages * page_size. Returns them in a new dict."""
     want = [p["name"] for p in manifest["params"] if p["type"] == "i32"]
     unknown = sorted(set(sizes) - set(want))
     if unknown:
@@ -384,8 +483,43 @@ def check_sizes(manifest, sizes):
     if missing:
         raise ValueError(f"{missing[0]}: missing (sizes: {', '.join(want)})")
     out = dict(sizes)
-    _check_sizes(out, {s: s for s in SIZE_NAMES})
+    _check_sizes(out, {s: s for s in SIZE_NAMES + PAGED_SIZE_NAMES})
+    S = page_size(manifest)
+    if S is not None and out["Nk"] != out["max_pages"] * S:
+        raise ValueError(f"Nk: {out['Nk']}, but a paged kernel's Nk is max_pages x page_size "
+                         f"= {out['max_pages']} x {S} = {out['max_pages'] * S}")
     return out
+
+
+def check_index_values(kv_lens, page_table, capacity, num_pages=None, page_size=None):
+    """The checked mode's host-side checks (FA_CHECK_INDICES=1, or
+    check_indices=True): kv_lens (a list of ints, or None) in 0 .. capacity
+    (the kernel's Nk), and, for a paged kernel, every page id a sequence reads
+    (the first ceil(L_b / page_size) entries of its page_table row, all of
+    them without kv_lens) in 0 .. num_pages - 1. ValueError naming the
+    sequence and the page. Unchecked, the kernel clamps both (lengths to
+    [0, capacity], page ids to [0, num_pages - 1])."""
+    if kv_lens is not None:
+        for b, n in enumerate(kv_lens):
+            if n < 0:
+                raise ValueError(f"kv_lens[{b}] = {n}: sequence {b} has a negative key length")
+            if n > capacity:
+                cap = (f"max_pages {capacity // page_size} x page_size {page_size}"
+                       if page_size else "Nk")
+                raise ValueError(f"kv_lens[{b}] = {n}: sequence {b} has more keys than the "
+                                 f"capacity {capacity} ({cap})")
+    if page_table is None:
+        return
+    for b, row in enumerate(page_table):
+        n = capacity if kv_lens is None else kv_lens[b]
+        used = -(-n // page_size)
+        for j, page in enumerate(row[:used]):
+            if not 0 <= page < num_pages:
+                lens = f"kv_lens[{b}] = {n}" if kv_lens is not None else "no kv_lens"
+                raise ValueError(
+                    f"page_table[{b}, {j}] = {page}: sequence {b} reads page {j} of its row "
+                    f"(pages 0 .. {used - 1}: {lens}, page_size {page_size}), and {page} is "
+                    f"not a page of the pool (0 .. {num_pages - 1})")
 
 
 def check_pointers(manifest, ptrs):

@@ -76,3 +76,70 @@ def grad_bundle(directory, specs, chip="sm_90a"):
         kernels.append((v, fa.Kernel(m, f"// fake backward kernel {m['kernel']}\n")))
     bundle.write(str(directory), kernels, compiler="hand-written")
     return str(directory)
+
+
+def paged_manifest(variant):
+    """The launch manifest of a forward kernel with kv_lens and/or a page
+    table (a Variant with kv_lens or page_size) as the compiler's contract
+    says it (docs/Manifest.md, "Per-sequence lengths and paged KV caches"):
+    written by hand, so that the runtime and fa.attention's routing are tested
+    before (and without) the kernels. sm_90a: q, k, v as tensor maps, the pool's
+    maps over [D, S, num_pages * Hkv]; sm_80: plain pointers. (A variant
+    without either: the plain forward kernel's manifest.)"""
+    name = variant.func_name()
+    dt, D, S = variant.dtype, variant.head_dim, variant.page_size
+    qs = ["B", "Hq", "Nq", "D"]
+    kvs = ["num_pages", "Hkv", S, "D"] if S else ["B", "Hkv", "Nk", "D"]
+    sm90 = variant.chip == "sm_90a"
+
+    def ptr(tensor, dtype, shape, align=16, kind="ptr"):
+        return {"name": tensor + ("_map" if kind == "tensormap" else ""), "tensor": tensor,
+                "type": kind, "dtype": dtype, "shape": shape, "align_bytes": align}
+    kind = "tensormap" if sm90 else "ptr"
+    params = [ptr("q", dt, qs, kind=kind), ptr("k", dt, kvs, kind=kind),
+              ptr("v", dt, kvs, kind=kind), ptr("out", dt, qs)]
+    if variant.lse:
+        params.append(ptr("lse", "f32", ["B", "Hq", "Nq"], 4))
+    if variant.kv_lens:
+        params.append(ptr("kv_lens", "i32", ["B"], 4))
+    if S:
+        params.append(ptr("page_table", "i32", ["B", "max_pages"], 4))
+    params += [{"name": s, "type": "i32"} for s in ("B", "Hq", "Hkv", "Nq", "Nk")]
+    if S:
+        params += [{"name": s, "type": "i32"} for s in ("num_pages", "max_pages")]
+    enums = {"tensorDataType": 6, "interleave": 0, "swizzle": 3, "l2Promotion": 2, "oobFill": 0}
+    maps = []
+    if sm90:
+        rows, heads = (S, {"mul": ["num_pages", "Hkv"]}) if S else ("Nk", {"mul": ["B", "Hkv"]})
+        maps.append({"param": "q_map", "rank": 3, "dims": ["D", "Nq", {"mul": ["B", "Hq"]}],
+                     "strides_bytes": [{"mul": ["D", 2]}, {"mul": ["Nq", "D", 2]}],
+                     "box": [64, 64, 1], "element_strides": [1, 1, 1], "cuda_enums": enums})
+        for t in ("k", "v"):
+            maps.append({"param": t + "_map", "rank": 3, "dims": ["D", rows, heads],
+                         "strides_bytes": [{"mul": ["D", 2]}, {"mul": [rows, "D", 2]}],
+                         "box": [64, min(S or 128, 128), 1], "element_strides": [1, 1, 1],
+                         "cuda_enums": enums})
+    m = {"schema_version": 1, "kernel": name + "_kernel", "function": name,
+         "ptx": name + "_kernel.ptx", "chip": variant.chip, "dtype": dt, "head_dim": D,
+         "causal": variant.causal, "window": list(variant.window) if variant.window else None,
+         "scale": variant.scale, "lse": variant.lse, "block_q": 128, "block_kv": 128,
+         "params": params, "grid": [{"ceil_div": ["Nq", 128]}, "Hq", "B"],
+         "block": [384 if sm90 else 128, 1, 1], "dynamic_shared_memory_bytes": 40960,
+         "static_shared_memory_bytes": 0, "tensor_maps": maps}
+    if variant.kv_lens:
+        m["kv_lens"] = True
+    if S:
+        m["page_size"] = S
+    return m
+
+
+def paged_bundle(directory, specs, chip="sm_90a"):
+    """A bundle of hand-written kv_lens / paged kernels (paged_manifest, PTX
+    with no code) for the variant specs; returns its directory."""
+    kernels = []
+    for s in specs:
+        v = Variant.parse(s, chip=chip)
+        m = paged_manifest(v)
+        kernels.append((v, fa.Kernel(m, f"// fake paged kernel {m['kernel']}\n")))
+    bundle.write(str(directory), kernels, compiler="hand-written")
+    return str(directory)

@@ -45,3 +45,60 @@ def test_equal_chunks_divide_the_keys():
 def test_not_applicable():
     assert plan_splits(1, 32, 8, 4, 4096, SMS, causal=True, window=(-1, 0)) == 0
     assert plan_splits(1, 32, 8, 1, 0, SMS) == 0
+
+
+# ---------------------------------------------------------------------------
+# Paged caches: chunks of whole pages, per-chunk lengths
+
+from fa.decode import page_chunk, plan_page_splits, split_lengths  # noqa: E402
+
+
+def test_page_splits_need_no_divisor():
+    # One sequence of 8 K/V heads, 128k keys in 16-key pages: the same 16
+    # chunks as the contiguous cache.
+    assert plan_page_splits(1, 32, 8, 1, 8192, 16, SMS) == 16
+    # A prime cache length has no divisor but 1: plan_splits does not split
+    # it. Chunks of whole pages need none: a prime number of pages
+    # (ceil(2053 / 16) = 129 pages each, the last chunk 118 pages: the table
+    # padded by 11), the length itself prime or not (split_lengths).
+    assert plan_splits(1, 32, 8, 1, 32771, SMS) == 1
+    s = plan_page_splits(1, 32, 8, 1, 2053, 16, SMS)
+    assert s == 16 and page_chunk(2053, s) == 129 and s * 129 - 2053 == 11
+    # Big pages: never more chunks than pages; no chunk all padding.
+    for M in range(1, 200):
+        s = plan_page_splits(1, 32, 8, 1, M, 256, SMS)
+        c = page_chunk(M, s)
+        assert 1 <= s <= M and (s - 1) * c < M <= s * c, M
+    assert plan_page_splits(1, 32, 8, 1, 5, 256, SMS) == 1  # 1280 keys: too short to split
+    # 16 wanted, 7 pages per chunk (ceil(100 / 16)) make 15 chunks.
+    assert plan_page_splits(1, 32, 8, 1, 100, 256, SMS) == 15
+
+
+def test_page_splits_like_plan_splits():
+    assert plan_page_splits(64, 32, 8, 1, 256, 16, SMS) == 1  # 512 CTAs already
+    # 64 CTAs: 2 chunks fill one wave (plan_splits: ceil(132 / 64) = 3 rounded
+    # down to a divisor of Nk, 2; here down to the wave, 132 // 64).
+    assert plan_page_splits(8, 32, 8, 1, 2048, 16, SMS) == 2
+    assert plan_page_splits(1, 32, 8, 4, 2048, 16, SMS, causal=True, window=(-1, 0)) == 0
+    assert plan_page_splits(1, 32, 8, 1, 0, 16, SMS) == 0
+    assert plan_page_splits(1, 8, 8, 1, 10 ** 6, 16, SMS) <= MAX_SPLITS
+
+
+def test_split_lengths_prime_and_empty_chunks():
+    # Chunks of 64 keys out of a capacity of 256 (4 chunks): a prime length
+    # (131 = 64 + 64 + 3), a full one, an empty sequence, one past the
+    # capacity (clamped), a negative one (clamped to 0), an exact multiple.
+    lens = [131, 256, 0, 1000, -5, 128]
+    got = split_lengths(lens, 4, 64, 256)
+    assert got == [64, 64, 3, 0,
+                   64, 64, 64, 64,
+                   0, 0, 0, 0,
+                   64, 64, 64, 64,
+                   0, 0, 0, 0,
+                   64, 64, 0, 0]
+    # Every chunk's keys add up to the (clamped) length.
+    for b, n in enumerate(lens):
+        assert sum(got[4 * b:4 * b + 4]) == min(max(n, 0), 256)
+    # Without kv_lens: every sequence at the capacity; the padded last chunk
+    # (a capacity of 3 pages of 16 keys in 2 chunks of 2 pages) holds 16.
+    assert split_lengths(2, 2, 32, 48) == [32, 16, 32, 16]

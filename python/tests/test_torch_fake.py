@@ -46,6 +46,7 @@ class Dtype:
 
 F16, BF16 = Dtype("float16", 2, np.float16), Dtype("bfloat16", 2, np.float32)
 F32, F64, U8 = Dtype("float32", 4, np.float32), Dtype("float64", 8, np.float64), Dtype("uint8", 1)
+I32, I64 = Dtype("int32", 4, np.int32), Dtype("int64", 8, np.int64)
 
 
 class Device:
@@ -90,6 +91,9 @@ class Tensor:
 
     def dim(self):
         return len(self.shape)
+
+    def tolist(self):
+        return self.data.tolist()
 
     def _like(self, shape, dtype, data):
         return Tensor(shape, dtype, str(self.device), data=data)
@@ -167,6 +171,7 @@ def fake(tmp_path, monkeypatch):
     torch.Tensor = Tensor
     torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.uint8 = \
         F16, BF16, F32, F64, U8
+    torch.int32, torch.int64 = I32, I64
     torch.empty = lambda shape, device, dtype: Tensor(shape, dtype, str(device))
     torch.zeros = lambda shape, device, dtype: Tensor(shape, dtype, str(device),
                                                       data=np.zeros(shape, dtype.np))

@@ -54,3 +54,59 @@ def test_unsupported_reasons():
     assert "value head dim" in unsupported_reason("f16", "cuda:0", "sm_90a", 128, 64, None)
     # softcap runs on the kernels (issue 16).
     assert unsupported_reason("f16", "cuda:0", "sm_90a", 128, 128, 30.0) is None
+
+
+# ---------------------------------------------------------------------------
+# kv_lens and paged KV caches
+
+
+def paged(B=4, Hq=32, Hkv=8, Nq=1, P=64, S=16, M=10, D=128, lens=True, **over):
+    a = dict(q=t((B, Hq, Nq, D)), k=t((P, Hkv, S, D)), v=t((P, Hkv, S, D)),
+             kv_lens=t((B,), "i32") if lens else None, page_table=t((B, M), "i32"))
+    a.update(over)
+    return a
+
+
+def test_valid_paged():
+    a = paged()
+    window, sizes = check_inputs(a.pop("q"), a.pop("k"), a.pop("v"), causal=True, **a)
+    assert window is None and sizes == (4, 32, 8, 1, 160, 128, 128)  # Nk = M * S
+    a = paged(lens=False, P=1, S=256, M=3, Nq=5)
+    assert check_inputs(a.pop("q"), a.pop("k"), a.pop("v"), **a)[1][4] == 768
+    # kv_lens on a contiguous cache: the sizes as without it.
+    _, sizes = check_inputs(t((2, 8, 1, 64)), t((2, 2, 99, 64)), t((2, 2, 99, 64)),
+                            kv_lens=t((2,), "i32"))
+    assert sizes == (2, 8, 2, 1, 99, 64, 64)
+
+
+@pytest.mark.parametrize("over,match", [
+    (dict(kv_lens=t((5,), "i32")), r"kv_lens has shape \[5\]; expected \[B\] with B = 4"),
+    (dict(kv_lens=t((4, 1), "i32")), r"kv_lens has shape \[4, 1\]"),
+    (dict(kv_lens=t((4,), "i64")), r"kv_lens has dtype i64; it must be int32 "
+                                   r"\(kv_lens.to\(torch.int32\)\)"),
+    (dict(kv_lens=t((4,), "i32", "cuda:1")), "kv_lens is on cuda:1, q, k, v on cuda:0"),
+    (dict(page_table=t((3, 10), "i32")), r"page_table has shape \[3, 10\]; expected "
+                                         r"\[B, max_pages\] with B = 4"),
+    (dict(page_table=t((40,), "i32")), r"page_table has shape \[40\]"),
+    (dict(page_table=t((4, 10), "f32")), "page_table has dtype f32; it must be int32"),
+    (dict(page_table=t((4, 10), "i32", "cpu")), "page_table is on cpu"),
+    (dict(k=t((64, 8, 24, 128)), v=t((64, 8, 24, 128))), "page size 24 .* must be a positive "
+                                                          "multiple of 16"),
+    (dict(v=t((63, 8, 16, 128))), "v is a pool of 63 pages x 8 heads x 16 keys, k of 64 x 8 x 16"),
+    (dict(v=t((64, 8, 32, 128))), "v is a pool of 64 pages x 8 heads x 32 keys"),
+    (dict(k=t((0, 8, 16, 128)), v=t((0, 8, 16, 128))), "the page pools k and v have no pages"),
+    (dict(page_table=t((4, 0), "i32")), r"page_table has no pages per sequence \(max_pages = 0\)"),
+    (dict(k=t((64, 8, 16, 64)), v=t((64, 8, 16, 64))), "k's head dim 64 differs from q's 128"),
+    (dict(k=t((64, 3, 16, 128)), v=t((64, 3, 16, 128))), "3 key/value heads do not divide 32"),
+    (dict(page_table=None), r"batch sizes differ: q 4, k 64, v 64 \(a paged KV cache needs "
+                            r"page_table=\)"),
+])
+def test_paged_input_errors(over, match):
+    a = paged(**over)
+    with pytest.raises(AttentionInputError, match=match):
+        check_inputs(a.pop("q"), a.pop("k"), a.pop("v"), **a)
+
+
+def test_paged_empty_output_needs_no_pages():
+    a = paged(Nq=0, P=0)
+    assert check_inputs(a.pop("q"), a.pop("k"), a.pop("v"), **a)[1][3] == 0

@@ -61,3 +61,48 @@ def test_chip_for_capability():
     assert chip_for_capability(8, 9) == "sm_80"
     assert chip_for_capability(10, 0) == "sm_80"
     assert chip_for_capability(7, 5) is None
+
+
+def test_paged_variants():
+    v = Variant.parse("f16,d128,causal,kv_lens,page=64", chip="sm_80")
+    assert (v.kv_lens, v.page_size, v.chip) == (True, 64, "sm_80")
+    assert v.spec() == "f16,d128,causal,kv_lens,page=64"
+    assert Variant.parse(v.spec(), chip="sm_80") == v
+    assert Variant.from_json(v.to_json()) == v
+    assert v.to_json()["page_size"] == 64 and v.to_json()["kv_lens"] is True
+    assert "page_size" not in Variant.parse("f16,d128").to_json()  # unchanged JSON
+    assert "kv_lens" not in Variant.parse("f16,d128").to_json()
+    assert Variant.parse("f16,d128,page_size=16") == Variant.make(page_size=16)
+    assert Variant.make(page_size=0) == Variant.make()
+    names = {Variant.parse(s).func_name() for s in
+             ["f16,d128", "f16,d128,kv_lens", "f16,d128,page=16", "f16,d128,kv_lens,page=16",
+              "f16,d128,kv_lens,page=64"]}
+    assert len(names) == 5
+    assert v.func_name() == "fa_f16_d128_causal_kvlens_page64"
+    with pytest.raises(ValueError, match="page_size: 24 is not a positive multiple of 16"):
+        Variant.make(page_size=24)
+    with pytest.raises(ValueError, match="page='x' is not an integer"):
+        Variant.parse("f16,d128,page=x")
+    with pytest.raises(ValueError, match="no backward kernel of an attention with kv_lens"):
+        Variant.parse("f16,d128,kv_lens,grad")
+    with pytest.raises(ValueError, match="no backward kernel"):
+        Variant.make(grad=True, page_size=16)
+
+
+def test_paged_mlir_text():
+    v = Variant.parse("bf16,d64,full,lse,kv_lens,page=32")
+    text = v.mlir()
+    pool = "tensor<?x?x32x64xbf16>"
+    assert (f"func.func @{v.func_name()}(%q: tensor<?x?x?x64xbf16>, %k: {pool}, %v: {pool}, "
+            f"%kv_lens: tensor<?xi32>, %page_table: tensor<?x?xi32>)") in text
+    assert ("fa.attention %q, %k, %v kv_lens(%kv_lens : tensor<?xi32>) "
+            "pages(%page_table : tensor<?x?xi32>) : "
+            f"tensor<?x?x?x64xbf16>, {pool}, {pool} -> (tensor<?x?x?x64xbf16>, "
+            f"tensor<?x?x?xf32>)") in text
+    # The clauses come before the attribute dictionary; kv_lens alone on a
+    # contiguous cache; a table alone.
+    c = Variant.parse("f16,d128,causal,kv_lens").mlir()
+    assert "kv_lens(%kv_lens : tensor<?xi32>) {causal} : tensor<?x?x?x128xf16>, " \
+           "tensor<?x?x?x128xf16>" in c and "pages(" not in c
+    p = Variant.parse("f16,d128,causal,page=16").mlir()
+    assert "%v pages(%page_table : tensor<?x?xi32>) {causal}" in p and "kv_lens" not in p
