@@ -74,3 +74,25 @@ func.func @f(%q: tensor<1x1x64x64xf32>) -> tensor<1x1x64x64xf32> {
   %o = fa.attention %q, %q, %q : tensor<1x1x64x64xf32>, tensor<1x1x64x64xf32>, tensor<1x1x64x64xf32> -> tensor<1x1x64x64xf32>
   return %o : tensor<1x1x64x64xf32>
 }
+
+// -----
+
+// kv_lens and the page table are data the tiled form reads (tensor.extract
+// in the loop): they become arguments of the outlined function, like the
+// pools. With dynamic dims, M * S and P - 1 are recomputed inside from them.
+// CHECK-LABEL: func.func private @paged_attention(
+// CHECK-SAME:      %[[T:[^:]+]]: tensor<?x?xi32>, %{{[^:]+}}: tensor<?x4x1x64xf16>, %[[LENS:[^:]+]]: tensor<?xi32>, %[[K:[^:]+]]: tensor<?x2x16x64xf16>, %{{[^:]+}}: tensor<?x2x16x64xf16>)
+// CHECK:         tensor.dim %[[T]], %{{.+}} : tensor<?x?xi32>
+// CHECK:         scf.forall
+// CHECK:         tensor.extract %[[LENS]][%{{.+}}] : tensor<?xi32>
+// CHECK:         tensor.dim %[[K]], %{{.+}} : tensor<?x2x16x64xf16>
+// CHECK:         tensor.extract %[[T]][%{{.+}}, %{{.+}}] : tensor<?x?xi32>
+// CHECK-LABEL: func.func @paged(
+// CHECK-SAME:      %[[Q:[^:]+]]: tensor<?x4x1x64xf16>, %[[KA:[^:]+]]: tensor<?x2x16x64xf16>, %[[VA:[^:]+]]: tensor<?x2x16x64xf16>, %[[LA:[^:]+]]: tensor<?xi32>, %[[TA:[^:]+]]: tensor<?x?xi32>)
+// CHECK:         call @paged_attention(%[[TA]], %[[Q]], %[[LA]], %[[KA]], %[[VA]])
+func.func @paged(%q: tensor<?x4x1x64xf16>, %k: tensor<?x2x16x64xf16>, %v: tensor<?x2x16x64xf16>,
+                 %lens: tensor<?xi32>, %table: tensor<?x?xi32>) -> tensor<?x4x1x64xf16> {
+  %o = fa.attention %q, %k, %v kv_lens(%lens : tensor<?xi32>) pages(%table : tensor<?x?xi32>) {causal}
+      : tensor<?x4x1x64xf16>, tensor<?x2x16x64xf16>, tensor<?x2x16x64xf16> -> tensor<?x4x1x64xf16>
+  return %o : tensor<?x4x1x64xf16>
+}

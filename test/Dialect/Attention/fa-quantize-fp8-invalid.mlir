@@ -21,3 +21,23 @@ func.func @incoherent_d48(%q: tensor<1x2x16x48xf16>) -> tensor<1x2x16x48xf16> {
   %o = fa.attention %q, %q, %q : tensor<1x2x16x48xf16>, tensor<1x2x16x48xf16>, tensor<1x2x16x48xf16> -> tensor<1x2x16x48xf16>
   return %o : tensor<1x2x16x48xf16>
 }
+
+// -----
+
+// kv_lens and pages: fp8 descales are not supported with them (the verifier
+// would reject the quantized op), so the pass rejects the op.
+func.func @kv_lens(%q: tensor<2x2x16x32xf16>, %lens: tensor<2xi32>) -> tensor<2x2x16x32xf16> {
+  // expected-error @+1 {{'fa.attention' op fa-quantize-fp8 does not support kv_lens or pages (fp8 descales are not supported with them yet)}}
+  %o = fa.attention %q, %q, %q kv_lens(%lens : tensor<2xi32>)
+      : tensor<2x2x16x32xf16>, tensor<2x2x16x32xf16>, tensor<2x2x16x32xf16> -> tensor<2x2x16x32xf16>
+  return %o : tensor<2x2x16x32xf16>
+}
+
+// -----
+
+func.func @pages(%q: tensor<2x2x16x32xf16>, %k: tensor<5x2x16x32xf16>, %t: tensor<2x2xi32>) -> tensor<2x2x16x32xf16> {
+  // expected-error @+1 {{'fa.attention' op fa-quantize-fp8 does not support kv_lens or pages (fp8 descales are not supported with them yet)}}
+  %o = fa.attention %q, %k, %k pages(%t : tensor<2x2xi32>)
+      : tensor<2x2x16x32xf16>, tensor<5x2x16x32xf16>, tensor<5x2x16x32xf16> -> tensor<2x2x16x32xf16>
+  return %o : tensor<2x2x16x32xf16>
+}

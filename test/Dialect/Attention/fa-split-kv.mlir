@@ -57,3 +57,23 @@ func.func @kept(%q2: tensor<1x4x2x64xf16>, %q: tensor<1x4x1x64xf16>, %k: tensor<
   %e = fa.attention %q, %k7, %k7 : tensor<1x4x1x64xf16>, tensor<1x1x258x64xf16>, tensor<1x1x258x64xf16> -> tensor<1x4x1x64xf16>
   return
 }
+
+// -----
+
+// Left as they are: kv_lens and pages (chunks of key dim 2 would be chunks of
+// pages, and the chunks would need their own lengths), though they are
+// decode-shaped and the key lengths divide.
+// CHECK-LABEL: func.func @kept_kv_cache(
+// CHECK:         fa.attention %{{[^ ]*}}, %{{[^ ]*}}, %{{[^ ]*}} kv_lens(%{{.*}} : tensor<2xi32>) {causal}
+// CHECK:         fa.attention %{{[^ ]*}}, %{{[^ ]*}}, %{{[^ ]*}} pages(%{{.*}} : tensor<2x4xi32>) :
+// CHECK-NOT:     tensor.collapse_shape
+// PACK-LABEL: func.func @kept_kv_cache(
+// PACK-NOT:     tensor.collapse_shape
+func.func @kept_kv_cache(%q: tensor<2x8x1x64xf16>, %k: tensor<2x2x256x64xf16>, %kp: tensor<9x2x64x64xf16>,
+                         %lens: tensor<2xi32>, %table: tensor<2x4xi32>) {
+  %a = fa.attention %q, %k, %k kv_lens(%lens : tensor<2xi32>) {causal}
+      : tensor<2x8x1x64xf16>, tensor<2x2x256x64xf16>, tensor<2x2x256x64xf16> -> tensor<2x8x1x64xf16>
+  %b = fa.attention %q, %kp, %kp pages(%table : tensor<2x4xi32>)
+      : tensor<2x8x1x64xf16>, tensor<9x2x64x64xf16>, tensor<9x2x64x64xf16> -> tensor<2x8x1x64xf16>
+  return
+}

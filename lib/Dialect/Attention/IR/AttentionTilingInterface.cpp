@@ -10,7 +10,11 @@
 //   head h / (hs / kvs), which is the original mapping only when the head tile
 //   lines up with the groups of Hq / Hkv query heads sharing a K/V head;
 // * causal/window bands are bottom-right aligned on the op's own Nq, so a row
-//   tile carries `diagonal(d + i0)` to keep each row's band where it was.
+//   tile carries `diagonal(d + i0)` to keep each row's band where it was;
+// * with kv_lens that alignment is per sequence (L_b - Nq), which one
+//   diagonal value only expresses for a tile of one sequence;
+// * paged pools have no batch dim: a batch tile slices the page table and
+//   kv_lens, and keeps every page.
 //
 //===----------------------------------------------------------------------===//
 #include "fa/Dialect/Attention/IR/AttentionOps.h"
@@ -260,6 +264,45 @@ static void cloneWithOffsets(OpBuilder &b, Location loc, Region &from,
   }
 }
 
+/// The diagonal of a row tile starting at row `i0` of `op`: d + i0 for the
+/// op's diagonal d, which is the op's own, Ncap - Nq, or with kv_lens the
+/// per-sequence L_b - Nq. The last is one value only for a batch tile of one
+/// sequence (b0): otherwise a diagnostic on the op and failure.
+static FailureOr<Value> getRowTileDiagonal(OpBuilder &b, AttentionOp op,
+                                           OpFoldResult b0, OpFoldResult bs,
+                                           OpFoldResult i0) {
+  Location loc = op.getLoc();
+  AffineExpr d0, d1, d2;
+  bindDims(b.getContext(), d0, d1, d2);
+  OpFoldResult rows = tensor::getMixedSize(b, loc, op.getQuery(), 2);
+  if (Value diagonal = op.getDiagonal())
+    return getValueOrCreateConstantIndexOp(
+        b, loc,
+        affine::makeComposedFoldedAffineApply(b, loc, d0 + d1,
+                                              {OpFoldResult(diagonal), i0}));
+  if (!op.hasKVLens())
+    return getValueOrCreateConstantIndexOp(
+        b, loc,
+        affine::makeComposedFoldedAffineApply(
+            b, loc, d0 - d1 + d2,
+            {op.getMixedKeyCapacity(b, loc), rows, i0}));
+  if (!isConstantIntValue(bs, 1)) {
+    op.emitOpError() << "cannot tile the query rows of a causal/window op with "
+                        "kv_lens and no diagonal(...) with a batch tile of "
+                     << describeSize(bs)
+                     << ": each sequence's diagonal is L_b - Nq + i0, one "
+                        "value only for a batch tile of size 1";
+    return failure();
+  }
+  Value length = op.getSequenceKeyLength(
+      b, loc, getValueOrCreateConstantIndexOp(b, loc, b0),
+      op.getKeyCapacity(b, loc));
+  return getValueOrCreateConstantIndexOp(
+      b, loc,
+      affine::makeComposedFoldedAffineApply(b, loc, d0 - d1 + d2,
+                                            {OpFoldResult(length), rows, i0}));
+}
+
 SmallVector<utils::IteratorType> AttentionOp::getLoopIteratorTypes() {
   // (batch, query head, query row). The key loop is a reduction that stays
   // inside the op: see the file comment.
@@ -282,10 +325,6 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
                                     ArrayRef<OpFoldResult> sizes) {
   assert(offsets.size() == 3 && sizes.size() == 3 && "tile of (b, h, i)");
   Location loc = getLoc();
-  if (hasKVLens() || isPaged()) { // TODO(pagedir): in progress
-    emitOpError() << "cannot tile kv_lens or pages yet";
-    return failure();
-  }
   OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
   OpFoldResult b0 = offsets[0], h0 = offsets[1], i0 = offsets[2];
   OpFoldResult bs = sizes[0], hs = sizes[1], is = sizes[2];
@@ -332,13 +371,20 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
   Value query = getQuery(), key = getKey(), value = getValue();
   Value querySlice = slice(query, {b0, h0, i0, zero},
                            {bs, hs, is, mixedSize(query, 3)});
-  // All keys of the K/V heads of the tile.
+  // All keys of the K/V heads of the tile: of its sequences, or every page of
+  // the pools.
+  OpFoldResult kvOffset0 = isPaged() ? zero : b0;
+  OpFoldResult kvSize0 = isPaged() ? mixedSize(key, 0) : bs;
   Value keySlice =
-      slice(key, {b0, kv->offset, zero, zero},
-            {bs, kv->size, mixedSize(key, 2), mixedSize(key, 3)});
+      slice(key, {kvOffset0, kv->offset, zero, zero},
+            {kvSize0, kv->size, mixedSize(key, 2), mixedSize(key, 3)});
   Value valueSlice =
-      slice(value, {b0, kv->offset, zero, zero},
-            {bs, kv->size, mixedSize(value, 2), mixedSize(value, 3)});
+      slice(value, {kvOffset0, kv->offset, zero, zero},
+            {kvSize0, kv->size, mixedSize(value, 2), mixedSize(value, 3)});
+  Value lensSlice = hasKVLens() ? slice(getKvLens(), {b0}, {bs}) : Value();
+  Value pagesSlice = isPaged() ? slice(getPages(), {b0, zero},
+                                       {bs, mixedSize(getPages(), 1)})
+                               : Value();
 
   Value maskSlice;
   if (Value mask = getMask()) {
@@ -363,15 +409,10 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
   bool rowsUntiled =
       isConstantIntValue(i0, 0) && isWholeDim(is, query, /*dim=*/2);
   if (hasPositionalMask() && !rowsUntiled) {
-    AffineExpr d0, d1, d2;
-    bindDims(b.getContext(), d0, d1, d2);
-    OpFoldResult tileDiagonal =
-        diagonal ? affine::makeComposedFoldedAffineApply(
-                       b, loc, d0 + d1, {OpFoldResult(diagonal), i0})
-                 : affine::makeComposedFoldedAffineApply(
-                       b, loc, d0 - d1 + d2,
-                       {mixedSize(key, 2), mixedSize(query, 2), i0});
-    diagonal = getValueOrCreateConstantIndexOp(b, loc, tileDiagonal);
+    FailureOr<Value> tileDiagonal = getRowTileDiagonal(b, *this, b0, bs, i0);
+    if (failed(tileDiagonal))
+      return failure();
+    diagonal = *tileDiagonal;
   }
 
   SmallVector<int64_t> tileShape;
@@ -399,8 +440,8 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
 
   auto tiled = AttentionOp::create(
       b, loc, outType, lseType, querySlice, keySlice, valueSlice, maskSlice,
-      getQDescale(), getKDescale(), getVDescale(), diagonal, Value(), Value(),
-      getScaleAttr(),
+      getQDescale(), getKDescale(), getVDescale(), diagonal, lensSlice,
+      pagesSlice, getScaleAttr(),
       getCausalAttr(), getWindowAttr(), getSoftcapAttr(), getDescaleBlockAttr(),
       (*this)->getNumRegions());
   if (!regionOffsets.empty()) {

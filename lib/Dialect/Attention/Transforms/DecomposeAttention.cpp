@@ -2,7 +2,9 @@
 //
 // Rewrites fa.attention into linalg/tensor ops that materialize the whole
 // score matrix. Slow by design and simple on purpose: it is the oracle the
-// tiled (FlashAttention) form is checked against.
+// tiled (FlashAttention) form is checked against. Paged K/V pools are first
+// gathered into [B, Hkv, Ncap, D] tensors, and kv_lens hides the keys past
+// each sequence's length like a mask.
 //
 //===----------------------------------------------------------------------===//
 #include "fa/Dialect/Attention/IR/AttentionOps.h"
@@ -48,8 +50,19 @@ struct ReferenceLowering {
   bool tensorDescales;
   int64_t blockQ = 1, blockKV = 1;
   AffineMap id4, row4;
+  /// Key and value as [B, Hkv, Ncap, D]: the op's, or gathered from pages.
+  Value key, value;
 
   ReferenceLowering(RewriterBase &rewriter, AttentionOp op);
+  /// 0. With pages: pool[clamp(table[b, j / S], 0, P - 1), g, j % S, d] for
+  ///    every (b, g, j, d) of the key capacity.
+  Value gatherPages(Value pool);
+  /// With kv_lens: -inf for keys j >= L_b (the keys past the sequence), in
+  ///    the body of the modifier loop (b, h, i, j).
+  Value hidePastSequence(OpBuilder &b, Location l, Value s, Value seqLength);
+  /// The diagonal of row 0 of a sequence of `seqLength` keys (null without
+  ///    kv_lens): the op's, or L_b - Nq with kv_lens and no explicit diagonal.
+  Value sequenceDiagonal(OpBuilder &b, Location l, Value seqLength);
   /// 1. S = Q K^T, f32, K read at head h / r.
   Value scores();
   /// 2. Scale, softcap, masks, modifier regions, elementwise on S.
@@ -85,7 +98,7 @@ ReferenceLowering::ReferenceLowering(RewriterBase &rewriter, AttentionOp op)
   batch = tensor::getMixedSize(rewriter, loc, q, 0);
   heads = tensor::getMixedSize(rewriter, loc, q, 1);
   seqQ = tensor::getMixedSize(rewriter, loc, q, 2);
-  seqK = tensor::getMixedSize(rewriter, loc, k, 2);
+  seqK = op.getMixedKeyCapacity(rewriter, loc);
   headDimV = tensor::getMixedSize(rewriter, loc, v, 3);
   shape = getAttentionShape(rewriter, loc, op);
   emitDynamicShapeChecks(rewriter, loc, op, shape);
@@ -97,10 +110,65 @@ ReferenceLowering::ReferenceLowering(RewriterBase &rewriter, AttentionOp op)
   }
   id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
   row4 = getProjectionMap(ctx, 4, {0, 1, 2});
+  key = op.isPaged() ? gatherPages(k) : k;
+  value = op.isPaged() ? gatherPages(v) : v;
+}
+
+Value ReferenceLowering::gatherPages(Value pool) {
+  auto poolType = cast<RankedTensorType>(pool.getType());
+  SmallVector<OpFoldResult> sizes = {
+      batch, tensor::getMixedSize(rewriter, loc, pool, 1), seqK,
+      tensor::getMixedSize(rewriter, loc, pool, 3)};
+  Value init =
+      tensor::EmptyOp::create(rewriter, loc, sizes, poolType.getElementType());
+  Value pageSize =
+      arith::ConstantIndexOp::create(rewriter, loc, op.getPageSize());
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value lastPage = arith::SubIOp::create(
+      rewriter, loc, tensor::DimOp::create(rewriter, loc, pool, 0),
+      arith::ConstantIndexOp::create(rewriter, loc, 1));
+  return linalg::GenericOp::create(
+             rewriter, loc, init.getType(), ValueRange{}, ValueRange{init},
+             ArrayRef<AffineMap>{id4}, SmallVector<IteratorType>(4, kPar),
+             [&](OpBuilder &b, Location l, ValueRange) {
+               Value bi = linalg::IndexOp::create(b, l, 0);
+               Value j = linalg::IndexOp::create(b, l, 2);
+               Value id = tensor::ExtractOp::create(
+                   b, l, op.getPages(),
+                   ValueRange{bi, arith::DivUIOp::create(b, l, j, pageSize)});
+               Value page = arith::IndexCastOp::create(b, l, b.getIndexType(),
+                                                       id);
+               page = arith::MinSIOp::create(
+                   b, l, arith::MaxSIOp::create(b, l, page, zero), lastPage);
+               Value elt = tensor::ExtractOp::create(
+                   b, l, pool,
+                   ValueRange{page, linalg::IndexOp::create(b, l, 1),
+                              arith::RemUIOp::create(b, l, j, pageSize),
+                              linalg::IndexOp::create(b, l, 3)});
+               linalg::YieldOp::create(b, l, elt);
+             })
+      .getResult(0);
+}
+
+Value ReferenceLowering::hidePastSequence(OpBuilder &b, Location l, Value s,
+                                          Value seqLength) {
+  Value inside = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
+                                       linalg::IndexOp::create(b, l, 3),
+                                       seqLength);
+  Value negInf = arith::ConstantOp::create(
+      b, l, b.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
+  return arith::SelectOp::create(b, l, inside, s, negInf);
+}
+
+Value ReferenceLowering::sequenceDiagonal(OpBuilder &b, Location l,
+                                          Value seqLength) {
+  if (!seqLength || op.getDiagonal())
+    return shape.diagonal;
+  return arith::SubIOp::create(b, l, seqLength, shape.queryLength);
 }
 
 Value ReferenceLowering::scores() {
-  Value k = op.getKey();
+  Value k = key;
   Value scores = createFilledF32Tensor(rewriter, loc, scoreSizes(), 0.0f);
   auto qk = linalg::GenericOp::create(
       rewriter, loc, scores.getType(), ValueRange{op.getQuery()}, ValueRange{scores},
@@ -138,11 +206,16 @@ Value ReferenceLowering::modify(Value scores) {
       [&](OpBuilder &b, Location l, ValueRange args) {
         Value s = args.back();
         Value maskElt = op.getMask() ? args.front() : Value();
+        // L_b, this score's sequence length, with kv_lens.
+        Value seqLength;
+        if (op.hasKVLens())
+          seqLength = op.getSequenceKeyLength(
+              b, l, linalg::IndexOp::create(b, l, 0), shape.keyLength);
         Value distance;
         if (mods.hasWindow())
           distance = getDiagonalDistance(b, l, linalg::IndexOp::create(b, l, 2),
                                          linalg::IndexOp::create(b, l, 3),
-                                         shape.diagonal);
+                                         sequenceDiagonal(b, l, seqLength));
         Value factor = scoreScale;
         if (tensorDescales) {
           Value bi = linalg::IndexOp::create(b, l, 0);
@@ -165,6 +238,8 @@ Value ReferenceLowering::modify(Value scores) {
         }
         s = applyScoreModifiers(b, l, mods, s, factor, maskElt, distance,
                                 /*postScale=*/Value(), regions);
+        if (seqLength)
+          s = hidePastSequence(b, l, s, seqLength);
         linalg::YieldOp::create(b, l, s);
       });
   return masked.getResult(0);
@@ -218,7 +293,7 @@ Value ReferenceLowering::rowSum(Value probs) {
 }
 
 Value ReferenceLowering::weightedValues(Value probs) {
-  Value v = op.getValue();
+  Value v = value;
   Value init = createFilledF32Tensor(rewriter, loc, outSizes(), 0.0f);
   return linalg::GenericOp::create(
             rewriter, loc, init.getType(), ValueRange{probs}, ValueRange{init},
@@ -283,8 +358,6 @@ Value ReferenceLowering::logSumExpRows(Value rowMax, Value rowSum) {
 
 FailureOr<SmallVector<Value>> mlir::fa::decomposeAttention(RewriterBase &rewriter,
                                                            AttentionOp op) {
-  if (op.hasKVLens() || op.isPaged()) // TODO(pagedir): in progress
-    return op.emitOpError() << "kv_lens and pages are not lowered yet";
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
   ReferenceLowering lower(rewriter, op);

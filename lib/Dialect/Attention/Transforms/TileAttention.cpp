@@ -6,6 +6,11 @@
 // key blocks are never visited (fa.kv_block_range), and only the blocks that
 // straddle a window edge carry positional masks.
 //
+// With kv_lens, each iteration reads its sequence's key count L_b and uses it
+// where the op's key count was (block count, tail sizes, default diagonal);
+// with pages, each key step reads one page (or part of one) whose pool index
+// comes from the page table (docs/TiledForm.md).
+//
 //===----------------------------------------------------------------------===//
 #include "fa/Dialect/Attention/IR/AttentionOps.h"
 #include "fa/Dialect/Attention/Transforms/Passes.h"
@@ -39,6 +44,10 @@ struct QueryBlockBuilder {
   const AttentionShape &shape;
   const AttentionTileSizes &sizes;
   Value batch = {}, head = {}, rowBegin = {}, rows = {}, kvHead = {};
+  // The keys of this block's sequence and the diagonal of its row 0: the
+  // op's (shape.keyLength, shape.diagonal), or L_b and L_b - Nq with kv_lens.
+  Value keyLength = {}, diagonal = {};
+  Value lastPage = {}; // P - 1, with pages
   Value scoreDescale = {}; // q_descale * k_descale for fp8, else null
   // Per-block descales: the query block's q descale (the step's score descale
   // is qBlockDescale * kd of the key block, the value_descale vd of it).
@@ -82,6 +91,52 @@ struct QueryBlockBuilder {
                                       maskType.getElementType());
     return tensor::ExtractSliceOp::create(b, loc, type, mask, offsets, sizes4,
                                           strides);
+  }
+
+  /// The key and value tiles [cols x D] of keys [col0, col0 + cols) of
+  /// (batch, kvHead).
+  std::pair<Value, Value> kvTiles(Value col0, Value cols) {
+    int64_t headDim = op.getKeyType().getDimSize(3);
+    int64_t headDimV = op.getValueType().getDimSize(3);
+    return {slice2D(op.getKey(), batch, kvHead, col0, cols,
+                    b.getIndexAttr(headDim)),
+            slice2D(op.getValue(), batch, kvHead, col0, cols,
+                    b.getIndexAttr(headDimV))};
+  }
+
+  /// The same from the page pools: the step's keys lie in one page (its
+  /// block divides the page size), the page table's entry for it, clamped
+  /// into [0, P - 1] so that a bad id never reads outside the pool.
+  std::pair<Value, Value> pagedKVTiles(OpBuilder &nb, Location l, Value col0,
+                                       Value cols) {
+    Value pageSize = cst(op.getPageSize());
+    Value pageIndex = arith::DivUIOp::create(nb, l, col0, pageSize);
+    Value pageOffset = arith::RemUIOp::create(nb, l, col0, pageSize);
+    Value id = tensor::ExtractOp::create(nb, l, op.getPages(),
+                                         ValueRange{batch, pageIndex});
+    Value page =
+        arith::IndexCastOp::create(nb, l, nb.getIndexType(), id).getResult();
+    page = arith::MinSIOp::create(
+        nb, l, arith::MaxSIOp::create(nb, l, page, cst(0)), lastPage);
+    int64_t headDim = op.getKeyType().getDimSize(3);
+    int64_t headDimV = op.getValueType().getDimSize(3);
+    return {slice2D(op.getKey(), page, kvHead, pageOffset, cols,
+                    nb.getIndexAttr(headDim)),
+            slice2D(op.getValue(), page, kvHead, pageOffset, cols,
+                    nb.getIndexAttr(headDimV))};
+  }
+
+  /// With kv_lens: this sequence's key count clamp(lens[batch], 0, Ncap)
+  /// replaces Ncap, and bottom-right alignment moves with it (the diagonal
+  /// L_b - Nq) unless the op has an explicit diagonal.
+  void setSequenceKeys() {
+    keyLength = shape.keyLength;
+    diagonal = shape.diagonal;
+    if (!op.hasKVLens())
+      return;
+    keyLength = op.getSequenceKeyLength(b, loc, batch, shape.keyLength);
+    if (!op.getDiagonal() && op.hasPositionalMask())
+      diagonal = arith::SubIOp::create(b, loc, keyLength, shape.queryLength);
   }
 
   /// What the steps of one key block share.
@@ -132,13 +187,9 @@ struct QueryBlockBuilder {
           Value col0 = arith::MulIOp::create(nb, l, kb, cst(sizes.blockKV));
           Value cols = arith::MinSIOp::create(
               nb, l, cst(sizes.blockKV),
-              arith::SubIOp::create(nb, l, shape.keyLength, col0));
-          int64_t headDim = op.getKeyType().getDimSize(3);
-          int64_t headDimV = op.getValueType().getDimSize(3);
-          Value kTile = slice2D(op.getKey(), batch, kvHead, col0, cols,
-                                nb.getIndexAttr(headDim));
-          Value vTile = slice2D(op.getValue(), batch, kvHead, col0, cols,
-                                nb.getIndexAttr(headDimV));
+              arith::SubIOp::create(nb, l, keyLength, col0));
+          auto [kTile, vTile] = op.isPaged() ? pagedKVTiles(nb, l, col0, cols)
+                                             : kvTiles(col0, cols);
           Value mTile = op.getMask() ? maskTile(col0, cols) : Value();
           Value stepDescale = scoreDescale, valueDescale;
           if (qBlockDescale) {
@@ -155,7 +206,7 @@ struct QueryBlockBuilder {
             step.window = nb.getDenseI64ArrayAttr({mods.left, mods.right});
             step.positionRow0 = rowBegin;
             step.positionCol0 = col0;
-            step.diagonal = shape.diagonal;
+            step.diagonal = diagonal;
           }
           if (stepDescale)
             step.descales.push_back(stepDescale);
@@ -211,13 +262,13 @@ struct QueryBlockBuilder {
     SmallVector<Value> state = initialState();
     ScoreModifiers mods = ScoreModifiers::get(op);
     if (!mods.hasWindow()) {
-      Value numBlocks = arith::CeilDivSIOp::create(b, loc, shape.keyLength,
+      Value numBlocks = arith::CeilDivSIOp::create(b, loc, keyLength,
                                                    cst(sizes.blockKV));
       return buildKVLoop(qTile, cst(0), numBlocks, state, /*masked=*/false);
     }
     Value rowEnd = arith::AddIOp::create(b, loc, rowBegin, rows);
     auto range = KVBlockRangeOp::create(
-        b, loc, rowBegin, rowEnd, shape.keyLength, shape.diagonal,
+        b, loc, rowBegin, rowEnd, keyLength, diagonal,
         b.getI64IntegerAttr(sizes.blockKV),
         b.getDenseI64ArrayAttr({mods.left, mods.right}));
     state = buildKVLoop(qTile, range.getBegin(), range.getFullBegin(), state,
@@ -270,6 +321,16 @@ struct QueryBlockBuilder {
 };
 } // namespace
 
+/// P - 1, the last page of the pools (a constant when P is static).
+static Value getLastPage(OpBuilder &b, Location loc, AttentionOp op) {
+  int64_t numPages = op.getStaticNumPages();
+  if (!ShapedType::isDynamic(numPages))
+    return arith::ConstantIndexOp::create(b, loc, numPages - 1);
+  Value pages = tensor::DimOp::create(b, loc, op.getKey(), 0);
+  return arith::SubIOp::create(b, loc, pages,
+                               arith::ConstantIndexOp::create(b, loc, 1));
+}
+
 FailureOr<SmallVector<Value>>
 mlir::fa::tileAttention(RewriterBase &rewriter, AttentionOp op,
                         const AttentionTileSizes &requestedSizes) {
@@ -281,8 +342,6 @@ mlir::fa::tileAttention(RewriterBase &rewriter, AttentionOp op,
   // q and k descales of a step are scalars. The tile sizes become
   // gcd(requested, descale_block) (equal when the kernel's tiles are the
   // descale blocks, as fa-quantize-fp8 makes them by default).
-  if (op.hasKVLens() || op.isPaged()) // TODO(pagedir): in progress
-    return op.emitOpError() << "kv_lens and pages are not tiled yet";
   AttentionTileSizes sizes = requestedSizes;
   int64_t descaleRank = getDescaleRank(op);
   if (descaleRank == 3) {
@@ -290,6 +349,9 @@ mlir::fa::tileAttention(RewriterBase &rewriter, AttentionOp op,
     sizes.blockQ = std::gcd(sizes.blockQ, block[0]);
     sizes.blockKV = std::gcd(sizes.blockKV, block[1]);
   }
+  // Paged: a key step never straddles two pages.
+  if (op.isPaged())
+    sizes.blockKV = std::gcd(sizes.blockKV, op.getPageSize());
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
   Location loc = op.getLoc();
@@ -332,6 +394,9 @@ mlir::fa::tileAttention(RewriterBase &rewriter, AttentionOp op,
         rewriter, loc, blockQ,
         arith::SubIOp::create(rewriter, loc, shape.queryLength, qbb.rowBegin));
     qbb.kvHead = getKVHead(rewriter, loc, qbb.head, shape);
+    qbb.setSequenceKeys();
+    if (op.isPaged())
+      qbb.lastPage = getLastPage(rewriter, loc, op);
     qbb.scoreDescale = scoreDescale;
     if (descaleRank == 0) {
       qbb.vDescale = op.getVDescale();

@@ -148,11 +148,6 @@ def FA_AttentionOp : FA_Op<"attention", [
     %o2, %lse = fa.attention %q, %k, %v mask(%m : tensor<1x1x128x128xi1>) {window = array<i64: 32, 0>}
         : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>
         -> (tensor<2x8x128x64xf32>, tensor<2x8x128xf32>)
-    // Decoding from a paged KV cache: 4 sequences of up to 64 pages of 16 keys
-    // (one query row each), sequence b sees its first lens[b] keys.
-    %o5 = fa.attention %q, %kp, %vp kv_lens(%lens : tensor<4xi32>) pages(%table : tensor<4x64xi32>) {causal}
-        : tensor<4x32x1x128xf16>, tensor<512x8x16x128xf16>, tensor<512x8x16x128xf16>
-        -> tensor<4x32x1x128xf16>
     // Rows [32, 64) of a causal op with Nq = Nk = 128: diagonal 0 + 32.
     %o3 = fa.attention %q1, %k, %v diagonal(%c32) {causal}
         : tensor<2x8x32x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>
@@ -175,6 +170,11 @@ def FA_AttentionOp : FA_Op<"attention", [
       fa.yield %keep : i1
     } : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>
         -> tensor<2x8x128x64xf16>
+    // Decoding from a paged KV cache: 4 sequences of up to 64 pages of 16 keys
+    // (one query row each), sequence b sees its first lens[b] keys.
+    %o5 = fa.attention %q, %kp, %vp kv_lens(%lens : tensor<4xi32>) pages(%table : tensor<4x64xi32>) {causal}
+        : tensor<4x32x1x128xf16>, tensor<512x8x16x128xf16>, tensor<512x8x16x128xf16>
+        -> tensor<4x32x1x128xf16>
     ```
   }];
 

@@ -27,7 +27,9 @@ def FADecomposeAttentionPass : Pass<"fa-decompose-attention"> {
         tensor<1x2x16x32xf16> -> tensor<1x4x16x32xf16>
     ```
     After: `tensor.empty` + `linalg.fill` + `linalg.generic` ops for the steps above, each
-    with f32 accumulators; K and V are read at head `h floordiv r` (never copied), the mask
+    with f32 accumulators; K and V are read at head `h floordiv r` (never copied; paged
+    pools are first gathered into `[B, Hkv, Ncap, D]` through the clamped page table, and
+    kv_lens sets `S = -inf` for keys `j >= L_b`, with the diagonal `L_b - Nq`), the mask
     is read through broadcasting indexing maps, and the result is truncated to the output
     type once.
 
@@ -166,6 +168,11 @@ def FATileAttentionPass : Pass<"fa-tile-attention"> {
     the region over the block when it is index arithmetic and comparisons, else
     the region evaluated over the block at run time.
 
+    kv_lens and pages: each forall iteration reads its sequence's `L_b` (clamped into
+    `[0, Ncap]`), which replaces the key count and gives the default diagonal `L_b - Nq`;
+    with pages the key steps are `gcd(block-kv, S)` keys, each sliced from the pool page
+    the table names (clamped into `[0, P - 1]`). The exact form is in docs/TiledForm.md.
+
     Before:
     ```mlir
     %o = fa.attention %q, %k, %v {causal} : tensor<2x8x1000x64xf16>,
@@ -277,7 +284,9 @@ def FAQuantizeFP8Pass : Pass<"fa-quantize-fp8"> {
     `tensor.expand_shape` to `[..., D / 2h, 2, h]`, two slices and one `linalg.generic`
     (`(a + b, a - b)`). D must be a power of two (else a diagnostic). V is not transformed.
 
-    An fa.attention with f8E4M3FN inputs already is left as it is, with a remark.
+    An fa.attention with f8E4M3FN inputs already is left as it is, with a remark; one
+    with kv_lens or pages is rejected with a diagnostic (fp8 descales are not supported
+    with them yet).
 
     Before:
     ```mlir
@@ -432,7 +441,8 @@ def FASplitKVPass : Pass<"fa-split-kv"> {
     The decoding rewrite of docs/Inference.md as IR (the Python package applies the same
     one per call, choosing `splits` at run time from the sizes and the SM count). For each
     `fa.attention` whose result does not depend on the query row's position (no mask
-    operand, modifier region, window or diagonal; causal only with one query row) with
+    operand, modifier region, window, diagonal, kv_lens or pages; causal only with one
+    query row) with
     static shapes and a key length that `splits` divides:
 
     ```
