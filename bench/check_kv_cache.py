@@ -93,7 +93,8 @@ def make_case(manifest, case, dtype, device, gen):
     P = B * pages_per_seq + case.get("spare_pages", 3)
     pool_k = torch.full((P, Hkv, S, D), float("nan"), device=device).to(dtype)
     pool_v = torch.full((P, Hkv, S, D), float("nan"), device=device).to(dtype)
-    perm = torch.randperm(P, generator=gen, device=device)
+    # The last page stays spare: a page id past the pool (bad_page) clamps to it.
+    perm = torch.randperm(P - 1, generator=gen, device=device)
     table = perm[: B * pages_per_seq].reshape(B, pages_per_seq).to(torch.int32).clone()
     bad = case.get("bad_page")  # (b, index, id): an id outside the pool, clamped by the kernel
     if bad:
@@ -121,10 +122,12 @@ CASES = [
 ]
 
 
-def run(kdir, few, device):
+def run(kdir, few, only, device):
     results = []
     gen = torch.Generator(device=device)
     for path in sorted(glob.glob(os.path.join(kdir, "*.json"))):
+        if only and not any(o in os.path.basename(path) for o in only.split(",")):
+            continue
         manifest = json.load(open(path))
         kernel = fa_runtime.Kernel.load(path)
         dtype = DTYPES[manifest["dtype"]]
@@ -164,11 +167,12 @@ def main():
     ap.add_argument("--kernels", action="append", required=True, help="a fa-dump-kernel directory")
     ap.add_argument("--out", help="JSON results")
     ap.add_argument("--few", action="store_true", help="two cases per kernel (compute-sanitizer)")
+    ap.add_argument("--only", help="comma-separated substrings: only kernels whose name has one")
     a = ap.parse_args()
     device = torch.device("cuda")
     results = []
     for kdir in a.kernels:
-        results += run(kdir, a.few, device)
+        results += run(kdir, a.few, a.only, device)
     bad = [r for r in results if not r["ok"]]
     print(f"{len(results) - len(bad)}/{len(results)} right")
     if a.out:
