@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The PTX of every benchmark kernel (bench/kernels_sm80.mlir, bench/kernels_sm90.mlir,
-# the backward's bench/kernels_backward.mlir for both chips) and of every
+# the backward's bench/kernels_backward.mlir and the kv_lens / paged
+# bench/kernels_kv_cache.mlir for both chips) and of every
 # schedule variant of bench/sm90_variants.sh, hashed and compared
 # against the recorded set test/Golden/ptx.sha256: a refactor of the kernel
 # builders that must not change behaviour must leave every line unchanged.
@@ -48,6 +49,8 @@ opt_sm80_bkv64 kernels_sm80.mlir chip=sm_80 block-q=64 block-kv=64
 grad_sm90 kernels_backward.mlir chip=sm_90a
 grad_sm80 kernels_backward.mlir chip=sm_80
 grad_sm80_bkv64 kernels_backward.mlir chip=sm_80|fa.grad.block_kv = 64 : i64
+kv_cache_sm90 kernels_kv_cache.mlir chip=sm_90a
+kv_cache_sm80 kernels_kv_cache.mlir chip=sm_80
 SETS
 
 # One line per kernel: "<sha256>  <set>/<kernel>.ptx", sorted.
