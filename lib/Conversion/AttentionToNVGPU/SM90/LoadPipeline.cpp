@@ -53,60 +53,97 @@ void TMALoadPipeline::issueQ(const SharedMemory &smem, Value q0,
 
 void TMALoadPipeline::issueKV(const SharedMemory &smem, Value block,
                               Value stage, const TileState &tile,
-                              KVPart part) const {
+                              KVPart part, Value lane) const {
   Value kvPlane = tile.kvPlane;
   const SharedMemoryPlan &p = cfg.smem;
   Value stageOff = kb.mul(stage, kb.idx(p.stageBytes));
+  // What one thread issues: everything, or with a warp lane 0's part.
+  auto issuer = [&](llvm::function_ref<void()> body) {
+    if (!lane)
+      return body();
+    kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, lane, kb.idx(0)), body);
+  };
   for (int kv = 0; kv < 2; ++kv) {
     if ((part == KVPart::Key && kv == 1) || (part == KVPart::Value && kv == 0))
       continue;
     int64_t fullBase =
         kv ? cfg.barriers.vFullBase() : cfg.barriers.kFullBase();
     Value barId = kb.add(kb.idx(fullBase), stage);
-    nvgpu::MBarrierArriveExpectTxOp::create(kb.b, kb.loc, bars,
-                                            kb.idx(p.stageBytes), barId,
-                                            Value());
-    if (kv && cfg.fp8) {
-      // V^T [B*Hkv, D, keys]: per 128 keys of the block one box of D rows
-      // of 128 keys, one [D x 128-byte] sub-tile each.
-      for (int64_t s = 0; s < cfg.blockKV / kSwizzleRowBytes; ++s) {
-        Value dst = smem.view(
-            kb,
-            kb.add(stageOff, kb.idx(p.vOffset + s * cfg.headDim *
-                                                    kSwizzleRowBytes)),
-            SharedMemory::vTransposedBoxType(cfg));
-        nvgpu::TmaAsyncLoadOp::create(
-            kb.b, kb.loc, dst, bars, args.vMap,
-            ValueRange{kb.add(kb.mul(block, kb.idx(cfg.blockKV)),
-                              kb.idx(s * kSwizzleRowBytes)),
-                       kb.idx(0), kvPlane},
-            barId, Value(), Value());
-      }
-      continue;
-    }
+    issuer([&] {
+      nvgpu::MBarrierArriveExpectTxOp::create(kb.b, kb.loc, bars,
+                                              kb.idx(p.stageBytes), barId,
+                                              Value());
+    });
     if (cfg.desc.kvCache.paged()) {
       issueTile(smem, kb.add(stageOff, kb.idx(kv ? p.vOffset : p.kOffset)),
-                kv ? args.vMap : args.kMap, block, tile, barId);
+                kv ? args.vMap : args.kMap, block, tile, barId, lane);
       continue;
     }
-    for (int64_t s = 0; s < cfg.subTiles; ++s) {
-      Value dst = smem.view(
-          kb,
-          kb.add(stageOff,
-                 kb.idx((kv ? p.vOffset : p.kOffset) + s * p.subTileKV)),
-          SharedMemory::boxType(cfg, cfg.blockKV));
-      nvgpu::TmaAsyncLoadOp::create(
-          kb.b, kb.loc, dst, bars, kv ? args.vMap : args.kMap,
-          ValueRange{kb.idx(s * cfg.swizzleElems),
-                     kb.mul(block, kb.idx(cfg.blockKV)), kvPlane},
-          barId, Value(), Value());
-    }
+    issuer([&] {
+      if (kv && cfg.fp8) {
+        // V^T [B*Hkv, D, keys]: per 128 keys of the block one box of D rows
+        // of 128 keys, one [D x 128-byte] sub-tile each.
+        for (int64_t s = 0; s < cfg.blockKV / kSwizzleRowBytes; ++s) {
+          Value dst = smem.view(
+              kb,
+              kb.add(stageOff, kb.idx(p.vOffset + s * cfg.headDim *
+                                                      kSwizzleRowBytes)),
+              SharedMemory::vTransposedBoxType(cfg));
+          nvgpu::TmaAsyncLoadOp::create(
+              kb.b, kb.loc, dst, bars, args.vMap,
+              ValueRange{kb.add(kb.mul(block, kb.idx(cfg.blockKV)),
+                                kb.idx(s * kSwizzleRowBytes)),
+                         kb.idx(0), kvPlane},
+              barId, Value(), Value());
+        }
+        return;
+      }
+      for (int64_t s = 0; s < cfg.subTiles; ++s) {
+        Value dst = smem.view(
+            kb,
+            kb.add(stageOff,
+                   kb.idx((kv ? p.vOffset : p.kOffset) + s * p.subTileKV)),
+            SharedMemory::boxType(cfg, cfg.blockKV));
+        nvgpu::TmaAsyncLoadOp::create(
+            kb.b, kb.loc, dst, bars, kv ? args.vMap : args.kMap,
+            ValueRange{kb.idx(s * cfg.swizzleElems),
+                       kb.mul(block, kb.idx(cfg.blockKV)), kvPlane},
+            barId, Value(), Value());
+      }
+    });
   }
+}
+
+SmallVector<Value> TMALoadPipeline::chunkPlanes(const TileState &tile,
+                                                Value key0, int64_t first,
+                                                int64_t count, int64_t rows,
+                                                Value lane) const {
+  SmallVector<Value> planes;
+  if (lane) {
+    // Lane c looks up chunk first + c (lanes past the chunks repeat the
+    // last), all loads in flight at once; shuffles hand every page to lane 0.
+    Value mine = kb.add(kb.idx(first), arith::MinUIOp::create(
+                                           kb.b, kb.loc, lane,
+                                           kb.idx(count - 1)));
+    Value plane = kb.toI32(
+        tile.keys.pagePlane(kb, kb.add(key0, kb.mul(mine, kb.idx(rows)))));
+    for (int64_t c = 0; c < count; ++c)
+      planes.push_back(kb.asIndex(
+          gpu::ShuffleOp::create(kb.b, kb.loc, plane, kb.i32c(c), kb.i32c(32),
+                                 gpu::ShuffleMode::IDX)
+              .getShuffleResult()));
+    return planes;
+  }
+  // One thread: the loads are independent, so it waits for the table once
+  // per group.
+  for (int64_t c = first; c < first + count; ++c)
+    planes.push_back(tile.keys.pagePlane(kb, kb.add(key0, kb.idx(c * rows))));
+  return planes;
 }
 
 void TMALoadPipeline::issueTile(const SharedMemory &smem, Value dstBase,
                                 Value map, Value block, const TileState &tile,
-                                Value barId) const {
+                                Value barId, Value lane) const {
   const SharedMemoryPlan &p = cfg.smem;
   int64_t rows = cfg.desc.kvBoxRows();
   int64_t pageSize = cfg.desc.kvCache.pageSize;
@@ -114,38 +151,39 @@ void TMALoadPipeline::issueTile(const SharedMemory &smem, Value dstBase,
   // rows of the pool's (page * Hkv + g) plane from key % S on. Each chunk
   // is `rows` whole swizzle rows of every sub-tile: the 128-byte swizzle
   // pattern (8 rows) is unchanged by the split.
-  // The pages of a group of chunks are looked up before their boxes are
-  // issued: the loads are independent, so the issuing thread waits for the
-  // table once per group, not per chunk. Groups of 4: 8 lookups in flight
-  // spill the producer's 24 registers (setmaxnreg); with 4 it spills only
-  // with a causal band at 16-row pages (20 bytes), 2 would still spill 8.
   Value key0 = kb.mul(block, kb.idx(cfg.blockKV));
   int64_t chunks = cfg.blockKV / rows;
-  constexpr int64_t kLookupsInFlight = 4;
-  for (int64_t c0 = 0; c0 < chunks; c0 += kLookupsInFlight) {
-    SmallVector<Value> planes, pageRows;
-    for (int64_t c = c0; c < std::min(chunks, c0 + kLookupsInFlight); ++c) {
-      Value key = kb.add(key0, kb.idx(c * rows));
-      planes.push_back(tile.keys.pagePlane(kb, key));
-      // A page that divides the block starts at a block-aligned key: the row
-      // in the page is a constant.
-      pageRows.push_back(cfg.blockKV % pageSize == 0
-                             ? kb.idx((c * rows) % pageSize)
-                             : kb.rem(key, pageSize));
-    }
-    for (auto [i, plane] : llvm::enumerate(planes)) {
-      int64_t c = c0 + i;
-      for (int64_t s = 0; s < cfg.subTiles; ++s) {
-        Value dst = smem.view(
-            kb,
-            kb.add(dstBase, kb.idx(s * p.subTileKV + c * rows * p.rowBytes)),
-            SharedMemory::boxType(cfg, rows));
-        nvgpu::TmaAsyncLoadOp::create(
-            kb.b, kb.loc, dst, bars, map,
-            ValueRange{kb.idx(s * cfg.swizzleElems), pageRows[i], plane},
-            barId, Value(), Value());
+  // A warp looks up every chunk at once; one thread 4 at a time (8 lookups
+  // in flight spill the producer's 24 registers, setmaxnreg).
+  int64_t group = lane ? chunks : 4;
+  for (int64_t c0 = 0; c0 < chunks; c0 += group) {
+    int64_t count = std::min(group, chunks - c0);
+    SmallVector<Value> planes = chunkPlanes(tile, key0, c0, count, rows, lane);
+    auto issue = [&] {
+      for (auto [i, plane] : llvm::enumerate(planes)) {
+        int64_t c = c0 + i;
+        // A page that divides the block starts at a block-aligned key: the
+        // row in the page is a constant.
+        Value row = cfg.blockKV % pageSize == 0
+                        ? kb.idx((c * rows) % pageSize)
+                        : kb.rem(kb.add(key0, kb.idx(c * rows)), pageSize);
+        for (int64_t s = 0; s < cfg.subTiles; ++s) {
+          Value dst = smem.view(
+              kb,
+              kb.add(dstBase,
+                     kb.idx(s * p.subTileKV + c * rows * p.rowBytes)),
+              SharedMemory::boxType(cfg, rows));
+          nvgpu::TmaAsyncLoadOp::create(
+              kb.b, kb.loc, dst, bars, map,
+              ValueRange{kb.idx(s * cfg.swizzleElems), row, plane}, barId,
+              Value(), Value());
+        }
       }
-    }
+    };
+    if (!lane)
+      issue();
+    else
+      kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, lane, kb.idx(0)), issue);
   }
 }
 

@@ -27,11 +27,17 @@ void mlir::fa::sm90::buildIssuerPrologue(KernelBuilder &kb,
   });
 }
 
-/// One tile: Q, then every K/V block of [begin, end) into the ring.
+/// One tile: Q, then every K/V block of [begin, end) into the ring; by one
+/// thread, or with `lane` by a warp (lane 0 issues).
 static void streamTile(KernelBuilder &kb, const KernelConfig &cfg,
                        const TMALoadPipeline &loads, const SharedMemory &smem,
-                       const TileState &tile, const KVRange &range) {
-  loads.issueQ(smem, tile.q0, tile.qPlane);
+                       const TileState &tile, const KVRange &range,
+                       Value lane) {
+  if (lane)
+    kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, lane, kb.idx(0)),
+              [&] { loads.issueQ(smem, tile.q0, tile.qPlane); });
+  else
+    loads.issueQ(smem, tile.q0, tile.qPlane);
   auto loop = scf::ForOp::create(kb.b, kb.loc, range.begin, range.end,
                                  kb.idx(1));
   OpBuilder::InsertionGuard guard(kb.b);
@@ -40,7 +46,7 @@ static void streamTile(KernelBuilder &kb, const KernelConfig &cfg,
   Value it = range.iterOf(kb, j);
   Value stage = kb.rem(it, cfg.stages);
   loads.produce(it, stage, [&](KVPart part) {
-    loads.issueKV(smem, j, stage, tile, part);
+    loads.issueKV(smem, j, stage, tile, part, lane);
   });
 }
 
@@ -129,13 +135,20 @@ void mlir::fa::sm90::buildWarpSpecializedRoles(
     kb.b.setInsertionPointToStart(&roleIf.getThenRegion().front());
     NVVM::SetMaxRegisterOp::create(kb.b, kb.loc, d.producerRegs,
                                    NVVM::SetMaxRegisterAction::decrease);
-    kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, thread.threadInWG, kb.idx(0)),
-              [&] {
-                if (persistent)
-                  streamPersistentTiles(kb, cfg, loads, smem, *persistent);
-                else
-                  streamTile(kb, cfg, loads, smem, *tile, *range);
-              });
+    // Paged: the producer's first warp streams, its lanes looking up a
+    // block's pages together (one table latency per block, no register of
+    // lane 0 holding them all); otherwise its first thread.
+    bool warpIssues = cfg.desc.kvCache.paged() && !persistent;
+    Value issuers = kb.cmp(warpIssues ? arith::CmpIPredicate::ult
+                                      : arith::CmpIPredicate::eq,
+                           thread.threadInWG, kb.idx(warpIssues ? 32 : 0));
+    kb.ifThen(issuers, [&] {
+      if (persistent)
+        streamPersistentTiles(kb, cfg, loads, smem, *persistent);
+      else
+        streamTile(kb, cfg, loads, smem, *tile, *range,
+                   warpIssues ? thread.lane : Value());
+    });
   }
   kb.b.setInsertionPointToStart(&roleIf.getElseRegion().front());
   NVVM::SetMaxRegisterOp::create(kb.b, kb.loc, d.consumerRegs,

@@ -30,9 +30,12 @@ public:
   /// tile, on the Q-full mbarrier.
   void issueQ(const SharedMemory &smem, Value q0, Value qPlane) const;
   /// K and/or V of key block `block` of the tile (plane tile.kvPlane, or
-  /// paged the pages of tile.keys) into ring `stage`.
+  /// paged the pages of tile.keys) into ring `stage`. Issued by one thread,
+  /// or with `lane` by a whole warp: lane 0 issues, the lanes look up a
+  /// paged block's pages in parallel.
   void issueKV(const SharedMemory &smem, Value block, Value stage,
-               const TileState &tile, KVPart part = KVPart::Both) const;
+               const TileState &tile, KVPart part = KVPart::Both,
+               Value lane = Value()) const;
 
   /// The producer's step for ring iteration `it` (stage `stage`): waits
   /// until the consumers released the stage's previous use, then `issue`s
@@ -68,7 +71,14 @@ private:
   /// one box of blockKV rows per 128-byte sub-tile, or paged one box per
   /// page chunk (kvBoxRows rows) per sub-tile.
   void issueTile(const SharedMemory &smem, Value dstBase, Value map,
-                 Value block, const TileState &tile, Value barId) const;
+                 Value block, const TileState &tile, Value barId,
+                 Value lane) const;
+  /// The pool planes of page chunks [first, first + count) of the block
+  /// (keys key0 + c * rows), looked up by one thread, or with `lane` one per
+  /// lane and handed to every lane by shuffles.
+  SmallVector<Value> chunkPlanes(const TileState &tile, Value key0,
+                                 int64_t first, int64_t count, int64_t rows,
+                                 Value lane) const;
   void arriveReleased(int64_t base, Value stage, Value lane) const;
 
   KernelBuilder &kb;
