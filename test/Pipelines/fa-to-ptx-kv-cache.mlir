@@ -45,11 +45,13 @@
 // PAGED90-NEXT: "Hkv"
 // PAGED90: "param": "k_map",
 
-// The producer reads the block's page ids (4 at a time) and issues 16 boxes
-// (8 pages x 2 sub-tiles of 64 columns); the consumers zero the last V
-// block's rows past the sequence (generic stores, then the proxy fence
-// before the wgmma reads them).
-// PTX90-COUNT-8: ld.global.b32
+// The producer's first warp streams K/V: each lane reads one chunk's page
+// id (one load), 8 shuffles hand the 8 pages of a block to lane 0, which
+// issues its 16 boxes (8 pages x 2 sub-tiles of 64 columns); the consumers
+// zero the last V block's rows past the sequence (generic stores, then the
+// proxy fence before the wgmma reads them).
+// PTX90: ld.global.b32
+// PTX90-COUNT-8: shfl.sync.idx.b32
 // PTX90-COUNT-16: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // PTX90: fence.proxy.async.shared::cta
 // PTX90: wgmma.mma_async
