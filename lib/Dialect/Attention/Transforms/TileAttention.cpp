@@ -106,24 +106,24 @@ struct QueryBlockBuilder {
 
   /// The same from the page pools: the step's keys lie in one page (its
   /// block divides the page size), the page table's entry for it, clamped
-  /// into [0, P - 1] so that a bad id never reads outside the pool.
-  std::pair<Value, Value> pagedKVTiles(OpBuilder &nb, Location l, Value col0,
-                                       Value cols) {
+  /// into [0, P - 1] so that a bad id never reads outside the pool. (Both
+  /// are called in a loop body: scf.for hands its builder, `b`, to the body.)
+  std::pair<Value, Value> pagedKVTiles(Value col0, Value cols) {
     Value pageSize = cst(op.getPageSize());
-    Value pageIndex = arith::DivUIOp::create(nb, l, col0, pageSize);
-    Value pageOffset = arith::RemUIOp::create(nb, l, col0, pageSize);
-    Value id = tensor::ExtractOp::create(nb, l, op.getPages(),
+    Value pageIndex = arith::DivUIOp::create(b, loc, col0, pageSize);
+    Value pageOffset = arith::RemUIOp::create(b, loc, col0, pageSize);
+    Value id = tensor::ExtractOp::create(b, loc, op.getPages(),
                                          ValueRange{batch, pageIndex});
     Value page =
-        arith::IndexCastOp::create(nb, l, nb.getIndexType(), id).getResult();
+        arith::IndexCastOp::create(b, loc, b.getIndexType(), id).getResult();
     page = arith::MinSIOp::create(
-        nb, l, arith::MaxSIOp::create(nb, l, page, cst(0)), lastPage);
+        b, loc, arith::MaxSIOp::create(b, loc, page, cst(0)), lastPage);
     int64_t headDim = op.getKeyType().getDimSize(3);
     int64_t headDimV = op.getValueType().getDimSize(3);
     return {slice2D(op.getKey(), page, kvHead, pageOffset, cols,
-                    nb.getIndexAttr(headDim)),
+                    b.getIndexAttr(headDim)),
             slice2D(op.getValue(), page, kvHead, pageOffset, cols,
-                    nb.getIndexAttr(headDimV))};
+                    b.getIndexAttr(headDimV))};
   }
 
   /// With kv_lens: this sequence's key count clamp(lens[batch], 0, Ncap)
@@ -188,8 +188,8 @@ struct QueryBlockBuilder {
           Value cols = arith::MinSIOp::create(
               nb, l, cst(sizes.blockKV),
               arith::SubIOp::create(nb, l, keyLength, col0));
-          auto [kTile, vTile] = op.isPaged() ? pagedKVTiles(nb, l, col0, cols)
-                                             : kvTiles(col0, cols);
+          auto [kTile, vTile] =
+              op.isPaged() ? pagedKVTiles(col0, cols) : kvTiles(col0, cols);
           Value mTile = op.getMask() ? maskTile(col0, cols) : Value();
           Value stepDescale = scoreDescale, valueDescale;
           if (qBlockDescale) {

@@ -15,7 +15,9 @@ The numpy reference is written from the op's documented semantics only
     L_b    = clamp(lens[b], 0, Ncap) with kv_lens, else Ncap
     diag_b = --diagonal if given, else L_b - Nq
     s[j]   = scale * dot(q[b,h,i,:], K[b,g,j,:])
-    s[j]   = -inf  if j >= L_b, or j outside [i + diag_b - left, i + diag_b + right]
+    s[j]  += 0.05 * j                                    --mods: a score_mod
+    s[j]   = -inf  if j >= L_b, or j outside [i + diag_b - left, i + diag_b + right],
+                   or (--mods) mask[b, 0, i, j] is false or j % 3 == 0 (a mask_mod)
     out    = softmax(s) @ V[b,g];  lse = log(sum_j exp(s[j]));  out = 0, lse = -inf
              for a row that sees no key.
 
@@ -63,6 +65,9 @@ def parse_args(argv):
     p.add_argument("--table-seed", type=int, default=0)
     p.add_argument("--dynamic", action="store_true",
                    help="tensor.cast B, N, P and M to ? around the op")
+    p.add_argument("--mods", action="store_true",
+                   help="a boolean mask [B, 1, Nq, Ncap], a score_mod s + 0.05 j and a "
+                        "mask_mod j % 3 != 0: all read the logical key j")
     p.add_argument("--lse", action="store_true")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("output", nargs="?", help="runner stdout (check mode)")
@@ -91,6 +96,9 @@ def make_inputs(a):
     rng = np.random.default_rng(a.seed)
     rnd = sc.ROUND[a.in_type]
     ins = {"q": rnd(rng.uniform(-1.0, 1.0, (a.B, a.Hq, a.Nq, a.D)))}
+    if a.mods:
+        ins["mask"] = np.random.default_rng(500 + a.seed).uniform(
+            0.0, 1.0, (a.B, 1, a.Nq, a.Ncap)) < 0.8
     if not a.paged:
         ins["k"] = rnd(rng.uniform(-1.0, 1.0, (a.B, a.Hkv, a.Nk, a.D)))
         ins["v"] = rnd(rng.uniform(-1.0, 1.0, (a.B, a.Hkv, a.Nk, a.Dv)))
@@ -146,6 +154,10 @@ def reference(a, ins):
     i = np.arange(a.Nq)[None, :, None]
     j = np.arange(a.Ncap)[None, None, :]
     keep = j < lens[:, None, None]  # [B, Nq, Ncap]
+    if a.mods:
+        bias = sc.f32(0.05) * np.arange(a.Ncap)
+        s, smag = s + bias, smag + bias
+        keep = keep & ins["mask"][:, 0] & (j % 3 != 0)
     left, right = a.window if a.window is not None else (-1, -1)
     if a.causal:
         right = 0
@@ -171,6 +183,24 @@ def reference(a, ins):
     return out, lse, alive[..., 0], acc, V
 
 
+MODS = """ score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %ji = arith.index_cast %j : index to i64
+    %jf = arith.sitofp %ji : i64 to f32
+    %c = arith.constant 0.05 : f32
+    %x = arith.mulf %jf, %c : f32
+    %r = arith.addf %s, %x : f32
+    fa.yield %r : f32
+  } mask_mod {
+  ^bb0(%b: index, %h: index, %i: index, %j: index):
+    %c3 = arith.constant 3 : index
+    %c0 = arith.constant 0 : index
+    %r = arith.remui %j, %c3 : index
+    %keep = arith.cmpi ne, %r, %c0 : index
+    fa.yield %keep : i1
+  }"""
+
+
 def emit(a, ins):
     L = []
     w = L.append
@@ -194,6 +224,9 @@ def emit(a, ins):
     kt = const("k", ins["k"], E, fmt, kv_dyn)
     vt = const("v", ins["v"], E, fmt, kv_dyn)
     clauses = ""
+    if a.mods:
+        mt = const("mask", ins["mask"], "i1", lambda x: "true" if x else "false", (0, 2, 3))
+        clauses += f" mask(%mask : {mt})"
     if a.diagonal is not None:
         w(f"  %diag = arith.constant {a.diagonal} : index")
         clauses += " diagonal(%diag)"
@@ -209,6 +242,8 @@ def emit(a, ins):
     if a.window is not None:
         attrs.append(f"window = array<i64: {a.window[0]}, {a.window[1]}>")
     attr = (" {" + ", ".join(attrs) + "}") if attrs else ""
+    if a.mods:
+        attr += MODS
     oshape, lshape = (a.B, a.Hq, a.Nq, a.Dv), (a.B, a.Hq, a.Nq)
     ot = ttype(["?", a.Hq, "?", a.Dv] if a.dynamic else oshape, a.out_type)
     lset = ttype(["?", a.Hq, "?"] if a.dynamic else lshape, "f32")
