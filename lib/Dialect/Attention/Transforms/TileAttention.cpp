@@ -93,21 +93,21 @@ struct QueryBlockBuilder {
                                           strides);
   }
 
-  /// The key and value tiles [cols x D] of keys [col0, col0 + cols) of
-  /// (batch, kvHead).
-  std::pair<Value, Value> kvTiles(Value col0, Value cols) {
+  /// The key and value tiles [cols x D]: rows [row0, row0 + cols) of
+  /// (plane, kvHead), plane = batch (contiguous) or a page of the pools.
+  std::pair<Value, Value> kvTiles(Value plane, Value row0, Value cols) {
     int64_t headDim = op.getKeyType().getDimSize(3);
     int64_t headDimV = op.getValueType().getDimSize(3);
-    return {slice2D(op.getKey(), batch, kvHead, col0, cols,
+    return {slice2D(op.getKey(), plane, kvHead, row0, cols,
                     b.getIndexAttr(headDim)),
-            slice2D(op.getValue(), batch, kvHead, col0, cols,
+            slice2D(op.getValue(), plane, kvHead, row0, cols,
                     b.getIndexAttr(headDimV))};
   }
 
-  /// The same from the page pools: the step's keys lie in one page (its
-  /// block divides the page size), the page table's entry for it, clamped
-  /// into [0, P - 1] so that a bad id never reads outside the pool. (Both
-  /// are called in a loop body: scf.for hands its builder, `b`, to the body.)
+  /// Keys [col0, col0 + cols) from the page pools: the step's keys lie in
+  /// one page (its block divides the page size), the page table's entry for
+  /// it, clamped into [0, P - 1] so that a bad id never reads outside the
+  /// pool. (Called in a loop body: scf.for hands its builder, `b`, to it.)
   std::pair<Value, Value> pagedKVTiles(Value col0, Value cols) {
     Value pageSize = cst(op.getPageSize());
     Value pageIndex = arith::DivUIOp::create(b, loc, col0, pageSize);
@@ -118,12 +118,7 @@ struct QueryBlockBuilder {
         arith::IndexCastOp::create(b, loc, b.getIndexType(), id).getResult();
     page = arith::MinSIOp::create(
         b, loc, arith::MaxSIOp::create(b, loc, page, cst(0)), lastPage);
-    int64_t headDim = op.getKeyType().getDimSize(3);
-    int64_t headDimV = op.getValueType().getDimSize(3);
-    return {slice2D(op.getKey(), page, kvHead, pageOffset, cols,
-                    b.getIndexAttr(headDim)),
-            slice2D(op.getValue(), page, kvHead, pageOffset, cols,
-                    b.getIndexAttr(headDimV))};
+    return kvTiles(page, pageOffset, cols);
   }
 
   /// With kv_lens: this sequence's key count clamp(lens[batch], 0, Ncap)
@@ -189,7 +184,8 @@ struct QueryBlockBuilder {
               nb, l, cst(sizes.blockKV),
               arith::SubIOp::create(nb, l, keyLength, col0));
           auto [kTile, vTile] =
-              op.isPaged() ? pagedKVTiles(col0, cols) : kvTiles(col0, cols);
+              op.isPaged() ? pagedKVTiles(col0, cols)
+                           : kvTiles(batch, col0, cols);
           Value mTile = op.getMask() ? maskTile(col0, cols) : Value();
           Value stepDescale = scoreDescale, valueDescale;
           if (qBlockDescale) {
