@@ -5,6 +5,7 @@
     out, lse = fa.attention(q, k, v, return_lse=True)
     kern = fa.compile("f16,d128,causal", chip="sm_90a")   # PTX + launch manifest
     fa.load_bundle("bundle/")                           # kernels compiled ahead of time
+    out = fa.context_parallel.ring_attention(q, k, v, causal=True)   # sequence split over ranks
 
 `import fa` imports neither torch nor the compiler library: fa.attention
 imports torch on its first call, fa.compile loads libFAPythonCAPI.so on its
@@ -16,11 +17,12 @@ from .bundle import Bundle, BundleError, load_bundle  # noqa: F401
 from .compiler import Kernel, compile, compiler_id  # noqa: F401,A004
 from .validation import AttentionInputError, UnsupportedError  # noqa: F401
 from .variant import Variant, chip_for_capability  # noqa: F401
-from . import dispatch  # noqa: F401,E402
+from . import context_parallel, dispatch  # noqa: F401,E402
 
 __all__ = ["AttentionInputError", "Bundle", "BundleError", "CompileError", "CompilerUnavailable",
            "Kernel", "UnsupportedError", "Variant", "attention", "chip_for_capability", "compile",
-           "compiler_available", "compiler_id", "cpu", "dispatch", "load_bundle"]
+           "compiler_available", "compiler_id", "context_parallel", "cpu", "dispatch",
+           "load_bundle"]
 
 __version__ = "0.1.0"
 
