@@ -249,6 +249,11 @@ class LocalRing:
     def comm(self, rank):
         return _LocalComm(self, rank)
 
+    def abort(self):
+        """Wakes every rank waiting for a message with an error (a rank failed)."""
+        for box in self._boxes:
+            box.put(None)
+
 
 class _LocalComm:
     def __init__(self, ring, rank):
@@ -257,14 +262,19 @@ class _LocalComm:
     def send_recv(self, tensors):
         self.ring._boxes[(self.rank + 1) % self.world].put(list(tensors))
         box = self.ring._boxes[self.rank]
-        return _Done(lambda: [x.copy() if _xp(x).__name__ == "numpy" else x.clone()
-                              for x in box.get(timeout=self.ring.timeout)])
+
+        def wait():
+            got = box.get(timeout=self.ring.timeout)
+            if got is None:
+                raise RuntimeError("LocalRing: another rank failed")
+            return [x.copy() if _xp(x).__name__ == "numpy" else x.clone() for x in got]
+        return _Done(wait)
 
 
 def run_local(world, fn, timeout=300):
     """[fn(comm) for each rank] with the ranks run at once by threads over a
-    LocalRing (rank order); an exception in a rank is raised here (the other
-    ranks then time out waiting for it)."""
+    LocalRing (rank order); the first exception of a rank is raised here (the
+    ranks waiting for a message then stop too)."""
     ring = LocalRing(world, timeout)
     results, errors = [None] * world, []
 
@@ -273,6 +283,7 @@ def run_local(world, fn, timeout=300):
             results[r] = fn(ring.comm(r))
         except BaseException as e:  # noqa: BLE001 (re-raised below)
             errors.append(e)
+            ring.abort()
     threads = [threading.Thread(target=run, args=(r,), daemon=True) for r in range(world)]
     for t in threads:
         t.start()

@@ -313,12 +313,20 @@ def test_local_ring_copies_at_receive():
 
 
 def test_run_local_raises():
+    """A failing rank's error comes out, and the ranks waiting for it stop at
+    once (not after the timeout)."""
+    import time
+
     def bad(comm):
         if comm.rank == 1:
             raise RuntimeError("rank 1 failed")
+        comm.send_recv([np.zeros(1)]).wait()
+        comm.send_recv([np.zeros(1)]).wait()
         return comm.rank
+    t = time.perf_counter()
     with pytest.raises(RuntimeError, match="rank 1"):
-        cp.run_local(2, bad, timeout=5)
+        cp.run_local(3, bad, timeout=60)
+    assert time.perf_counter() - t < 10
 
 
 def test_import_needs_no_torch():
