@@ -2,6 +2,7 @@
 //
 //   fa.attention (tensors, in func.func directly in the module)
 //     -> fa-check-placement                diagnose fa ops anywhere else
+//     -> fa-differentiate-score-mod        fa.attention_grad: score_mod_grad
 //     -> fa-tile-attention-grad            fa.attention_grad: tiled backward
 //     or fa-decompose-attention-grad         reference{=true}: materialized
 //     -> fa-tile-attention                 FlashAttention form: forall over
@@ -34,6 +35,8 @@ void mlir::fa::buildCPUPipeline(OpPassManager &pm,
                                 const CPUPipelineOptions &options) {
   // fa ops in a nested module would stay unlowered: say so up front.
   pm.addPass(createFACheckPlacementPass(FACheckPlacementPassOptions{"fa-to-cpu"}));
+  // Both lowerings of fa.attention_grad read score_mod_grad, not score_mod.
+  pm.addPass(createFADifferentiateScoreModPass());
   if (options.reference) {
     pm.addPass(createFADecomposeAttentionGradPass());
     pm.addPass(createFADecomposeAttentionPass());

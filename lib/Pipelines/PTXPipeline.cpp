@@ -1,6 +1,7 @@
 //===- PTXPipeline.cpp - fa-to-ptx ----------------------------------------===//
 //
 //   fa.attention in func.func
+//     -> fa-differentiate-score-mod        fa.attention_grad: score_mod_grad
 //     -> fa-tile-attention-for-chip{chip}  fa-tile-attention per func.func with
 //                                          the chip's block sizes for its head dim
 //     -> convert-fa-to-nvgpu{chip, the sm_90a schedule options of
@@ -70,6 +71,8 @@ void mlir::fa::buildPTXPipeline(OpPassManager &pm,
     pm.addPass(fa::createFAReportPipelineErrorPass({invalid}));
     return;
   }
+  // The backward kernels read score_mod_grad, not score_mod.
+  pm.addPass(createFADifferentiateScoreModPass());
   // fa-tile-attention with the chip's block sizes for each function's head
   // dim (an unknown chip tiles 64 x 64, and convert-fa-to-nvgpu then names the
   // chip in its diagnostic).

@@ -130,7 +130,7 @@ func.func @mask_mod_nested_store(%q: tensor<1x1x8x8xf32>, %buf: memref<8xi1>) ->
 // -----
 
 func.func @yield_outside(%x: f32) {
-  // expected-error @+1 {{'fa.yield' op expects parent op to be one of 'fa.attention, fa.online_attention'}}
+  // expected-error @+1 {{'fa.yield' op expects parent op to be one of 'fa.attention, fa.attention_grad, fa.online_attention'}}
   fa.yield %x : f32
 }
 

@@ -72,14 +72,16 @@ static void printLastDescale(OpAsmPrinter &printer, Operation *, Value vd,
 //===----------------------------------------------------------------------===//
 
 static constexpr StringLiteral kModifierNames[] = {"score_mod", "mask_mod"};
+static constexpr StringLiteral kGradModifierNames[] = {"score_mod", "mask_mod",
+                                                       "score_mod_grad"};
 
 /// `region` (named `name`) is empty, or one block with arguments `argTypes`
-/// ending in an fa.yield of one `yieldType`, and no op in it (nested ones
+/// ending in an fa.yield of `yieldTypes`, and no op in it (nested ones
 /// included) has memory effects.
 static LogicalResult verifyModifierRegion(Operation *op, Region *region,
                                           StringRef name,
                                           ArrayRef<Type> argTypes,
-                                          Type yieldType) {
+                                          ArrayRef<Type> yieldTypes) {
   if (!region)
     return success();
   Block &block = region->front();
@@ -103,13 +105,14 @@ static LogicalResult verifyModifierRegion(Operation *op, Region *region,
   if (!yield)
     return op->emitOpError() << "the " << name
                              << " region must end in fa.yield";
-  if (yield.getValues().size() != 1 ||
-      yield.getValues().front().getType() != yieldType) {
-    std::string want = typeList(yieldType);
+  if (!llvm::equal(yield.getValues().getTypes(), yieldTypes)) {
+    std::string want = typeList(yieldTypes);
     std::string got = typeList(yield.getValues().getTypes());
-    return op->emitOpError()
-           << "the " << name << " region must yield one "
-           << StringRef(want).drop_front().drop_back() << ", got " << got;
+    // "one f32" for a single value, "(f32, f32)" for more.
+    if (yieldTypes.size() == 1)
+      want = "one " + StringRef(want).drop_front().drop_back().str();
+    return op->emitOpError() << "the " << name << " region must yield "
+                             << want << ", got " << got;
   }
   // Post-order: the innermost offending op is named.
   Operation *effectful = nullptr, *nestedFa = nullptr;
@@ -153,20 +156,47 @@ static LogicalResult verifyModifierRegions(OpT op) {
                                   b.getI1Type())));
 }
 
-/// `[score_mod {...}] [mask_mod {...}] :`: the modifier regions, then the
-/// colon before the types (printed here so that an op without regions prints
-/// exactly as before). An op has no modifier region, or both, the absent one
-/// empty.
+/// The regions of fa.attention_grad: score_mod and mask_mod as in the
+/// forward, and score_mod_grad (s, b, h, i, j) -> (t, dt/ds), which needs a
+/// score_mod (it is that region's derivative).
+static LogicalResult verifyGradModifierRegions(AttentionGradOp op) {
+  if (op->getNumRegions() != 0 && op->getNumRegions() != 3)
+    return op.emitOpError() << "must have no modifier region, or three "
+                               "(score_mod, mask_mod, score_mod_grad; an "
+                               "absent one empty), got "
+                            << op->getNumRegions();
+  Builder b(op.getContext());
+  Type index = b.getIndexType(), f32 = b.getF32Type();
+  SmallVector<Type> scoreArgs = {f32, index, index, index, index};
+  if (failed(verifyModifierRegion(op, op.getScoreMod(), "score_mod", scoreArgs,
+                                  f32)) ||
+      failed(verifyModifierRegion(op, op.getMaskMod(), "mask_mod",
+                                  {index, index, index, index},
+                                  b.getI1Type())) ||
+      failed(verifyModifierRegion(op, op.getScoreModGrad(), "score_mod_grad",
+                                  scoreArgs, {f32, f32})))
+    return failure();
+  if (op.getScoreModGrad() && !op.getScoreMod())
+    return op.emitOpError() << "a score_mod_grad region needs the score_mod "
+                               "region it is the derivative of";
+  return success();
+}
+
+/// `[name0 {...}] [name1 {...}] ... :`: the modifier regions in the order of
+/// `names`, then the colon before the types (printed here so that an op
+/// without regions prints exactly as before). An op has no modifier region,
+/// or one per name, the absent ones empty.
 static ParseResult
-parseModifiersAndColon(OpAsmParser &parser,
-                       SmallVectorImpl<std::unique_ptr<Region>> &regions) {
-  std::unique_ptr<Region> parsed[2] = {std::make_unique<Region>(),
-                                       std::make_unique<Region>()};
+parseNamedRegionsAndColon(OpAsmParser &parser,
+                          SmallVectorImpl<std::unique_ptr<Region>> &regions,
+                          ArrayRef<StringLiteral> names) {
+  SmallVector<std::unique_ptr<Region>> parsed;
   bool any = false;
-  for (auto [keyword, region] : llvm::zip(kModifierNames, parsed)) {
+  for (StringLiteral keyword : names) {
+    parsed.push_back(std::make_unique<Region>());
     if (failed(parser.parseOptionalKeyword(keyword)))
       continue;
-    if (parser.parseRegion(*region))
+    if (parser.parseRegion(*parsed.back()))
       return failure();
     any = true;
   }
@@ -176,10 +206,11 @@ parseModifiersAndColon(OpAsmParser &parser,
   return parser.parseColon();
 }
 
-static void printModifiersAndColon(OpAsmPrinter &printer, Operation *,
-                                   MutableArrayRef<Region> regions) {
-  if (regions.size() == 2)
-    for (auto [keyword, region] : llvm::zip(kModifierNames, regions)) {
+static void printNamedRegionsAndColon(OpAsmPrinter &printer,
+                                      MutableArrayRef<Region> regions,
+                                      ArrayRef<StringLiteral> names) {
+  if (regions.size() == names.size())
+    for (auto [keyword, region] : llvm::zip(names, regions)) {
       if (region.empty())
         continue;
       printer << keyword << ' ';
@@ -187,6 +218,31 @@ static void printModifiersAndColon(OpAsmPrinter &printer, Operation *,
       printer << ' ';
     }
   printer << ':';
+}
+
+/// fa.attention, fa.online_attention: `[score_mod {...}] [mask_mod {...}] :`.
+static ParseResult
+parseModifiersAndColon(OpAsmParser &parser,
+                       SmallVectorImpl<std::unique_ptr<Region>> &regions) {
+  return parseNamedRegionsAndColon(parser, regions, kModifierNames);
+}
+
+static void printModifiersAndColon(OpAsmPrinter &printer, Operation *,
+                                   MutableArrayRef<Region> regions) {
+  printNamedRegionsAndColon(printer, regions, kModifierNames);
+}
+
+/// fa.attention_grad: `[score_mod {...}] [mask_mod {...}]
+/// [score_mod_grad {...}] :`.
+static ParseResult
+parseGradModifiersAndColon(OpAsmParser &parser,
+                           SmallVectorImpl<std::unique_ptr<Region>> &regions) {
+  return parseNamedRegionsAndColon(parser, regions, kGradModifierNames);
+}
+
+static void printGradModifiersAndColon(OpAsmPrinter &printer, Operation *,
+                                       MutableArrayRef<Region> regions) {
+  printNamedRegionsAndColon(printer, regions, kGradModifierNames);
 }
 
 //===----------------------------------------------------------------------===//
@@ -760,8 +816,10 @@ LogicalResult AttentionGradVerifier::verify() {
                               << " must be the type of "
                               << name.drop_front(5) << " (" << operand << ")";
 
-  return verifyScoreAttributes(op, op.getScale(), op.getSoftcap(),
-                               op.getWindow(), op.getCausal());
+  if (failed(verifyScoreAttributes(op, op.getScale(), op.getSoftcap(),
+                                   op.getWindow(), op.getCausal())))
+    return failure();
+  return verifyGradModifierRegions(op);
 }
 
 LogicalResult AttentionGradOp::verify() {

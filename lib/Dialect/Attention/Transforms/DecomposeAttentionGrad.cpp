@@ -5,7 +5,8 @@
 // fa-decompose-attention for the forward, it is the simple oracle, not the
 // fast form: P is recomputed from Q, K and lse, then
 //   dV = P^T dO, dP = dO V^T, delta = rowsum(dO * O), dS = P * (dP - delta)
-//   (times softcap's derivative), dQ = scale dS K, dK = scale dS^T Q,
+//   (times score_mod_grad's dt and softcap's derivative), dQ = scale dS K,
+//   dK = scale dS^T Q; mask_mod hides scores like the band,
 // with dK and dV summed over the query heads that share a K/V head (GQA).
 //
 //===----------------------------------------------------------------------===//
@@ -151,6 +152,17 @@ SmallVector<Value> GradBuilder::build() {
   };
   double scale = static_cast<float>(op.getEffectiveScale());
   ScoreModifiers mods = ScoreModifiers::get(op);
+  // score_mod_grad and mask_mod at the loops' (b, h, i, j) of a score.
+  auto regionsAt = [&](OpBuilder &nb, Location l) {
+    ModifierRegions regions = ModifierRegions::get(op);
+    if (!regions.empty()) {
+      regions.batch = linalg::IndexOp::create(nb, l, 0);
+      regions.head = linalg::IndexOp::create(nb, l, 1);
+      regions.row = linalg::IndexOp::create(nb, l, 2);
+      regions.col = linalg::IndexOp::create(nb, l, 3);
+    }
+    return regions;
+  };
 
   // 1. S = Q K^T (raw dot products, f32): loops (b, h, i, j, d).
   Value s = timesKV(q, k, scoreShape, /*kvTransposed=*/true);
@@ -167,9 +179,10 @@ SmallVector<Value> GradBuilder::build() {
           distance = getDiagonalDistance(nb, l, linalg::IndexOp::create(nb, l, 2),
                                          linalg::IndexOp::create(nb, l, 3),
                                          diagonal);
-        Value score = applyScoreModifiers(nb, l, mods, args[0],
-                                          f32Const(nb, l, scale),
-                                          /*maskElt=*/Value(), distance);
+        Value score = applyScoreModifiers(
+            nb, l, mods, args[0], f32Const(nb, l, scale),
+            /*maskElt=*/Value(), distance, /*postScale=*/Value(),
+            regionsAt(nb, l));
         Value e = math::ExpOp::create(
             nb, l, arith::SubFOp::create(nb, l, score, args[1]));
         Value deadRow = arith::CmpFOp::create(
@@ -189,14 +202,17 @@ SmallVector<Value> GradBuilder::build() {
                           return fma(nb, l, args[2], args[0], args[1]);
                         });
 
-  // 5. dS = scale * P * (dP - delta), times softcap's derivative
-  //    1 - tanh^2(scale * s / softcap) (scale folded in for dQ and dK).
+  // 5. dS = scale * P * (dP - delta), times score_mod's derivative dt and
+  //    softcap's 1 - tanh^2(scale * s / softcap) (scale folded in for dQ
+  //    and dK).
   Value dS = generic(
       zeros(scoreShape), {0, 1, 2, 3}, ValueRange{p, dP, delta, s},
       {{0, 1, 2, 3}, {0, 1, 2, 3}, {0, 1, 2}, {0, 1, 2, 3}}, 4, 0,
       [&](OpBuilder &nb, Location l, ValueRange args) {
         Value ds = arith::MulFOp::create(
             nb, l, args[0], arith::SubFOp::create(nb, l, args[1], args[2]));
+        ds = applyScoreModGrad(nb, l, mods, ds, args[0], args[3],
+                               f32Const(nb, l, scale), regionsAt(nb, l));
         if (mods.softcap) {
           Value x = arith::MulFOp::create(
               nb, l, args[3], f32Const(nb, l, scale / *mods.softcap));
@@ -220,6 +236,8 @@ SmallVector<Value> GradBuilder::build() {
 
 LogicalResult mlir::fa::decomposeAttentionGrad(RewriterBase &rewriter,
                                                AttentionGradOp op) {
+  if (failed(checkScoreModGradPresent(op)))
+    return failure();
   for (Value operand : op->getOperands())
     if (!cast<RankedTensorType>(operand.getType()).hasStaticShape())
       return op.emitOpError()

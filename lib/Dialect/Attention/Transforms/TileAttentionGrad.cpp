@@ -5,7 +5,8 @@
 // loop over the query heads of the group and the query blocks that can see
 // the key block (blocks wholly outside the causal / window band are skipped),
 // with S and P recomputed per tile from Q, K and lse and never stored:
-//   dV_blk += P^T dO, dP = dO V^T, dS = scale P (dP - delta) (softcap'),
+//   dV_blk += P^T dO, dP = dO V^T, dS = scale P (dP - delta) dt softcap'
+//   (dt from score_mod_grad; mask_mod hides scores per element),
 //   dK_blk += dS^T Q, dQ[rows] += dS K.
 // dK and dV of a key block are accumulated in f32 and written once; dQ is an
 // f32 [B, Hq, Nq, D] accumulator carried through the (sequential) loops and
@@ -153,6 +154,21 @@ struct TiledGradBuilder {
     return {begin, endBlock};
   }
 
+  /// score_mod_grad and mask_mod at the absolute (b, h, row0 + i, col0 + j)
+  /// of a tile's generic over (i, j).
+  ModifierRegions regionsAt(Value bi, Value h, Value row0, Value col0) {
+    ModifierRegions regions = ModifierRegions::get(op);
+    if (regions.empty())
+      return regions;
+    regions.batch = bi;
+    regions.head = h;
+    regions.row = arith::AddIOp::create(b, loc, row0,
+                                        linalg::IndexOp::create(b, loc, 0));
+    regions.col = arith::AddIOp::create(b, loc, col0,
+                                        linalg::IndexOp::create(b, loc, 1));
+    return regions;
+  }
+
   /// One (query block, key block) tile: returns the new dQ accumulator, the
   /// key block's dK and dV accumulators.
   SmallVector<Value> step(ValueRange state, Value bi, Value h, Value row0,
@@ -193,8 +209,9 @@ SmallVector<Value> TiledGradBuilder::step(ValueRange state, Value bi, Value h,
               arith::AddIOp::create(b, loc, col0,
                                     linalg::IndexOp::create(b, loc, 1)),
               diag);
-        Value score = applyScoreModifiers(b, loc, mods, a[0], f32(scale),
-                                          Value(), distance);
+        Value score =
+            applyScoreModifiers(b, loc, mods, a[0], f32(scale), Value(),
+                                distance, Value(), regionsAt(bi, h, row0, col0));
         Value e = math::ExpOp::create(b, loc,
                                       arith::SubFOp::create(b, loc, score, a[1]));
         Value dead = arith::CmpFOp::create(
@@ -209,12 +226,14 @@ SmallVector<Value> TiledGradBuilder::step(ValueRange state, Value bi, Value h,
   Value dP = generic(zeros({rows, cols}), {0, 1}, ValueRange{doT, vT},
                      {{0, 2}, {1, 2}}, 3, 1,
                      [&](ValueRange a) { return fma(a[2], a[0], a[1]); });
-  // dS = scale * P * (dP - delta) * softcap'.
+  // dS = scale * P * (dP - delta) * dt (score_mod_grad) * softcap'.
   Value dS = generic(
       zeros({rows, cols}), {0, 1}, ValueRange{p, dP, deltaT, s},
       {{0, 1}, {0, 1}, {0}, {0, 1}}, 2, 0, [&](ValueRange a) {
         Value ds = arith::MulFOp::create(
             b, loc, a[0], arith::SubFOp::create(b, loc, a[1], a[2]));
+        ds = applyScoreModGrad(b, loc, mods, ds, a[0], a[3], f32(scale),
+                               regionsAt(bi, h, row0, col0));
         if (mods.softcap) {
           Value t = math::TanhOp::create(
               b, loc,
@@ -326,6 +345,8 @@ LogicalResult mlir::fa::tileAttentionGrad(RewriterBase &rewriter,
   if (blockQ <= 0 || blockKV <= 0)
     return op.emitOpError() << "block sizes must be positive, got block-q = "
                             << blockQ << ", block-kv = " << blockKV;
+  if (failed(checkScoreModGradPresent(op)))
+    return failure();
   for (Value operand : op->getOperands())
     if (!cast<RankedTensorType>(operand.getType()).hasStaticShape())
       return op.emitOpError()

@@ -266,17 +266,24 @@ Value mlir::fa::isInsideWindow(OpBuilder &b, Location loc,
   return inside;
 }
 
-Value mlir::fa::applyScoreModifiers(OpBuilder &b, Location loc,
-                                    const ScoreModifiers &mods, Value s,
-                                    Value scoreScale, Value maskElt,
-                                    Value distance, Value postScale,
-                                    const ModifierRegions &regions) {
+Value mlir::fa::scaleAndSoftcap(OpBuilder &b, Location loc,
+                                const ScoreModifiers &mods, Value s,
+                                Value scoreScale) {
   s = arith::MulFOp::create(b, loc, s, scoreScale);
   if (mods.softcap) {
     Value cap = f32Constant(b, loc, *mods.softcap);
     Value t = math::TanhOp::create(b, loc, arith::DivFOp::create(b, loc, s, cap));
     s = arith::MulFOp::create(b, loc, t, cap);
   }
+  return s;
+}
+
+Value mlir::fa::applyScoreModifiers(OpBuilder &b, Location loc,
+                                    const ScoreModifiers &mods, Value s,
+                                    Value scoreScale, Value maskElt,
+                                    Value distance, Value postScale,
+                                    const ModifierRegions &regions) {
+  s = scaleAndSoftcap(b, loc, mods, s, scoreScale);
   Value keep;
   if (maskElt) {
     if (maskElt.getType().isInteger(1))
@@ -288,6 +295,11 @@ Value mlir::fa::applyScoreModifiers(OpBuilder &b, Location loc,
   if (regions.scoreMod)
     s = inlineScoreMod(b, loc, *regions.scoreMod, s, regions.batch,
                        regions.head, regions.row, regions.col, noCaptures);
+  // The backward's t; its dt is read where the gradient is formed.
+  if (regions.scoreModGrad)
+    s = inlineScoreModGrad(b, loc, *regions.scoreModGrad, s, regions.batch,
+                           regions.head, regions.row, regions.col, noCaptures)
+            .first;
   auto andKeep = [&](Value visible) {
     keep = keep ? arith::AndIOp::create(b, loc, keep, visible) : visible;
   };
@@ -304,17 +316,63 @@ Value mlir::fa::applyScoreModifiers(OpBuilder &b, Location loc,
   return s;
 }
 
+Value mlir::fa::applyScoreModGrad(OpBuilder &b, Location loc,
+                                  const ScoreModifiers &mods, Value dsT,
+                                  Value p, Value s, Value scoreScale,
+                                  const ModifierRegions &regions) {
+  if (!regions.scoreModGrad)
+    return dsT;
+  Value u = scaleAndSoftcap(b, loc, mods, s, scoreScale);
+  IRMapping noCaptures;
+  Value dt = inlineScoreModGrad(b, loc, *regions.scoreModGrad, u,
+                                regions.batch, regions.head, regions.row,
+                                regions.col, noCaptures)
+                 .second;
+  Value zero = f32Constant(b, loc, 0.0);
+  Value unseen =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, p, zero);
+  return arith::SelectOp::create(b, loc, unseen, zero,
+                                 arith::MulFOp::create(b, loc, dsT, dt));
+}
+
+LogicalResult mlir::fa::checkScoreModGradPresent(AttentionGradOp op) {
+  if (!op.getScoreMod() || op.getScoreModGrad())
+    return success();
+  return op.emitOpError()
+         << "has a score_mod without its score_mod_grad (the derivative the "
+            "backward needs): run fa-differentiate-score-mod first";
+}
+
 /// Clones the body of `region` but its terminator, with its block arguments
 /// mapped to `args`; returns what the fa.yield yields, mapped.
-static Value inlineModifier(OpBuilder &b, Region &region, ValueRange args,
-                            IRMapping &captures) {
+static SmallVector<Value> inlineModifierValues(OpBuilder &b, Region &region,
+                                               ValueRange args,
+                                               IRMapping &captures) {
   IRMapping mapping = captures;
   Block &block = region.front();
   mapping.map(block.getArguments(), args);
   for (Operation &op : block.without_terminator())
     b.clone(op, mapping);
   auto yield = cast<YieldOp>(block.getTerminator());
-  return mapping.lookupOrDefault(yield.getValues().front());
+  SmallVector<Value> results;
+  for (Value v : yield.getValues())
+    results.push_back(mapping.lookupOrDefault(v));
+  return results;
+}
+
+/// inlineModifierValues of a region that yields one value.
+static Value inlineModifier(OpBuilder &b, Region &region, ValueRange args,
+                            IRMapping &captures) {
+  return inlineModifierValues(b, region, args, captures).front();
+}
+
+std::pair<Value, Value>
+mlir::fa::inlineScoreModGrad(OpBuilder &b, Location, Region &scoreModGrad,
+                             Value s, Value batch, Value head, Value row,
+                             Value col, IRMapping &captures) {
+  SmallVector<Value> tdt = inlineModifierValues(
+      b, scoreModGrad, {s, batch, head, row, col}, captures);
+  return {tdt[0], tdt[1]};
 }
 
 Value mlir::fa::inlineScoreMod(OpBuilder &b, Location, Region &scoreMod,
@@ -348,6 +406,13 @@ ModifierRegions ModifierRegions::get(AttentionOp op) {
 }
 ModifierRegions ModifierRegions::get(OnlineAttentionOp op) {
   return getModifierRegions(op);
+}
+ModifierRegions ModifierRegions::get(AttentionGradOp op) {
+  // score_mod_grad yields score_mod's t: the backward never reads score_mod.
+  ModifierRegions regions;
+  regions.maskMod = op.getMaskMod();
+  regions.scoreModGrad = op.getScoreModGrad();
+  return regions;
 }
 
 AffineMap mlir::fa::getMaskBroadcastMap(AttentionOp op, unsigned numLoops) {

@@ -13,8 +13,10 @@ independent float64 reference:
 
   * default: the analytic backward written in numpy (P = exp(s - lse) from the
     given lse, dV = P^T dO, dP = dO V^T, delta = rowsum(dO * O) with the given O,
-    dS = P (dP - delta) (1 - tanh^2 with softcap), dQ = scale dS K,
-    dK = scale dS^T Q, GQA gradients summed over each group);
+    dS = P (dP - delta) dt (1 - tanh^2 with softcap), dQ = scale dS K,
+    dK = scale dS^T Q, GQA gradients summed over each group; dt = d t / d s of
+    the score_mod, written here by hand: 1 for the biases, 1 - tanh^2(s / c)
+    for the softcap one);
   * --fd: central finite differences (fourth order, h = 1e-3) of the float64
     forward loss sum(dO * attention(q, k, v)), one per input element (tiny
     cases); the analytic reference must agree with them too, so the two
@@ -33,9 +35,17 @@ digits). With --fd the finite differences add 1e-8 (1 + |ref|) (their
 truncation error is ~1e-12; the given O and lse are f32 roundings of the exact
 values, covered by C). A NaN anywhere fails; rows whose keys are all masked must
 give dq = 0 exactly.
+
+--score-mod / --mask-mod add the modifier regions of sdpa_case.py (MODS there:
+alibi, alibi-arith, softcap, relpos; prefix, document) to the op, the same text
+as the forward's, and to the float64 forward and reference. The op gets no
+score_mod_grad (fa-to-cpu runs fa-differentiate-score-mod), except with
+--custom-grad: a hand-written score_mod_grad that yields dt = 1 (right for the
+biases, wrong for --score-mod softcap: the checker must then fail).
 """
 
 import argparse
+import copy
 import math
 import os
 import re
@@ -45,6 +55,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sdpa_case import ROUND, fmt, dense, ttype, parse_output, f32  # noqa: E402
+from sdpa_case import apply_mods, mod_regions  # noqa: E402
 
 U32 = 2.0 ** -24
 PRINT_REL = 1e-5
@@ -70,6 +81,14 @@ def parse_args(argv):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--range", type=float, default=1.0, help="inputs uniform in +-range")
     p.add_argument("--fd", action="store_true", help="check against finite differences")
+    p.add_argument("--score-mod", default=None, choices=["alibi", "alibi-arith", "softcap", "relpos"])
+    p.add_argument("--mask-mod", default=None, choices=["prefix", "document"])
+    p.add_argument("--mod-softcap", type=float, default=5.0)
+    p.add_argument("--relpos-radius", type=int, default=3)
+    p.add_argument("--prefix", type=int, default=2)
+    p.add_argument("--doc-lens", type=int, nargs="+", default=None)
+    p.add_argument("--custom-grad", action="store_true",
+                   help="a hand-written score_mod_grad with dt = 1")
     p.add_argument("output", nargs="?")
     a = p.parse_intermixed_args(argv)
     a.Hkv = a.Hkv or a.Hq
@@ -77,6 +96,10 @@ def parse_args(argv):
     a.Dv = a.Dv or a.D
     if a.Hq % a.Hkv:
         p.error("Hq must be a multiple of Hkv")
+    if a.mask_mod == "document" and (a.Nq != a.Nk or sum(a.doc_lens or []) != a.Nq):
+        p.error("--mask-mod document needs Nq == Nk == sum(--doc-lens)")
+    if a.custom_grad and not a.score_mod:
+        p.error("--custom-grad needs --score-mod")
     if a.mode == "check" and not a.output:
         p.error("check needs the runner's output file")
     return a
@@ -100,8 +123,17 @@ def band(a):
     return keep
 
 
-def scores(a, q, k):
-    """Capped scores (masked: -inf), the tanh (or None), |scores| before the cap."""
+def score_mod_derivative(a, u):
+    """d t / d u of --score-mod at the softcapped scores u, by hand."""
+    if a.score_mod == "softcap":
+        c = f32(a.mod_softcap)
+        return 1.0 - np.tanh(u / c) ** 2
+    return np.ones_like(u)
+
+
+def scores(a, q, k, ins):
+    """Modified scores (masked: -inf), softcap's tanh (or None), |scores|
+    before the cap (plus |bias|), the visibility and score_mod's dt."""
     kk = np.repeat(k, a.Hq // a.Hkv, axis=1)
     s = scale_of(a) * np.einsum("bhid,bhjd->bhij", q, kk)
     smag = scale_of(a) * np.einsum("bhid,bhjd->bhij", np.abs(q), np.abs(kk))
@@ -110,12 +142,15 @@ def scores(a, q, k):
         c = f32(a.softcap)
         t = np.tanh(s / c)
         s = c * t
+    dt = score_mod_derivative(a, s)
     keep = np.broadcast_to(band(a), s.shape)
-    return np.where(keep, s, -np.inf), t, keep, smag
+    s, smag, keep = apply_mods(a, ins, s, smag, keep)
+    keep = np.broadcast_to(keep, s.shape)
+    return np.where(keep, s, -np.inf), t, keep, smag, dt
 
 
-def forward(a, q, k, v):
-    s, _, _, _ = scores(a, q, k)
+def forward(a, q, k, v, ins):
+    s = scores(a, q, k, ins)[0]
     vv = np.repeat(v, a.Hq // a.Hkv, axis=1)
     m = s.max(axis=-1, keepdims=True)
     alive = np.isfinite(m)
@@ -134,8 +169,18 @@ def make_inputs(a):
     k = r(rng.uniform(-a.range, a.range, (a.B, a.Hkv, a.Nk, a.D)))
     v = r(rng.uniform(-a.range, a.range, (a.B, a.Hkv, a.Nk, a.Dv)))
     do = r(rng.uniform(-1.0, 1.0, (a.B, a.Hq, a.Nq, a.Dv)))
-    out, lse = forward(a, q, k, v)
-    return dict(q=q, k=k, v=v, do=do, o=r(out), lse=ROUND["f32"](lse))
+    # Captured tensors of the regions (exact f32 values), from their own
+    # generator so that the inputs above do not depend on the regions.
+    caps = {}
+    mrng = np.random.default_rng(a.seed + 1000)
+    if a.score_mod == "alibi":
+        caps["slopes"] = np.array([f32(2.0 ** (-8.0 * (h + 1) / a.Hq)) for h in range(a.Hq)])
+    elif a.score_mod == "relpos":
+        caps["table"] = ROUND["f32"](mrng.uniform(-1.0, 1.0, 2 * a.relpos_radius + 1))
+    if a.mask_mod == "document":
+        caps["doc"] = np.repeat(np.arange(len(a.doc_lens)), a.doc_lens)
+    out, lse = forward(a, q, k, v, caps)
+    return dict(q=q, k=k, v=v, do=do, o=r(out), lse=ROUND["f32"](lse), **caps)
 
 
 def group_sum(a, x):
@@ -146,7 +191,7 @@ def group_sum(a, x):
 def analytic(a, ins, absolute=False):
     """The backward from the given o and lse; absolute=True: the magnitudes."""
     q, k, v, do, o, lse = (ins[n] for n in ("q", "k", "v", "do", "o", "lse"))
-    s, t, keep, smag = scores(a, q, k)
+    s, t, keep, smag, dt = scores(a, q, k, ins)
     alive = np.isfinite(lse)[..., None]
     with np.errstate(invalid="ignore"):
         p = np.where(keep & alive, np.exp(s - np.where(alive, lse[..., None], 0.0)), 0.0)
@@ -157,6 +202,8 @@ def analytic(a, ins, absolute=False):
     dp = np.einsum("bhie,bhje->bhij", do, vv)
     delta = np.einsum("bhie,bhie->bhi", do, o)[..., None]
     ds = p * (dp + delta if absolute else dp - delta)
+    if not absolute:
+        ds = ds * dt
     if t is not None and not absolute:
         ds = ds * (1.0 - t * t)
     sc = scale_of(a)
@@ -171,7 +218,7 @@ def finite_differences(a, ins):
     h = 1e-3
 
     def loss(q, k, v):
-        return float((ins["do"] * forward(a, q, k, v)[0]).sum())
+        return float((ins["do"] * forward(a, q, k, v, ins)[0]).sum())
 
     grads = []
     for n in ("q", "k", "v"):
@@ -187,6 +234,21 @@ def finite_differences(a, ins):
             g[idx] = (8 * (f(h) - f(-h)) - (f(2 * h) - f(-2 * h))) / (12 * h)
         grads.append(g)
     return grads
+
+
+def custom_grad(a, ins):
+    """--custom-grad: a score_mod_grad region yielding score_mod's t (the same
+    body) and dt = 1."""
+    if not a.custom_grad:
+        return ""
+    only_score = copy.copy(a)
+    only_score.mask_mod = None
+    body = mod_regions(only_score, ins, lambda _: None).split("\n")
+    # The score_mod text: its header, its ops, `fa.yield %t : f32`, `}`.
+    ops = [x for x in body[1:] if x.startswith("    ") and "fa.yield" not in x]
+    return (" score_mod_grad {\n  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):\n"
+            + "".join(x + "\n" for x in ops) + "    %one = arith.constant 1.0 : f32\n"
+            + "    fa.yield %t, %one : f32, f32\n  }")
 
 
 def emit(a, ins):
@@ -211,6 +273,7 @@ def emit(a, ins):
     if a.softcap is not None:
         attrs.append(f"softcap = {fmt(f32(a.softcap))} : f32")
     attr = (" {" + ", ".join(attrs) + "}") if attrs else ""
+    attr += mod_regions(a, ins, L.append) + custom_grad(a, ins)
     ins_t = ", ".join(types[n] for n in ("q", "k", "v", "o", "lse", "do"))
     res_t = ", ".join(types[n] for n in ("q", "k", "v"))
     L.append(f"  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %lse, %do{attr} : {ins_t} -> {res_t}")

@@ -11,7 +11,8 @@ include "mlir/IR/BuiltinAttributes.td"
 
 // The optional modifier regions of fa.attention and fa.online_attention: none,
 // or two, score_mod then mask_mod, where an absent one is empty (so that IR
-// without modifiers, generic form included, is as before).
+// without modifiers, generic form included, is as before). fa.attention_grad
+// has none or three (score_mod, mask_mod, score_mod_grad).
 defvar FA_ModifierRegions = (region VariadicRegion<MaxSizedRegion<1>>:$modifiers);
 defvar FA_ModifierAccessors = [{
     /// The score_mod region, null when the op has none.
@@ -23,6 +24,29 @@ defvar FA_ModifierAccessors = [{
     Region *getModifierRegion(unsigned index) {
       MutableArrayRef<Region> regions = getModifiers();
       if (regions.size() != 2 || regions[index].empty())
+        return nullptr;
+      return &regions[index];
+    }
+}];
+
+// The accessors of fa.attention_grad's FA_ModifierRegions: none, or three,
+// score_mod, mask_mod and score_mod_grad (the derivative of score_mod with
+// respect to the score), an absent one empty.
+defvar FA_GradModifierAccessors = [{
+    /// The score_mod region, null when the op has none.
+    Region *getScoreMod() { return getModifierRegion(0); }
+    /// The mask_mod region, null when the op has none.
+    Region *getMaskMod() { return getModifierRegion(1); }
+    /// The score_mod_grad region ((s, b, h, i, j) -> (t, dt/ds)), null when
+    /// the op has none.
+    Region *getScoreModGrad() { return getModifierRegion(2); }
+    /// Whether the op has a score_mod, a mask_mod or a score_mod_grad.
+    bool hasModifiers() {
+      return getScoreMod() || getMaskMod() || getScoreModGrad();
+    }
+    Region *getModifierRegion(unsigned index) {
+      MutableArrayRef<Region> regions = getModifiers();
+      if (regions.size() != 3 || regions[index].empty())
         return nullptr;
       return &regions[index];
     }
@@ -304,7 +328,32 @@ def FA_AttentionGradOp : FA_Op<"attention_grad", [Pure]> {
     ```
 
     A fully masked row (every key outside its band: `lse = -inf`, `out = 0`)
-    contributes nothing and gets `dq = 0`. Operands are `query`, `key`, `value` as
+    contributes nothing and gets `dq = 0`.
+
+    Modifier regions (optional, after the attribute dictionary, in this order;
+    the rules of fa.attention's regions: one block ending in `fa.yield`, free of
+    memory side effects and of other fa ops, values from above used as they are):
+    * `score_mod { ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index): ...
+      fa.yield %t : f32 }` and `mask_mod { ^bb0(%b: index, %h: index, %i: index,
+      %j: index): ... fa.yield %keep : i1 }`: those of the forward fa.attention
+      whose gradient this is (copied from it).
+    * `score_mod_grad { ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+      ... fa.yield %t, %dt : f32, f32 }`: `%t = score_mod(s, b, h, i, j)` and
+      `%dt = d t / d s` at that point. `fa-differentiate-score-mod` builds it from
+      score_mod (forward-mode differentiation); one written by hand is a custom
+      derivative and is used as it is. Only allowed with a score_mod.
+    With them, as in the forward, `u = softcap(scale * q k^T)` (or `scale * q k^T`),
+    `(t, dt) = score_mod_grad(u, b, h, i, j)` (`t = u`, `dt = 1` without
+    score_mod) and `visible(i, j)` also needs `mask_mod(b, h, i, j)`:
+
+    ```
+    p[i,j]   = visible(i,j) ? exp(t[i,j] - lse[i]) : 0
+    ds[i,j]  = p[i,j] * (dp[i,j] - delta[i]) * dt[i,j] * (softcap ? 1 - (u[i,j]/softcap)^2 : 1)
+               (0 wherever p = 0: an invisible score's dt is never read)
+    ```
+    The lowerings read score_mod_grad, never score_mod: a score_mod without
+    score_mod_grad is a diagnostic there (the pipelines run
+    `fa-differentiate-score-mod` first). Operands are `query`, `key`, `value` as
     for fa.attention, `out: [B, Hq, Nq, Dv]`, `lse: [B, Hq, Nq] x f32` and
     `grad_out: [B, Hq, Nq, Dv]`; q, k, v, out and grad_out share one element type
     (f16, bf16 or f32), and the results have exactly the types of q, k and v.
@@ -317,6 +366,27 @@ def FA_AttentionGradOp : FA_Op<"attention_grad", [Pure]> {
     %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %lse, %do {causal, scale = 0.125 : f32}
         : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>,
           tensor<2x8x128x64xf16>, tensor<2x8x128xf32>, tensor<2x8x128x64xf16>
+        -> tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>
+    // ALiBi (slopes captured from above): t = s + slope[h] * (j - i), dt/ds = 1.
+    %dq2, %dk2, %dv2 = fa.attention_grad %q, %k, %v, %o, %lse, %do {causal} score_mod {
+    ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+      %slope = tensor.extract %slopes[%h] : tensor<8xf32>
+      %d = arith.subi %j, %i : index
+      %di = arith.index_cast %d : index to i64
+      %df = arith.sitofp %di : i64 to f32
+      %t = math.fma %slope, %df, %s : f32
+      fa.yield %t : f32
+    } score_mod_grad {
+    ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+      %slope = tensor.extract %slopes[%h] : tensor<8xf32>
+      %d = arith.subi %j, %i : index
+      %di = arith.index_cast %d : index to i64
+      %df = arith.sitofp %di : i64 to f32
+      %t = math.fma %slope, %df, %s : f32
+      %one = arith.constant 1.0 : f32
+      fa.yield %t, %one : f32, f32
+    } : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>,
+        tensor<2x8x128x64xf16>, tensor<2x8x128xf32>, tensor<2x8x128x64xf16>
         -> tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>
     ```
   }];
@@ -335,15 +405,17 @@ def FA_AttentionGradOp : FA_Op<"attention_grad", [Pure]> {
   );
   let results = (outs AnyRankedTensor:$grad_query, AnyRankedTensor:$grad_key,
                       AnyRankedTensor:$grad_value);
+  // Optional score_mod, mask_mod and score_mod_grad, see the description.
+  let regions = FA_ModifierRegions;
 
   let assemblyFormat = [{
     $query `,` $key `,` $value `,` $out `,` $lse `,` $grad_out
-    attr-dict `:` type($query) `,` type($key) `,` type($value) `,` type($out) `,`
+    attr-dict custom<GradModifiersAndColon>($modifiers) type($query) `,` type($key) `,` type($value) `,` type($out) `,`
     type($lse) `,` type($grad_out)
     `->` type($grad_query) `,` type($grad_key) `,` type($grad_value)
   }];
 
-  let extraClassDeclaration = [{
+  let extraClassDeclaration = !strconcat(FA_GradModifierAccessors, [{
     RankedTensorType getQueryType() { return getQuery().getType(); }
     RankedTensorType getKeyType() { return getKey().getType(); }
     RankedTensorType getValueType() { return getValue().getType(); }
@@ -352,7 +424,7 @@ def FA_AttentionGradOp : FA_Op<"attention_grad", [Pure]> {
     /// Window bounds relative to the diagonal, -1 for unbounded; causal
     /// forces right = 0.
     std::pair<int64_t, int64_t> getEffectiveWindow();
-  }];
+  }]);
 
   let hasVerifier = 1;
 }
@@ -496,12 +568,13 @@ def FA_OnlineAttentionOp : FA_Op<"online_attention", [Pure,
 }
 
 def FA_YieldOp : FA_Op<"yield", [Pure, ReturnLike, Terminator,
-    ParentOneOf<["AttentionOp", "OnlineAttentionOp"]>]> {
-  let summary = "the value of a score_mod or mask_mod region";
+    ParentOneOf<["AttentionOp", "AttentionGradOp", "OnlineAttentionOp"]>]> {
+  let summary = "the value of a score_mod, mask_mod or score_mod_grad region";
   let description = [{
-    Terminates the modifier regions of fa.attention and fa.online_attention:
-    one f32 (the modified score) in `score_mod`, one i1 (the key is visible) in
-    `mask_mod`; the parent op's verifier checks the count and types.
+    Terminates the modifier regions of fa.attention, fa.attention_grad and
+    fa.online_attention: one f32 (the modified score) in `score_mod`, one i1 (the
+    key is visible) in `mask_mod`, two f32 (the modified score and its derivative)
+    in `score_mod_grad`; the parent op's verifier checks the count and types.
 
     ```mlir
     fa.yield %t : f32

@@ -83,6 +83,63 @@ def FADecomposeAttentionGradPass : Pass<"fa-decompose-attention-grad"> {
 }
 
 
+def FADifferentiateScoreModPass : Pass<"fa-differentiate-score-mod"> {
+  let summary = "Build the score_mod_grad region of fa.attention_grad from its score_mod (forward-mode differentiation)";
+  let description = [{
+    For every fa.attention_grad with a `score_mod` and no `score_mod_grad`, builds
+    `score_mod_grad`: `(s, b, h, i, j) -> (t, dt/ds)`, by forward-mode
+    differentiation of score_mod with respect to `%s` (its tangent is 1, that of
+    `b, h, i, j` and of every value captured from above is 0). Each op is cloned;
+    an op that depends on `%s` is followed by the ops of its tangent, an op that
+    does not gets none (so the derivative of `s + bias(i, j)` is the constant 1).
+    Differentiated: `arith.addf, subf, mulf, divf, negf, maximumf, minimumf,
+    maxnumf, minnumf` (the chosen operand's tangent), `select` (the tangent of the
+    taken branch), `extf, truncf` (the tangent cast alike), `math.fma, tanh, exp,
+    exp2, expm1, log, log2, log1p, sqrt, rsqrt, absf, powf, sin, cos, erf`, and
+    `math.floor, ceil, round, roundeven, trunc` (tangent 0). Ops without a float
+    result (`cmpf, cmpi`, integer and index arithmetic, `fptosi`, `index_cast`)
+    and ops whose operands do not depend on `%s` (`arith.constant`, `sitofp`,
+    `tensor.extract` of a captured tensor) have no tangent. Any other op that
+    depends on `%s` (or an op with regions that does) gets a diagnostic naming
+    it and the op is left unchanged. A score_mod_grad already there (written by
+    hand: a custom derivative) is left alone. `fa-to-cpu` and `fa-to-ptx` run it
+    first; the lowerings of fa.attention_grad read score_mod_grad only.
+
+    Before (softcap written as a score_mod):
+    ```mlir
+    %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %lse, %do score_mod {
+    ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+      %c = arith.constant 2.0e+01 : f32
+      %x = arith.divf %s, %c : f32
+      %th = math.tanh %x : f32
+      %t = arith.mulf %c, %th : f32
+      fa.yield %t : f32
+    } : ...
+    ```
+    After (score_mod unchanged, then):
+    ```mlir
+    score_mod_grad {
+    ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+      %one = arith.constant 1.0 : f32
+      %c = arith.constant 2.0e+01 : f32
+      %x = arith.divf %s, %c : f32
+      %dx = arith.divf %one, %c : f32          // d(s / c) = ds / c
+      %th = math.tanh %x : f32
+      %sq = arith.mulf %th, %th : f32
+      %d1 = arith.subf %one, %sq : f32
+      %dth = arith.mulf %d1, %dx : f32         // (1 - tanh^2) dx
+      %t = arith.mulf %c, %th : f32
+      %dt = arith.mulf %c, %dth : f32
+      fa.yield %t, %dt : f32, f32
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect"
+  ];
+}
+
+
 def FATileAttentionGradPass : Pass<"fa-tile-attention-grad"> {
   let summary = "Rewrite fa.attention_grad into FlashAttention-2's tiled backward (S and P recomputed per tile)";
   let description = [{

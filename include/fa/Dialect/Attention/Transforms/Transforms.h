@@ -34,6 +34,15 @@ FailureOr<SmallVector<Value>> decomposeAttention(RewriterBase &rewriter,
 /// Adds the pattern that applies `decomposeAttention` to every fa.attention.
 void populateDecomposeAttentionPatterns(RewritePatternSet &patterns);
 
+/// Builds the score_mod_grad region of `op` from its score_mod by
+/// forward-mode differentiation with respect to the score %s (its tangent 1,
+/// that of every other value 0): each op is cloned and, when it depends on %s,
+/// followed by the ops of its tangent. Does nothing when `op` has no score_mod
+/// or already has a score_mod_grad (a custom derivative). An op it cannot
+/// differentiate gets a diagnostic, `op` is left unchanged and failure is
+/// returned.
+LogicalResult buildScoreModGrad(RewriterBase &rewriter, AttentionGradOp op);
+
 /// Replaces `op` by linalg/tensor ops that materialize the scores,
 /// probabilities and their gradients (the reference lowering of the
 /// backward). Static shapes only: otherwise a diagnostic on `op` and failure.

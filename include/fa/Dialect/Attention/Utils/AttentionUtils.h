@@ -122,6 +122,12 @@ struct ScoreModifiers {
 Value inlineScoreMod(OpBuilder &b, Location loc, Region &scoreMod, Value s,
                      Value batch, Value head, Value row, Value col,
                      IRMapping &captures);
+/// The same for the score_mod_grad region of fa.attention_grad: returns the
+/// yielded (t, dt/ds).
+std::pair<Value, Value> inlineScoreModGrad(OpBuilder &b, Location loc,
+                                           Region &scoreModGrad, Value s,
+                                           Value batch, Value head, Value row,
+                                           Value col, IRMapping &captures);
 /// The same for a mask_mod region (b, h, i, j): returns the yielded i1.
 Value inlineMaskMod(OpBuilder &b, Location loc, Region &maskMod, Value batch,
                     Value head, Value row, Value col, IRMapping &captures);
@@ -181,13 +187,15 @@ classifyMaskModBlock(OpBuilder &b, Location loc, Region &maskMod, Value batch,
 
 /// The modifier regions of one score and where it is: the absolute batch,
 /// query head, query row and key of the fa.attention. Regions are null when
-/// absent.
+/// absent. The backward's (get(AttentionGradOp)) has scoreModGrad, whose t
+/// stands for score_mod's, and no scoreMod.
 struct ModifierRegions {
-  Region *scoreMod = nullptr, *maskMod = nullptr;
+  Region *scoreMod = nullptr, *maskMod = nullptr, *scoreModGrad = nullptr;
   Value batch, head, row, col;
   static ModifierRegions get(AttentionOp op);
   static ModifierRegions get(OnlineAttentionOp op);
-  bool empty() const { return !scoreMod && !maskMod; }
+  static ModifierRegions get(AttentionGradOp op);
+  bool empty() const { return !scoreMod && !maskMod && !scoreModGrad; }
 };
 
 /// The signed distance of key `col` from the diagonal of query `row`:
@@ -195,18 +203,38 @@ struct ModifierRegions {
 Value getDiagonalDistance(OpBuilder &b, Location loc, Value row, Value col,
                           Value diagonal);
 
+/// `s` times `scoreScale`, then softcap: the score that score_mod sees (the
+/// first steps of applyScoreModifiers).
+Value scaleAndSoftcap(OpBuilder &b, Location loc, const ScoreModifiers &mods,
+                      Value s, Value scoreScale);
+
 /// The score after the modifiers, in this order: times `scoreScale`, softcap,
 /// additive `maskElt`, the score_mod of `regions`, then -inf where a boolean
 /// `maskElt`, the mask_mod of `regions` or the positional mask (when
 /// `distance`, from getDiagonalDistance, is given) hides the key, then times
 /// `postScale` (may be null; log2(e) when the softmax uses exp2 and it could
 /// not be folded into `scoreScale`). `maskElt` may be null; `regions` at their
-/// positions are set by the caller when the op has modifier regions.
+/// positions are set by the caller when the op has modifier regions. With
+/// `regions.scoreModGrad` (the backward), its t is the modified score.
 Value applyScoreModifiers(OpBuilder &b, Location loc,
                           const ScoreModifiers &mods, Value s,
                           Value scoreScale, Value maskElt, Value distance,
                           Value postScale = {},
                           const ModifierRegions &regions = {});
+
+/// The backward's gradient with respect to the softcapped score u (what
+/// score_mod sees) from `dsT`, that with respect to score_mod's t: dsT * dt,
+/// where (t, dt) = score_mod_grad(scaleAndSoftcap(s), b, h, i, j) at the
+/// positions of `regions`; 0 where `p` (the probability) is 0, so that an
+/// invisible score's dt (maybe inf or NaN there) is never multiplied in.
+/// `dsT` itself without `regions.scoreModGrad`.
+Value applyScoreModGrad(OpBuilder &b, Location loc, const ScoreModifiers &mods,
+                        Value dsT, Value p, Value s, Value scoreScale,
+                        const ModifierRegions &regions);
+
+/// The diagnostic of a lowering of fa.attention_grad that gets a score_mod
+/// without its score_mod_grad (the lowerings read only the latter).
+LogicalResult checkScoreModGradPresent(AttentionGradOp op);
 
 /// Whether a key at `distance` from the diagonal is inside the window; null
 /// when there is no window.
