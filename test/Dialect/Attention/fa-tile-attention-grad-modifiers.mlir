@@ -103,3 +103,52 @@ func.func @no_grad(%q: tensor<1x1x8x4xf32>, %l: tensor<1x1x8xf32>) -> tensor<1x1
       -> tensor<1x1x8x4xf32>, tensor<1x1x8x4xf32>, tensor<1x1x8x4xf32>
   return %dq : tensor<1x1x8x4xf32>
 }
+
+// -----
+
+// Block sparsity from mask_mod in the tiled form (prefix-LM: bounded by
+// intervals): each tile is guarded by the block's someVisible and passes the
+// state through when mask_mod hides all of it; the reference has no tiles.
+// REF-LABEL: func.func @prefix_sparsity
+// REF-NOT: scf.if
+// TILE-LABEL: func.func @prefix_sparsity
+// Loops over b, g, the key block, the group's query head, then query blocks.
+// TILE-COUNT-4: scf.for
+// TILE: scf.for %[[QB:[^ ]+]] = {{.*}} iter_args(%[[DQ:[^ ]+]] = %{{.+}}, %[[DK:[^ ]+]] = %{{.+}}, %[[DV:[^ ]+]] = %{{.+}})
+// TILE: %[[SOME:.+]] = arith.ori
+// TILE: %{{.+}}:3 = scf.if %[[SOME]] -> (tensor<1x1x16x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>) {
+// TILE: math.exp
+// TILE: } else {
+// TILE-NEXT: scf.yield %[[DQ]], %[[DK]], %[[DV]] :
+// A mask_mod the intervals cannot bound (a tensor.extract): no block test.
+// TILE-LABEL: func.func @document_no_sparsity
+// TILE-NOT: scf.if
+// TILE: return
+func.func @prefix_sparsity(%q: tensor<1x1x16x4xf32>, %l: tensor<1x1x16xf32>) -> tensor<1x1x16x4xf32> {
+  %dq, %dk, %dv = fa.attention_grad %q, %q, %q, %q, %l, %q mask_mod {
+  ^bb0(%b: index, %h: index, %i: index, %j: index):
+    %p = arith.constant 2 : index
+    %inp = arith.cmpi slt, %j, %p : index
+    %causal = arith.cmpi sle, %j, %i : index
+    %keep = arith.ori %inp, %causal : i1
+    fa.yield %keep : i1
+  } : tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>,
+      tensor<1x1x16x4xf32>, tensor<1x1x16xf32>, tensor<1x1x16x4xf32>
+      -> tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>
+  return %dq : tensor<1x1x16x4xf32>
+}
+
+// -----
+
+func.func @document_no_sparsity(%q: tensor<1x1x16x4xf32>, %l: tensor<1x1x16xf32>, %doc: tensor<16xi32>) -> tensor<1x1x16x4xf32> {
+  %dq, %dk, %dv = fa.attention_grad %q, %q, %q, %q, %l, %q mask_mod {
+  ^bb0(%b: index, %h: index, %i: index, %j: index):
+    %di = tensor.extract %doc[%i] : tensor<16xi32>
+    %dj = tensor.extract %doc[%j] : tensor<16xi32>
+    %keep = arith.cmpi eq, %di, %dj : i32
+    fa.yield %keep : i1
+  } : tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>,
+      tensor<1x1x16x4xf32>, tensor<1x1x16xf32>, tensor<1x1x16x4xf32>
+      -> tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>, tensor<1x1x16x4xf32>
+  return %dq : tensor<1x1x16x4xf32>
+}

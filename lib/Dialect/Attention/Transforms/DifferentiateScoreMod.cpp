@@ -89,11 +89,11 @@ bool TangentBuilder::dependsOnScore(Operation *op) {
   };
   if (llvm::any_of(op->getOperands(), hasTangent))
     return true;
+  // Values an op inside `op`'s regions reads from outside `op`.
   bool nested = false;
   op->walk([&](Operation *inner) {
     for (Value v : inner->getOperands())
-      if (!op->isProperAncestor(v.getParentBlock()->getParentOp()) &&
-          v.getParentBlock()->getParentOp() != op && hasTangent(v))
+      if (!op->isAncestor(v.getParentBlock()->getParentOp()) && hasTangent(v))
         nested = true;
   });
   return nested;

@@ -10,7 +10,8 @@
 //   dK_blk += dS^T Q, dQ[rows] += dS K.
 // dK and dV of a key block are accumulated in f32 and written once; dQ is an
 // f32 [B, Hq, Nq, D] accumulator carried through the (sequential) loops and
-// rounded once at the end. Static shapes only.
+// rounded once at the end. A tile whose keys a mask_mod provably hides from
+// all its rows (boundMaskModOverBlock) is skipped. Static shapes only.
 //
 //===----------------------------------------------------------------------===//
 #include "fa/Dialect/Attention/IR/AttentionOps.h"
@@ -175,9 +176,43 @@ struct TiledGradBuilder {
                           Value col0, Value kT, Value vT, Value q, Value dO,
                           Value lse, Value delta);
 
+  /// `step`, skipped (the state passed through) when mask_mod provably
+  /// hides every key of the tile from every row of it.
+  SmallVector<Value> stepUnlessHidden(ValueRange state, Value bi, Value h,
+                                      Value row0, Value col0, Value kT,
+                                      Value vT, Value q, Value dO, Value lse,
+                                      Value delta);
+
   SmallVector<Value> build();
 };
 } // namespace
+
+SmallVector<Value> TiledGradBuilder::stepUnlessHidden(
+    ValueRange state, Value bi, Value h, Value row0, Value col0, Value kT,
+    Value vT, Value q, Value dO, Value lse, Value delta) {
+  auto visit = [&]() {
+    return step(state, bi, h, row0, col0, kT, vT, q, dO, lse, delta);
+  };
+  Region *maskMod = op.getMaskMod();
+  if (!maskMod)
+    return visit();
+  // Interval bounds only: a region they cannot bound (a tensor.extract, ...)
+  // is applied per element without a block test, never evaluated per block.
+  Value rows = arith::MinSIOp::create(
+      b, loc, idx(blockQ), arith::SubIOp::create(b, loc, idx(seqQ), row0));
+  Value rowEnd = arith::AddIOp::create(b, loc, row0, rows);
+  Value colEnd = arith::AddIOp::create(
+      b, loc, col0, tensor::DimOp::create(b, loc, kT, 0));
+  FailureOr<MaskModBlockVisibility> visibility = boundMaskModOverBlock(
+      b, loc, *maskMod, bi, h, row0, rowEnd, col0, colEnd);
+  if (failed(visibility))
+    return visit();
+  auto ifOp = scf::IfOp::create(
+      b, loc, visibility->someVisible,
+      [&](OpBuilder &, Location) { scf::YieldOp::create(b, loc, visit()); },
+      [&](OpBuilder &, Location) { scf::YieldOp::create(b, loc, state); });
+  return SmallVector<Value>(ifOp.getResults());
+}
 
 SmallVector<Value> TiledGradBuilder::step(ValueRange state, Value bi, Value h,
                                           Value row0, Value col0, Value kT,
@@ -321,8 +356,9 @@ SmallVector<Value> TiledGradBuilder::build() {
                               [&](Value qb, ValueRange s4) {
                                 Value row0 = arith::MulIOp::create(
                                     b, loc, qb, idx(blockQ));
-                                return step(s4, bi, h, row0, col0, kT, vT, q,
-                                            dO, lse, delta);
+                                return stepUnlessHidden(s4, bi, h, row0, col0,
+                                                        kT, vT, q, dO, lse,
+                                                        delta);
                               });
                         });
                     Value newDK = insertTile(
