@@ -37,6 +37,7 @@ void mlir::fa::buildGPUPipeline(OpPassManager &pm,
       options.chip, options.blockQ, options.blockKV}));
   pm.addPass(createFAOutlineAttentionPass());
   ConvertFAToNVGPUPassOptions convert{options.chip, options.rowsPerWarp,
+                                      options.deterministic,
                                       /*hostLaunch=*/true};
   pm.addPass(createConvertFAToNVGPUPass(
       convert, getSM90ScheduleOptions(options, "fa-to-gpu")));

@@ -79,7 +79,8 @@ void mlir::fa::buildPTXPipeline(OpPassManager &pm,
   pm.addPass(createFATileAttentionForChipPass(FATileAttentionForChipPassOptions{
       options.chip, options.blockQ, options.blockKV}));
   pm.addPass(createConvertFAToNVGPUPass(
-      ConvertFAToNVGPUPassOptions{options.chip, options.rowsPerWarp},
+      ConvertFAToNVGPUPassOptions{options.chip, options.rowsPerWarp,
+                                  options.deterministic},
       getSM90ScheduleOptions(options, "fa-to-ptx")));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

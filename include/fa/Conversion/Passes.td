@@ -102,6 +102,11 @@ def ConvertFAToNVGPUPass : Pass<"convert-fa-to-nvgpu", "ModuleOp"> {
            "(TMA + mbarrier + wgmma kernel, see docs/SM90.md)">,
     Option<"rowsPerWarp", "rows-per-warp", "int64_t", /*default=*/"0",
            "Query rows per warp (sm_80: 16 or 32; 0: 32 when block-q >= 128, else 16)">,
+    Option<"deterministic", "deterministic", "bool", /*default=*/"false",
+           "Backward kernels (fa.attention_grad) add dQ in a fixed order, key "
+           "block by key block, through a dq_semaphore parameter, so dq is "
+           "bitwise the same on every run (slower; forward kernels are "
+           "deterministic anyway)">,
     Option<"hostLaunch", "host-launch", "bool", /*default=*/"false",
            "Keep each function (callers may call it) and make its body the launch "
            "of its kernel on the host, read from the launch manifest: device "

@@ -36,6 +36,11 @@ struct PTXPipelineOptions : public PassPipelineOptions<PTXPipelineOptions> {
       *this, "rows-per-warp",
       llvm::cl::desc("Query rows per warp (0: the chip's default)"),
       llvm::cl::init(0)};
+  PassOptions::Option<bool> deterministic{
+      *this, "deterministic",
+      llvm::cl::desc("Backward kernels add dQ in a fixed order (bitwise "
+                     "reproducible dq; convert-fa-to-nvgpu's option)"),
+      llvm::cl::init(false)};
   // Every sm_90a schedule switch of SM90/Schedule.def, as for
   // convert-fa-to-nvgpu (block-kv is the option above, shared with sm_80).
 #include "fa/Conversion/AttentionToNVGPU/SM90/ScheduleOptions.inc"

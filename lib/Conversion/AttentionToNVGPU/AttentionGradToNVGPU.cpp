@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fa/Conversion/AttentionToNVGPU/AttentionToNVGPU.h"
+#include "fa/Conversion/AttentionToNVGPU/Common/ScoreModifiers.h"
 #include "fa/Conversion/AttentionToNVGPU/SM80/BackwardKernel.h"
 #include "fa/Conversion/AttentionToNVGPU/SM90/BackwardKernel.h"
 #include "fa/Dialect/Attention/IR/AttentionOps.h"
@@ -26,17 +27,19 @@ static constexpr int64_t kDefaultGradBlockKV = 128;
 
 /// The function must be exactly `return fa.attention_grad(args...)`: the
 /// kernel replaces it, and its manifest says how to call the kernel instead.
+/// Arguments after the op's six operands are tensors its regions read
+/// (checked by gradModifiers).
 static LogicalResult checkGradFunction(func::FuncOp func, AttentionGradOp op) {
   auto fail = [&]() {
     return op.emitOpError(
         "convert-fa-to-nvgpu: the backward kernel replaces the whole "
-        "function: it must take q, k, v, out, lse, do as its arguments (in "
-        "that order), compute only this fa.attention_grad and return dq, dk, "
-        "dv");
+        "function: it must take q, k, v, out, lse, do as its first arguments "
+        "(in that order, then only tensors its regions read), compute only "
+        "this fa.attention_grad and return dq, dk, dv");
   };
   Block &body = func.getBody().front();
   if (body.getOperations().size() != 2 || op->getBlock() != &body ||
-      body.getNumArguments() != 6)
+      body.getNumArguments() < 6)
     return fail();
   for (auto [i, operand] : llvm::enumerate(op->getOperands()))
     if (operand != body.getArgument(i))
@@ -45,6 +48,43 @@ static LogicalResult checkGradFunction(func::FuncOp func, AttentionGradOp op) {
   if (!ret || ret.getOperands() != op->getResults())
     return fail();
   return success();
+}
+
+/// The op's softcap and regions as the kernels apply them: score_mod through
+/// its derivative region, mask_mod, and the tensors they read (every
+/// argument after the six operands must be one).
+static FailureOr<ScoreModifierSpec> gradModifiers(func::FuncOp func,
+                                                  AttentionGradOp op,
+                                                  std::optional<double> softcap) {
+  ScoreModifierSpec spec;
+  if (op.getScoreMod() && !op.getScoreModGrad())
+    return op.emitOpError(
+        "convert-fa-to-nvgpu: the backward kernel needs score_mod's "
+        "derivative (the score_mod_grad region): run "
+        "fa-differentiate-score-mod first (fa-to-ptx does)");
+  spec.scoreModGrad = op.getScoreModGrad();
+  spec.maskMod = op.getMaskMod();
+  if (spec.hasRegions())
+    spec.softcap = softcap;
+  for (Region *r : {spec.scoreModGrad, spec.maskMod})
+    if (r && failed(checkModifierRegionForKernel(op, *r, func, spec.captures)))
+      return failure();
+  // Kernel parameters follow the argument order: exactly the arguments
+  // after the operands (distinct, so a full count means all of them).
+  llvm::sort(spec.captures, [](const auto &a, const auto &b) {
+    return a.arg < b.arg;
+  });
+  for (const ScoreModifierSpec::Capture &capture : spec.captures)
+    if (capture.arg < 6)
+      return op.emitOpError("convert-fa-to-nvgpu: the backward kernel's "
+                            "regions may read only the function arguments "
+                            "after q, k, v, out, lse, do, got argument ")
+             << capture.arg;
+  if (spec.captures.size() != func.getNumArguments() - 6)
+    return op.emitOpError("convert-fa-to-nvgpu: every function argument "
+                          "after q, k, v, out, lse, do must be a tensor the "
+                          "op's regions read (the kernel takes no other)");
+  return spec;
 }
 
 /// The launch manifest of a backward kernel.
@@ -73,6 +113,8 @@ static LaunchManifest gradManifest(const kernel::BackwardConfig &cfg,
   manifest.dynamicSharedMemoryBytes = dynamicBytes;
   if (cfg.softcap)
     manifest.schedule.push_back({"softcap", *cfg.softcap});
+  if (cfg.deterministic)
+    manifest.schedule.push_back({"deterministic", 1});
   return manifest;
 }
 
@@ -127,6 +169,9 @@ LogicalResult mlir::fa::buildAttentionGradKernel(
     return failure();
 
   ScoreModifiers mods = ScoreModifiers::get(op);
+  FailureOr<ScoreModifierSpec> regions = gradModifiers(func, op, mods.softcap);
+  if (failed(regions))
+    return failure();
   kernel::BackwardConfig cfg;
   cfg.kernelName = (func.getSymName() + "_kernel").str();
   cfg.moduleName = (func.getSymName() + "_kernels").str();
@@ -137,6 +182,8 @@ LogicalResult mlir::fa::buildAttentionGradKernel(
   cfg.windowRight = mods.right;
   cfg.scale = op.getEffectiveScale();
   cfg.softcap = mods.softcap;
+  cfg.modifiers = std::move(*regions);
+  cfg.deterministic = options.deterministic;
   OpBuilder b(func);
   std::vector<KernelParam> params =
       kernel::getBackwardKernelParams(b.getContext(), cfg);

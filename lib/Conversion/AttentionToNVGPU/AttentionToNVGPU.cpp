@@ -263,6 +263,7 @@ struct ConvertFAToNVGPUPass
       NVGPUKernelOptions options;
       options.rowsPerWarp = rowsPerWarp;
       options.hostLaunch = hostLaunch;
+      options.deterministic = deterministic;
       failed |= mlir::failed(buildAttentionGradKernel(f, op, chip, options));
     }
     for (func::FuncOp f : funcs) {

@@ -107,6 +107,8 @@ struct NVGPUKernelOptions {
   /// Keep the function and make its body the kernel's launch on the host
   /// (Common/HostLaunch.h) instead of erasing it.
   bool hostLaunch = false;
+  /// Backward kernels add dQ in a fixed order (BackwardConfig::deterministic).
+  bool deterministic = false;
 };
 LogicalResult buildNVGPUKernel(const TiledAttention &attn, StringRef chip,
                                const NVGPUKernelOptions &options = {});

@@ -1,5 +1,8 @@
 //===- Backward.cpp - chip-independent pieces of the backward kernels -----===//
 #include "fa/Conversion/AttentionToNVGPU/Common/Backward.h"
+#include "fa/Conversion/AttentionToNVGPU/Common/InlinePTX.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -52,7 +55,15 @@ mlir::fa::kernel::getBackwardKernelParams(MLIRContext *ctx,
          "gradient of k [B, Hkv, Nk, D], contiguous, " + elt + ", written");
   tensor("dv", gTy, elt, kvShape, 4,
          "gradient of v [B, Hkv, Nk, D], contiguous, " + elt + ", written");
+  if (cfg.deterministic)
+    tensor("dq_semaphore",
+           MemRefType::get({kGlobalExtent}, IntegerType::get(ctx, 32)), "i32",
+           {S::B, S::Hq, SizeExpr::ceilDiv(S::Nq, cfg.blockQ)}, 4,
+           "[B, Hq, ceil(Nq / block-q)] i32, zero-filled before the launch: "
+           "how many key blocks have added into each query block's dq rows "
+           "(the deterministic order)");
   appendLaunchSizeParams(params, IntegerType::get(ctx, 32));
+  insertScoreModifierParams(params, cfg.modifiers);
   return params;
 }
 
@@ -71,11 +82,20 @@ gpu::GPUFuncOp mlir::fa::kernel::createBackwardKernel(
 }
 
 BackwardArgs mlir::fa::kernel::readBackwardArgs(KernelBuilder &kb,
+                                                const BackwardConfig &cfg,
                                                 gpu::GPUFuncOp kernel) {
   auto a = kernel.getArguments();
-  BackwardArgs args{a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], {}};
-  args.sizes = {kb.asIndex(a[9]), kb.asIndex(a[10]), kb.asIndex(a[11]),
-                kb.asIndex(a[12]), kb.asIndex(a[13])};
+  BackwardArgs args{a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8],
+                    {},   {},   {}};
+  size_t next = 9;
+  if (cfg.deterministic)
+    args.dqSemaphore = a[next++];
+  args.modifierParams.assign(a.begin() + next,
+                             a.begin() + next + cfg.modifiers.captures.size());
+  next += cfg.modifiers.captures.size();
+  args.sizes = {kb.asIndex(a[next]), kb.asIndex(a[next + 1]),
+                kb.asIndex(a[next + 2]), kb.asIndex(a[next + 3]),
+                kb.asIndex(a[next + 4])};
   return args;
 }
 
@@ -95,28 +115,47 @@ BackwardCTA mlir::fa::kernel::getBackwardCTA(KernelBuilder &kb,
   return c;
 }
 
-std::pair<Value, Value> mlir::fa::kernel::queryBlockRange(
-    KernelBuilder &kb, const BackwardConfig &cfg, const BackwardArgs &args,
-    const BackwardCTA &cta) {
+/// The query rows [lo, hi) that see some key of the key block at `kv0`
+/// (hi may be below lo: none): query i sees key j iff -left <= j - (i +
+/// diag) <= right.
+static std::pair<Value, Value> queryRowsSeeing(KernelBuilder &kb,
+                                               const BackwardConfig &cfg,
+                                               const BackwardArgs &args,
+                                               Value diag, Value kv0) {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   Value nq = args.sizes.queryLength;
   Value lastKey = kb.sub(arith::MinSIOp::create(
-                             b, loc, kb.add(cta.kv0, kb.idx(cfg.blockKV)),
+                             b, loc, kb.add(kv0, kb.idx(cfg.blockKV)),
                              args.sizes.keyLength),
                          kb.idx(1));
   Value lo = kb.idx(0), hi = nq; // [lo, hi) of query rows
   if (cfg.windowRight >= 0)
     lo = arith::MaxSIOp::create(
-        b, loc, lo, kb.sub(kb.sub(cta.kv0, cta.diag), kb.idx(cfg.windowRight)));
+        b, loc, lo, kb.sub(kb.sub(kv0, diag), kb.idx(cfg.windowRight)));
   if (cfg.windowLeft >= 0)
     hi = arith::MinSIOp::create(
         b, loc, hi,
-        kb.add(kb.sub(lastKey, cta.diag), kb.idx(cfg.windowLeft + 1)));
-  Value begin = kb.div(arith::MinSIOp::create(b, loc, lo, nq), cfg.blockQ);
-  Value end = kb.div(kb.add(arith::MaxSIOp::create(b, loc, hi, lo),
-                            kb.idx(cfg.blockQ - 1)),
-                     cfg.blockQ);
+        kb.add(kb.sub(lastKey, diag), kb.idx(cfg.windowLeft + 1)));
+  return {lo, hi};
+}
+
+/// One past the last query block holding a row of [lo, hi).
+static Value queryBlockEnd(KernelBuilder &kb, const BackwardConfig &cfg,
+                           Value lo, Value hi) {
+  return kb.div(kb.add(arith::MaxSIOp::create(kb.b, kb.loc, hi, lo),
+                       kb.idx(cfg.blockQ - 1)),
+                cfg.blockQ);
+}
+
+std::pair<Value, Value> mlir::fa::kernel::queryBlockRange(
+    KernelBuilder &kb, const BackwardConfig &cfg, const BackwardArgs &args,
+    const BackwardCTA &cta) {
+  auto [lo, hi] = queryRowsSeeing(kb, cfg, args, cta.diag, cta.kv0);
+  Value begin = kb.div(
+      arith::MinSIOp::create(kb.b, kb.loc, lo, args.sizes.queryLength),
+      cfg.blockQ);
+  Value end = queryBlockEnd(kb, cfg, lo, hi);
   return {begin, kb.sub(end, begin)};
 }
 
@@ -236,13 +275,18 @@ Value BackwardSchedule::statPair(Value stats, Value stage, int64_t which,
 }
 
 SmallVector<Value> BackwardSchedule::probabilityTile(
-    Value stats, Value stage, Value quadLane, Value q0, ArrayRef<Value> keys,
-    bool masked, TileElement score) const {
+    Value stats, Value stage, Value quadLane, Value head, Value q0,
+    ArrayRef<Value> keys, bool masked, TileElement score) const {
   Value colBase = kb.add(q0, kb.mul(quadLane, kb.idx(2)));
   KeyBand band[2];
   if (masked)
     for (int r = 0; r < 2; ++r)
       band[r] = keyBand(kb, cfg, args, cta, keys[r], colBase);
+  // The regions see (batch, query head, query row, key) of each score.
+  std::optional<KernelScoreModifiers> mods;
+  if (cfg.modifiers.hasRegions())
+    mods.emplace(kb, cfg.modifiers, args.modifierParams, args.sizes, cta.batch,
+                 head);
   SmallVector<Value> out[2], dfac[2];
   for (int64_t n = 0; n < cfg.blockQ / 8; ++n) {
     Value lse2 = statPair(stats, stage, 0, quadLane, n);
@@ -251,8 +295,16 @@ SmallVector<Value> BackwardSchedule::probabilityTile(
         Value v = score(n, r, c);
         Value l =
             vector::ExtractOp::create(kb.b, kb.loc, lse2, ArrayRef<int64_t>{c});
-        auto [p, d] = gradProbability(kb, cfg, v, l,
-                                      masked ? &band[r] : nullptr, n * 8 + c);
+        const KeyBand *bandOf = masked ? &band[r] : nullptr;
+        auto [p, d] =
+            mods ? gradProbability(
+                       kb,
+                       mods->applyWithDerivative(
+                           v, cfg.scale,
+                           mods->row(kb.add(colBase, kb.idx(8 * n + c))),
+                           keys[r]),
+                       l, bandOf, n * 8 + c)
+                 : gradProbability(kb, cfg, v, l, bandOf, n * 8 + c);
         out[r].push_back(p);
         if (d)
           dfac[r].push_back(d);
@@ -278,12 +330,116 @@ SmallVector<Value> BackwardSchedule::gradScoreTile(Value stats, Value stage,
         Value d =
             vector::ExtractOp::create(kb.b, kb.loc, delta, ArrayRef<int64_t>{c});
         int64_t i = r * perRow + 2 * n + c;
-        ds[r].push_back(gradScore(kb, p[i], v, d,
-                                  cfg.softcap ? p[2 * perRow + i] : Value()));
+        Value g = gradScore(
+            kb, p[i], v, d,
+            cfg.hasScoreDerivative() ? p[2 * perRow + i] : Value());
+        // score_mod's derivative at a hidden score may be inf or NaN (it is
+        // evaluated there all the same): dS is 0 wherever P is.
+        if (cfg.modifiers.scoreModGrad)
+          g = arith::SelectOp::create(
+              kb.b, kb.loc,
+              arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::OEQ,
+                                    p[i], kb.f32(0.0)),
+              kb.f32(0.0), g);
+        ds[r].push_back(g);
       }
   }
   ds[0].append(ds[1]);
   return ds[0];
+}
+
+Value BackwardSchedule::gradQuerySemaphore(const BackwardStep &s) const {
+  Value blocks = kb.div(
+      kb.add(args.sizes.queryLength, kb.idx(cfg.blockQ - 1)), cfg.blockQ);
+  Value plane = kb.add(kb.mul(cta.batch, args.sizes.queryHeads), s.head);
+  Value at = kb.add(kb.mul(plane, blocks), kb.div(s.q0, cfg.blockQ));
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(
+      kb.b, kb.loc, args.dqSemaphore);
+  return kb.toI64(kb.add(base, kb.mul(at, kb.idx(4))));
+}
+
+Value BackwardSchedule::firstKeyBlockSeeing(Value qb) const {
+  Value own = kb.div(cta.kv0, cfg.blockKV);
+  // Without a left edge every key block up to the CTA's sees the block.
+  if (cfg.windowLeft < 0)
+    return kb.idx(0);
+  // Binary search over [0, own] for the first key block whose range ends
+  // past qb (the range's end grows with the key block; its begin is <= qb
+  // for every block up to the CTA's).
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  Type idx = b.getIndexType();
+  auto search = scf::WhileOp::create(
+      b, loc, TypeRange{idx, idx}, ValueRange{kb.idx(0), own},
+      [&](OpBuilder &, Location, ValueRange lh) {
+        scf::ConditionOp::create(
+            b, loc, kb.cmp(arith::CmpIPredicate::slt, lh[0], lh[1]), lh);
+      },
+      [&](OpBuilder &, Location, ValueRange lh) {
+        Value mid = kb.div(kb.add(lh[0], lh[1]), 2);
+        auto [lo, hi] = queryRowsSeeing(kb, cfg, args, cta.diag,
+                                        kb.mul(mid, kb.idx(cfg.blockKV)));
+        Value sees = kb.cmp(arith::CmpIPredicate::sgt,
+                            queryBlockEnd(kb, cfg, lo, hi), qb);
+        scf::YieldOp::create(
+            b, loc,
+            ValueRange{arith::SelectOp::create(b, loc, sees, lh[0],
+                                               kb.add(mid, kb.idx(1))),
+                       arith::SelectOp::create(b, loc, sees, mid, lh[1])});
+      });
+  return search.getResult(0);
+}
+
+void BackwardSchedule::waitForGradQueryTurn(const BackwardStep &s) const {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, tid, kb.idx(0)), [&] {
+    Value turn = kb.toI32(kb.sub(kb.div(cta.kv0, cfg.blockKV),
+                                 firstKeyBlockSeeing(kb.div(s.q0, cfg.blockQ))));
+    Value addr = gradQuerySemaphore(s);
+    // Spin on an acquire load: what the previous key block added is
+    // visible once its increment is.
+    scf::WhileOp::create(
+        b, loc, TypeRange{}, ValueRange{},
+        [&](OpBuilder &, Location, ValueRange) {
+          Value count = emitInlinePTX(
+              kb, b.getI32Type(), ValueRange{addr},
+              "{\n.reg .u64 g;\ncvta.to.global.u64 g, $1;\n"
+              "ld.acquire.gpu.global.u32 $0, [g];\n}",
+              "=r,l");
+          scf::ConditionOp::create(
+              b, loc,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, count,
+                                    turn),
+              ValueRange{});
+        },
+        [&](OpBuilder &, Location, ValueRange) {
+          scf::YieldOp::create(b, loc);
+        });
+  });
+  gpu::BarrierOp::create(b, loc);
+}
+
+void BackwardSchedule::passGradQueryTurn(const BackwardStep &s,
+                                         bool bulkAdds) const {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  // Each thread's adds complete and ordered before the CTA's barrier; then
+  // one release increment publishes them all.
+  emitInlinePTXEffect(kb, ValueRange{},
+                      bulkAdds ? "cp.async.bulk.wait_group 0;\n"
+                                 "fence.proxy.async.global;\n"
+                                 "fence.acq_rel.gpu;"
+                               : "fence.acq_rel.gpu;",
+                      "");
+  gpu::BarrierOp::create(b, loc);
+  kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, tid, kb.idx(0)), [&] {
+    Value addr = gradQuerySemaphore(s);
+    emitInlinePTXEffect(kb, ValueRange{addr},
+                        "{\n.reg .u64 g;\ncvta.to.global.u64 g, $0;\n"
+                        "red.release.gpu.global.add.u32 [g], 1;\n}",
+                        "l");
+  });
 }
 
 KeyBand mlir::fa::kernel::keyBand(KernelBuilder &kb, const BackwardConfig &cfg,
@@ -303,6 +459,16 @@ KeyBand mlir::fa::kernel::keyBand(KernelBuilder &kb, const BackwardConfig &cfg,
   if (cfg.windowLeft >= 0)
     band.hi = kb.sub(kb.add(jd, kb.idx(cfg.windowLeft)), colBase);
   return band;
+}
+
+/// Whether column offset `o` lies in `band`.
+static Value insideBand(KernelBuilder &kb, const KeyBand &band, int64_t o) {
+  Value in = kb.cmp(arith::CmpIPredicate::sle, band.lo, kb.idx(o));
+  if (band.hi)
+    in = arith::AndIOp::create(
+        kb.b, kb.loc, in,
+        kb.cmp(arith::CmpIPredicate::sge, band.hi, kb.idx(o)));
+  return in;
 }
 
 std::pair<Value, Value>
@@ -325,14 +491,30 @@ mlir::fa::kernel::gradProbability(KernelBuilder &kb, const BackwardConfig &cfg,
   }
   x = arith::SubFOp::create(b, loc, x, lse2);
   if (band) {
-    Value in = kb.cmp(arith::CmpIPredicate::sle, band->lo, kb.idx(o));
-    if (band->hi)
-      in = arith::AndIOp::create(
-          b, loc, in, kb.cmp(arith::CmpIPredicate::sge, band->hi, kb.idx(o)));
+    Value in = insideBand(kb, *band, o);
     x = arith::SelectOp::create(
         b, loc, in, x, kb.f32(-std::numeric_limits<double>::infinity()));
   }
   return {kb.exp2(x), dfac};
+}
+
+std::pair<Value, Value> mlir::fa::kernel::gradProbability(
+    KernelBuilder &kb, const KernelScoreModifiers::ScoreWithDerivative &score,
+    Value lse2, const KeyBand *band, int64_t o) {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  Value x = arith::SubFOp::create(
+      b, loc, arith::MulFOp::create(b, loc, score.score, kb.f32(M_LOG2E)),
+      lse2);
+  Value in = score.keep;
+  if (band) {
+    Value inBand = insideBand(kb, *band, o);
+    in = in ? arith::AndIOp::create(b, loc, in, inBand).getResult() : inBand;
+  }
+  if (in)
+    x = arith::SelectOp::create(
+        b, loc, in, x, kb.f32(-std::numeric_limits<double>::infinity()));
+  return {kb.exp2(x), score.derivative};
 }
 
 Value mlir::fa::kernel::gradScore(KernelBuilder &kb, Value p, Value dp,

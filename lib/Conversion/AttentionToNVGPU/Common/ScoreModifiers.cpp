@@ -14,6 +14,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/SmallVectorExtras.h"
 
 #include <limits>
 
@@ -197,8 +198,9 @@ static bool isNarrowableIntOp(Operation &op) {
              arith::CmpIOp>(op);
 }
 
-Value KernelScoreModifiers::inlineRegion(Region &region,
-                                         ArrayRef<Value> args) const {
+SmallVector<Value>
+KernelScoreModifiers::inlineRegion(Region &region,
+                                   ArrayRef<Value> args) const {
   // Index values of the region are computed in i32: positions, batch and
   // head are below 2^31 (the kernel's sizes are i32 parameters), and 64-bit
   // integer math and conversions would cost registers and issue slots per
@@ -313,7 +315,7 @@ Value KernelScoreModifiers::inlineRegion(Region &region,
     for (auto [r, cr] : llvm::zip_equal(op.getResults(), c->getResults()))
       map.map(r, narrow(cr));
   }
-  return lookup(body.getTerminator()->getOperand(0));
+  return llvm::map_to_vector(body.getTerminator()->getOperands(), lookup);
 }
 
 Value KernelScoreModifiers::apply(Value s, double scale, const Row &r,
@@ -350,9 +352,9 @@ Value KernelScoreModifiers::apply(Value s, double scale, const Row &r,
     }
   }
   if (spec.scoreMod)
-    s = inlineRegion(*spec.scoreMod, {s, batch, head, r.i, j});
+    s = inlineRegion(*spec.scoreMod, {s, batch, head, r.i, j})[0];
   if (spec.maskMod && (maskModApplied || !classifiesBlocks())) {
-    Value k = inlineRegion(*spec.maskMod, {batch, head, r.i, j});
+    Value k = inlineRegion(*spec.maskMod, {batch, head, r.i, j})[0];
     keep = keep ? arith::AndIOp::create(b, loc, keep, k).getResult() : k;
   }
   if (keep)
@@ -360,6 +362,43 @@ Value KernelScoreModifiers::apply(Value s, double scale, const Row &r,
         b, loc, keep, s,
         kb.f32(-std::numeric_limits<double>::infinity()));
   return s;
+}
+
+KernelScoreModifiers::ScoreWithDerivative
+KernelScoreModifiers::applyWithDerivative(Value s, double scale, const Row &r,
+                                          Value col) const {
+  assert(!spec.mask && !spec.scoreMod &&
+         "the backward takes no mask operand and a differentiated score_mod");
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  Value j = col;
+  if (!spec.captures.empty())
+    j = arith::MinSIOp::create(b, loc, col, kb.sub(nk, kb.idx(1)));
+  ScoreWithDerivative out;
+  if (spec.softcap) {
+    // s' = c tanh(scale s / c): ds' / d(scale s) = 1 - tanh^2.
+    Value t = kb.tanhApprox(arith::MulFOp::create(
+        b, loc, s, kb.f32(scale / *spec.softcap)));
+    s = arith::MulFOp::create(b, loc, kb.f32(*spec.softcap), t);
+    out.derivative = arith::SubFOp::create(
+        b, loc, kb.f32(1.0), arith::MulFOp::create(b, loc, t, t));
+  } else {
+    s = arith::MulFOp::create(b, loc, s, kb.f32(scale));
+  }
+  if (spec.scoreModGrad) {
+    // The chain rule: d score_mod(s') / d(scale s) = score_mod'(s') ds'.
+    SmallVector<Value> tdt =
+        inlineRegion(*spec.scoreModGrad, {s, batch, head, r.i, j});
+    s = tdt[0];
+    out.derivative =
+        out.derivative
+            ? arith::MulFOp::create(b, loc, out.derivative, tdt[1]).getResult()
+            : tdt[1];
+  }
+  if (spec.maskMod)
+    out.keep = inlineRegion(*spec.maskMod, {batch, head, r.i, j})[0];
+  out.score = s;
+  return out;
 }
 
 //===----------------------------------------------------------------------===//

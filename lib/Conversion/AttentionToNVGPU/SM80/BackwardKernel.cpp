@@ -137,7 +137,7 @@ gpu::GPUFuncOp mlir::fa::sm80::buildBackwardKernel(
   gpu::GPUFuncOp kfn =
       kernel::createBackwardKernel(b, loc, cfg, params, cfg.threads());
   KernelBuilder kb{b, loc};
-  BackwardArgs args = kernel::readBackwardArgs(kb, kfn);
+  BackwardArgs args = kernel::readBackwardArgs(kb, cfg, kfn);
   BackwardTile tile = threadTile(kb, cfg, args);
   BackwardBuffers buf = sharedBuffers(kb, cfg, plan);
   AsyncCopyPipeline loads(kb, cfg.headDim, cfg.threads(), tile.tid);

@@ -104,7 +104,8 @@ void StepBuilder::accumulate(ArrayRef<Value> a, Value row,
 SmallVector<Value> StepBuilder::probabilities(const Tile &s,
                                               bool masked) const {
   return schedule.probabilityTile(
-      buf.stats, step.stage, tile.quadLane, step.q0, tile.keys, masked,
+      buf.stats, step.stage, tile.quadLane, step.head, step.q0, tile.keys,
+      masked,
       [&](int64_t n, int r, int64_t c) -> Value {
         return vector::ExtractOp::create(kb.b, kb.loc, s[n],
                                          ArrayRef<int64_t>{r, c});
@@ -142,6 +143,8 @@ void StepBuilder::accumulateGradQuery(ArrayRef<Value> dsFrags) const {
   rows[1] = kb.add(rows[0], kb.idx(8));
   int64_t chunk = std::min<int64_t>(part, 64);
   Value scale = kb.f32(cfg.scale);
+  if (cfg.deterministic)
+    schedule.waitForGradQueryTurn(step);
   for (int64_t dc = 0; dc < part / chunk; ++dc) {
     Tile dq(chunk / 8, zeroAcc());
     for (int64_t kc = 0; kc < cfg.blockKV / 16; ++kc) {
@@ -176,6 +179,8 @@ void StepBuilder::accumulateGradQuery(ArrayRef<Value> dsFrags) const {
               }
           });
   }
+  if (cfg.deterministic)
+    schedule.passGradQueryTurn(step, /*bulkAdds=*/false);
 }
 
 void mlir::fa::sm80::buildBackwardStep(
@@ -197,7 +202,7 @@ void mlir::fa::sm80::buildBackwardStep(
 
   // P^T: masked only where the block pair straddles the band or Nk.
   Tile s = sb.keysTimesQueries(plan.kRow, qRow);
-  int64_t numValues = 2 * perRow * (cfg.softcap ? 2 : 1);
+  int64_t numValues = cfg.probabilityTileValues();
   Value needMask = arith::XOrIOp::create(
       b, loc, kernel::blockFullyVisible(kb, cfg, args, tile.cta, step.q0),
       arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));

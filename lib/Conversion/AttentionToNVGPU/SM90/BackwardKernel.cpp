@@ -98,7 +98,7 @@ struct GradBuilder {
   /// The A registers of an accumulator tile of 64 columns (f16x2 pairs).
   SmallVector<Value> pack(ArrayRef<Value> row0, ArrayRef<Value> row1) const;
   /// P^T (and the softcap derivative) of the S^T accumulator.
-  SmallVector<Value> probabilities(Value s, Value stage, Value q0,
+  SmallVector<Value> probabilities(Value s, Value stage, Value head, Value q0,
                                    bool masked) const;
   void writeGradScoresT(ArrayRef<Value> ds0, ArrayRef<Value> ds1) const;
   void gradQuery(const BackwardStep &step) const;
@@ -210,10 +210,11 @@ SmallVector<Value> GradBuilder::pack(ArrayRef<Value> row0,
   return regs;
 }
 
-SmallVector<Value> GradBuilder::probabilities(Value s, Value stage, Value q0,
+SmallVector<Value> GradBuilder::probabilities(Value s, Value stage,
+                                              Value head, Value q0,
                                               bool masked) const {
   return schedule.probabilityTile(
-      sh.stats, stage, th.quadLane, q0, th.keys, masked,
+      sh.stats, stage, th.quadLane, head, q0, th.keys, masked,
       [&](int64_t n, int r, int64_t c) { return kb.extract(s, 4 * n + 2 * r + c); });
 }
 
@@ -301,6 +302,8 @@ void GradBuilder::gradQuery(const BackwardStep &step) const {
       b, loc, NVVM::ProxyKind::async_shared,
       NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
   gpu::BarrierOp::create(b, loc);
+  if (cfg.deterministic)
+    schedule.waitForGradQueryTurn(step);
   Value row = th.tid;
   Value inRows = arith::AndIOp::create(
       b, loc, kb.cmp(arith::CmpIPredicate::ult, row, kb.idx(kGradBlockQ)),
@@ -320,6 +323,8 @@ void GradBuilder::gradQuery(const BackwardStep &step) const {
         "[$1], $2;\ncp.async.bulk.commit_group;\n}",
         "l,r,r");
   });
+  if (cfg.deterministic)
+    schedule.passGradQueryTurn(step, /*bulkAdds=*/true);
 }
 
 /// Blocks until this thread's bulk reduces have read shared memory (`read`)
@@ -349,7 +354,7 @@ void GradBuilder::step(Value t, Value stage, Value &dK, Value &dV) const {
 
   // P^T, masked only where the block pair straddles the band or Nk.
   int64_t perRow = kGradBlockQ / 4;
-  int64_t numValues = 2 * perRow * (cfg.softcap ? 2 : 1);
+  int64_t numValues = cfg.probabilityTileValues();
   Value needMask = arith::XOrIOp::create(
       b, loc, blockFullyVisible(kb, cfg, args, cta, st.q0),
       arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
@@ -358,9 +363,9 @@ void GradBuilder::step(Value t, Value stage, Value &dK, Value &dV) const {
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&maskIf.getThenRegion().front());
-    scf::YieldOp::create(b, loc, probabilities(s, stage, st.q0, true));
+    scf::YieldOp::create(b, loc, probabilities(s, stage, st.head, st.q0, true));
     b.setInsertionPointToStart(&maskIf.getElseRegion().front());
-    scf::YieldOp::create(b, loc, probabilities(s, stage, st.q0, false));
+    scf::YieldOp::create(b, loc, probabilities(s, stage, st.head, st.q0, false));
   }
   ValueRange res = maskIf.getResults();
   SmallVector<Value> p[2] = {SmallVector<Value>(res.slice(0, perRow)),
@@ -483,7 +488,7 @@ gpu::GPUFuncOp mlir::fa::sm90::buildBackwardKernel(
   OpBuilder::InsertionGuard topGuard(b);
   gpu::GPUFuncOp kfn = createBackwardKernel(b, loc, cfg, params, kThreads);
   KernelBuilder kb{b, loc};
-  BackwardArgs args = readBackwardArgs(kb, kfn);
+  BackwardArgs args = readBackwardArgs(kb, cfg, kfn);
   BackwardCTA cta = getBackwardCTA(kb, cfg, args);
   Thread th = threadOf(kb, cta);
   Shared sh = allocateShared(kb, cfg, plan);

@@ -14,6 +14,7 @@
 
 #include "fa/Conversion/AttentionToNVGPU/Common/KernelBuilder.h"
 #include "fa/Conversion/AttentionToNVGPU/Common/LaunchManifest.h"
+#include "fa/Conversion/AttentionToNVGPU/Common/ScoreModifiers.h"
 #include "fa/Conversion/AttentionToNVGPU/Common/TileScheduler.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -34,6 +35,23 @@ struct BackwardConfig {
   int64_t windowLeft = -1, windowRight = -1; ///< causal: -1, 0
   double scale = 1.0;
   std::optional<double> softcap;
+  /// The op's regions (score_mod_grad, mask_mod) and the tensors they read,
+  /// with softcap again; empty without regions (the kernels then take the
+  /// plain path, whose PTX does not change).
+  ScoreModifierSpec modifiers;
+  /// dQ added in a fixed order (key block by key block, through the
+  /// dq_semaphore parameter), so dq is the same bits on every run.
+  bool deterministic = false;
+
+  /// Whether dS is multiplied by a derivative of the modified score
+  /// (softcap's, score_mod's): probabilityTile then returns it too.
+  bool hasScoreDerivative() const {
+    return softcap || modifiers.scoreModGrad;
+  }
+  /// The values probabilityTile returns for a tile of block-q queries.
+  int64_t probabilityTileValues() const {
+    return 2 * (blockQ / 4) * (hasScoreDerivative() ? 2 : 1);
+  }
 
   /// sm_80: a warp per 16 keys.
   int64_t warps() const { return blockKV / 16; }
@@ -41,7 +59,8 @@ struct BackwardConfig {
 };
 
 /// The kernel's parameters in launch order: q, k, v, do, lse, delta,
-/// dq_accum, dk, dv, then B, Hq, Hkv, Nq, Nk.
+/// dq_accum, dk, dv, dq_semaphore (deterministic), the tensors the regions
+/// read (arg<N>), then B, Hq, Hkv, Nq, Nk.
 std::vector<KernelParam> getBackwardKernelParams(MLIRContext *ctx,
                                                  const BackwardConfig &cfg);
 
@@ -56,9 +75,12 @@ gpu::GPUFuncOp createBackwardKernel(OpBuilder &b, Location loc,
 /// The gpu.func's arguments (bare-pointer memrefs), sizes as index values.
 struct BackwardArgs {
   Value q, k, v, gradOut, lse, delta, dqAccum, dk, dv;
+  Value dqSemaphore;                 ///< deterministic only
+  SmallVector<Value> modifierParams; ///< the captured tensors
   ProblemSizes sizes;
 };
-BackwardArgs readBackwardArgs(KernelBuilder &kb, gpu::GPUFuncOp kernel);
+BackwardArgs readBackwardArgs(KernelBuilder &kb, const BackwardConfig &cfg,
+                              gpu::GPUFuncOp kernel);
 
 /// The CTA's key block: grid (key block, K/V head, batch).
 struct BackwardCTA {
@@ -122,16 +144,38 @@ struct BackwardSchedule {
   /// The score of n-tile n, row half r (key keys[r]), column c (query
   /// q0 + 8 n + 2 quadLane + c) of a thread's accumulator tile.
   using TileElement = llvm::function_ref<Value(int64_t n, int r, int64_t c)>;
-  /// P^T of a step's tile of scores (gradProbability; the band's mask when
-  /// `masked`): row 0's values (by 2 n + c), row 1's, then with softcap the
-  /// derivatives in the same order.
+  /// P^T of a step's tile of scores of query head `head` (gradProbability;
+  /// the band's mask when `masked`, mask_mod always): row 0's values (by
+  /// 2 n + c), row 1's, then with hasScoreDerivative the derivatives in the
+  /// same order.
   SmallVector<Value> probabilityTile(Value stats, Value stage, Value quadLane,
-                                     Value q0, ArrayRef<Value> keys,
-                                     bool masked, TileElement score) const;
+                                     Value head, Value q0,
+                                     ArrayRef<Value> keys, bool masked,
+                                     TileElement score) const;
   /// dS^T of the tile (gradScore): row 0's, then row 1's; `p` is
   /// probabilityTile's result, `dp` dP^T's elements.
   SmallVector<Value> gradScoreTile(Value stats, Value stage, Value quadLane,
                                    ValueRange p, TileElement dp) const;
+
+  /// Deterministic dQ: the CTAs whose keys a query block sees (consecutive
+  /// key blocks: queryBlockRange grows with the key block) add into its dq
+  /// rows in key-block order. Each (batch, query head, query block) has a
+  /// counter in dq_semaphore (zero before the launch); a CTA waits until it
+  /// equals its turn, the number of key blocks before its own that see the
+  /// query block, adds, then increments it. Every thread of the CTA calls
+  /// both. No CTA waits for one after it in launch order (x = key block), so
+  /// the waits end.
+  void waitForGradQueryTurn(const BackwardStep &s) const;
+  /// After this thread's adds: they are complete and visible (bulk
+  /// reduce-adds with `bulkAdds`: waited for, then made visible to the
+  /// generic proxy), then thread 0 passes the turn on.
+  void passGradQueryTurn(const BackwardStep &s, bool bulkAdds) const;
+
+private:
+  /// The global address (i64) of the step's counter in dq_semaphore.
+  Value gradQuerySemaphore(const BackwardStep &s) const;
+  /// The first key block whose queryBlockRange holds query block `qb`.
+  Value firstKeyBlockSeeing(Value qb) const;
 };
 
 /// The band of key row `key` in the column frame of a thread: query column
@@ -152,6 +196,12 @@ std::pair<Value, Value> gradProbability(KernelBuilder &kb,
                                         const BackwardConfig &cfg, Value s,
                                         Value lse2, const KeyBand *band,
                                         int64_t o);
+/// The same through the op's regions: `score` is the modifiers' view of the
+/// score (applyWithDerivative); a key mask_mod hides gets P = 0.
+std::pair<Value, Value>
+gradProbability(KernelBuilder &kb,
+                const KernelScoreModifiers::ScoreWithDerivative &score,
+                Value lse2, const KeyBand *band, int64_t o);
 
 /// dS of one score: p (dP - delta), times the softcap derivative `dfac`
 /// when not null.

@@ -43,6 +43,9 @@ struct ScoreModifierSpec {
   /// The regions (fa.attention's score_mod / mask_mod, as the steps hold
   /// them), null when absent.
   Region *scoreMod = nullptr, *maskMod = nullptr;
+  /// The backward's score_mod: fa.attention_grad's score_mod_grad, which
+  /// yields the modified score and its derivative (fa-differentiate-score-mod).
+  Region *scoreModGrad = nullptr;
   /// The tensors the regions read: function arguments of static shape, in
   /// kernel parameter order (named arg<N> after the argument number N).
   struct Capture {
@@ -59,7 +62,11 @@ struct ScoreModifierSpec {
   enum class MaskModBound { None, Arithmetic, TensorReads };
   MaskModBound maskModBound = MaskModBound::None;
 
-  bool empty() const { return !softcap && !mask && !scoreMod && !maskMod; }
+  bool empty() const {
+    return !softcap && !mask && !scoreMod && !maskMod && !scoreModGrad;
+  }
+  /// Whether a region is present (the kernels then evaluate it per score).
+  bool hasRegions() const { return scoreMod || maskMod || scoreModGrad; }
   /// Whether a key may be hidden per element (not only by position).
   bool hidesKeys() const {
     return maskMod || (mask && mask->elementType.isInteger(1));
@@ -122,6 +129,17 @@ public:
   /// blockVisibility found fully visible).
   Value apply(Value s, double scale, const Row &row, Value col,
               bool maskModApplied = true) const;
+
+  /// The backward's view of the same score (a spec with softcap,
+  /// score_mod_grad and mask_mod only): the modified score (natural units,
+  /// not masked), its derivative with respect to scale * s (softcap's times
+  /// score_mod's; null when it is 1) and whether mask_mod keeps the key (i1;
+  /// null without mask_mod).
+  struct ScoreWithDerivative {
+    Value score, derivative, keep;
+  };
+  ScoreWithDerivative applyWithDerivative(Value s, double scale,
+                                          const Row &row, Value col) const;
 
   /// Whether the tile's key range is narrowed to the blocks mask_mod may
   /// show (narrowBlockRange), and whether each visited block is classified
@@ -188,8 +206,8 @@ private:
   std::pair<Value, Value> tensorRangeWarp(tensor::ExtractOp extract, Value lo,
                                           Value hi) const;
   /// Clones `region`'s body with its block arguments bound to `args` and
-  /// returns the yielded value.
-  Value inlineRegion(Region &region, ArrayRef<Value> args) const;
+  /// returns the yielded values.
+  SmallVector<Value> inlineRegion(Region &region, ArrayRef<Value> args) const;
 
   KernelBuilder &kb;
   const ScoreModifierSpec &spec;
