@@ -354,14 +354,15 @@ def _run_packed_varlen(q, k, v, splits, scale, softcap, return_lse, kv_lens, pag
 
 
 def _kernel(q, v, causal, window, scale, softcap, return_lse, fallback, grad=False,
-            kv_lens=False, page_size=None):
+            kv_lens=False, page_size=None, deterministic=False):
     """The fa_runtime.Kernel of this variant (with grad: its backward; with
     kv_lens / page_size: the kernel taking lengths / page pools) on q's
     device, or the reason there is none (a string; raises UnsupportedError
-    instead when not `fallback`). Memoized per (dtype, head dims, flags,
-    device)."""
+    instead when not `fallback`). `deterministic`: the backward kernel
+    compiled with fa-to-ptx{deterministic} (dq in a fixed order). Memoized
+    per (dtype, head dims, flags, device)."""
     key = (q.dtype, q.shape[-1], v.shape[-1], causal, window, scale, softcap, return_lse,
-           q.device, grad, kv_lens, page_size)
+           q.device, grad, kv_lens, page_size, deterministic)
     kern = _fast.get(key)
     if kern is None:
         dtype = _DTYPE_NAMES.get(q.dtype, str(q.dtype))
@@ -371,7 +372,8 @@ def _kernel(q, v, causal, window, scale, softcap, return_lse, fallback, grad=Fal
         if reason is None:
             variant = Variant.make(dtype, q.shape[-1], causal, window, scale, softcap,
                                    return_lse, chip, grad=grad, kv_lens=kv_lens,
-                                   page_size=page_size)
+                                   page_size=page_size,
+                                   options={"deterministic": True} if deterministic else None)
             try:
                 kern = dispatch.kernel(variant).runtime
             except UnsupportedError as e:
@@ -421,7 +423,12 @@ def _grad(grad_out, q, k, v, out, lse, grad_lse, causal, window_left, window_rig
     there is none and `fallback`, from reference_grad; else UnsupportedError.
     An empty lse (the forward was not asked for it) is computed again."""
     window = None if (window_left, window_right) == (-1, -1) else (window_left, window_right)
-    kern = _kernel(q, v, causal, window, scale, softcap, False, fallback, grad=True)
+    # torch.use_deterministic_algorithms(True): the kernel that adds dq in a
+    # fixed order (the other gradients are deterministic in either).
+    deterministic = bool(getattr(torch, "are_deterministic_algorithms_enabled",
+                                 lambda: False)())
+    kern = _kernel(q, v, causal, window, scale, softcap, False, fallback, grad=True,
+                   deterministic=deterministic)
     if isinstance(kern, str):
         if not fallback:
             raise _unsupported(kern, grad=True)

@@ -390,7 +390,7 @@ class Kernel:
                            None if page_table is None else page_table.tolist(),
                            s["Nk"], s.get("num_pages"), self.page_size)
 
-    def grad(self, q, k, v, o, lse, do, *, grad_lse=None):
+    def grad(self, q, k, v, o, lse, do, *, grad_lse=None, **inputs):
         """torch path of a backward kernel (manifest op "attention_grad",
         docs/Backward.md): the gradients (dq, dk, dv) of attention(q, k, v) = o
         given do = dL/do, from the forward's o and lse ([B, Hq, Nq] f32,
@@ -402,17 +402,22 @@ class Kernel:
         rowsum(do * o) in f32, dq_accum = 0 (f32), the kernel (which adds
         scale * dS K into dq_accum atomically and writes dk, dv whole), and
         dq = dq_accum rounded to q's dtype. dk, dv have k's shape (GQA: summed
-        over the query heads of a group)."""
+        over the query heads of a group). A deterministic kernel (manifest
+        parameter dq_semaphore) also gets its zeroed counters, and its dq is
+        bitwise the same on every run. `inputs`: the tensors the op's
+        score_mod / mask_mod read, as `argN` for function argument N (as for
+        the forward); non-contiguous ones are copied."""
         if self.op != "attention_grad":
             raise ValueError(f"kernel {self.manifest['kernel']} computes {self.op}, not "
                              f"attention_grad: launch it by calling it")
         if self.manifest.get("tensor_maps"):
             raise ValueError(f"kernel {self.manifest['kernel']}: backward kernels with tensor "
                              f"maps are not supported by this runtime")
-        plan = self.check(q, k, v, None, lse, do=do, o=o, grad_lse=grad_lse)
+        extra = {n: t for n, t in inputs.items() if t is not None}
+        plan = self.check(q, k, v, None, lse, do=do, o=o, grad_lse=grad_lse, **extra)
         import torch
         s = plan.sizes
-        inputs = {"q": q, "k": k, "v": v, "do": do, "lse": lse}
+        inputs = {"q": q, "k": k, "v": v, "do": do, "lse": lse, **extra}
         for name in plan.copies:
             inputs[name] = inputs[name].contiguous()
         q, k, v, do, lse = (inputs[n] for n in ("q", "k", "v", "do", "lse"))
@@ -430,8 +435,14 @@ class Kernel:
                                dtype=torch.float32)
         dk = torch.empty(kv_shape, device=q.device, dtype=q.dtype)
         dv = torch.empty(kv_shape, device=q.device, dtype=q.dtype)
-        tensors = {"q": q, "k": k, "v": v, "do": do, "lse": lse, "delta": delta,
-                   "dq_accum": dq_accum, "dk": dk, "dv": dv}
+        tensors = {**inputs, "q": q, "k": k, "v": v, "do": do, "lse": lse,
+                   "delta": delta, "dq_accum": dq_accum, "dk": dk, "dv": dv}
+        if any(p["tensor"] == "dq_semaphore" for p in self._ptr_params):
+            # Deterministic kernels (fa-to-ptx{deterministic}): a counter per
+            # query block of each (batch, head), zero before the launch.
+            blocks = -(-s["Nq"] // self.manifest["block_q"])
+            tensors["dq_semaphore"] = torch.zeros((s["B"], s["Hq"], blocks),
+                                                  device=q.device, dtype=torch.int32)
         ptrs = [tensors[p["tensor"]].data_ptr() for p in self._ptr_params]
         stream = torch.cuda.current_stream(q.device).cuda_stream
         self._launch(ptrs, s, stream, plan.device)

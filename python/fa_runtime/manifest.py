@@ -17,6 +17,7 @@ a kv_lens [B] i32 tensor; paged kernels ("page_size": S) take K and V as page
 pools [num_pages, Hkv, S, D] and a page_table [B, max_pages] i32, and their
 Nk is the capacity max_pages * S (check_launch; docs/Manifest.md).
 """
+import re
 from collections import namedtuple
 
 SCHEMA_VERSION = 1
@@ -43,13 +44,21 @@ TENSOR_MAP_ALIGN = 64
 #             when the manifest decides (the forward's fp8, mask, captured args).
 # attention_grad: delta = rowsum(do * o) (minus grad_lse) and the zero-filled
 # f32 dq_accum are computed by the runtime (driver.Kernel.grad, docs/Backward.md).
-OpContract = namedtuple("OpContract", "required written host params")
+#   optional  a regex of the tensor parameters a kernel may take besides
+#             `params` (the backward's dq_semaphore of a deterministic kernel,
+#             allocated by the runtime, and argN, the tensors its score_mod /
+#             mask_mod read).
+OpContract = namedtuple("OpContract", "required written host params optional")
+# Tensors a kernel reads because of its op's mask operand or modifier regions:
+# always given by the caller.
+_CAPTURED = re.compile(r"mask|arg[0-9]+")
 OPS = {
-    "attention": OpContract(("q", "k", "v"), frozenset(("out", "lse")), {}, None),
+    "attention": OpContract(("q", "k", "v"), frozenset(("out", "lse")), {}, None, None),
     "attention_grad": OpContract(
         ("q", "k", "v", "do", "lse"), frozenset(("dq_accum", "dk", "dv")),
         {"o": "do", "grad_lse": "lse"},
-        frozenset(("q", "k", "v", "do", "lse", "delta", "dq_accum", "dk", "dv"))),
+        frozenset(("q", "k", "v", "do", "lse", "delta", "dq_accum", "dk", "dv")),
+        re.compile(r"dq_semaphore|arg[0-9]+")),
 }
 
 
@@ -206,6 +215,9 @@ def check_manifest(manifest, where="manifest"):
             raise ManifestError(f"{pw}: unknown parameter type {kind!r}")
     want = OPS[op].params
     have = {p["tensor"] for p in params if p["type"] in _PTR_TYPES}
+    optional = OPS[op].optional
+    if optional is not None:
+        have = {n for n in have if n in want or not optional.fullmatch(n)}
     if want is not None and have != want:
         raise ManifestError(f"{where}: an {op} kernel takes the tensors "
                             f"{', '.join(sorted(want))}; this one takes {', '.join(sorted(have))}")
@@ -369,6 +381,10 @@ def check_launch(manifest, tensors, copy_inputs=True):
         if t is None:
             if name in _PAGING_HINTS and name in required:
                 raise ValueError(f"{name}: missing: kernel {kernel} {_PAGING_HINTS[name][0]}")
+            if _CAPTURED.fullmatch(name) and not host:
+                raise ValueError(f"{name}: missing: kernel {kernel} reads it (the mask "
+                                 f"operand, or function argument N as argN, read by "
+                                 f"score_mod / mask_mod)")
             if name in op.required:
                 hint = "" if op_name == "attention" else \
                     f" (kernel {manifest['kernel']} computes {op_name}: launch it with Kernel.grad)"

@@ -618,3 +618,52 @@ def test_backward_with_a_compiled_kernel(fake):
     assert f"grid {-(-150 // bkv)} 2 2 block {threads} 1 1" in launch and "stream 0x5001" in launch
     assert params(launch)[:3] == [hex(x.data_ptr()) for x in (q, kv, kv)]
     assert params(launch)[9:] == ["2", "4", "2", "100", "150"] and dq.shape == q.shape
+
+
+def test_grad_launch_with_captured_tensor(fake, tmp_path):
+    """A backward kernel whose score_mod / mask_mod reads function argument 6
+    (after q, k, v, out, lse, do) takes it as `arg6`, passed after dv as the
+    manifest orders it; missing, it is an error before any launch."""
+    t = fake.torch
+    v = fa.Variant.parse("f16,d64,causal,grad")
+    manifest = grad_manifest(v)
+    ids = {"name": "arg6", "tensor": "arg6", "type": "ptr", "dtype": "i32", "shape": [256],
+           "align_bytes": 4}
+    manifest["params"].insert(9, ids)
+    kern = fa.Kernel(manifest, "// no code\n").runtime
+    B, Hq, Hkv, Nq, Nk, D = 1, 2, 1, 100, 256, 64
+    q, o, do = (Tensor((B, Hq, Nq, D), t.float16) for _ in range(3))
+    k = Tensor((B, Hkv, Nk, D), t.float16)
+    lse = Tensor((B, Hq, Nq), t.float32)
+    docs = Tensor((256,), t.int32)
+    fake.log("p" + GRAD_KINDS)  # one more pointer
+    kern.grad(q, k, k, o, lse, do, arg6=docs)
+    (launch,) = launches(fake.log())
+    assert _live[int(params(launch)[9], 16)] is docs
+    assert params(launch)[10:] == ["1", "2", "1", "100", "256"]
+    with pytest.raises(ValueError, match="arg6"):
+        kern.grad(q, k, k, o, lse, do)
+
+
+def test_grad_launch_deterministic(fake, tmp_path):
+    """A deterministic backward kernel (fa-to-ptx{deterministic}: manifest
+    parameter dq_semaphore after dv) gets a zeroed int32 counter per query
+    block of each (batch, head), [B, Hq, ceil(Nq / block_q)]."""
+    t = fake.torch
+    v = fa.Variant.parse("f16,d64,causal,grad,deterministic=true")
+    assert v.options == (("deterministic", "true"),)
+    manifest = grad_manifest(v)
+    sem = {"name": "dq_semaphore", "tensor": "dq_semaphore", "type": "ptr", "dtype": "i32",
+           "shape": ["B", "Hq", {"ceil_div": ["Nq", 64]}], "align_bytes": 4}
+    manifest["params"].insert(9, sem)
+    kern = fa.Kernel(manifest, "// no code\n").runtime
+    B, Hq, Hkv, Nq, Nk, D = 2, 4, 2, 130, 70, 64
+    q, o, do = (Tensor((B, Hq, Nq, D), t.float16) for _ in range(3))
+    k = Tensor((B, Hkv, Nk, D), t.float16)
+    fake.log("p" + GRAD_KINDS)  # one more pointer
+    kern.grad(q, k, k, o, Tensor((B, Hq, Nq), t.float32), do)
+    (launch,) = launches(fake.log())
+    counters = _live[int(params(launch)[9], 16)]
+    assert (counters.shape, str(counters.dtype)) == ((B, Hq, 3), "torch.int32")
+    assert not counters.data.any()
+    assert params(launch)[10:] == ["2", "4", "2", "130", "70"]
