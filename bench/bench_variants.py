@@ -83,13 +83,15 @@ def masks_for(var, B, H, Nq, Nk, gen):
     return {}
 
 
-def reference(q, k, v, var, tensors):
-    """f32 attention with the variant's modifiers in fa.attention's order."""
-    B, H, Nq, _ = q.shape
+def masked_scores(q, k, v, var, tensors, scale=None):
+    """The scores in f32 after the variant's modifiers in fa.attention's order (scale,
+    softcap, additive mask, score_mod, then -inf where the boolean mask, mask_mod or the
+    causal/window band hides a key), and v repeated over the query heads. Differentiable."""
+    B, H, Nq, d = q.shape
     Hkv, Nk = k.shape[1], k.shape[2]
     kf = k.float().repeat_interleave(H // Hkv, dim=1)
     vf = v.float().repeat_interleave(H // Hkv, dim=1)
-    s = torch.matmul(q.float(), kf.transpose(-1, -2)) / math.sqrt(D)
+    s = torch.matmul(q.float(), kf.transpose(-1, -2)) * (scale or 1 / math.sqrt(d))
     b = torch.arange(B, device="cuda")[:, None, None, None]
     h = torch.arange(H, device="cuda")[None, :, None, None]
     i = torch.arange(Nq, device="cuda")[:, None]
@@ -111,7 +113,12 @@ def reference(q, k, v, var, tensors):
     if var.get("window"):
         left, right = var["window"]
         keep = keep & (dist >= -left) & (dist <= right)
-    s = s.masked_fill(~keep, float("-inf"))
+    return s.masked_fill(~keep, float("-inf")), vf
+
+
+def reference(q, k, v, var, tensors):
+    """f32 attention with the variant's modifiers in fa.attention's order."""
+    s, vf = masked_scores(q, k, v, var, tensors)
     m = s.amax(-1, keepdim=True)
     m = torch.where(torch.isinf(m), torch.zeros_like(m), m)
     p = torch.exp(s - m)
