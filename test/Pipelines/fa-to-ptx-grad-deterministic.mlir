@@ -29,7 +29,11 @@
 // MANIFEST-NEXT: 64
 // MANIFEST: "name": "B"
 
+// Causal: turns from the last key block down, the grid running the key
+// blocks backwards (blockIdx.x counted from nctaid.x), so a CTA waits only
+// for CTAs launched before it.
 // SM90: .target sm_90a
+// SM90: %nctaid.x
 // SM90: ld.acquire.gpu.global.u32
 // SM90: cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32
 // SM90: cp.async.bulk.wait_group 0;
@@ -38,13 +42,16 @@
 // SM90: red.release.gpu.global.add.u32
 
 // SM80: .target sm_80
+// SM80: %nctaid.x
 // SM80: ld.acquire.gpu.global.u32
 // SM80: atom.global.add.f32
 // SM80: fence.acq_rel.gpu;
 // SM80: red.release.gpu.global.add.u32
 
-// With a left window the first key block that sees a query block is found by
-// a binary search over the key blocks (the same range formula as the CTA's).
+// The window (200 left, causal right edge) takes descending turns too: the
+// last key block that sees a query block is found by a binary search over
+// the key blocks (the same range formula as the CTAs use).
+// SEARCH: %nctaid.x
 // SEARCH: ld.acquire.gpu.global.u32
 
 // PLAIN-NOT: dq_semaphore

@@ -36,9 +36,14 @@
 // DOC-NEXT: "shape": [
 // DOC-NEXT: 4096
 // DOC: "name": "B"
+// Block sparsity: mask_mod is bounded by interval arithmetic (a scan of the
+// ids), so each CTA first narrows its query blocks to those where some of its
+// keys may be visible (a ballot per 32 blocks); ALiBi has no mask_mod.
 // DOCPTX: .entry doc_kernel(
 // DOCPTX: ld.param.b64 {{.*}}[doc_kernel_param_9]
+// DOCPTX: vote.sync.ballot.b32
 // DOCPTX: ld.global.b32
+// ALIBI-NOT: vote.sync.ballot
 
 // IR: gpu.func @alibi_kernel
 // IR: math.exp2

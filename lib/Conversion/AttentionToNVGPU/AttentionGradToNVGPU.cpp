@@ -64,6 +64,8 @@ static FailureOr<ScoreModifierSpec> gradModifiers(func::FuncOp func,
         "fa-differentiate-score-mod first (fa-to-ptx does)");
   spec.scoreModGrad = op.getScoreModGrad();
   spec.maskMod = op.getMaskMod();
+  if (spec.maskMod)
+    spec.maskModBound = boundMaskMod(*spec.maskMod);
   if (spec.hasRegions())
     spec.softcap = softcap;
   for (Region *r : {spec.scoreModGrad, spec.maskMod})

@@ -105,6 +105,13 @@ BackwardCTA mlir::fa::kernel::getBackwardCTA(KernelBuilder &kb,
   const ProblemSizes &sz = args.sizes;
   BackwardCTA c;
   Value kvBlock = gpu::BlockIdOp::create(kb.b, kb.loc, gpu::Dimension::x);
+  // Deterministic with turns from the last key block down: the grid runs
+  // the key blocks backwards, so no CTA waits for one launched after it.
+  if (cfg.descendingTurns())
+    kvBlock = kb.sub(
+        kb.sub(gpu::GridDimOp::create(kb.b, kb.loc, gpu::Dimension::x),
+               kb.idx(1)),
+        kvBlock);
   c.kvHead = gpu::BlockIdOp::create(kb.b, kb.loc, gpu::Dimension::y);
   c.batch = gpu::BlockIdOp::create(kb.b, kb.loc, gpu::Dimension::z);
   c.groupSize = arith::DivUIOp::create(kb.b, kb.loc, sz.queryHeads, sz.kvHeads);
@@ -157,6 +164,26 @@ std::pair<Value, Value> mlir::fa::kernel::queryBlockRange(
       cfg.blockQ);
   Value end = queryBlockEnd(kb, cfg, lo, hi);
   return {begin, kb.sub(end, begin)};
+}
+
+std::pair<Value, Value> mlir::fa::kernel::narrowQueryBlocks(
+    KernelBuilder &kb, const BackwardConfig &cfg, const BackwardArgs &args,
+    const BackwardCTA &cta, std::pair<Value, Value> range) {
+  auto [begin, count] = range;
+  const ScoreModifierSpec &spec = cfg.modifiers;
+  if (!spec.maskMod ||
+      spec.maskModBound == ScoreModifierSpec::MaskModBound::None ||
+      !spec.maskMod->front().getArgument(1).use_empty() || cfg.deterministic)
+    return {begin, count};
+  KernelScoreModifiers mods(kb, spec, args.modifierParams, args.sizes,
+                            cta.batch, cta.kvHead);
+  Value lastKey = kb.sub(
+      arith::MinSIOp::create(kb.b, kb.loc, kb.add(cta.kv0, kb.idx(cfg.blockKV)),
+                             args.sizes.keyLength),
+      kb.idx(1));
+  auto [first, end] = mods.narrowQueryBlockRange(
+      begin, kb.add(begin, count), cta.kv0, lastKey, cfg.blockQ);
+  return {first, kb.sub(end, first)};
 }
 
 Value mlir::fa::kernel::blockFullyVisible(KernelBuilder &kb,
@@ -358,44 +385,70 @@ Value BackwardSchedule::gradQuerySemaphore(const BackwardStep &s) const {
   return kb.toI64(kb.add(base, kb.mul(at, kb.idx(4))));
 }
 
-Value BackwardSchedule::firstKeyBlockSeeing(Value qb) const {
-  Value own = kb.div(cta.kv0, cfg.blockKV);
-  // Without a left edge every key block up to the CTA's sees the block.
-  if (cfg.windowLeft < 0)
-    return kb.idx(0);
-  // Binary search over [0, own] for the first key block whose range ends
-  // past qb (the range's end grows with the key block; its begin is <= qb
-  // for every block up to the CTA's).
+/// The first key block in [lo, hi) where `pred` (false, then true as the
+/// key block grows) holds, or hi: a binary search.
+static Value firstKeyBlockWhere(KernelBuilder &kb, Value lo, Value hi,
+                                llvm::function_ref<Value(Value)> pred) {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   Type idx = b.getIndexType();
   auto search = scf::WhileOp::create(
-      b, loc, TypeRange{idx, idx}, ValueRange{kb.idx(0), own},
+      b, loc, TypeRange{idx, idx}, ValueRange{lo, hi},
       [&](OpBuilder &, Location, ValueRange lh) {
         scf::ConditionOp::create(
             b, loc, kb.cmp(arith::CmpIPredicate::slt, lh[0], lh[1]), lh);
       },
       [&](OpBuilder &, Location, ValueRange lh) {
         Value mid = kb.div(kb.add(lh[0], lh[1]), 2);
-        auto [lo, hi] = queryRowsSeeing(kb, cfg, args, cta.diag,
-                                        kb.mul(mid, kb.idx(cfg.blockKV)));
-        Value sees = kb.cmp(arith::CmpIPredicate::sgt,
-                            queryBlockEnd(kb, cfg, lo, hi), qb);
+        Value holds = pred(mid);
         scf::YieldOp::create(
             b, loc,
-            ValueRange{arith::SelectOp::create(b, loc, sees, lh[0],
+            ValueRange{arith::SelectOp::create(b, loc, holds, lh[0],
                                                kb.add(mid, kb.idx(1))),
-                       arith::SelectOp::create(b, loc, sees, mid, lh[1])});
+                       arith::SelectOp::create(b, loc, holds, mid, lh[1])});
       });
   return search.getResult(0);
+}
+
+Value BackwardSchedule::gradQueryTurn(Value qb) const {
+  // The key blocks that see query block qb are consecutive: queryBlockRange's
+  // begin and end both grow with the key block.
+  Value own = kb.div(cta.kv0, cfg.blockKV);
+  auto rows = [&](Value keyBlock) {
+    return queryRowsSeeing(kb, cfg, args, cta.diag,
+                           kb.mul(keyBlock, kb.idx(cfg.blockKV)));
+  };
+  if (cfg.descendingTurns()) {
+    // Turns from the last key block that sees qb down: the one past it is
+    // the first whose range begins after qb.
+    Value numBlocks = kb.div(
+        kb.add(args.sizes.keyLength, kb.idx(cfg.blockKV - 1)), cfg.blockKV);
+    Value past = firstKeyBlockWhere(kb, own, numBlocks, [&](Value k) {
+      auto [lo, hi] = rows(k);
+      Value begin = kb.div(arith::MinSIOp::create(kb.b, kb.loc, lo,
+                                                  args.sizes.queryLength),
+                           cfg.blockQ);
+      return kb.cmp(arith::CmpIPredicate::sgt, begin, qb);
+    });
+    return kb.sub(kb.sub(past, kb.idx(1)), own);
+  }
+  // Turns from the first key block that sees qb up: every block sees it
+  // without a left edge; else the first whose range ends past qb.
+  if (cfg.windowLeft < 0)
+    return own;
+  Value first = firstKeyBlockWhere(kb, kb.idx(0), own, [&](Value k) {
+    auto [lo, hi] = rows(k);
+    return kb.cmp(arith::CmpIPredicate::sgt, queryBlockEnd(kb, cfg, lo, hi),
+                  qb);
+  });
+  return kb.sub(own, first);
 }
 
 void BackwardSchedule::waitForGradQueryTurn(const BackwardStep &s) const {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, tid, kb.idx(0)), [&] {
-    Value turn = kb.toI32(kb.sub(kb.div(cta.kv0, cfg.blockKV),
-                                 firstKeyBlockSeeing(kb.div(s.q0, cfg.blockQ))));
+    Value turn = kb.toI32(gradQueryTurn(kb.div(s.q0, cfg.blockQ)));
     Value addr = gradQuerySemaphore(s);
     // Spin on an acquire load: what the previous key block added is
     // visible once its increment is.

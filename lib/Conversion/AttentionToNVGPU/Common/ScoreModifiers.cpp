@@ -628,6 +628,31 @@ std::pair<Value, Value>
 KernelScoreModifiers::narrowBlockRange(Value begin, Value end, Value iLo,
                                        Value iHi, int64_t blockKV,
                                        FullBlocks *full) const {
+  return narrowBlocks(
+      begin, end,
+      [&](Value j) {
+        return blockVisibility(iLo, iHi, kb.mul(j, kb.idx(blockKV)),
+                               blockKeyHi(j, blockKV));
+      },
+      full);
+}
+
+std::pair<Value, Value>
+KernelScoreModifiers::narrowQueryBlockRange(Value begin, Value end, Value jLo,
+                                            Value jHi, int64_t blockQ) const {
+  return narrowBlocks(
+      begin, end,
+      [&](Value qb) {
+        Value q0 = kb.mul(qb, kb.idx(blockQ));
+        return blockVisibility(q0, lastRow(q0, blockQ), jLo, jHi);
+      },
+      nullptr);
+}
+
+std::pair<Value, Value> KernelScoreModifiers::narrowBlocks(
+    Value begin, Value end,
+    llvm::function_ref<BlockVisibility(Value)> classify,
+    FullBlocks *full) const {
   // Warp-parallel: each lane classifies one block of a chunk of 32, a ballot
   // gives the chunk's visible blocks (every warp computes the same range).
   OpBuilder &b = kb.b;
@@ -650,8 +675,7 @@ KernelScoreModifiers::narrowBlockRange(Value begin, Value end, Value iLo,
     Value first = loop.getRegionIterArgs()[0];
     Value lastPlus = loop.getRegionIterArgs()[1];
     Value j = kb.add(base, lane);
-    BlockVisibility vis = blockVisibility(
-        iLo, iHi, kb.mul(j, kb.idx(blockKV)), blockKeyHi(j, blockKV));
+    BlockVisibility vis = classify(j);
     Value inRange = kb.cmp(arith::CmpIPredicate::slt, j, end);
     Value some = arith::AndIOp::create(b, loc, vis.some, inRange);
     if (full) {

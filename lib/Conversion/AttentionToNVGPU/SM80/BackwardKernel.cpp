@@ -141,7 +141,9 @@ gpu::GPUFuncOp mlir::fa::sm80::buildBackwardKernel(
   BackwardTile tile = threadTile(kb, cfg, args);
   BackwardBuffers buf = sharedBuffers(kb, cfg, plan);
   AsyncCopyPipeline loads(kb, cfg.headDim, cfg.threads(), tile.tid);
-  auto [qbBegin, numQBlocks] = kernel::queryBlockRange(kb, cfg, args, tile.cta);
+  auto [qbBegin, numQBlocks] = kernel::narrowQueryBlocks(
+      kb, cfg, args, tile.cta,
+      kernel::queryBlockRange(kb, cfg, args, tile.cta));
   Value steps = kb.mul(numQBlocks, tile.cta.groupSize);
   BackwardSchedule schedule{kb,       cfg,     args,       tile.cta,
                             tile.tid, qbBegin, numQBlocks, steps};

@@ -494,7 +494,8 @@ gpu::GPUFuncOp mlir::fa::sm90::buildBackwardKernel(
   Shared sh = allocateShared(kb, cfg, plan);
   sh.dqAccumAddr = memref::ExtractAlignedPointerAsIndexOp::create(
       b, loc, args.dqAccum);
-  auto [qbBegin, numQBlocks] = queryBlockRange(kb, cfg, args, cta);
+  auto [qbBegin, numQBlocks] =
+      narrowQueryBlocks(kb, cfg, args, cta, queryBlockRange(kb, cfg, args, cta));
   Value steps = kb.mul(numQBlocks, cta.groupSize);
   BackwardSchedule schedule{kb,     cfg,     args,       cta,
                             th.tid, qbBegin, numQBlocks, steps};

@@ -42,6 +42,13 @@ struct BackwardConfig {
   /// dQ added in a fixed order (key block by key block, through the
   /// dq_semaphore parameter), so dq is the same bits on every run.
   bool deterministic = false;
+  /// Deterministic turns from the last key block that sees a query block
+  /// down to the first, with the grid running the key blocks backwards.
+  /// With a right window edge (causal) a key block's query blocks start
+  /// later the later the block: CTA j reaches its first query blocks first,
+  /// and only blocks after it have added there before; ascending turns would
+  /// make it wait until CTA 0 had come that far.
+  bool descendingTurns() const { return deterministic && windowRight >= 0; }
 
   /// Whether dS is multiplied by a derivative of the modified score
   /// (softcap's, score_mod's): probabilityTile then returns it too.
@@ -98,6 +105,18 @@ std::pair<Value, Value> queryBlockRange(KernelBuilder &kb,
                                         const BackwardConfig &cfg,
                                         const BackwardArgs &args,
                                         const BackwardCTA &cta);
+
+/// queryBlockRange's [begin, begin + count) narrowed to the query blocks
+/// where mask_mod may show one of the CTA's keys (from the first to the last
+/// such block; a document-masked or window-like mask_mod then visits only
+/// those), when interval arithmetic bounds mask_mod, it reads no head (one
+/// range serves every head of the group) and dQ is not deterministic (its
+/// turns count the CTAs queryBlockRange gives); else as it is.
+std::pair<Value, Value> narrowQueryBlocks(KernelBuilder &kb,
+                                          const BackwardConfig &cfg,
+                                          const BackwardArgs &args,
+                                          const BackwardCTA &cta,
+                                          std::pair<Value, Value> range);
 
 /// Whether every (key, query) pair of the CTA's keys and the query block at
 /// `q0` is visible: inside Nk and inside the window's band for all rows.
@@ -159,12 +178,12 @@ struct BackwardSchedule {
 
   /// Deterministic dQ: the CTAs whose keys a query block sees (consecutive
   /// key blocks: queryBlockRange grows with the key block) add into its dq
-  /// rows in key-block order. Each (batch, query head, query block) has a
-  /// counter in dq_semaphore (zero before the launch); a CTA waits until it
-  /// equals its turn, the number of key blocks before its own that see the
-  /// query block, adds, then increments it. Every thread of the CTA calls
-  /// both. No CTA waits for one after it in launch order (x = key block), so
-  /// the waits end.
+  /// rows in key-block order (descendingTurns: from the last). Each (batch,
+  /// query head, query block) has a counter in dq_semaphore (zero before the
+  /// launch); a CTA waits until it equals its turn (gradQueryTurn), adds,
+  /// then increments it. Every thread of the CTA calls both. No CTA waits
+  /// for one launched after it (the grid's x runs the key blocks in turn
+  /// order), so the waits end.
   void waitForGradQueryTurn(const BackwardStep &s) const;
   /// After this thread's adds: they are complete and visible (bulk
   /// reduce-adds with `bulkAdds`: waited for, then made visible to the
@@ -174,8 +193,9 @@ struct BackwardSchedule {
 private:
   /// The global address (i64) of the step's counter in dq_semaphore.
   Value gradQuerySemaphore(const BackwardStep &s) const;
-  /// The first key block whose queryBlockRange holds query block `qb`.
-  Value firstKeyBlockSeeing(Value qb) const;
+  /// The CTA's turn at query block `qb`: how many of the key blocks that see
+  /// it add before the CTA's.
+  Value gradQueryTurn(Value qb) const;
 };
 
 /// The band of key row `key` in the column frame of a thread: query column

@@ -184,6 +184,12 @@ public:
   std::pair<Value, Value> narrowBlockRange(Value begin, Value end, Value iLo,
                                            Value iHi, int64_t blockKV,
                                            FullBlocks *full = nullptr) const;
+  /// The same over query blocks for keys [jLo, jHi] (the backward: a CTA
+  /// per key block): [begin, end) narrowed to the query blocks of block-q
+  /// rows where mask_mod may show one of those keys.
+  std::pair<Value, Value> narrowQueryBlockRange(Value begin, Value end,
+                                                Value jLo, Value jHi,
+                                                int64_t blockQ) const;
   /// Whether block `j` is wholly visible per `full` (i1): a lookup instead
   /// of blockVisibility's scan of the block's keys at every step.
   Value isFullBlock(const FullBlocks &full, Value j) const;
@@ -195,6 +201,12 @@ public:
   void hoistRowRanges(Value iLo, Value iHi);
 
 private:
+  /// narrowBlockRange's scan over blocks [begin, end), `classify` giving a
+  /// block's visibility.
+  std::pair<Value, Value>
+  narrowBlocks(Value begin, Value end,
+               llvm::function_ref<BlockVisibility(Value)> classify,
+               FullBlocks *full) const;
   /// The range [min, max] (index values) of the captured 1-D tensor that
   /// `extract` reads, over indices [lo, hi] (a loop over at most 256
   /// elements; a wider or empty interval is unbounded).
