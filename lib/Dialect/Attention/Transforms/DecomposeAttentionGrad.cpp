@@ -261,13 +261,11 @@ struct FADecomposeAttentionGradPass
     : fa::impl::FADecomposeAttentionGradPassBase<FADecomposeAttentionGradPass> {
   using Base::Base;
   void runOnOperation() override {
-    SmallVector<AttentionGradOp> ops;
-    getOperation()->walk([&](AttentionGradOp op) { ops.push_back(op); });
-    IRRewriter rewriter(&getContext());
-    bool failed = false;
-    for (AttentionGradOp op : ops)
-      failed |= mlir::failed(decomposeAttentionGrad(rewriter, op));
-    if (failed)
+    if (failed(rewriteEach<AttentionGradOp>(
+            getOperation(),
+            [](RewriterBase &r, AttentionGradOp op) {
+              return decomposeAttentionGrad(r, op);
+            })))
       signalPassFailure();
   }
 };

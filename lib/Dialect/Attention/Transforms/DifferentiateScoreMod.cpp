@@ -268,13 +268,11 @@ struct FADifferentiateScoreModPass
     : fa::impl::FADifferentiateScoreModPassBase<FADifferentiateScoreModPass> {
   using Base::Base;
   void runOnOperation() override {
-    SmallVector<AttentionGradOp> ops;
-    getOperation()->walk([&](AttentionGradOp op) { ops.push_back(op); });
-    IRRewriter rewriter(&getContext());
-    bool failed = false;
-    for (AttentionGradOp op : ops)
-      failed |= mlir::failed(buildScoreModGrad(rewriter, op));
-    if (failed)
+    if (failed(rewriteEach<AttentionGradOp>(
+            getOperation(),
+            [](RewriterBase &r, AttentionGradOp op) {
+              return buildScoreModGrad(r, op);
+            })))
       signalPassFailure();
   }
 };

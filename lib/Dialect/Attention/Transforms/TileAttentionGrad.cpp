@@ -416,13 +416,11 @@ struct FATileAttentionGradPass
     : fa::impl::FATileAttentionGradPassBase<FATileAttentionGradPass> {
   using Base::Base;
   void runOnOperation() override {
-    SmallVector<AttentionGradOp> ops;
-    getOperation()->walk([&](AttentionGradOp op) { ops.push_back(op); });
-    IRRewriter rewriter(&getContext());
-    bool failed = false;
-    for (AttentionGradOp op : ops)
-      failed |= mlir::failed(tileAttentionGrad(rewriter, op, blockQ, blockKV));
-    if (failed)
+    if (failed(rewriteEach<AttentionGradOp>(
+            getOperation(),
+            [&](RewriterBase &r, AttentionGradOp op) {
+              return tileAttentionGrad(r, op, blockQ, blockKV);
+            })))
       signalPassFailure();
   }
 };

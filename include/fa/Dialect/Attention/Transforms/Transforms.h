@@ -21,6 +21,21 @@ class ForallOp;
 } // namespace mlir
 
 namespace mlir::fa {
+
+/// Applies `rewrite` to every op of type `OpT` under `root`, all of them
+/// (collected first, so `rewrite` may replace or erase each), with one
+/// rewriter; fails if any application fails (each reports its own diagnostic).
+/// The body of the passes that rewrite each op on its own.
+template <typename OpT, typename RewriteFn>
+LogicalResult rewriteEach(Operation *root, RewriteFn &&rewrite) {
+  SmallVector<OpT> ops;
+  root->walk([&](OpT op) { ops.push_back(op); });
+  IRRewriter rewriter(root->getContext());
+  bool failed = false;
+  for (OpT op : ops)
+    failed |= mlir::failed(rewrite(rewriter, op));
+  return mlir::failure(failed);
+}
 class AttentionOp;
 class AttentionGradOp;
 class OnlineAttentionOp;
