@@ -345,21 +345,29 @@ void printStats() {
             kNames[i], stats.parsed[i], stats.lowered[i]);
 }
 
-/// Whether `text` has a `permutation = [...]` or `dimensions = [...]` whose
-/// list is not plain integers. MLIR 22's linalg.transpose, linalg.broadcast
-/// and linalg.reduce parse those with parseDenseI64ArrayAttr, which stores
-/// the null attribute of a failed parse (NamedAttrList::set then dereferences
-/// it: a SEGV inside libMLIR, found by this fuzzer). Not fa's code and not
-/// fixable here, so such inputs are skipped, and counted.
+/// Whether `text` has a `permutation = ...` or `dimensions = ...` that is
+/// not a list of plain integers (`[...]`). MLIR 22's linalg.transpose,
+/// linalg.broadcast and linalg.reduce parse those with
+/// parseDenseI64ArrayAttr, which stores the null attribute of a failed parse
+/// (NamedAttrList::set then dereferences it: a SEGV inside libMLIR, found by
+/// this fuzzer, for a bad list and for no list at all, `dimensions = pply`).
+/// Not fa's code and not fixable here, so such inputs are skipped, and
+/// counted.
 bool hitsUpstreamI64ArrayParserBug(const std::string &text) {
   for (const char *key : {"permutation", "dimensions"}) {
     for (size_t at = text.find(key); at != std::string::npos;
          at = text.find(key, at + 1)) {
       size_t i = at + std::string(key).size();
-      while (i < text.size() && (text[i] == ' ' || text[i] == '='))
+      bool assigned = false;
+      while (i < text.size() && (text[i] == ' ' || text[i] == '=')) {
+        assigned |= text[i] == '=';
         ++i;
-      if (i >= text.size() || text[i] != '[')
+      }
+      if (i >= text.size() || text[i] != '[') {
+        if (assigned)
+          return true; // `key =` and no list
         continue;
+      }
       for (++i; i < text.size() && text[i] != ']'; ++i)
         if (!isdigit(static_cast<unsigned char>(text[i])) &&
             !strchr(" ,-\n\t", text[i]))
