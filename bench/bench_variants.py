@@ -250,7 +250,7 @@ def flex_fns(q, k, v, var):
     return lambda: flex(q, k, v, score_mod=score_mod, block_mask=block_mask)
 
 
-def bench(k90, rows, save, N=16384, H=16, iters=7):
+def bench(k90, rows, save, N=16384, H=16, iters=7, alts=()):
     B = 1
     q = torch.randn(B, H, N, D, device="cuda", dtype=DT)
     k = torch.randn(B, H, N, D, device="cuda", dtype=DT)
@@ -277,6 +277,13 @@ def bench(k90, rows, save, N=16384, H=16, iters=7):
         t_b2b = common.time_back_to_back(ours)
         pairs = visible_pairs(var, N, N, H)
         flops = 4 * D * pairs * B
+        # Other builds of the same kernel (--alt), timed in the same process.
+        alt_rows = {}
+        for alt_name, alt_dir in alts:
+            if common.has_kernel(alt_dir, "var_" + name):
+                alt_kern = common.load_named(alt_dir, "var_" + name)
+                ta = common.time_ms(lambda: alt_kern(q, k, v, **tensors), iters)
+                alt_rows[alt_name] = dict(ms=ta, tflops=flops / ta / 1e9, vs_main=t / ta)
         plain_c = "causal" if var.get("causal") else "full"
         # Our plain kernel's rate on its own visible work (causal: half the pairs).
         plain_pairs = visible_pairs(VARIANTS[f"plain_{plain_c}"], N, N, H)
@@ -284,6 +291,8 @@ def bench(k90, rows, save, N=16384, H=16, iters=7):
         row = dict(kind="bench", variant=name, N=N, H=H, B=B, visible_fraction=pairs / (H * N * N),
                    ours_ms=t, ours_b2b_ms=t_b2b, ours_tflops=flops / t / 1e9,
                    plain_tflops=plain_tflops, vs_plain=flops / t / 1e9 / plain_tflops)
+        if alt_rows:
+            row["alts"] = alt_rows
         cd = cudnn[plain_c]
         row["cudnn_plain_tflops"] = 4 * D * plain_pairs * B / cd / 1e9 if cd == cd else None
         f = flex_fns(q, k, v, var) if not name.startswith("softcapmod") else None
@@ -299,6 +308,9 @@ def bench(k90, rows, save, N=16384, H=16, iters=7):
               f"{t_b2b:.3f} ms), {row['vs_plain']:.2f}x plain"
               + (f", flex {row['flex_tflops']:.0f} -> {row['vs_flex']:.2f}x" if 'vs_flex' in row
                  else ""), flush=True)
+        for alt_name, a in alt_rows.items():
+            print(f"  alt {alt_name}: {a['tflops']:.0f} TFLOP/s ({a['ms']:.3f} ms), "
+                  f"{a['vs_main']:.2f}x the main build", flush=True)
     if common.has_kernel(k90, "var_window") and common.has_kernel(k90, "var_windowmod"):
         w = [r for r in rows if r.get("kind") == "bench" and r["variant"] in ("window", "windowmod")]
         if len(w) == 2:
@@ -316,6 +328,9 @@ def main():
     ap.add_argument("--sanitize", action="store_true",
                     help="each kernel once per small odd shape (under compute-sanitizer)")
     ap.add_argument("--out", default="variants")
+    ap.add_argument("--alt", default="",
+                    help="comma-separated NAME=DIR: other builds of the kernels, timed beside "
+                         "--k90's in the same process (rows' 'alts')")
     ap.add_argument("--only", default="",
                     help="comma-separated name prefixes: only those variants (and plain_*)")
     a = ap.parse_args()
@@ -340,7 +355,8 @@ def main():
                            rows=rows), f, indent=1)
     save()
     if a.bench and a.k90:
-        bench(a.k90, rows, save)
+        alts = [tuple(x.split("=", 1)) for x in a.alt.split(",") if x]
+        bench(a.k90, rows, save, alts=alts)
     save()
     bad = [r for r in rows if r.get("ok") is False or r.get("caught") is False]
     print(f"{len(bad)} failures", flush=True)
