@@ -11,11 +11,15 @@
 // RUN: %ptxas -arch=sm_90a %t/additive_kernel.ptx -o %t/additive.cubin
 // RUN: %ptxas -arch=sm_90a %t/boolean_kernel.ptx -o %t/boolean.cubin
 // RUN: FileCheck %s --check-prefix=ALIBI < %t/alibi_kernel.ptx
+// RUN: grep -c cvt.rn.f32.s32 %t/alibi_kernel.ptx | FileCheck %s --check-prefix=ALIBICVT
 // RUN: %ptxas -arch=sm_90a -v %t/alibi_kernel.ptx -o %t/alibi.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL --implicit-check-not=warning
 // RUN: FileCheck %s --check-prefix=PREFIX < %t/prefixlm_kernel.ptx
+// RUN: FileCheck %s --check-prefix=UNSCALED < %t/prefixlm_kernel.ptx
 // RUN: %ptxas -arch=sm_90a -v %t/prefixlm_kernel.ptx -o %t/prefixlm.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL --implicit-check-not=warning
 // RUN: FileCheck %s --check-prefix=DOC < %t/doc_kernel.json
 // RUN: FileCheck %s --check-prefix=PREFIX < %t/doc_kernel.ptx
+// RUN: FileCheck %s --check-prefix=DOCSCAN < %t/doc_kernel.ptx
+// RUN: FileCheck %s --check-prefix=DOCSMEM < %t/doc_kernel.json
 // RUN: %ptxas -arch=sm_90a %t/doc_kernel.ptx -o %t/doc.cubin
 // RUN: rm -rf %t80 && fa-opt %s -split-input-file '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_80},fa-dump-kernel{dir=%t80})' -o /dev/null
 // RUN: FileCheck %s --check-prefix=SOFTCAP < %t80/softcap_kernel.ptx
@@ -30,7 +34,26 @@
 
 // ALIBI: cvt.rn.f32.s32
 // ALIBI-NOT: cvt.rn.f32.s64
+// The key distance moves with the fragment's column: converted once per row
+// (the base) and offset as a float, not one conversion per score (256).
+// ALIBICVT: {{^[0-9]$}}
 // PREFIX: vote.sync.ballot.b32
+// A mask_mod alone leaves the scores unscaled (the softmax's exponent
+// scales them): no multiply by the scale 1/sqrt(128) per score.
+// UNSCALED-NOT: 0f3DB504F3
+// UNSCALED: ret;
+
+// Document ids: the CTA's 12 warps split the key blocks' scan; their ballots
+// and ranges meet in shared memory (88 words after the tiles) behind a CTA
+// barrier, lanes combine the 12 ranges with a butterfly.
+// DOCSCAN: vote.sync.ballot.b32
+// DOCSCAN: st.shared
+// DOCSCAN: bar.sync 0;
+// DOCSCAN-NEXT: min.u64 {{.*}}, 11;
+// DOCSCAN: ld.shared
+// DOCSCAN: shfl.sync.bfly.b32
+// DOCSCAN: setmaxnreg.dec.sync.aligned.u32 24;
+// DOCSMEM: "dynamic_shared_memory_bytes": 116064,
 
 // DOC: "align_bytes": 4,
 // DOC-NEXT: "dtype": "i32",

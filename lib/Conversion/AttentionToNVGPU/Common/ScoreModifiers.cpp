@@ -215,8 +215,23 @@ KernelScoreModifiers::inlineRegion(Region &region,
       return v;
     return arith::IndexCastOp::create(b, loc, i32, v);
   };
-  for (auto [arg, v] : llvm::zip_equal(body.getArguments(), args))
+  // Values that move with the key column: region value -> (kernel value of
+  // the tile's base, constant offset), from a `j` argument that is the base
+  // plus a constant (the fragment's column) through adds, subtracts and
+  // integer casts. An int-to-float conversion of such a value converts the
+  // base once per row and adds the offset as a float: the conversion is a
+  // quarter-rate instruction, on the unit the softmax's exp2 waits on, and
+  // ALiBi's (j - i) did one per score (exact while |base| and |base +
+  // offset| < 2^24; within one ulp beyond).
+  DenseMap<Value, std::pair<Value, int64_t>> columnAffine;
+  for (auto [arg, v] : llvm::zip_equal(body.getArguments(), args)) {
     map.map(arg, narrow(v));
+    APInt offset;
+    if (auto add = v.getDefiningOp<arith::AddIOp>();
+        add && v.getType().isIndex() &&
+        matchPattern(add.getRhs(), m_ConstantInt(&offset)))
+      columnAffine[arg] = {narrow(add.getLhs()), offset.getSExtValue()};
+  }
   // The kernel value of `v` (i32 for an index `v`). Constants from above are
   // cloned where used.
   auto lookup = [&](Value v) -> Value {
@@ -285,6 +300,9 @@ KernelScoreModifiers::inlineRegion(Region &region,
       Value x = lookup(cast.getIn());
       Type to = res.getType().isIndex() ? i32 : res.getType();
       map.map(res, convertInt(x, to));
+      if (auto it = columnAffine.find(cast.getIn()); it != columnAffine.end())
+        columnAffine[res] = {convertInt(it->second.first, to),
+                             it->second.second};
       continue;
     }
     if (isNarrowableIntOp(op) &&
@@ -298,7 +316,40 @@ KernelScoreModifiers::inlineRegion(Region &region,
       OperationState state(loc, op.getName().getIdentifier(), operands, types,
                            op.getAttrs());
       map.map(res, b.create(state)->getResult(0));
+      // The base's sum or difference, and the offsets'.
+      if (isa<arith::AddIOp, arith::SubIOp>(op)) {
+        auto part = [&](Value o) -> std::pair<Value, int64_t> {
+          auto it = columnAffine.find(o);
+          return it != columnAffine.end() ? it->second
+                                          : std::pair(lookup(o), int64_t(0));
+        };
+        Value lhs = op.getOperand(0), rhs = op.getOperand(1);
+        if (columnAffine.count(lhs) || columnAffine.count(rhs)) {
+          auto [lb, lc] = part(lhs);
+          auto [rb, rc] = part(rhs);
+          bool sub = isa<arith::SubIOp>(op);
+          Value base =
+              sub ? arith::SubIOp::create(b, loc, lb, rb).getResult()
+                  : arith::AddIOp::create(b, loc, lb, rb).getResult();
+          columnAffine[res] = {base, sub ? lc - rc : lc + rc};
+        }
+      }
       continue;
+    }
+    if (auto toFloat = dyn_cast<arith::SIToFPOp>(op)) {
+      auto it = columnAffine.find(toFloat.getIn());
+      if (it != columnAffine.end() && res.getType().isF32() &&
+          std::abs(it->second.second) < (int64_t(1) << 24)) {
+        Value base = arith::SIToFPOp::create(b, loc, res.getType(),
+                                             it->second.first);
+        map.map(res, it->second.second == 0
+                         ? base
+                         : arith::AddFOp::create(
+                               b, loc, base,
+                               kb.f32(double(it->second.second)))
+                               .getResult());
+        continue;
+      }
     }
     // math.tanh with afn: the MUFU's tanh.approx (as the built-in softcap);
     // without it, libdevice's __nv_tanhf through convert-gpu-to-nvvm.
@@ -334,7 +385,7 @@ Value KernelScoreModifiers::apply(Value s, double scale, const Row &r,
     Value t = kb.tanhApprox(arith::MulFOp::create(
         b, loc, s, kb.f32(scale / *spec.softcap)));
     s = arith::MulFOp::create(b, loc, kb.f32(*spec.softcap), t);
-  } else {
+  } else if (scalesFirst(scale)) {
     s = arith::MulFOp::create(b, loc, s, kb.f32(scale));
   }
   Value keep;
@@ -478,25 +529,28 @@ void KernelScoreModifiers::hoistRowRanges(Value iLo, Value iHi) {
   spec.maskMod->walk([&](tensor::ExtractOp extract) {
     if (readsAtRow(extract, *spec.maskMod) &&
         isa<BlockArgument>(extract.getTensor()))
-      hoistedRowRanges[extract] = tensorRangeWarp(extract, iLo, iHi);
+      hoistedRowRanges[extract] =
+          tensorRangeWarp(extract, iLo, iHi, kMaxScanSpan);
   });
 }
 
 KernelScoreModifiers::BlockVisibility
 KernelScoreModifiers::blockVisibility(Value iLo, Value iHi, Value jLo,
-                                      Value jHi, bool warpUniform) const {
+                                      Value jHi, bool warpUniform,
+                                      int64_t maxSpan) const {
   assert(narrowsBlocks() && "an interval-bounded mask_mod");
   // The tile's rows: their ranges were scanned once (hoistRowRanges).
   bool tileRows = hoistedRowLo && iLo == hoistedRowLo;
-  auto range = [this, warpUniform, tileRows](tensor::ExtractOp extract,
+  auto range = [this, warpUniform, tileRows, maxSpan](
+                   tensor::ExtractOp extract,
                                              Value lo, Value hi) {
     if (tileRows) {
       auto it = hoistedRowRanges.find(extract);
       if (it != hoistedRowRanges.end())
         return it->second;
     }
-    return warpUniform ? tensorRangeWarp(extract, lo, hi)
-                       : tensorRange(extract, lo, hi);
+    return warpUniform ? tensorRangeWarp(extract, lo, hi, maxSpan)
+                       : tensorRangeLanes(extract, lo, hi, maxSpan);
   };
   FailureOr<MaskModBlockVisibility> v = boundMaskModOverBlock(
       kb.b, kb.loc, *spec.maskMod, batch, head, iLo, kb.add(iHi, kb.idx(1)),
@@ -510,7 +564,7 @@ KernelScoreModifiers::tensorRange(tensor::ExtractOp extract, Value lo,
                                   Value hi) const {
   // At most this many elements are scanned; a wider (or empty) index
   // interval gives the unbounded interval.
-  constexpr int64_t kMaxSpan = 256, kUnroll = 8;
+  constexpr int64_t kMaxSpan = kMaxScanSpan, kUnroll = 8;
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   auto arg = cast<BlockArgument>(extract.getTensor());
@@ -548,8 +602,9 @@ KernelScoreModifiers::tensorRange(tensor::ExtractOp extract, Value lo,
 
 std::pair<Value, Value>
 KernelScoreModifiers::tensorRangeWarp(tensor::ExtractOp extract, Value lo,
-                                      Value hi) const {
-  constexpr int64_t kMaxSpan = 256, kPerLane = kMaxSpan / 32;
+                                      Value hi, int64_t maxSpan) const {
+  assert(maxSpan % 32 == 0 && maxSpan <= kMaxScanSpan && "whole loads");
+  int64_t perLane = maxSpan / 32;
   Type elt = extract.getTensor().getType().getElementType();
   if (elt.getIntOrFloatBitWidth() > 32)
     return tensorRange(extract, lo, hi);
@@ -561,13 +616,21 @@ KernelScoreModifiers::tensorRangeWarp(tensor::ExtractOp extract, Value lo,
   int64_t size = extract.getTensor().getType().getDimSize(0);
   lo = arith::MaxSIOp::create(b, loc, lo, kb.idx(0));
   hi = arith::MinSIOp::create(b, loc, hi, kb.idx(size - 1));
-  Value lane = kb.asIndex(NVVM::LaneIdOp::create(b, loc, i32));
+  // The indices read, in 32 bits and inside the tensor whatever the
+  // interval (an empty or out-of-range one reads element 0 or size - 1, and
+  // is unbounded below): lo into [0, size], hi into [0, size - 1].
+  Value lo32 = kb.toI32(arith::MinSIOp::create(b, loc, lo, kb.idx(size)));
+  Value hi32 = kb.toI32(arith::MaxSIOp::create(b, loc, hi, kb.idx(0)));
+  Value first = arith::AddIOp::create(b, loc, lo32,
+                                      NVVM::LaneIdOp::create(b, loc, i32));
   Value mn, mx;
-  for (int64_t k = 0; k < kPerLane; ++k) {
+  for (int64_t k = 0; k < perLane; ++k) {
     // Past hi the last element again (min / max do not mind).
     Value t = arith::MinSIOp::create(
-        b, loc, kb.add(lo, kb.add(lane, kb.idx(32 * k))), hi);
-    Value v = memref::LoadOp::create(b, loc, data, ValueRange{t});
+        b, loc, arith::AddIOp::create(b, loc, first, kb.i32c(32 * k)), hi32);
+    Value v = memref::LoadOp::create(
+        b, loc, data,
+        ValueRange{arith::IndexCastUIOp::create(b, loc, b.getIndexType(), t)});
     if (elt.getIntOrFloatBitWidth() < 32)
       v = arith::ExtSIOp::create(b, loc, i32, v);
     mn = mn ? arith::MinSIOp::create(b, loc, mn, v).getResult() : v;
@@ -583,7 +646,7 @@ KernelScoreModifiers::tensorRangeWarp(tensor::ExtractOp extract, Value lo,
   }
   Value unbounded = arith::OrIOp::create(
       b, loc,
-      kb.cmp(arith::CmpIPredicate::sgt, kb.sub(hi, lo), kb.idx(kMaxSpan - 1)),
+      kb.cmp(arith::CmpIPredicate::sgt, kb.sub(hi, lo), kb.idx(maxSpan - 1)),
       kb.cmp(arith::CmpIPredicate::slt, hi, lo));
   Value rlo = arith::SelectOp::create(b, loc, unbounded,
                                       kb.idx(-kUnboundedInterval),
@@ -592,6 +655,57 @@ KernelScoreModifiers::tensorRangeWarp(tensor::ExtractOp extract, Value lo,
                                       kb.idx(kUnboundedInterval),
                                       kb.asIndex(mx));
   return {rlo, rhi};
+}
+
+std::pair<Value, Value>
+KernelScoreModifiers::tensorRangeLanes(tensor::ExtractOp extract, Value lo,
+                                       Value hi, int64_t maxSpan) const {
+  // One lane's interval after the other, each scanned by the whole warp:
+  // a lane alone would read its interval element by element, 32 lanes 32
+  // intervals far apart (a sector per lane and load); the warp together
+  // reads an interval in maxSpan / 32 coalesced loads. Unrolled by kUnroll
+  // intervals, so that their loads are in flight together.
+  constexpr int64_t kUnroll = 4;
+  Type elt = extract.getTensor().getType().getElementType();
+  if (elt.getIntOrFloatBitWidth() > 32)
+    return tensorRange(extract, lo, hi);
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  Type i32 = b.getI32Type();
+  int64_t size = extract.getTensor().getType().getDimSize(0);
+  // Clamped so that they fit in 32 bits for the shuffles: lo into [0, size],
+  // hi into [-1, size - 1] leave tensorRangeWarp's clamped interval (and so
+  // its bounded-or-not answer) as it was.
+  Value lo32 = kb.toI32(arith::MinSIOp::create(
+      b, loc, arith::MaxSIOp::create(b, loc, lo, kb.idx(0)), kb.idx(size)));
+  Value hi32 = kb.toI32(arith::MaxSIOp::create(
+      b, loc, arith::MinSIOp::create(b, loc, hi, kb.idx(size - 1)),
+      kb.idx(-1)));
+  Value lane = NVVM::LaneIdOp::create(b, loc, i32);
+  auto loop = scf::ForOp::create(b, loc, kb.idx(0), kb.idx(32),
+                                 kb.idx(kUnroll), ValueRange{lo, hi});
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value mine[2] = {loop.getRegionIterArgs()[0], loop.getRegionIterArgs()[1]};
+    for (int64_t u = 0; u < kUnroll; ++u) {
+      Value k = kb.toI32(kb.add(loop.getInductionVar(), kb.idx(u)));
+      auto fromLane = [&](Value v) {
+        return gpu::ShuffleOp::create(b, loc, v, k, kb.i32c(32),
+                                      gpu::ShuffleMode::IDX)
+            .getShuffleResult();
+      };
+      auto [rlo, rhi] =
+          tensorRangeWarp(extract, kb.asIndex(fromLane(lo32)),
+                          kb.asIndex(fromLane(hi32)), maxSpan);
+      Value isMine =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, k);
+      mine[0] = arith::SelectOp::create(b, loc, isMine, rlo, mine[0]);
+      mine[1] = arith::SelectOp::create(b, loc, isMine, rhi, mine[1]);
+    }
+    scf::YieldOp::create(b, loc, ValueRange{mine[0], mine[1]});
+  }
+  return {loop.getResult(0), loop.getResult(1)};
 }
 
 Value KernelScoreModifiers::lastRow(Value q0, int64_t blockQ) const {
@@ -627,14 +741,20 @@ Value KernelScoreModifiers::isFullBlock(const FullBlocks &full,
 std::pair<Value, Value>
 KernelScoreModifiers::narrowBlockRange(Value begin, Value end, Value iLo,
                                        Value iHi, int64_t blockKV,
-                                       FullBlocks *full) const {
+                                       FullBlocks *full,
+                                       const WarpShare *share) const {
+  // A block's keys (and the tile's rows, at most 128) are all a tensor read
+  // at j or i spans: scanning no more halves the loads at block-kv 128.
+  int64_t span = std::min<int64_t>(
+      kMaxScanSpan, llvm::alignTo(std::max<int64_t>(blockKV, 128), 32));
   return narrowBlocks(
       begin, end,
       [&](Value j) {
         return blockVisibility(iLo, iHi, kb.mul(j, kb.idx(blockKV)),
-                               blockKeyHi(j, blockKV));
+                               blockKeyHi(j, blockKV), /*warpUniform=*/false,
+                               span);
       },
-      full);
+      full, share);
 }
 
 std::pair<Value, Value>
@@ -651,65 +771,120 @@ KernelScoreModifiers::narrowQueryBlockRange(Value begin, Value end, Value jLo,
 
 std::pair<Value, Value> KernelScoreModifiers::narrowBlocks(
     Value begin, Value end,
-    llvm::function_ref<BlockVisibility(Value)> classify,
-    FullBlocks *full) const {
+    llvm::function_ref<BlockVisibility(Value)> classify, FullBlocks *full,
+    const WarpShare *share) const {
   // Warp-parallel: each lane classifies one block of a chunk of 32, a ballot
-  // gives the chunk's visible blocks (every warp computes the same range).
+  // gives the chunk's visible blocks (every warp computes the same range,
+  // or with `share` a share of the chunks). Position-only classifications
+  // are a few integer ops: kUnroll chunks per iteration, so that their
+  // ballots are not a serial chain of latencies (the scan precedes the
+  // tile's first load). Those that read captured tensors are loops of loads
+  // already, one chunk per iteration.
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   Type i32 = b.getI32Type();
+  const int64_t kUnroll = classifyingReadsTensors() ? 1 : 4;
   Value lane = kb.asIndex(NVVM::LaneIdOp::create(b, loc, i32));
+  Value laneZero = kb.cmp(arith::CmpIPredicate::eq, lane, kb.idx(0));
   Value chunks = kb.div(kb.add(kb.sub(end, begin), kb.idx(31)), 32);
   if (full) {
-    // Private memory (one copy per thread; every lane holds the ballots).
-    full->words = memref::AllocaOp::create(
-        b, loc, MemRefType::get({kFullBlockWords}, i32));
+    // Shared with the CTA, or private memory (one copy per thread; every
+    // lane holds the ballots).
+    full->words = share ? share->scratch
+                        : memref::AllocaOp::create(
+                              b, loc, MemRefType::get({kFullBlockWords}, i32))
+                              .getResult();
     full->begin = begin;
   }
-  auto loop = scf::ForOp::create(b, loc, kb.idx(0), chunks, kb.idx(1),
-                                 ValueRange{end, begin});
+  // In shared memory one lane's store stands for the warp's.
+  auto store = [&](Value v, Value word, Value when) {
+    if (share)
+      when = arith::AndIOp::create(b, loc, when, laneZero);
+    auto ifOp = scf::IfOp::create(b, loc, when, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    Value words = full ? full->words : share->scratch;
+    memref::StoreOp::create(b, loc, v, words, ValueRange{word});
+  };
+  auto loop = scf::ForOp::create(
+      b, loc, share ? share->warp : kb.idx(0), chunks,
+      kb.idx(share ? share->warps : kUnroll), ValueRange{end, begin});
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(loop.getBody());
-    Value base = kb.add(begin, kb.mul(loop.getInductionVar(), kb.idx(32)));
     Value first = loop.getRegionIterArgs()[0];
     Value lastPlus = loop.getRegionIterArgs()[1];
-    Value j = kb.add(base, lane);
-    BlockVisibility vis = classify(j);
-    Value inRange = kb.cmp(arith::CmpIPredicate::slt, j, end);
-    Value some = arith::AndIOp::create(b, loc, vis.some, inRange);
-    if (full) {
-      Value all = arith::AndIOp::create(b, loc, vis.all, inRange);
-      Value allBallot = NVVM::VoteSyncOp::create(
-          b, loc, i32, kb.i32c(-1), all, NVVM::VoteSyncKind::ballot);
-      Value chunk = loop.getInductionVar();
-      auto store = scf::IfOp::create(
-          b, loc,
-          kb.cmp(arith::CmpIPredicate::ult, chunk, kb.idx(kFullBlockWords)),
-          /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(store.thenBlock());
-      memref::StoreOp::create(b, loc, allBallot, full->words,
-                              ValueRange{chunk});
+    for (int64_t u = 0; u < (share ? 1 : kUnroll); ++u) {
+      // Chunks past the last one have no block in range: ballots of 0.
+      Value chunk = kb.add(loop.getInductionVar(), kb.idx(u));
+      Value base = kb.add(begin, kb.mul(chunk, kb.idx(32)));
+      Value j = kb.add(base, lane);
+      BlockVisibility vis = classify(j);
+      Value inRange = kb.cmp(arith::CmpIPredicate::slt, j, end);
+      Value some = arith::AndIOp::create(b, loc, vis.some, inRange);
+      if (full) {
+        Value all = arith::AndIOp::create(b, loc, vis.all, inRange);
+        Value allBallot = NVVM::VoteSyncOp::create(
+            b, loc, i32, kb.i32c(-1), all, NVVM::VoteSyncKind::ballot);
+        store(allBallot, chunk,
+              kb.cmp(arith::CmpIPredicate::ult, chunk,
+                     kb.idx(kFullBlockWords)));
+      }
+      Value ballot = NVVM::VoteSyncOp::create(
+          b, loc, i32, kb.i32c(-1), some, NVVM::VoteSyncKind::ballot);
+      Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                        ballot, kb.i32c(0));
+      Value lo = kb.asIndex(LLVM::CountTrailingZerosOp::create(
+          b, loc, i32, ballot, /*is_zero_poison=*/false));
+      Value hi = kb.asIndex(LLVM::CountLeadingZerosOp::create(
+          b, loc, i32, ballot, /*is_zero_poison=*/false));
+      Value unset = kb.cmp(arith::CmpIPredicate::eq, first, end);
+      first = arith::SelectOp::create(
+          b, loc, arith::AndIOp::create(b, loc, any, unset), kb.add(base, lo),
+          first);
+      // One past the chunk's last visible block: base + 32 - clz.
+      lastPlus = arith::SelectOp::create(
+          b, loc, any, kb.sub(kb.add(base, kb.idx(32)), hi), lastPlus);
     }
-    Value ballot = NVVM::VoteSyncOp::create(
-        b, loc, i32, kb.i32c(-1), some, NVVM::VoteSyncKind::ballot);
-    Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, ballot,
-                                      kb.i32c(0));
-    Value lo = kb.asIndex(LLVM::CountTrailingZerosOp::create(
-        b, loc, i32, ballot, /*is_zero_poison=*/false));
-    Value hi = kb.asIndex(LLVM::CountLeadingZerosOp::create(
-        b, loc, i32, ballot, /*is_zero_poison=*/false));
-    Value unset = kb.cmp(arith::CmpIPredicate::eq, first, end);
-    Value newFirst = arith::SelectOp::create(
-        b, loc, arith::AndIOp::create(b, loc, any, unset), kb.add(base, lo),
-        first);
-    // One past the chunk's last visible block: base + 32 - clz.
-    Value newLast = arith::SelectOp::create(
-        b, loc, any, kb.sub(kb.add(base, kb.idx(32)), hi), lastPlus);
-    scf::YieldOp::create(b, loc, ValueRange{newFirst, newLast});
+    scf::YieldOp::create(b, loc, ValueRange{first, lastPlus});
   }
   Value first = loop.getResult(0);
-  Value last = arith::MaxSIOp::create(b, loc, loop.getResult(1), first);
+  Value lastPlus = loop.getResult(1);
+  if (share) {
+    // Each warp's (first, one past last) after the ballot words; then the
+    // CTA's: the least first and the greatest end (a warp that saw no
+    // visible block holds (end, begin)). Block indices fit in 32 bits.
+    Value slot = kb.add(kb.idx(kFullBlockWords), kb.mul(share->warp, kb.idx(2)));
+    Value yes = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+    store(kb.toI32(first), slot, yes);
+    store(kb.toI32(lastPlus), kb.add(slot, kb.idx(1)), yes);
+    gpu::BarrierOp::create(b, loc);
+    // Lane w reads warp w's pair (the others a neutral one), a butterfly of
+    // shuffles combines them (few registers: the prologue is near the cap).
+    assert(share->warps <= 32 && "one lane per warp");
+    Value laneSlot = arith::MinSIOp::create(b, loc, lane,
+                                            kb.idx(share->warps - 1));
+    Value own = kb.cmp(arith::CmpIPredicate::slt, lane, kb.idx(share->warps));
+    auto read = [&](int64_t word) {
+      return memref::LoadOp::create(
+          b, loc, share->scratch,
+          ValueRange{kb.add(kb.idx(kFullBlockWords + word),
+                            kb.mul(laneSlot, kb.idx(2)))});
+    };
+    Value f = arith::SelectOp::create(b, loc, own, read(0), kb.toI32(end));
+    Value l = arith::SelectOp::create(b, loc, own, read(1), kb.toI32(begin));
+    for (int32_t off : {16, 8, 4, 2, 1}) {
+      auto shuffle = [&](Value v) {
+        return gpu::ShuffleOp::create(b, loc, v, off, 32,
+                                      gpu::ShuffleMode::XOR)
+            .getShuffleResult();
+      };
+      f = arith::MinSIOp::create(b, loc, f, shuffle(f));
+      l = arith::MaxSIOp::create(b, loc, l, shuffle(l));
+    }
+    first = kb.asIndex(f);
+    lastPlus = kb.asIndex(l);
+  }
+  Value last = arith::MaxSIOp::create(b, loc, lastPlus, first);
   return {first, last};
 }

@@ -352,10 +352,10 @@ ValueRange mlir::fa::sm80::buildMainloop(KernelBuilder &kb,
                            in.args.sizes, in.tile.batch, in.tile.head);
   Step step{kb, cfg, plan, loads, in, modifiers, {}};
   // With a positive scale the max commutes with it: scores stay raw and
-  // exp2(s * scale - max) is one FFMA + MUFU. With modifiers the scores are
-  // scaled first (the modifiers act on scaled scores): log2(e) is left.
+  // exp2(s * scale - max) is one FFMA + MUFU. Modifiers that act on scaled
+  // scores have them scaled first (scalesFirst): log2(e) is left.
   step.softmax.scaleLog2e =
-      modifiers.empty() ? cfg.scale * M_LOG2E : M_LOG2E;
+      modifiers.scalesFirst(cfg.scale) ? M_LOG2E : cfg.scale * M_LOG2E;
   step.softmax.scaleInExponent = step.softmax.scaleLog2e > 0;
   step.softmax.maxReduction = OnlineSoftmaxConfig::MaxReduction::Chain;
   step.build(loop, zeroAcc);

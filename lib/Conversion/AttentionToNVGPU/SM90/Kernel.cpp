@@ -395,8 +395,22 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
     if (modifiers.narrowsBlocks()) {
       modifiers.hoistRowRanges(tile->q0,
                                modifiers.lastRow(tile->q0, kSM90BlockQ));
+      // Tensor reads (document ids): the CTA's warps split the scan (each
+      // would otherwise read every key's id) and meet in shared memory.
+      std::optional<KernelScoreModifiers::WarpShare> share;
+      if (modifiers.classifyingReadsTensors()) {
+        auto i32Shared = MemRefType::get(
+            {cfg.smem.scanBytes / 4}, kb.b.getI32Type(),
+            MemRefLayoutAttrInterface{},
+            gpu::AddressSpaceAttr::get(kb.b.getContext(),
+                                       gpu::AddressSpace::Workgroup));
+        share = KernelScoreModifiers::WarpShare{
+            kb.div(tid, 32), cfg.threads / 32,
+            smem.view(kb, kb.idx(cfg.smem.scanOffset), i32Shared)};
+      }
       range->narrowToMaskMod(kb, cfg, modifiers, tile->q0,
-                             tile->sequenceSizes(args.sizes));
+                             tile->sequenceSizes(args.sizes),
+                             share ? &*share : nullptr);
     }
   }
 

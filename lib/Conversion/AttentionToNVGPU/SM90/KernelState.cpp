@@ -263,9 +263,10 @@ MemRefType SharedMemory::boxType(const KernelConfig &cfg, int64_t rows) {
 
 void KVRange::narrowToMaskMod(KernelBuilder &kb, const KernelConfig &cfg,
                               const KernelScoreModifiers &modifiers, Value q0,
-                              const ProblemSizes &sizes) {
+                              const ProblemSizes &sizes,
+                              const KernelScoreModifiers::WarpShare *share) {
   std::tie(begin, end) = modifiers.narrowBlockRange(
       begin, end, q0, modifiers.lastRow(q0, kSM90BlockQ), cfg.blockKV,
-      modifiers.classifyingReadsTensors() ? &fullBlocks : nullptr);
+      modifiers.classifyingReadsTensors() ? &fullBlocks : nullptr, share);
   hasLeftEdge = true; // begin is no longer 0
 }

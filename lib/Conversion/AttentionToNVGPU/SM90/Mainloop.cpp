@@ -84,10 +84,11 @@ ConsumerMainloop::ConsumerMainloop(KernelBuilder &kb, const KernelConfig &cfg,
       nk(keyLength), tile(tile), isIssuer(isIssuer), modifiers(modifiers),
       descales(descales) {
   MLIRContext *ctx = kb.b.getContext();
-  // With modifiers the scores are scaled first (they act on scaled scores)
-  // and only log2(e) is left for the exponent.
-  softmaxCfg.scaleLog2e =
-      modifiers.empty() ? cfg.desc.scale * M_LOG2E : M_LOG2E;
+  // Modifiers that act on scaled scores have them scaled first: only
+  // log2(e) is left for the exponent.
+  softmaxCfg.scaleLog2e = modifiers.scalesFirst(cfg.desc.scale)
+                              ? M_LOG2E
+                              : cfg.desc.scale * M_LOG2E;
   // fp8: the descales are part of the scale (per block: set per step).
   if (descales && !descales->perBlock())
     softmaxCfg.scaleLog2eValue = descales->base;

@@ -1,5 +1,7 @@
 //===- SharedMemoryPlan.cpp - the sm_90a kernel's shared memory -----------===//
 #include "fa/Conversion/AttentionToNVGPU/SM90/SharedMemoryPlan.h"
+#include "fa/Conversion/AttentionToNVGPU/Common/ScoreModifiers.h"
+#include "fa/Conversion/AttentionToNVGPU/SM90/Barriers.h"
 
 #include <algorithm>
 
@@ -29,6 +31,14 @@ SharedMemoryPlan mlir::fa::sm90::planSharedMemory(const SM90AttentionDesc &d) {
     p.oOffset = p.totalBytes;
     p.totalBytes += kSM90Warpgroups * kSM90RowsPerWarpgroup * d.headDim * 2;
   }
+  p.scanOffset = p.totalBytes;
+  p.scanBytes = 0;
+  if (d.modifiers.maskMod &&
+      d.modifiers.maskModBound == ScoreModifierSpec::MaskModBound::TensorReads)
+    p.scanBytes =
+        4 * kernel::KernelScoreModifiers::scanScratchWords(
+                (kSM90Warpgroups + 1) * kThreadsPerWarpgroup / 32);
+  p.totalBytes += p.scanBytes;
   p.dynamicBytes = p.totalBytes + kSwizzleAtomBytes;
   return p;
 }

@@ -114,6 +114,19 @@ public:
 
   bool empty() const { return spec.empty(); }
 
+  /// Whether apply() scales the score before modifying it: softcap,
+  /// score_mod and an additive mask act on the scaled score; a mask_mod
+  /// alone commutes with a positive scale, so the score stays unscaled and
+  /// the softmax scales it in its exponent as without modifiers (one
+  /// multiply per score less). The softmax's scale is then scale * log2(e),
+  /// else log2(e). (A boolean mask operand would commute too; its kernels
+  /// spill more unscaled, and it is a per-score load anyway.)
+  bool scalesFirst(double scale) const {
+    bool maskModOnly = spec.maskMod && !spec.softcap && !spec.scoreMod &&
+                       !spec.mask;
+    return !empty() && (!maskModOnly || !(scale > 0));
+  }
+
   /// Per-row values: the query position clamped into [0, Nq) (a tail row's
   /// scores are computed but never stored), the mask row's offset.
   struct Row {
@@ -123,8 +136,9 @@ public:
 
   /// The score `s` (Q K^T, not yet scaled) of `row` and key column `col`
   /// (may be past Nk in a tail block: the caller masks it; the modifiers
-  /// read a clamped column) scaled by `scale` and modified (natural units):
-  /// -inf where the mask or mask_mod hides the key.
+  /// read a clamped column) scaled by `scale` (when scalesFirst) and
+  /// modified (natural units): -inf where the mask or mask_mod hides the
+  /// key.
   /// With `maskModApplied` false a bounded mask_mod is left out (a block
   /// blockVisibility found fully visible).
   Value apply(Value s, double scale, const Row &row, Value col,
@@ -163,8 +177,13 @@ public:
   };
   /// `warpUniform`: every lane of the warp asks for the same block (a
   /// softmax step), so captured tensors are scanned by the warp together.
+  /// `maxSpan` (a multiple of 32, at most kMaxScanSpan): a captured tensor
+  /// is scanned over at most that many indices; a wider interval is
+  /// unbounded (the block then counts as partly visible: always correct).
   BlockVisibility blockVisibility(Value iLo, Value iHi, Value jLo, Value jHi,
-                                  bool warpUniform = false) const;
+                                  bool warpUniform = false,
+                                  int64_t maxSpan = kMaxScanSpan) const;
+  static constexpr int64_t kMaxScanSpan = 256;
   /// The last row of the tile from `q0`: min(q0 + blockQ, Nq) - 1.
   Value lastRow(Value q0, int64_t blockQ) const;
   /// The last key of block `j`: min((j + 1) * blockKV, Nk) - 1.
@@ -181,9 +200,24 @@ public:
   /// rows [iLo, iHi]: from the first to one past the last such block, [end,
   /// end) when none (a scan over the blocks; classifiesBlocks). With `full`,
   /// the same scan records which blocks are wholly visible.
+  ///
+  /// With `share`, the CTA's warps scan it together: each warp a share of the
+  /// chunks of 32 blocks, their ranges and ballots meet in shared memory
+  /// after a CTA barrier (every thread of the CTA must be here), and `full`'s
+  /// words are that shared memory. Without, every warp scans all of it.
+  struct WarpShare {
+    Value warp;     ///< the calling thread's warp in the CTA
+    int64_t warps;  ///< the CTA's warps
+    Value scratch;  ///< shared memory, scanScratchWords(warps) x i32
+  };
+  static int64_t scanScratchWords(int64_t warps) {
+    return kFullBlockWords + 2 * warps;
+  }
   std::pair<Value, Value> narrowBlockRange(Value begin, Value end, Value iLo,
                                            Value iHi, int64_t blockKV,
-                                           FullBlocks *full = nullptr) const;
+                                           FullBlocks *full = nullptr,
+                                           const WarpShare *share =
+                                               nullptr) const;
   /// The same over query blocks for keys [jLo, jHi] (the backward: a CTA
   /// per key block): [begin, end) narrowed to the query blocks of block-q
   /// rows where mask_mod may show one of those keys.
@@ -206,17 +240,25 @@ private:
   std::pair<Value, Value>
   narrowBlocks(Value begin, Value end,
                llvm::function_ref<BlockVisibility(Value)> classify,
-               FullBlocks *full) const;
+               FullBlocks *full, const WarpShare *share = nullptr) const;
   /// The range [min, max] (index values) of the captured 1-D tensor that
   /// `extract` reads, over indices [lo, hi] (a loop over at most 256
   /// elements; a wider or empty interval is unbounded).
   std::pair<Value, Value> tensorRange(tensor::ExtractOp extract, Value lo,
                                       Value hi) const;
   /// The same with [lo, hi] the same in every lane of the warp: each lane
-  /// reads 8 elements, a butterfly of shuffles combines them (elements of
-  /// at most 32 bits; wider ones go to tensorRange).
+  /// reads maxSpan / 32 elements, a butterfly of shuffles combines them
+  /// (elements of at most 32 bits; wider ones go to tensorRange); an
+  /// interval wider than maxSpan is unbounded.
   std::pair<Value, Value> tensorRangeWarp(tensor::ExtractOp extract, Value lo,
-                                          Value hi) const;
+                                          Value hi,
+                                          int64_t maxSpan = kMaxScanSpan) const;
+  /// The same with [lo, hi] different in each lane (narrowBlockRange's
+  /// lane-per-block scan): the warp scans the 32 intervals one after the
+  /// other (every lane must be here).
+  std::pair<Value, Value> tensorRangeLanes(tensor::ExtractOp extract,
+                                           Value lo, Value hi,
+                                           int64_t maxSpan) const;
   /// Clones `region`'s body with its block arguments bound to `args` and
   /// returns the yielded values.
   SmallVector<Value> inlineRegion(Region &region, ArrayRef<Value> args) const;

@@ -125,10 +125,13 @@ struct KVRange {
                     const kernel::ProblemSizes &sizes);
   /// [begin, end) narrowed to the blocks a bounded mask_mod may show to the
   /// tile's rows [q0, min(q0 + 128, Nq)) (KernelScoreModifiers); the
-  /// window's [fullBegin, fullEnd) stays valid for the blocks left.
-  void narrowToMaskMod(KernelBuilder &kb, const KernelConfig &cfg,
-                       const kernel::KernelScoreModifiers &modifiers, Value q0,
-                       const kernel::ProblemSizes &sizes);
+  /// window's [fullBegin, fullEnd) stays valid for the blocks left. With
+  /// `share` the CTA's warps scan together (every thread must be here).
+  void narrowToMaskMod(
+      KernelBuilder &kb, const KernelConfig &cfg,
+      const kernel::KernelScoreModifiers &modifiers, Value q0,
+      const kernel::ProblemSizes &sizes,
+      const kernel::KernelScoreModifiers::WarpShare *share = nullptr);
 };
 
 /// FP8: a tile's descales (docs/FP8.md). The softmax multiplies the e4m3

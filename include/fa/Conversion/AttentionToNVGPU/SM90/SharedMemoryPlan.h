@@ -39,6 +39,10 @@ struct SharedMemoryPlan {
   /// bytes): the Q tile, or with fp8 inputs (Q takes half of O's bytes, and
   /// one warpgroup's O would cover the other's Q) a tile of its own.
   int64_t oOffset;
+  /// The CTA's shared scan of a mask_mod that reads captured tensors
+  /// (KernelScoreModifiers::WarpShare: full-block ballots and each warp's
+  /// range), i32 words; 0 bytes without one.
+  int64_t scanOffset, scanBytes;
   int64_t totalBytes;          ///< from the aligned base
   int64_t dynamicBytes;        ///< what the launch asks for (+ realignment)
 };
