@@ -12,9 +12,9 @@ def rows(path):
     return {r["variant"]: r for r in json.load(open(path)) if r.get("kind") == "bench"}
 
 
-def table(final, before):
-    out = ["| variant | backward TFLOP/s (visible work) | vs our plain backward | before "
-           "block sparsity | fwd + bwd ms: ours / FlexAttention | ours vs Flex |",
+def table(final, before, before_label):
+    out = ["| variant | backward TFLOP/s (visible work) | vs our plain backward | "
+           f"{before_label} | fwd + bwd ms: ours / FlexAttention | ours vs Flex |",
            "|---|---|---|---|---|---|"]
     for name, r in final.items():
         b = before.get(name)
@@ -26,7 +26,7 @@ def table(final, before):
     return "\n".join(out)
 
 
-def svg(final, before, title):
+def svg(final, before, title, before_label):
     names = list(final)
     w, h, left, top, bar = 760, 40 + 28 * len(names), 170, 30, 10
     scale = (w - left - 60) / 1.2
@@ -49,7 +49,7 @@ def svg(final, before, title):
     parts.append(f'<line x1="{x1:.1f}" y1="{top - 4}" x2="{x1:.1f}" y2="{h - 6}" '
                  f'stroke="black" stroke-dasharray="3,3"/>')
     parts.append(f'<text x="{x1 + 3:.1f}" y="{h - 8}">1.0 = our plain backward '
-                 f'(grey: before block sparsity)</text></svg>')
+                 f'(grey: {before_label})</text></svg>')
     return "\n".join(parts)
 
 
@@ -58,14 +58,17 @@ def main():
     ap.add_argument("final")
     ap.add_argument("before", nargs="?")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--before-label", default="before block sparsity",
+                    help="what BEFORE.json measured (its column and the plot's grey bars)")
     a = ap.parse_args()
     final = rows(a.final)
     before = rows(a.before) if a.before else {}
     with open(a.out + ".md", "w") as f:
-        f.write(table(final, before) + "\n")
+        f.write(table(final, before, a.before_label) + "\n")
     with open(a.out + ".svg", "w") as f:
         f.write(svg(final, before, "Backward of attention variants, sm_90a, H200, B=1 H=16 "
-                                   "N=16k d128 bf16: TFLOP/s of visible work / our plain"))
+                                   "N=16k d128 bf16: TFLOP/s of visible work / our plain",
+                    a.before_label))
 
 
 if __name__ == "__main__":

@@ -59,8 +59,38 @@ def main(path, prefix):
         ax.legend()
         fig.tight_layout()
         fig.savefig(prefix + ".png", dpi=100)
-    except Exception as e:  # no matplotlib here: the table is the record
-        print(f"no plot: {e}")
+    except Exception as e:  # no matplotlib here: an SVG written by hand
+        print(f"no matplotlib ({e}): {prefix}.svg")
+        open(prefix + ".svg", "w").write(svg(bench))
+
+
+def svg(bench):
+    """Bars of TFLOP/s (visible work): ours, an --alt build's ('old', grey) and FlexAttention."""
+    series = [("fa (ours)", "#3366cc", lambda r: r["ours_tflops"]),
+              ("--alt old", "#bbbbbb", lambda r: r.get("alts", {}).get("old", {}).get("tflops")),
+              ("FlexAttention", "#dd8844", lambda r: r.get("flex_tflops"))]
+    w, left, top, bar = 820, 150, 46, 9
+    h = top + 30 * len(bench) + 20
+    top_v = max(f(r) or 0 for r in bench for _, _, f in series)
+    scale = (w - left - 70) / top_v
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
+             'font-family="sans-serif" font-size="12">',
+             f'<text x="{left}" y="16">sm_90a variants, H200, B=1 H=16 N=16k d128 bf16: '
+             'TFLOP/s of visible work</text>']
+    for k, (label, color, _) in enumerate(series):
+        parts.append(f'<rect x="{left + 130 * k}" y="26" width="10" height="10" fill="{color}"/>'
+                     f'<text x="{left + 130 * k + 14}" y="35">{label}</text>')
+    for i, r in enumerate(bench):
+        y = top + 30 * i
+        parts.append(f'<text x="{left - 6}" y="{y + 16}" text-anchor="end">{r["variant"]}</text>')
+        for k, (_, color, f) in enumerate(series):
+            v = f(r)
+            if v:
+                parts.append(f'<rect x="{left}" y="{y + k * bar}" width="{v * scale:.1f}" '
+                             f'height="{bar - 1}" fill="{color}"/><text x="{left + v * scale + 3:.1f}" '
+                             f'y="{y + k * bar + 8}" font-size="9">{v:.0f}</text>')
+    parts.append("</svg>")
+    return "\n".join(parts)
 
 
 if __name__ == "__main__":
