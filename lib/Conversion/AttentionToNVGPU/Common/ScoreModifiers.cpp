@@ -600,6 +600,21 @@ KernelScoreModifiers::tensorRange(tensor::ExtractOp extract, Value lo,
   return {rlo, rhi};
 }
 
+/// [lo, hi] as i32 indices of a tensor of `size` (< 2^31) elements: lo into
+/// [0, size], hi into [hiFloor, size - 1].
+static std::pair<Value, Value> clampIndices32(KernelBuilder &kb, Value lo,
+                                              Value hi, int64_t size,
+                                              int64_t hiFloor) {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  Value l = kb.toI32(arith::MinSIOp::create(
+      b, loc, arith::MaxSIOp::create(b, loc, lo, kb.idx(0)), kb.idx(size)));
+  Value h = kb.toI32(arith::MaxSIOp::create(
+      b, loc, arith::MinSIOp::create(b, loc, hi, kb.idx(size - 1)),
+      kb.idx(hiFloor)));
+  return {l, h};
+}
+
 std::pair<Value, Value>
 KernelScoreModifiers::tensorRangeWarp(tensor::ExtractOp extract, Value lo,
                                       Value hi, int64_t maxSpan) const {
@@ -616,11 +631,9 @@ KernelScoreModifiers::tensorRangeWarp(tensor::ExtractOp extract, Value lo,
   int64_t size = extract.getTensor().getType().getDimSize(0);
   lo = arith::MaxSIOp::create(b, loc, lo, kb.idx(0));
   hi = arith::MinSIOp::create(b, loc, hi, kb.idx(size - 1));
-  // The indices read, in 32 bits and inside the tensor whatever the
-  // interval (an empty or out-of-range one reads element 0 or size - 1, and
-  // is unbounded below): lo into [0, size], hi into [0, size - 1].
-  Value lo32 = kb.toI32(arith::MinSIOp::create(b, loc, lo, kb.idx(size)));
-  Value hi32 = kb.toI32(arith::MaxSIOp::create(b, loc, hi, kb.idx(0)));
+  // The indices read, inside the tensor whatever the interval (an empty or
+  // out-of-range one reads element 0 or size - 1, and is unbounded below).
+  auto [lo32, hi32] = clampIndices32(kb, lo, hi, size, /*hiFloor=*/0);
   Value first = arith::AddIOp::create(b, loc, lo32,
                                       NVVM::LaneIdOp::create(b, loc, i32));
   Value mn, mx;
@@ -676,11 +689,7 @@ KernelScoreModifiers::tensorRangeLanes(tensor::ExtractOp extract, Value lo,
   // Clamped so that they fit in 32 bits for the shuffles: lo into [0, size],
   // hi into [-1, size - 1] leave tensorRangeWarp's clamped interval (and so
   // its bounded-or-not answer) as it was.
-  Value lo32 = kb.toI32(arith::MinSIOp::create(
-      b, loc, arith::MaxSIOp::create(b, loc, lo, kb.idx(0)), kb.idx(size)));
-  Value hi32 = kb.toI32(arith::MaxSIOp::create(
-      b, loc, arith::MinSIOp::create(b, loc, hi, kb.idx(size - 1)),
-      kb.idx(-1)));
+  auto [lo32, hi32] = clampIndices32(kb, lo, hi, size, /*hiFloor=*/-1);
   Value lane = NVVM::LaneIdOp::create(b, loc, i32);
   auto loop = scf::ForOp::create(b, loc, kb.idx(0), kb.idx(32),
                                  kb.idx(kUnroll), ValueRange{lo, hi});
