@@ -43,9 +43,11 @@
 // UNSCALED-NOT: 0f3DB504F3
 // UNSCALED: ret;
 
-// Document ids: the CTA's 12 warps split the key blocks' scan; their ballots
-// and ranges meet in shared memory (88 words after the tiles) behind a CTA
+// Document ids: Q's load is issued first; the CTA's 12 warps split the key
+// blocks' scan (3 warps to a chunk of 32 blocks); their ballots and ranges
+// meet in shared memory (3 x 64 + 24 words after the tiles) behind a CTA
 // barrier, lanes combine the 12 ranges with a butterfly.
+// DOCSCAN: cp.async.bulk.tensor
 // DOCSCAN: vote.sync.ballot.b32
 // DOCSCAN: st.shared
 // DOCSCAN: bar.sync 0;
@@ -53,7 +55,7 @@
 // DOCSCAN: ld.shared
 // DOCSCAN: shfl.sync.bfly.b32
 // DOCSCAN: setmaxnreg.dec.sync.aligned.u32 24;
-// DOCSMEM: "dynamic_shared_memory_bytes": 116064,
+// DOCSMEM: "dynamic_shared_memory_bytes": 116576,
 
 // DOC: "align_bytes": 4,
 // DOC-NEXT: "dtype": "i32",

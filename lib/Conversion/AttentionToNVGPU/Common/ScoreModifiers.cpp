@@ -537,11 +537,12 @@ void KernelScoreModifiers::hoistRowRanges(Value iLo, Value iHi) {
 KernelScoreModifiers::BlockVisibility
 KernelScoreModifiers::blockVisibility(Value iLo, Value iHi, Value jLo,
                                       Value jHi, bool warpUniform,
-                                      int64_t maxSpan) const {
+                                      int64_t maxSpan,
+                                      const LaneSubset *lanes) const {
   assert(narrowsBlocks() && "an interval-bounded mask_mod");
   // The tile's rows: their ranges were scanned once (hoistRowRanges).
   bool tileRows = hoistedRowLo && iLo == hoistedRowLo;
-  auto range = [this, warpUniform, tileRows, maxSpan](
+  auto range = [this, warpUniform, tileRows, maxSpan, lanes](
                    tensor::ExtractOp extract,
                                              Value lo, Value hi) {
     if (tileRows) {
@@ -550,7 +551,7 @@ KernelScoreModifiers::blockVisibility(Value iLo, Value iHi, Value jLo,
         return it->second;
     }
     return warpUniform ? tensorRangeWarp(extract, lo, hi, maxSpan)
-                       : tensorRangeLanes(extract, lo, hi, maxSpan);
+                       : tensorRangeLanes(extract, lo, hi, maxSpan, lanes);
   };
   FailureOr<MaskModBlockVisibility> v = boundMaskModOverBlock(
       kb.b, kb.loc, *spec.maskMod, batch, head, iLo, kb.add(iHi, kb.idx(1)),
@@ -672,7 +673,8 @@ KernelScoreModifiers::tensorRangeWarp(tensor::ExtractOp extract, Value lo,
 
 std::pair<Value, Value>
 KernelScoreModifiers::tensorRangeLanes(tensor::ExtractOp extract, Value lo,
-                                       Value hi, int64_t maxSpan) const {
+                                       Value hi, int64_t maxSpan,
+                                       const LaneSubset *lanes) const {
   // One lane's interval after the other, each scanned by the whole warp:
   // a lane alone would read its interval element by element, 32 lanes 32
   // intervals far apart (a sector per lane and load); the warp together
@@ -691,14 +693,18 @@ KernelScoreModifiers::tensorRangeLanes(tensor::ExtractOp extract, Value lo,
   // its bounded-or-not answer) as it was.
   auto [lo32, hi32] = clampIndices32(kb, lo, hi, size, /*hiFloor=*/-1);
   Value lane = NVVM::LaneIdOp::create(b, loc, i32);
-  auto loop = scf::ForOp::create(b, loc, kb.idx(0), kb.idx(32),
-                                 kb.idx(kUnroll), ValueRange{lo, hi});
+  // Only `lanes`' intervals when given (a lane k past 31 reads lane k - 32's
+  // and keeps nothing).
+  int64_t step = lanes ? lanes->step : 1;
+  auto loop = scf::ForOp::create(b, loc, lanes ? lanes->first : kb.idx(0),
+                                 kb.idx(32), kb.idx(kUnroll * step),
+                                 ValueRange{lo, hi});
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(loop.getBody());
     Value mine[2] = {loop.getRegionIterArgs()[0], loop.getRegionIterArgs()[1]};
     for (int64_t u = 0; u < kUnroll; ++u) {
-      Value k = kb.toI32(kb.add(loop.getInductionVar(), kb.idx(u)));
+      Value k = kb.toI32(kb.add(loop.getInductionVar(), kb.idx(u * step)));
       auto fromLane = [&](Value v) {
         return gpu::ShuffleOp::create(b, loc, v, k, kb.i32c(32),
                                       gpu::ShuffleMode::IDX)
@@ -738,6 +744,12 @@ Value KernelScoreModifiers::isFullBlock(const FullBlocks &full,
   Value clamped =
       arith::MinUIOp::create(b, loc, word, kb.idx(kFullBlockWords - 1));
   Value bits = memref::LoadOp::create(b, loc, full.words, ValueRange{clamped});
+  for (int64_t g = 1; g < full.groups; ++g)
+    bits = arith::OrIOp::create(
+        b, loc, bits,
+        memref::LoadOp::create(
+            b, loc, full.words,
+            ValueRange{kb.add(clamped, kb.idx(g * kFullBlockWords))}));
   Value shift = arith::IndexCastOp::create(b, loc, b.getI32Type(),
                                            kb.rem(at, 32));
   Value bit = arith::AndIOp::create(
@@ -758,10 +770,10 @@ KernelScoreModifiers::narrowBlockRange(Value begin, Value end, Value iLo,
       kMaxScanSpan, llvm::alignTo(std::max<int64_t>(blockKV, 128), 32));
   return narrowBlocks(
       begin, end,
-      [&](Value j) {
+      [&](Value j, const LaneSubset *lanes) {
         return blockVisibility(iLo, iHi, kb.mul(j, kb.idx(blockKV)),
                                blockKeyHi(j, blockKV), /*warpUniform=*/false,
-                               span);
+                               span, lanes);
       },
       full, share);
 }
@@ -771,7 +783,7 @@ KernelScoreModifiers::narrowQueryBlockRange(Value begin, Value end, Value jLo,
                                             Value jHi, int64_t blockQ) const {
   return narrowBlocks(
       begin, end,
-      [&](Value qb) {
+      [&](Value qb, const LaneSubset *) {
         Value q0 = kb.mul(qb, kb.idx(blockQ));
         return blockVisibility(q0, lastRow(q0, blockQ), jLo, jHi);
       },
@@ -780,8 +792,8 @@ KernelScoreModifiers::narrowQueryBlockRange(Value begin, Value end, Value jLo,
 
 std::pair<Value, Value> KernelScoreModifiers::narrowBlocks(
     Value begin, Value end,
-    llvm::function_ref<BlockVisibility(Value)> classify, FullBlocks *full,
-    const WarpShare *share) const {
+    llvm::function_ref<BlockVisibility(Value, const LaneSubset *)> classify,
+    FullBlocks *full, const WarpShare *share) const {
   // Warp-parallel: each lane classifies one block of a chunk of 32, a ballot
   // gives the chunk's visible blocks (every warp computes the same range,
   // or with `share` a share of the chunks). Position-only classifications
@@ -796,6 +808,24 @@ std::pair<Value, Value> KernelScoreModifiers::narrowBlocks(
   Value lane = kb.asIndex(NVVM::LaneIdOp::create(b, loc, i32));
   Value laneZero = kb.cmp(arith::CmpIPredicate::eq, lane, kb.idx(0));
   Value chunks = kb.div(kb.add(kb.sub(end, begin), kb.idx(31)), 32);
+  // Shared: warp w scans chunks w, w + warps, ...; or, perChunk warps to a
+  // chunk, chunks w / perChunk, + warps / perChunk, ..., each the blocks of
+  // every perChunk-th lane from w % perChunk (its ballots hold those lanes'
+  // bits only: the ranges still meet in the min / max, the full-block bits
+  // in perChunk words that the steps OR).
+  int64_t perChunk = share ? scanWarpsPerChunk(share->warps) : 1;
+  Value chunkStart = share ? share->warp : kb.idx(0);
+  int64_t chunkStep = share ? share->warps : kUnroll;
+  std::optional<LaneSubset> subset;
+  Value owned, wordBase;
+  if (perChunk > 1) {
+    Value group = kb.rem(share->warp, perChunk);
+    subset = LaneSubset{group, perChunk};
+    chunkStart = kb.div(share->warp, perChunk);
+    chunkStep = share->warps / perChunk;
+    owned = kb.cmp(arith::CmpIPredicate::eq, kb.rem(lane, perChunk), group);
+    wordBase = kb.mul(group, kb.idx(kFullBlockWords));
+  }
   if (full) {
     // Shared with the CTA, or private memory (one copy per thread; every
     // lane holds the ballots).
@@ -804,6 +834,7 @@ std::pair<Value, Value> KernelScoreModifiers::narrowBlocks(
                               b, loc, MemRefType::get({kFullBlockWords}, i32))
                               .getResult();
     full->begin = begin;
+    full->groups = perChunk;
   }
   // In shared memory one lane's store stands for the warp's.
   auto store = [&](Value v, Value word, Value when) {
@@ -815,9 +846,8 @@ std::pair<Value, Value> KernelScoreModifiers::narrowBlocks(
     Value words = full ? full->words : share->scratch;
     memref::StoreOp::create(b, loc, v, words, ValueRange{word});
   };
-  auto loop = scf::ForOp::create(
-      b, loc, share ? share->warp : kb.idx(0), chunks,
-      kb.idx(share ? share->warps : kUnroll), ValueRange{end, begin});
+  auto loop = scf::ForOp::create(b, loc, chunkStart, chunks,
+                                 kb.idx(chunkStep), ValueRange{end, begin});
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(loop.getBody());
@@ -828,14 +858,16 @@ std::pair<Value, Value> KernelScoreModifiers::narrowBlocks(
       Value chunk = kb.add(loop.getInductionVar(), kb.idx(u));
       Value base = kb.add(begin, kb.mul(chunk, kb.idx(32)));
       Value j = kb.add(base, lane);
-      BlockVisibility vis = classify(j);
+      BlockVisibility vis = classify(j, subset ? &*subset : nullptr);
       Value inRange = kb.cmp(arith::CmpIPredicate::slt, j, end);
+      if (owned)
+        inRange = arith::AndIOp::create(b, loc, inRange, owned);
       Value some = arith::AndIOp::create(b, loc, vis.some, inRange);
       if (full) {
         Value all = arith::AndIOp::create(b, loc, vis.all, inRange);
         Value allBallot = NVVM::VoteSyncOp::create(
             b, loc, i32, kb.i32c(-1), all, NVVM::VoteSyncKind::ballot);
-        store(allBallot, chunk,
+        store(allBallot, wordBase ? kb.add(chunk, wordBase) : chunk,
               kb.cmp(arith::CmpIPredicate::ult, chunk,
                      kb.idx(kFullBlockWords)));
       }
@@ -863,7 +895,8 @@ std::pair<Value, Value> KernelScoreModifiers::narrowBlocks(
     // Each warp's (first, one past last) after the ballot words; then the
     // CTA's: the least first and the greatest end (a warp that saw no
     // visible block holds (end, begin)). Block indices fit in 32 bits.
-    Value slot = kb.add(kb.idx(kFullBlockWords), kb.mul(share->warp, kb.idx(2)));
+    Value slot = kb.add(kb.idx(perChunk * kFullBlockWords),
+                        kb.mul(share->warp, kb.idx(2)));
     Value yes = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
     store(kb.toI32(first), slot, yes);
     store(kb.toI32(lastPlus), kb.add(slot, kb.idx(1)), yes);
@@ -877,7 +910,7 @@ std::pair<Value, Value> KernelScoreModifiers::narrowBlocks(
     auto read = [&](int64_t word) {
       return memref::LoadOp::create(
           b, loc, share->scratch,
-          ValueRange{kb.add(kb.idx(kFullBlockWords + word),
+          ValueRange{kb.add(kb.idx(perChunk * kFullBlockWords + word),
                             kb.mul(laneSlot, kb.idx(2)))});
     };
     Value f = arith::SelectOp::create(b, loc, own, read(0), kb.toI32(end));

@@ -384,6 +384,7 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   SharedMemory smem = SharedMemory::allocate(kb, cfg);
   TMALoadPipeline loads(kb, cfg, args, isIssuer);
   std::optional<KVRange> range;
+  bool qIssued = false;
   if (!cfg.persistent) {
     range = KVRange::of(kb, cfg, tile->q0, tile->sequenceSizes(args.sizes));
     // A bounded mask_mod skips the blocks it hides from every row of the
@@ -398,7 +399,12 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
       // Tensor reads (document ids): the CTA's warps split the scan (each
       // would otherwise read every key's id) and meet in shared memory.
       std::optional<KernelScoreModifiers::WarpShare> share;
-      if (modifiers.classifyingReadsTensors()) {
+      if (modifiers.classifyingReadsTensors() && !cfg.desc.kvCache.paged()) {
+        // The scan takes a while and Q does not depend on it: Q's load is
+        // in flight meanwhile.
+        kb.ifThen(isTileLoadIssuer(kb, cfg, thread),
+                  [&] { loads.issueQ(smem, tile->q0, tile->qPlane); });
+        qIssued = true;
         auto i32Shared = MemRefType::get(
             {cfg.smem.scanBytes / 4}, kb.b.getI32Type(),
             MemRefLayoutAttrInterface{},
@@ -415,12 +421,13 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   }
 
   if (!cfg.warpSpecialized)
-    buildIssuerPrologue(kb, cfg, loads, smem, *tile, *range, isIssuer);
+    buildIssuerPrologue(kb, cfg, loads, smem, *tile, *range, isIssuer,
+                        qIssued);
   else
     buildWarpSpecializedRoles(kb, cfg, loads, smem, thread,
                               tile ? &*tile : nullptr,
                               range ? &*range : nullptr,
-                              tiles ? &*tiles : nullptr);
+                              tiles ? &*tiles : nullptr, qIssued);
   buildConsumers(kb, cfg, loads, smem, args, thread, tile, range, tiles,
                  isIssuer);
   b.setInsertionPointToEnd(&kfn.getBody().front());

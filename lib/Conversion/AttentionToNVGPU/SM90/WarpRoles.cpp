@@ -15,9 +15,11 @@ void mlir::fa::sm90::buildIssuerPrologue(KernelBuilder &kb,
                                          const TMALoadPipeline &loads,
                                          const SharedMemory &smem,
                                          const TileState &tile,
-                                         const KVRange &range, Value isIssuer) {
+                                         const KVRange &range, Value isIssuer,
+                                         bool qIssued) {
   kb.ifThen(isIssuer, [&] {
-    loads.issueQ(smem, tile.q0, tile.qPlane);
+    if (!qIssued)
+      loads.issueQ(smem, tile.q0, tile.qPlane);
     for (int64_t s = 0; s < cfg.stages; ++s) {
       Value block = range.blockAt(kb, s);
       kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, block, range.end), [&] {
@@ -27,16 +29,16 @@ void mlir::fa::sm90::buildIssuerPrologue(KernelBuilder &kb,
   });
 }
 
-/// One tile: Q, then every K/V block of [begin, end) into the ring; by one
-/// thread, or with `lane` by a warp (lane 0 issues).
+/// One tile: Q (unless `qIssued`), then every K/V block of [begin, end) into
+/// the ring; by one thread, or with `lane` by a warp (lane 0 issues).
 static void streamTile(KernelBuilder &kb, const KernelConfig &cfg,
                        const TMALoadPipeline &loads, const SharedMemory &smem,
                        const TileState &tile, const KVRange &range,
-                       Value lane) {
-  if (lane)
+                       Value lane, bool qIssued) {
+  if (!qIssued && lane)
     kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, lane, kb.idx(0)),
               [&] { loads.issueQ(smem, tile.q0, tile.qPlane); });
-  else
+  else if (!qIssued)
     loads.issueQ(smem, tile.q0, tile.qPlane);
   auto loop = scf::ForOp::create(kb.b, kb.loc, range.begin, range.end,
                                  kb.idx(1));
@@ -123,7 +125,7 @@ static void streamPersistentTiles(KernelBuilder &kb, const KernelConfig &cfg,
 void mlir::fa::sm90::buildWarpSpecializedRoles(
     KernelBuilder &kb, const KernelConfig &cfg, const TMALoadPipeline &loads,
     const SharedMemory &smem, const ThreadIds &thread, const TileState *tile,
-    const KVRange *range, const PersistentTiles *persistent) {
+    const KVRange *range, const PersistentTiles *persistent, bool qIssued) {
   const SM90AttentionDesc &d = cfg.desc;
   auto roleIf = scf::IfOp::create(
       kb.b, kb.loc,
@@ -147,10 +149,22 @@ void mlir::fa::sm90::buildWarpSpecializedRoles(
         streamPersistentTiles(kb, cfg, loads, smem, *persistent);
       else
         streamTile(kb, cfg, loads, smem, *tile, *range,
-                   warpIssues ? thread.lane : Value());
+                   warpIssues ? thread.lane : Value(), qIssued);
     });
   }
   kb.b.setInsertionPointToStart(&roleIf.getElseRegion().front());
   NVVM::SetMaxRegisterOp::create(kb.b, kb.loc, d.consumerRegs,
                                  NVVM::SetMaxRegisterAction::increase);
+}
+
+Value mlir::fa::sm90::isTileLoadIssuer(KernelBuilder &kb,
+                                       const KernelConfig &cfg,
+                                       const ThreadIds &thread) {
+  if (!cfg.warpSpecialized)
+    return kb.cmp(arith::CmpIPredicate::eq, thread.tid, kb.idx(0));
+  return arith::AndIOp::create(
+      kb.b, kb.loc,
+      kb.cmp(arith::CmpIPredicate::eq, thread.warpgroup,
+             kb.idx(kSM90Warpgroups)),
+      kb.cmp(arith::CmpIPredicate::eq, thread.threadInWG, kb.idx(0)));
 }

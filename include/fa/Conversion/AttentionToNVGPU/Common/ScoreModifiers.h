@@ -180,9 +180,16 @@ public:
   /// `maxSpan` (a multiple of 32, at most kMaxScanSpan): a captured tensor
   /// is scanned over at most that many indices; a wider interval is
   /// unbounded (the block then counts as partly visible: always correct).
+  /// The lanes whose interval a lane-varying scan reads: first, first +
+  /// step, ... (the others' results are undefined); all without one.
+  struct LaneSubset {
+    Value first;
+    int64_t step;
+  };
   BlockVisibility blockVisibility(Value iLo, Value iHi, Value jLo, Value jHi,
                                   bool warpUniform = false,
-                                  int64_t maxSpan = kMaxScanSpan) const;
+                                  int64_t maxSpan = kMaxScanSpan,
+                                  const LaneSubset *lanes = nullptr) const;
   static constexpr int64_t kMaxScanSpan = 256;
   /// The last row of the tile from `q0`: min(q0 + blockQ, Nq) - 1.
   Value lastRow(Value q0, int64_t blockQ) const;
@@ -194,6 +201,9 @@ public:
   /// reads as not full (the per-key test then runs: always correct).
   struct FullBlocks {
     Value words, begin;
+    /// Words per chunk: the OR of `groups` words kFullBlockWords apart (the
+    /// warps that shared a chunk's scan each wrote their lanes' bits).
+    int64_t groups = 1;
   };
   static constexpr int64_t kFullBlockWords = 64;
   /// [begin, end) narrowed to the blocks where mask_mod may show a key to
@@ -205,13 +215,19 @@ public:
   /// chunks of 32 blocks, their ranges and ballots meet in shared memory
   /// after a CTA barrier (every thread of the CTA must be here), and `full`'s
   /// words are that shared memory. Without, every warp scans all of it.
+  /// A chunk of 32 blocks is scanned by kScanWarpsPerChunk warps together
+  /// (each every third lane's block) when the CTA's warps divide by it.
   struct WarpShare {
     Value warp;     ///< the calling thread's warp in the CTA
     int64_t warps;  ///< the CTA's warps
     Value scratch;  ///< shared memory, scanScratchWords(warps) x i32
   };
+  static constexpr int64_t kScanWarpsPerChunk = 3;
+  static int64_t scanWarpsPerChunk(int64_t warps) {
+    return warps % kScanWarpsPerChunk == 0 ? kScanWarpsPerChunk : 1;
+  }
   static int64_t scanScratchWords(int64_t warps) {
-    return kFullBlockWords + 2 * warps;
+    return scanWarpsPerChunk(warps) * kFullBlockWords + 2 * warps;
   }
   std::pair<Value, Value> narrowBlockRange(Value begin, Value end, Value iLo,
                                            Value iHi, int64_t blockKV,
@@ -236,11 +252,11 @@ public:
 
 private:
   /// narrowBlockRange's scan over blocks [begin, end), `classify` giving a
-  /// block's visibility.
-  std::pair<Value, Value>
-  narrowBlocks(Value begin, Value end,
-               llvm::function_ref<BlockVisibility(Value)> classify,
-               FullBlocks *full, const WarpShare *share = nullptr) const;
+  /// block's visibility (for the lanes of its LaneSubset when given one).
+  std::pair<Value, Value> narrowBlocks(
+      Value begin, Value end,
+      llvm::function_ref<BlockVisibility(Value, const LaneSubset *)> classify,
+      FullBlocks *full, const WarpShare *share = nullptr) const;
   /// The range [min, max] (index values) of the captured 1-D tensor that
   /// `extract` reads, over indices [lo, hi] (a loop over at most 256
   /// elements; a wider or empty interval is unbounded).
@@ -257,8 +273,8 @@ private:
   /// lane-per-block scan): the warp scans the 32 intervals one after the
   /// other (every lane must be here).
   std::pair<Value, Value> tensorRangeLanes(tensor::ExtractOp extract,
-                                           Value lo, Value hi,
-                                           int64_t maxSpan) const;
+                                           Value lo, Value hi, int64_t maxSpan,
+                                           const LaneSubset *lanes) const;
   /// Clones `region`'s body with its block arguments bound to `args` and
   /// returns the yielded values.
   SmallVector<Value> inlineRegion(Region &region, ArrayRef<Value> args) const;

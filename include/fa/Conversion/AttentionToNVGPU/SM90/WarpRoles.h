@@ -23,10 +23,12 @@ struct PersistentTiles {
 
 /// Without warp specialization: thread `isIssuer` issues Q and the first
 /// `stages` K/V blocks of the tile.
+/// `qIssued`: Q's load was issued already (before the key range's scan).
 void buildIssuerPrologue(KernelBuilder &kb, const KernelConfig &cfg,
                          const TMALoadPipeline &loads,
                          const SharedMemory &smem, const TileState &tile,
-                         const KVRange &range, Value isIssuer);
+                         const KVRange &range, Value isIssuer,
+                         bool qIssued = false);
 
 /// Splits the CTA into the producer warpgroup (built here: one tile, or the
 /// persistent tile loop when `persistent` is given) and the consumers; returns
@@ -36,7 +38,13 @@ void buildWarpSpecializedRoles(KernelBuilder &kb, const KernelConfig &cfg,
                                const SharedMemory &smem,
                                const ThreadIds &thread, const TileState *tile,
                                const KVRange *range,
-                               const PersistentTiles *persistent);
+                               const PersistentTiles *persistent,
+                               bool qIssued = false);
+
+/// Whether this thread issues the tile's loads (one tile per CTA, before the
+/// roles split): the producer warpgroup's first thread, or the CTA's.
+Value isTileLoadIssuer(KernelBuilder &kb, const KernelConfig &cfg,
+                       const ThreadIds &thread);
 
 } // namespace mlir::fa::sm90
 
