@@ -128,14 +128,24 @@ def bench(k90, k80, seqlens, iters, dtypes, dims, partial=None, variants=(), var
                         fns = {"sm90": lambda: kern(q, k, v, out=out)}
                         if kern80:
                             fns["sm80"] = lambda: kern80(q, k, v, out=out)
+                        vkerns = {}
                         for vname, vdir in variants:
                             if n >= var_min_seqlen and has_kernel(vdir, kernel_name(dt, d, causal)):
+                                vkerns[vname] = load(vdir, dt, d, causal)
                                 fns["v_" + vname] = (lambda kv: lambda: kv(q, k, v, out=out))(
-                                    load(vdir, dt, d, causal))
+                                    vkerns[vname])
                         fns.update(peer_fns(q, k, v, causal))
                         row.update({nm + "_ms": ms for nm, ms in time_interleaved(fns, iters).items()})
                         for name in ("sm80", "flash", "cudnn"):
                             row.setdefault(name + "_ms", None)
+                        # What a user sees: back-to-back calls, host path included.
+                        row["sm90_user_ms"] = time_back_to_back(lambda: kern(q, k, v))
+                        for vname, kv in vkerns.items():
+                            row["v_" + vname + "_user_ms"] = time_back_to_back(
+                                (lambda kv: lambda: kv(q, k, v))(kv))
+                        for name in ("flash", "cudnn"):
+                            row[name + "_user_ms"] = (time_back_to_back(fns[name])
+                                                      if name in fns else None)
                     else:
                         row["sm90_ms"] = time_ms(lambda: kern(q, k, v, out=out), iters)
                         row["sm80_ms"] = time_ms(lambda: kern80(q, k, v, out=out), iters) if kern80 else None
@@ -195,18 +205,24 @@ def report(res, md_path, png_path):
                          f"{f(x['sm90_tflops'])} | {f(x['sm80_tflops'])} | {f(x['flash_tflops'])} | "
                          f"{f(x['cudnn_tflops'])} | {r(x['ratio_cudnn'])} | {r(x['ratio_flash'])} | {r(x['ratio_sm80'])} |")
     urows = [x for x in res.get("bench", []) if x.get("sm90_user_ms")]
+    vnames = res.get("variants", [])
+    uvnames = [vn for vn in vnames if any(x.get("v_" + vn + "_user_ms") for x in urows)]
     if urows:
         lines += ["", "What a user sees: ms per call of 20 back-to-back calls through the public API "
                   "(ours: fa_runtime Kernel.__call__ allocating out, argument checks, tensor maps, "
                   "launch; peers: torch SDPA), host path included", "",
-                  "| dtype | d | causal | seqlen | ours sm_90a ms | flash ms | cudnn ms | cudnn/ours | flash/ours |",
-                  "|---|---|---|---|---|---|---|---|---|"]
+                  "| dtype | d | causal | seqlen | ours sm_90a ms | flash ms | cudnn ms | cudnn/ours | flash/ours |" +
+                  "".join(f" {vn} ms | {vn}/ours |" for vn in uvnames),
+                  "|---|---|---|---|---|---|---|---|---|" + "---|---|" * len(uvnames)]
         for x in urows:
             ou, fl, cu = x["sm90_user_ms"], x.get("flash_user_ms"), x.get("cudnn_user_ms")
+            vcells = ""
+            for vn in uvnames:
+                vu = x.get("v_" + vn + "_user_ms")
+                vcells += f" {f'{vu:.3f}' if vu else '-'} | {r(vu / ou if vu else None)} |"
             lines.append(f"| {x['dtype']} | {x['d']} | {'yes' if x['causal'] else 'no'} | {x['seqlen']} | "
                          f"{ou:.3f} | {fl or 0:.3f} | {cu or 0:.3f} | {r(cu / ou if cu else None)} | "
-                         f"{r(fl / ou if fl else None)} |")
-    vnames = res.get("variants", [])
+                         f"{r(fl / ou if fl else None)} |" + vcells)
     vrows = [x for x in res.get("bench", []) if any(x.get("v_" + vn + "_ms") for vn in vnames)]
     if vrows:
         lines += ["", "Variants (other sm_90a schedules, same process and inputs): TFLOP/s (ratio to cudnn)", "",

@@ -243,9 +243,11 @@ def test_launch_sm90(fake):
 
 
 def test_gqa_decode_packs_the_group_into_rows(fake):
-    # One query row of 32 heads over 8 K/V heads, 64 sequences (512 CTAs: no
+    # One query row of 32 heads over 8 K/V heads, 64 sequences (512 tiles: no
     # split): the launch sees q as [64, 8, 4, 128] (the group's 4 heads as 4
-    # rows of one tile, fa.decode) and the non-causal kernel; out is a view.
+    # rows of one tile, fa.decode) and the non-causal kernel, which runs
+    # persistent CTAs (a 1-D grid of min(512 tiles, the fake's 132 SMs)); out
+    # is a view.
     t = fake.torch
     fake.log("ppppiiiii")
     q = Tensor((64, 32, 1, 128), t.float16, "cuda:0")
@@ -254,7 +256,7 @@ def test_gqa_decode_packs_the_group_into_rows(fake):
     (launch,) = launches(fake.log())
     assert launch.endswith("64 8 8 4 4096")  # B, Hq, Hkv, Nq (rows), Nk
     assert out.shape == (64, 32, 1, 128)
-    assert "grid 1 8 64 " in launch
+    assert "grid 132 1 1 " in launch
     # Two query rows with causal: rows differ by position, no packing.
     fake.log("ppppiiiii")
     q2 = Tensor((64, 32, 2, 128), t.float16, "cuda:0")

@@ -77,8 +77,11 @@ std::string mlir::fa::checkSM90AttentionDesc(const SM90AttentionDesc &d) {
            "got 1 (or overlap=false)";
   int64_t bytes = sm90::planSharedMemory(d).dynamicBytes;
   if (bytes > sm90::kSharedMemoryLimitBytes)
-    return "sm_90a kernel with " + std::to_string(d.stages) +
-           " stages needs " + std::to_string(bytes) +
+    return "sm_90a kernel with " + std::to_string(d.stages) + " stages" +
+           (d.persistent && d.qBuffers > 1
+                ? " and " + std::to_string(d.qBuffers) + " Q tiles"
+                : std::string()) +
+           " needs " + std::to_string(bytes) +
            " bytes of shared memory (at most " +
            std::to_string(sm90::kSharedMemoryLimitBytes) + ") at head dim " +
            std::to_string(d.headDim) + " with " + std::to_string(kBN) +
@@ -126,6 +129,10 @@ mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
   if (failed(schedule))
     return failure();
   static_cast<SM90Schedule &>(desc) = *schedule;
+  if (desc.persistent) {
+    desc.producerRegs = kSM90PersistentProducerRegisters;
+    desc.consumerRegs = kSM90PersistentConsumerRegisters;
+  }
   std::string why = checkSM90AttentionDesc(desc);
   if (!why.empty())
     return anchor->emitOpError(why);

@@ -29,7 +29,7 @@ func.func @attn_attr(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: ten
 
 // -----
 
-// Longest first: a causal kernel takes query block gridDim.x - 1 - blockIdx.x
+// Longest first (one tile per CTA): a causal kernel takes query block gridDim.x - 1 - blockIdx.x
 // (the one with the most key blocks first); a non-causal one keeps blockIdx.x.
 // DEFAULT: fa.manifest.attn_order_full_kernels = {json = "{{.*}}\22longest_first\22: false{{.*}}fa.manifest.attn_order_kernels = {json = "{{.*}}\22longest_first\22: true
 // DEFAULT-LABEL: gpu.module @attn_order_kernels
@@ -48,7 +48,7 @@ func.func @attn_order(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: te
   %o = fa.attention %q, %k, %v {causal} : tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16> -> tensor<?x?x?x64xf16>
   return %o : tensor<?x?x?x64xf16>
 }
-func.func @attn_order_full(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: tensor<?x?x?x64xf16>) -> tensor<?x?x?x64xf16> {
+func.func @attn_order_full(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: tensor<?x?x?x64xf16>) -> tensor<?x?x?x64xf16> attributes {fa.sm90.persistent = false} {
   %o = fa.attention %q, %k, %v : tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16> -> tensor<?x?x?x64xf16>
   return %o : tensor<?x?x?x64xf16>
 }

@@ -1,13 +1,16 @@
-// RUN: fa-opt %s -split-input-file --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a persistent=true" | FileCheck %s
+// RUN: fa-opt %s -split-input-file --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a persistent=true stages=3 split-release=false" | FileCheck %s
 // RUN: fa-opt %s -split-input-file --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a" | FileCheck %s --check-prefix=OFF
+// RUN: fa-opt %s -split-input-file --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a persistent=true" | FileCheck %s --check-prefix=RING
 // RUN: not fa-opt %s -split-input-file --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a persistent=true warp-specialize=false" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOWS
 
-// Persistent CTAs (causal, longest first): a 1-D grid of min(tiles, SMs) CTAs;
+// Persistent CTAs (causal, longest first; 3 stages at d128 leave no room for
+// a second Q tile: one, q_buffers = 1): a 1-D grid of min(tiles, SMs) CTAs;
 // producer and consumers loop over tiles blockIdx.x, +gridDim.x below
 // tiles = ceil(Nq/128) * Hq * B, carrying the running K/V block count and the
 // CTA's tile count n.
 // CHECK: \22grid\22: [\0A{{ *}}{\0A{{ *}}\22min\22: [\0A{{ *}}{\0A{{ *}}\22mul\22: [\0A{{ *}}{\0A{{ *}}\22ceil_div\22: [\0A{{ *}}\22Nq\22,\0A{{ *}}128\0A{{ *}}]\0A{{ *}}},\0A{{ *}}\22Hq\22,\0A{{ *}}\22B\22\0A{{ *}}]\0A{{ *}}},\0A{{ *}}\22num_sms\22\0A{{ *}}]\0A{{ *}}},\0A{{ *}}1,\0A{{ *}}1\0A{{ *}}]
 // CHECK-SAME: \22persistent\22: true
+// CHECK-SAME: \22q_buffers\22: 1
 // CHECK-SAME: \22static_shared_memory_bytes\22: 88
 // CHECK-SAME: \22tiles\22: {\0A{{ *}}\22mul\22: [\0A{{ *}}{\0A{{ *}}\22ceil_div\22: [\0A{{ *}}\22Nq\22,\0A{{ *}}128\0A{{ *}}]\0A{{ *}}},\0A{{ *}}\22Hq\22,\0A{{ *}}\22B\22\0A{{ *}}]
 // CHECK-LABEL: gpu.func @attn_kernel(
@@ -23,7 +26,8 @@
 // CHECK: nvgpu.mbarrier.init %{{.+}}[%c10], %c256
 
 // Producer: tile loop; longest first, query block = nqb - 1 - tile / (Hq * B).
-// CHECK: nvvm.setmaxregister  decrease 24
+// It runs on 40 registers (the consumers on 232): on 24 the tile loop spills.
+// CHECK: nvvm.setmaxregister  decrease 40
 // CHECK: %[[BX:.+]] = gpu.block_id  x
 // CHECK-NEXT: %[[GX:.+]] = gpu.grid_dim  x
 // CHECK: %{{.+}}:2 = scf.for %[[TILE:.+]] = %[[BX]] to %[[TILES]] step %[[GX]] iter_args(%[[BASE:.+]] = %c0{{.*}}, %[[N:.+]] = %c0{{.*}}) -> (index, index) {
@@ -61,7 +65,7 @@
 
 // Consumers: the same tile loop; Q "full" parity = n % 2; block `begin` is
 // iteration `base` of the running count (stage base % 3).
-// CHECK: nvvm.setmaxregister  increase 240
+// CHECK: nvvm.setmaxregister  increase 232
 // CHECK: %[[CBX:.+]] = gpu.block_id  x
 // CHECK-NEXT: %[[CGX:.+]] = gpu.grid_dim  x
 // CHECK: %{{.+}}:2 = scf.for %{{.+}} = %[[CBX]] to %[[TILES]] step %[[CGX]] iter_args(%[[CBASE:.+]] = %c0{{.*}}, %[[CN:.+]] = %c0{{.*}}) -> (index, index) {
@@ -91,6 +95,14 @@
 // OFF-NOT: iter_args(%{{.+}} = %c0{{.*}}, %{{.+}} = %c0{{.*}}) -> (index, index)
 // OFF: gpu.return
 
+// A persistent d128 kernel with the measured ring: 2 stages, split release,
+// two Q tiles (1 + 4 x 2 = 9 slots, Q free, Q tile 1 full and free: 12).
+// RING: \22persistent\22: true
+// RING-SAME: \22q_buffers\22: 2
+// RING-SAME: \22split_release\22: true
+// RING-SAME: \22stages\22: 2
+// RING: num_barriers = 12>
+
 // NOWS: error: sm_90a schedule: persistent=true (convert-fa-to-nvgpu option) needs warp-specialize, but warp-specialize=false (convert-fa-to-nvgpu option)
 
 func.func @attn(%q: tensor<?x?x?x128xf16>, %k: tensor<?x?x?x128xf16>, %v: tensor<?x?x?x128xf16>) -> tensor<?x?x?x128xf16> {
@@ -106,9 +118,49 @@ func.func @attn(%q: tensor<?x?x?x128xf16>, %k: tensor<?x?x?x128xf16>, %v: tensor
 // CHECK: scf.for %[[TILE2:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args
 // CHECK: %[[QB2:.+]] = arith.remui %[[TILE2]], %{{.+}} : index
 // CHECK-NEXT: %[[REST2:.+]] = arith.divui %[[TILE2]], %{{.+}} : index
+// With the default ring of a persistent d64 kernel: 4 stages and two Q tiles
+// (16 KiB each). Slots: 1 + 3 x 4 = 13, Q tile 0 free = 13, Q tile 1 full =
+// 14, Q tile 1 free = 15 (256 consumer threads).
 // OFF: \22persistent\22: true
+// OFF-SAME: \22q_buffers\22: 2
+// OFF-SAME: \22stages\22: 4
 // OFF-LABEL: gpu.func @attn_full_kernel(
-// OFF: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%{{.+}} = %c0{{.*}}, %{{.+}} = %c0{{.*}}) -> (index, index)
+// OFF: num_barriers = 16>
+// OFF: nvgpu.mbarrier.init %{{.+}}[%c13], %c256
+// OFF: nvgpu.mbarrier.init %{{.+}}[%c14], %c1
+// OFF: nvgpu.mbarrier.init %{{.+}}[%c15], %c256
+// Producer: tile n's Q goes into Q tile n % 2 first thing in the tile, once
+// tile n - 2's epilogue freed it (phase n / 2 - 1 of slot 13 + 2 (n % 2));
+// its "full" slot is 14 (n % 2), its bytes at 16384 (n % 2).
+// OFF: nvvm.setmaxregister  decrease 40
+// OFF: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[PBASE:.+]] = %c0{{.*}}, %[[PN:.+]] = %c0{{.*}}) -> (index, index)
+// OFF: %[[QAT0:.+]] = arith.addi %[[PBASE]], %c0{{.*}} : index
+// OFF: arith.cmpi eq, %{{.+}}, %[[QAT0]] : index
+// OFF: %[[PBUF:.+]] = arith.remui %[[PN]], %c2{{.*}} : index
+// OFF: %[[USES:.+]] = arith.divui %[[PN]], %c2{{.*}} : index
+// OFF: %[[REUSE:.+]] = arith.cmpi ne, %[[USES]], %c0{{.*}} : index
+// OFF: scf.if %[[REUSE]] {
+// OFF: %[[FREEOFF:.+]] = arith.muli %[[PBUF]], %c2{{.*}} : index
+// OFF: %[[FREE:.+]] = arith.addi %c13{{.*}}, %[[FREEOFF]] : index
+// OFF: arith.subi %[[USES]], %c1{{.*}} : index
+// OFF: nvgpu.mbarrier.try_wait.parity %{{.+}}[%[[FREE]]]
+// OFF: %[[FULL:.+]] = arith.muli %[[PBUF]], %c14 : index
+// OFF: nvgpu.mbarrier.arrive.expect_tx %{{.+}}[%[[FULL]]], %c16384
+// OFF: arith.muli %[[PBUF]], %c16384
+// OFF: nvgpu.tma.async.load %{{.+}}, %{{.+}}[%[[FULL]]]
+// Consumers: wait on Q tile n % 2's "full" slot, phase (n / 2) % 2; O is
+// staged in that Q tile; the tile is handed back on its "free" slot.
+// OFF: nvvm.setmaxregister  increase 232
+// OFF: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%{{.+}} = %c0{{.*}}, %[[CN2:.+]] = %c0{{.*}}) -> (index, index)
+// OFF: %[[CBUF:.+]] = arith.remui %[[CN2]], %c2{{.*}} : index
+// OFF: %[[CFULL:.+]] = arith.muli %[[CBUF]], %c14{{.*}} : index
+// OFF: %[[CUSE:.+]] = arith.divui %[[CN2]], %c2{{.*}} : index
+// OFF: arith.remui %[[CUSE]], %c2{{.*}} : index
+// OFF: nvgpu.mbarrier.try_wait.parity %{{.+}}[%[[CFULL]]]
+// OFF: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// OFF: %[[CFREEOFF:.+]] = arith.muli %[[CBUF]], %c2{{.*}} : index
+// OFF-NEXT: %[[CFREE:.+]] = arith.addi %c13{{.*}}, %[[CFREEOFF]] : index
+// OFF-NEXT: nvgpu.mbarrier.arrive %{{.+}}[%[[CFREE]]]
 func.func @attn_full(%q: tensor<?x?x?x64xbf16>, %k: tensor<?x?x?x64xbf16>, %v: tensor<?x?x?x64xbf16>) -> tensor<?x?x?x64xbf16> attributes {fa.sm90.persistent = true} {
   %o = fa.attention %q, %k, %v : tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16> -> tensor<?x?x?x64xbf16>
   return %o : tensor<?x?x?x64xbf16>

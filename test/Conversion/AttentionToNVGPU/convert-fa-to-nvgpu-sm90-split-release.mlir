@@ -5,7 +5,9 @@
 // RUN: fa-opt %s -split-input-file --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a" | FileCheck %s
 // RUN: fa-opt %s -split-input-file --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a split-release=true" | FileCheck %s --check-prefix=ON
 
-// d128, 3 stages: Q, 3 K full, 3 V full, 3 released = 10 barriers.
+// d128, one tile per CTA (persistent CTAs, the default for full attention,
+// have their own defaults: convert-fa-to-nvgpu-sm90-persistent.mlir), 3
+// stages: Q, 3 K full, 3 V full, 3 released = 10 barriers.
 // CHECK: fa.manifest.full_d128_kernels = {json = "{{.*}}\22split_release\22: false
 // CHECK-LABEL: gpu.module @full_d128_kernels
 // CHECK: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 10>
@@ -23,7 +25,7 @@
 // ON: %[[C10:.*]] = arith.constant 10 : index
 // ON-NEXT: %[[V:.*]] = arith.addi %[[C10]], %{{.*}} : index
 // ON-NEXT: nvgpu.mbarrier.arrive %{{.*}}[%[[V]]]
-func.func @full_d128(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
+func.func @full_d128(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> attributes {fa.sm90.persistent = false} {
   %o = fa.attention %q, %k, %v : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
   return %o : tensor<?x?x?x128xbf16>
 }

@@ -9,6 +9,8 @@
 // RUN: fa-opt %t/split.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a split-release=true warp-specialize=false})' -verify-diagnostics -o /dev/null
 // RUN: fa-opt %t/one-stage.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a stages=1})' -verify-diagnostics -o /dev/null
 // RUN: fa-opt %t/block-kv.mlir --fa-tile-attention="block-q=128 block-kv=64" --convert-fa-to-nvgpu="chip=sm_90a" -verify-diagnostics -o /dev/null
+// RUN: fa-opt %t/q-buffers.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a q-buffers=3})' -verify-diagnostics -o /dev/null
+// RUN: fa-opt %t/q-buffers-fit.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a persistent=true stages=3 q-buffers=2})' -verify-diagnostics -o /dev/null
 // A measured default is an option value too: auto, true or false.
 // RUN: not fa-opt %t/stages.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a longest-first=maybe})' 2>&1 | FileCheck %s --check-prefix=TRISTATE
 // TRISTATE: longest-first
@@ -55,4 +57,18 @@ func.func @f(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x
 func.func @f(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>) -> tensor<1x1x64x64xf16> attributes {fa.sm90.block_kv = 128 : i64} {
   %o = fa.attention %q, %k, %v : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf16>
   return %o : tensor<1x1x64x64xf16>
+}
+//--- q-buffers.mlir
+// expected-error @+1 {{fa-to-ptx option 'q-buffers=3' must be 0 (auto) or from 1 to 2}}
+func.func @f(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>) -> tensor<1x1x64x64xf16> {
+  %o = fa.attention %q, %k, %v : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf16>
+  return %o : tensor<1x1x64x64xf16>
+}
+//--- q-buffers-fit.mlir
+// Two Q tiles (2 x 32 KiB) and 3 stages of 128-key d128 tiles (192 KiB) do
+// not fit: the diagnostic counts the Q tiles.
+func.func @f(%q: tensor<1x1x128x128xbf16>, %k: tensor<1x1x128x128xbf16>, %v: tensor<1x1x128x128xbf16>) -> tensor<1x1x128x128xbf16> {
+  // expected-error @+1 {{sm_90a kernel with 3 stages and 2 Q tiles needs 263168 bytes of shared memory (at most 232448) at head dim 128}}
+  %o = fa.attention %q, %k, %v : tensor<1x1x128x128xbf16>, tensor<1x1x128x128xbf16>, tensor<1x1x128x128xbf16> -> tensor<1x1x128x128xbf16>
+  return %o : tensor<1x1x128x128xbf16>
 }

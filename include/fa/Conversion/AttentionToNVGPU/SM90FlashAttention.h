@@ -38,6 +38,15 @@ constexpr int64_t kSM90BlockKVD256LeftEdge = 64;
 /// SM between 3 warpgroups: 128 x (24 + 2 x 240) = 64,512).
 constexpr int64_t kSM90ProducerRegisters = 24;
 constexpr int64_t kSM90ConsumerRegisters = 240;
+/// Persistent CTAs: the producer runs the tile loop (decode, key range,
+/// coordinates) and spills 96 bytes on 24 registers; 40 / 232 (the same
+/// 64,512) spill nothing in either role and were 0.5-1.3% faster on the H200
+/// (bench/results/persistent_h200_2026-12-01_s11, run2 `pd64r`).
+constexpr int64_t kSM90PersistentProducerRegisters = 40;
+constexpr int64_t kSM90PersistentConsumerRegisters = 232;
+static_assert(128 * (kSM90PersistentProducerRegisters +
+                     2 * kSM90PersistentConsumerRegisters) <= 65536,
+              "the register file of an SM");
 
 /// The K/V ring depth used when none is asked for: 3, but 2 at head dim 256
 /// (3 stages of 80-key tiles need 305 KiB).

@@ -112,6 +112,7 @@ static void buildConsumers(KernelBuilder &kb, const KernelConfig &cfg,
   TileState tile;
   KVRange range;
   Value tileIdx, tileN;
+  Value qBuffer; // persistent with two Q tiles: this tile's, tileN % 2
   if (tiles) {
     // The same tile loop as the producer's, carrying the running block
     // counter and the tile count n (the Q parity); it ends after the
@@ -135,14 +136,19 @@ static void buildConsumers(KernelBuilder &kb, const KernelConfig &cfg,
     // in the body instead of being hoisted out of the tile loop and held in
     // registers across the K/V loop (spills at the 168-register cap).
     t = ThreadIds::of(kb, opaqueThreadIdX(kb));
-    loads.wait(kb.idx(MBarrierLayout::kQFull), loads.parityOf(tileN));
+    int64_t buffers = cfg.smem.qBuffers;
+    if (buffers > 1)
+      qBuffer = kb.rem(tileN, buffers);
+    loads.wait(loads.qFullSlot(qBuffer),
+               loads.parityOf(qBuffer ? kb.div(tileN, buffers) : tileN));
   } else {
     tile = *oneTile;
     range = *oneRange;
     loads.wait(kb.idx(MBarrierLayout::kQFull),
                arith::ConstantOp::create(kb.b, kb.loc, kb.b.getBoolAttr(false)));
   }
-  ConsumerFrame frame = ConsumerFrame::of(kb, cfg, t, smem, tile, range);
+  ConsumerFrame frame =
+      ConsumerFrame::of(kb, cfg, t, smem, tile, range, qBuffer);
   std::optional<FP8Descales> descales;
   if (cfg.fp8)
     descales = FP8Descales::of(kb, cfg, args, tile, range);
@@ -191,7 +197,7 @@ static void buildConsumers(KernelBuilder &kb, const KernelConfig &cfg,
         kb.b, kb.loc, NVVM::ProxyKind::async_shared,
         NVVM::SharedSpaceAttr::get(kb.b.getContext(),
                                    NVVM::SharedSpace::shared_cta));
-    loads.releaseQTile();
+    loads.releaseQTile(qBuffer);
     scf::YieldOp::create(
         kb.b, kb.loc,
         ValueRange{kb.add(range.base, kb.sub(endRange.end, endRange.begin)),

@@ -44,7 +44,7 @@ KernelConfig KernelConfig::derive(const SM90AttentionDesc &d) {
       kThreadsPerWarpgroup * (kSM90Warpgroups + (s.warpSpecialized ? 1 : 0));
   c.smem = planSharedMemory(d);
   c.barriers = MBarrierLayout{s.stages, s.warpSpecialized, s.splitRelease,
-                              s.persistent, s.warpArrive};
+                              s.persistent, s.warpArrive, s.qBuffers};
   return c;
 }
 

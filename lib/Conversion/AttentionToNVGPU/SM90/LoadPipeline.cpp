@@ -32,23 +32,37 @@ TMALoadPipeline::TMALoadPipeline(KernelBuilder &kb, const KernelConfig &cfg,
 }
 
 void TMALoadPipeline::issueQ(const SharedMemory &smem, Value q0,
-                             Value qPlane) const {
+                             Value qPlane, Value buffer) const {
   const SharedMemoryPlan &p = cfg.smem;
+  Value slot = qFullSlot(buffer);
   nvgpu::MBarrierArriveExpectTxOp::create(kb.b, kb.loc, bars,
-                                          kb.idx(p.qBytes),
-                                          kb.idx(MBarrierLayout::kQFull),
-                                          Value());
+                                          kb.idx(p.qBytes), slot, Value());
   for (int64_t w = 0; w < kSM90Warpgroups; ++w)
     for (int64_t s = 0; s < cfg.subTiles; ++s) {
-      Value dst = smem.view(
-          kb, kb.idx(p.qOffset + (w * cfg.subTiles + s) * p.subTileQ),
-          SharedMemory::boxType(cfg, kSM90RowsPerWarpgroup));
+      Value off = kb.idx(p.qOffset + (w * cfg.subTiles + s) * p.subTileQ);
+      if (buffer)
+        off = kb.add(off, kb.mul(buffer, kb.idx(p.qBytes)));
+      Value dst = smem.view(kb, off,
+                            SharedMemory::boxType(cfg, kSM90RowsPerWarpgroup));
       nvgpu::TmaAsyncLoadOp::create(
           kb.b, kb.loc, dst, bars, args.qMap,
           ValueRange{kb.idx(s * cfg.swizzleElems),
                      kb.add(q0, kb.idx(w * kSM90RowsPerWarpgroup)), qPlane},
-          kb.idx(MBarrierLayout::kQFull), Value(), Value());
+          slot, Value(), Value());
     }
+}
+
+Value TMALoadPipeline::qFullSlot(Value buffer) const {
+  if (!buffer)
+    return kb.idx(MBarrierLayout::kQFull);
+  return kb.mul(buffer, kb.idx(cfg.barriers.qFullStride()));
+}
+
+Value TMALoadPipeline::qFreeSlot(Value buffer) const {
+  if (!buffer)
+    return kb.idx(cfg.barriers.qFree());
+  return kb.add(kb.idx(cfg.barriers.qFree()),
+                kb.mul(buffer, kb.idx(cfg.barriers.qFreeStride())));
 }
 
 void TMALoadPipeline::issueKV(const SharedMemory &smem, Value block,
@@ -253,10 +267,10 @@ void TMALoadPipeline::releaseStage(Value stage, Value lane) const {
   arriveReleased(cfg.barriers.vReleasedBase(), stage, lane);
 }
 
-void TMALoadPipeline::releaseQTile() const {
+void TMALoadPipeline::releaseQTile(Value buffer) const {
   nvgpu::MBarrierArriveOp::create(
       kb.b, kb.loc, nvgpu::MBarrierTokenType::get(kb.b.getContext()), bars,
-      kb.idx(cfg.barriers.qFree()));
+      qFreeSlot(buffer));
 }
 
 Value TMALoadPipeline::stageDescBase(const SharedMemory &smem,

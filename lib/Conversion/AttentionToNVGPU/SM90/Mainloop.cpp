@@ -23,14 +23,17 @@ using namespace mlir::fa::sm90;
 ConsumerFrame ConsumerFrame::of(KernelBuilder &kb, const KernelConfig &cfg,
                                 const ThreadIds &thread,
                                 const SharedMemory &smem,
-                                const TileState &tile, const KVRange &range) {
+                                const TileState &tile, const KVRange &range,
+                                Value qBuffer) {
   const SharedMemoryPlan &p = cfg.smem;
   ConsumerFrame f;
   f.thread = thread;
   Value wgi = thread.warpgroup;
-  f.qDescBase = arith::AddIOp::create(
-      kb.b, kb.loc, smem.descBase,
-      kb.toI64(kb.mul(wgi, kb.idx(cfg.subTiles * p.subTileQ / 16))));
+  Value qTileOffset = kb.mul(wgi, kb.idx(cfg.subTiles * p.subTileQ / 16));
+  if (qBuffer)
+    qTileOffset = kb.add(qTileOffset, kb.mul(qBuffer, kb.idx(p.qBytes / 16)));
+  f.qDescBase = arith::AddIOp::create(kb.b, kb.loc, smem.descBase,
+                                      kb.toI64(qTileOffset));
   f.pDescBase = arith::AddIOp::create(
       kb.b, kb.loc, smem.descBase,
       kb.toI64(kb.mul(wgi, kb.idx(p.pBytesPerWarpgroup / 16))));
@@ -45,6 +48,9 @@ ConsumerFrame ConsumerFrame::of(KernelBuilder &kb, const KernelConfig &cfg,
                    kb.mul(wgi, kb.idx(p.pBytesPerWarpgroup / 2)));
   f.oFlat = kb.add(kb.idx(p.oOffset / 2),
                    kb.mul(wgi, kb.idx(cfg.outSubTiles * p.subTileO / 2)));
+  // O is staged in the tile's own Q buffer (the other holds the next Q).
+  if (qBuffer && p.oInQTile())
+    f.oFlat = kb.add(f.oFlat, kb.mul(qBuffer, kb.idx(p.qBytes / 2)));
   f.colPair = kb.mul(thread.quadLane, kb.idx(2));
   f.warpgroupBarrierId = kb.toI32(kb.add(wgi, kb.idx(kWarpgroupBarrierBase)));
   return f;

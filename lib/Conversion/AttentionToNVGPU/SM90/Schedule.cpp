@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "fa/Conversion/AttentionToNVGPU/SM90/Schedule.h"
 #include "fa/Conversion/AttentionToNVGPU/AttentionToNVGPU.h"
+#include "fa/Conversion/AttentionToNVGPU/SM90/SharedMemoryPlan.h"
+#include "fa/Conversion/AttentionToNVGPU/SM90FlashAttention.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/StringExtras.h"
@@ -206,6 +208,68 @@ struct Resolver {
     set(stagesIndex, getSM90DefaultStages(attn.headDim), Source::Measured);
     // The tiled form's block-kv (fa-tile-attention-for-chip chose it).
     set(blockKVIndex, attn.blockKV, Source::Measured);
+    // Persistent CTAs for full attention in the pipelined schedule, and
+    // what goes with them (resolvePersistentDefaults, once the options and
+    // attributes are in).
+    set(persistentIndex, false, Source::Measured);
+    set(qBuffersIndex, 1, Source::Measured);
+  }
+
+  /// Whether the shared memory of `candidate` with two Q tiles fits.
+  bool fitsTwoQTiles(const SM90Schedule &candidate) const {
+    SM90AttentionDesc twoQ;
+    static_cast<SM90Schedule &>(twoQ) = candidate;
+    twoQ.persistent = true;
+    twoQ.qBuffers = 2;
+    twoQ.elementType = attn.elementType;
+    twoQ.outputType = attn.outputType;
+    twoQ.headDim = attn.headDim;
+    twoQ.modifiers = attn.modifiers;
+    return sm90::planSharedMemory(twoQ).dynamicBytes <=
+           sm90::kSharedMemoryLimitBytes;
+  }
+
+  /// The ring depth and split release measured with persistent CTAs (two Q
+  /// tiles need the room of a stage at D = 128): 4 stages at D = 64, 2 with
+  /// split release at D = 128; D = 256 keeps its own.
+  SM90Schedule withPersistentRing(SM90Schedule candidate) const {
+    if (source[stagesIndex] == Source::Measured && attn.headDim <= 128)
+      candidate.stages = attn.headDim == 64 ? 4 : 2;
+    if (source[splitReleaseIndex] == Source::Measured && attn.headDim == 128)
+      candidate.splitRelease = true;
+    return candidate;
+  }
+
+  /// Measured on the H200 (bench/results/persistent_h200_2026-12-01_s11):
+  /// persistent CTAs with two Q tiles are 1.19x / 1.13x (d64 with 4 stages /
+  /// d128 with 2 stages and split release) as fast as one tile per CTA at
+  /// 512 tokens, 1.10x / 1.07x at 1k, 1.00-1.03x from 4k (run4), without a
+  /// window; with one Q tile
+  /// they are slower, and causal tiles are uneven (the static stride loses
+  /// to the hardware's CTA order). So the measured default is on for what was
+  /// measured: no window, no modifiers, no kv_lens / pages, 16-bit inputs,
+  /// head dim 64 or 128, the pipelined schedule (a sweep that turns off
+  /// overlap gets one tile per CTA), two Q tiles fitting. A persistent kernel
+  /// (measured or set) gets the persistent ring (withPersistentRing) and two
+  /// Q tiles where they fit, each unless set explicitly.
+  void resolvePersistentDefaults() {
+    if (source[persistentIndex] == Source::Measured) {
+      bool on = !attn.hasWindow() && attn.modifiers.empty() &&
+                !attn.kvLensArg && !attn.pageTableArg &&
+                !attn.elementType.isFloat(8) && attn.headDim <= 128 &&
+                s.warpSpecialized && s.overlap && s.pFromRegisters &&
+                (source[qBuffersIndex] == Source::Measured ||
+                 s.qBuffers == 2) &&
+                fitsTwoQTiles(withPersistentRing(s));
+      set(persistentIndex, on, Source::Measured);
+    }
+    if (!s.persistent)
+      return;
+    SM90Schedule ring = withPersistentRing(s);
+    set(stagesIndex, ring.stages, source[stagesIndex]);
+    set(splitReleaseIndex, ring.splitRelease, source[splitReleaseIndex]);
+    if (source[qBuffersIndex] == Source::Measured)
+      set(qBuffersIndex, fitsTwoQTiles(s) ? 2 : 1, Source::Measured);
   }
 
   LogicalResult applyOption(unsigned i, int64_t v, bool isAuto) {
@@ -256,7 +320,9 @@ struct Resolver {
     // ping-pong, rescale-before-pv, ...) turn off with it
     // (normalizeSM90Schedule): a sweep may turn off the base switch without
     // touching them. These two change the kernel's structure and are refused.
-    if (failed(needs(persistentIndex, warpSpecializedIndex)))
+    // A measured persistent default is off without warp specialization.
+    if (source[persistentIndex] != Source::Measured &&
+        failed(needs(persistentIndex, warpSpecializedIndex)))
       return failure();
     // A measured split release turns off quietly without warp specialization.
     if (source[splitReleaseIndex] != Source::Measured &&
@@ -289,6 +355,7 @@ struct Resolver {
       set(i, v, Source::Attribute);
     if (failed(checkCombinations()))
       return failure();
+    resolvePersistentDefaults();
     return normalizeSM90Schedule(s, attn.windowLeft, attn.windowRight,
                                  attn.scale);
   }
@@ -323,6 +390,8 @@ SM90Schedule mlir::fa::normalizeSM90Schedule(SM90Schedule s,
   s.warpArrive &= s.warpSpecialized;
   s.persistent &= s.warpSpecialized;
   s.splitRelease &= s.warpSpecialized;
+  if (!s.persistent)
+    s.qBuffers = 1; // one tile per CTA: one Q
   s.pingPong &= s.overlap;
   s.rescaleBeforePV &= s.overlap && s.pFromRegisters;
   // Scores stay unscaled until the exponent: needs scale > 0 so that the max

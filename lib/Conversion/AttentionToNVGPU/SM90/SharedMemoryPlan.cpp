@@ -20,7 +20,8 @@ SharedMemoryPlan mlir::fa::sm90::planSharedMemory(const SM90AttentionDesc &d) {
   p.qOffset = 0;
   p.qBytes = kSM90Warpgroups * kSM90RowsPerWarpgroup * d.headDim * kBytes;
   p.stageBytes = d.blockKV * d.headDim * kBytes;
-  p.kOffset = p.qOffset + p.qBytes;
+  p.qBuffers = d.persistent && d.warpSpecialized ? d.qBuffers : 1;
+  p.kOffset = p.qOffset + p.qBuffers * p.qBytes;
   p.vOffset = p.kOffset + d.stages * p.stageBytes;
   p.pOffset = p.vOffset + d.stages * p.stageBytes;
   p.pBytesPerWarpgroup =

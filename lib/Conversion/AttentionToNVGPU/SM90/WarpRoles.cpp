@@ -53,31 +53,39 @@ static void streamTile(KernelBuilder &kb, const KernelConfig &cfg,
 }
 
 /// Q of persistent tile `tile` (the CTA's n-th) once the consumers freed
-/// the Q tile (Q-free phase n - 1). Its coordinates are decoded again from
-/// an opaque copy of the tile index, and the addresses from an opaque copy
-/// of the shared-memory base: the producer runs on 24 registers and must
-/// not keep them live across the K/V loop.
+/// its Q tile: with one Q tile Q-free phase n - 1, with two Q tile n % 2's
+/// phase n / 2 - 1 (tile n - 2's epilogue). Its coordinates are decoded
+/// again from an opaque copy of the tile index, and the addresses from an
+/// opaque copy of the shared-memory base: the producer runs on 24 registers
+/// and must not keep them live across the K/V loop.
 static void loadPersistentQ(KernelBuilder &kb, const KernelConfig &cfg,
                             const TMALoadPipeline &loads,
                             const SharedMemory &smem,
                             const PersistentTiles &tiles, Value tile,
                             Value n) {
-  kb.ifThen(kb.cmp(arith::CmpIPredicate::ne, n, kb.idx(0)), [&] {
-    loads.wait(kb.idx(cfg.barriers.qFree()),
-               loads.parityOf(kb.sub(n, kb.idx(1))));
+  int64_t buffers = cfg.smem.qBuffers;
+  Value buffer = buffers > 1 ? kb.rem(n, buffers) : Value();
+  // The buffer's earlier uses: n (one buffer) or n / 2.
+  Value uses = buffer ? kb.div(n, buffers) : n;
+  kb.ifThen(kb.cmp(arith::CmpIPredicate::ne, uses, kb.idx(0)), [&] {
+    loads.wait(loads.qFreeSlot(buffer),
+               loads.parityOf(kb.sub(uses, kb.idx(1))));
   });
   TileCoord coord = tiles.scheduler.decodeTile(kb, opaqueIndex(kb, tile),
                                                tiles.count, tiles.sizes);
   TileState state = TileState::of(kb, coord, tiles.sizes);
-  loads.issueQ(smem.withOpaqueShift(kb), state.q0, state.qPlane);
+  loads.issueQ(smem.withOpaqueShift(kb), state.q0, state.qPlane, buffer);
 }
 
 /// The producer's tile loop; carries the running block counter and the
-/// CTA's tile count n. Q of tile n > 0 goes into the Q tile once the
-/// consumers have freed it, issued after the first min(S, blocks) K/V
+/// CTA's tile count n. With one Q tile, Q of tile n > 0 goes into it once
+/// the consumers have freed it, issued after the first min(S, blocks) K/V
 /// blocks of the tile (which only need ring stages, released before the
 /// previous epilogue), so the ring fills under that epilogue; tile 0's Q
-/// goes first. The K/V loop runs over the running count itself.
+/// goes first. With two Q tiles every tile's Q goes first: its buffer was
+/// freed by the epilogue two tiles back, so it loads while the consumers
+/// finish the previous tile. The K/V loop runs over the running count
+/// itself.
 static void streamPersistentTiles(KernelBuilder &kb, const KernelConfig &cfg,
                                   const TMALoadPipeline &loads,
                                   const SharedMemory &smem,
@@ -98,9 +106,14 @@ static void streamPersistentTiles(KernelBuilder &kb, const KernelConfig &cfg,
   Value n = tloop.getRegionIterArgs()[1];
   Value count = kb.sub(range.end, range.begin);
   Value first = kb.cmp(arith::CmpIPredicate::eq, n, kb.idx(0));
-  Value qAt = arith::SelectOp::create(
-      kb.b, kb.loc, first, kb.idx(0),
-      arith::MinSIOp::create(kb.b, kb.loc, count, kb.idx(cfg.stages)));
+  Value qAt =
+      cfg.smem.qBuffers > 1
+          ? kb.idx(0)
+          : arith::SelectOp::create(
+                kb.b, kb.loc, first, kb.idx(0),
+                arith::MinSIOp::create(kb.b, kb.loc, count,
+                                       kb.idx(cfg.stages)))
+                .getResult();
   Value itEnd = kb.add(base, count), qAtIt = kb.add(base, qAt);
   Value jOff = kb.sub(range.begin, base);
   auto loadQ = [&] { loadPersistentQ(kb, cfg, loads, smem, tiles, tile, n); };

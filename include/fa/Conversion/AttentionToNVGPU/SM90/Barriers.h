@@ -29,10 +29,12 @@ enum NamedBarrier : int64_t {
 /// by the consumers (with split release: K of stage s released, and
 /// 1 + 3S + s = V of stage s released); persistent: then one more, the Q
 /// tile is free (every consumer thread arrives once its epilogue has read O
-/// back from it).
+/// back from it); with two Q buffers then Q tile 1 full and Q tile 1 free
+/// (qFullSlot, qFreeSlot).
 struct MBarrierLayout {
   int64_t stages;
   bool warpSpecialized, splitRelease, persistent, warpArrive;
+  int64_t qBuffers = 1;
 
   static constexpr int64_t kQFull = 0;
   int64_t kFullBase() const { return 1; }
@@ -42,15 +44,23 @@ struct MBarrierLayout {
     return splitRelease ? 1 + 3 * stages : kReleasedBase();
   }
   int64_t qFree() const { return 1 + (splitRelease ? 4 : 3) * stages; }
+  /// Q tile b's "full" and "free" slots: b * (qFree() + 1) and
+  /// qFree() + 2 * b (b = 0: kQFull and qFree()).
+  int64_t qFullStride() const { return qFree() + 1; }
+  int64_t qFreeStride() const { return 2; }
   int64_t count() const {
-    return warpSpecialized ? qFree() + (persistent ? 1 : 0) : 1 + 2 * stages;
+    if (!warpSpecialized)
+      return 1 + 2 * stages;
+    return qFree() + (persistent ? 1 : 0) + 2 * (qBuffers - 1);
   }
   /// Arrivals slot `i` expects per phase: the issuing thread (full slots,
   /// with expect_tx), every consumer thread or one lane per consumer warp
   /// (released), every consumer thread (Q free).
   int64_t arrivals(int64_t i) const {
-    if (i == qFree())
+    if (i == qFree() || (qBuffers > 1 && i == qFree() + qFreeStride()))
       return kSM90Warpgroups * kThreadsPerWarpgroup;
+    if (qBuffers > 1 && i == qFullStride())
+      return 1;
     if (i > 2 * stages)
       return kSM90Warpgroups *
              (warpArrive ? kWarpsPerWarpgroup : kThreadsPerWarpgroup);

@@ -27,8 +27,13 @@ public:
                   const KernelArgs &args, Value isIssuer);
 
   /// Q of the tile (rows q0.. of plane qPlane, both warpgroups) into the Q
-  /// tile, on the Q-full mbarrier.
-  void issueQ(const SharedMemory &smem, Value q0, Value qPlane) const;
+  /// tile, on the Q-full mbarrier; with `buffer` (persistent q-buffers) into
+  /// Q tile `buffer` on its mbarrier.
+  void issueQ(const SharedMemory &smem, Value q0, Value qPlane,
+              Value buffer = Value()) const;
+  /// The "full" / "free" mbarrier slot of Q tile `buffer` (null: tile 0).
+  Value qFullSlot(Value buffer) const;
+  Value qFreeSlot(Value buffer) const;
   /// K and/or V of key block `block` of the tile (plane tile.kvPlane, or
   /// paged the pages of tile.keys) into ring `stage`. Issued by one thread,
   /// or with `lane` by a whole warp: lane 0 issues, the lanes look up a
@@ -59,8 +64,9 @@ public:
   /// (split release only), the stage (or its V) once P V is done.
   void releaseKey(Value stage, Value lane) const;
   void releaseStage(Value stage, Value lane) const;
-  /// The persistent Q tile handed back (every consumer thread).
-  void releaseQTile() const;
+  /// The persistent Q tile `buffer` (null: tile 0) handed back (every
+  /// consumer thread).
+  void releaseQTile(Value buffer = Value()) const;
   /// The descriptor base (address >> 4) of ring stage `stage`.
   Value stageDescBase(const SharedMemory &smem, Value stage) const;
 

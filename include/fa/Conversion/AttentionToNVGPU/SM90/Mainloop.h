@@ -31,9 +31,11 @@ struct ConsumerFrame {
   Value oFlat; ///< element index of this warpgroup's staged O (16-bit)
   Value colPair;     ///< 2 * (lane % 4): the thread's first column
   Value warpgroupBarrierId; ///< named barrier of this warpgroup (i32)
+  /// `qBuffer`: the tile's Q tile (persistent q-buffers; null: tile 0).
   static ConsumerFrame of(KernelBuilder &kb, const KernelConfig &cfg,
                           const ThreadIds &thread, const SharedMemory &smem,
-                          const TileState &tile, const KVRange &range);
+                          const TileState &tile, const KVRange &range,
+                          Value qBuffer = Value());
   /// bar.sync of this warpgroup's 128 threads.
   void syncWarpgroup(KernelBuilder &kb) const;
   /// Element index of (row, col) in a swizzled [64 x cols] tile at `base`,

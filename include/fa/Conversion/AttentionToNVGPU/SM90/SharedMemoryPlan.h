@@ -32,17 +32,22 @@ struct SharedMemoryPlan {
   int64_t subTileO;    ///< one [64 x 64] 16-bit sub-tile of the staged O: 8 KiB
   int64_t subTileKV;   ///< one [blockKV x 64] sub-tile of K or V
   int64_t qOffset, qBytes;     ///< the Q tile (two warpgroups' 64 rows)
+  /// Q tiles (persistent q-buffers): tile n of the CTA uses Q tile n % 2 at
+  /// qOffset + (n % 2) * qBytes.
+  int64_t qBuffers;
   int64_t stageBytes;          ///< one K (or V) tile of the ring
   int64_t kOffset, vOffset;    ///< the K ring, the V ring (stages tiles)
   int64_t pOffset, pBytesPerWarpgroup; ///< P tiles (0 with P in registers)
   /// Where the epilogue stages O (16-bit, [64 x 64] sub-tiles of subTileQ
-  /// bytes): the Q tile, or with fp8 inputs (Q takes half of O's bytes, and
+  /// bytes): the Q tile (the tile's own with two), or with fp8 inputs (Q takes half of O's bytes, and
   /// one warpgroup's O would cover the other's Q) a tile of its own.
   int64_t oOffset;
   /// The CTA's shared scan of a mask_mod that reads captured tensors
   /// (KernelScoreModifiers::WarpShare: full-block ballots and each warp's
   /// range), i32 words; 0 bytes without one.
   int64_t scanOffset, scanBytes;
+  /// O is staged in the tile's Q buffer.
+  bool oInQTile() const { return oOffset == qOffset; }
   int64_t totalBytes;          ///< from the aligned base
   int64_t dynamicBytes;        ///< what the launch asks for (+ realignment)
 };
