@@ -56,8 +56,9 @@ static void streamTile(KernelBuilder &kb, const KernelConfig &cfg,
 /// its Q tile: with one Q tile Q-free phase n - 1, with two Q tile n % 2's
 /// phase n / 2 - 1 (tile n - 2's epilogue). Its coordinates are decoded
 /// again from an opaque copy of the tile index, and the addresses from an
-/// opaque copy of the shared-memory base: the producer runs on 24 registers
-/// and must not keep them live across the K/V loop.
+/// opaque copy of the shared-memory base: the producer runs on few registers
+/// (setmaxnreg: kSM90PersistentProducerRegisters) and must not keep them
+/// live across the K/V loop.
 static void loadPersistentQ(KernelBuilder &kb, const KernelConfig &cfg,
                             const TMALoadPipeline &loads,
                             const SharedMemory &smem,
@@ -105,15 +106,13 @@ static void streamPersistentTiles(KernelBuilder &kb, const KernelConfig &cfg,
   Value base = tloop.getRegionIterArgs()[0];
   Value n = tloop.getRegionIterArgs()[1];
   Value count = kb.sub(range.end, range.begin);
-  Value first = kb.cmp(arith::CmpIPredicate::eq, n, kb.idx(0));
-  Value qAt =
-      cfg.smem.qBuffers > 1
-          ? kb.idx(0)
-          : arith::SelectOp::create(
-                kb.b, kb.loc, first, kb.idx(0),
-                arith::MinSIOp::create(kb.b, kb.loc, count,
-                                       kb.idx(cfg.stages)))
-                .getResult();
+  // The ring iteration (from the tile's first) at which Q is issued.
+  Value qAt = kb.idx(0);
+  if (cfg.smem.qBuffers == 1)
+    qAt = arith::SelectOp::create(
+        kb.b, kb.loc, kb.cmp(arith::CmpIPredicate::eq, n, kb.idx(0)),
+        kb.idx(0),
+        arith::MinSIOp::create(kb.b, kb.loc, count, kb.idx(cfg.stages)));
   Value itEnd = kb.add(base, count), qAtIt = kb.add(base, qAt);
   Value jOff = kb.sub(range.begin, base);
   auto loadQ = [&] { loadPersistentQ(kb, cfg, loads, smem, tiles, tile, n); };
