@@ -129,10 +129,6 @@ mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
   if (failed(schedule))
     return failure();
   static_cast<SM90Schedule &>(desc) = *schedule;
-  if (desc.persistent) {
-    desc.producerRegs = kSM90PersistentProducerRegisters;
-    desc.consumerRegs = kSM90PersistentConsumerRegisters;
-  }
   std::string why = checkSM90AttentionDesc(desc);
   if (!why.empty())
     return anchor->emitOpError(why);

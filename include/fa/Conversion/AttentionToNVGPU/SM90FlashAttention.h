@@ -81,8 +81,6 @@ struct SM90AttentionDesc : SM90Schedule {
   int64_t kvBoxRows() const;
   // The schedule (SM90Schedule, from SM90/Schedule.def) includes the K/V ring
   // depth `stages` and the keys per K/V tile `blockKV`.
-  int64_t producerRegs = kSM90ProducerRegisters; ///< setmaxnreg.dec
-  int64_t consumerRegs = kSM90ConsumerRegisters; ///< setmaxnreg.inc
 
   bool hasWindow() const { return windowLeft >= 0 || windowRight >= 0; }
   bool isCausal() const { return windowLeft < 0 && windowRight == 0; }

@@ -42,7 +42,10 @@ KernelConfig KernelConfig::derive(const SM90AttentionDesc &d) {
   c.outSubTiles = d.headDim / kSwizzleElems;
   c.threads =
       kThreadsPerWarpgroup * (kSM90Warpgroups + (s.warpSpecialized ? 1 : 0));
-  c.smem = planSharedMemory(d);
+  c.producerRegs = s.persistent ? kSM90PersistentProducerRegisters
+                                 : kSM90ProducerRegisters;
+  c.consumerRegs = s.persistent ? kSM90PersistentConsumerRegisters
+                                 : kSM90ConsumerRegisters;
   c.barriers = MBarrierLayout{s.stages, s.warpSpecialized, s.splitRelease,
                               s.persistent, s.warpArrive, s.qBuffers};
   return c;

@@ -35,11 +35,13 @@ static void streamTile(KernelBuilder &kb, const KernelConfig &cfg,
                        const TMALoadPipeline &loads, const SharedMemory &smem,
                        const TileState &tile, const KVRange &range,
                        Value lane, bool qIssued) {
-  if (!qIssued && lane)
-    kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, lane, kb.idx(0)),
-              [&] { loads.issueQ(smem, tile.q0, tile.qPlane); });
-  else if (!qIssued)
-    loads.issueQ(smem, tile.q0, tile.qPlane);
+  if (!qIssued) {
+    if (lane)
+      kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, lane, kb.idx(0)),
+                [&] { loads.issueQ(smem, tile.q0, tile.qPlane); });
+    else
+      loads.issueQ(smem, tile.q0, tile.qPlane);
+  }
   auto loop = scf::ForOp::create(kb.b, kb.loc, range.begin, range.end,
                                  kb.idx(1));
   OpBuilder::InsertionGuard guard(kb.b);
@@ -138,7 +140,6 @@ void mlir::fa::sm90::buildWarpSpecializedRoles(
     KernelBuilder &kb, const KernelConfig &cfg, const TMALoadPipeline &loads,
     const SharedMemory &smem, const ThreadIds &thread, const TileState *tile,
     const KVRange *range, const PersistentTiles *persistent, bool qIssued) {
-  const SM90AttentionDesc &d = cfg.desc;
   auto roleIf = scf::IfOp::create(
       kb.b, kb.loc,
       kb.cmp(arith::CmpIPredicate::eq, thread.warpgroup,
@@ -147,7 +148,7 @@ void mlir::fa::sm90::buildWarpSpecializedRoles(
   {
     OpBuilder::InsertionGuard guard(kb.b);
     kb.b.setInsertionPointToStart(&roleIf.getThenRegion().front());
-    NVVM::SetMaxRegisterOp::create(kb.b, kb.loc, d.producerRegs,
+    NVVM::SetMaxRegisterOp::create(kb.b, kb.loc, cfg.producerRegs,
                                    NVVM::SetMaxRegisterAction::decrease);
     // Paged: the producer's first warp streams, its lanes looking up a
     // block's pages together (one table latency per block, no register of
@@ -165,7 +166,7 @@ void mlir::fa::sm90::buildWarpSpecializedRoles(
     });
   }
   kb.b.setInsertionPointToStart(&roleIf.getElseRegion().front());
-  NVVM::SetMaxRegisterOp::create(kb.b, kb.loc, d.consumerRegs,
+  NVVM::SetMaxRegisterOp::create(kb.b, kb.loc, cfg.consumerRegs,
                                  NVVM::SetMaxRegisterAction::increase);
 }
 

@@ -47,6 +47,10 @@ struct KernelConfig {
   int64_t subTiles; ///< 128-byte sub-tiles of a [rows x D] input tile
   int64_t outSubTiles; ///< 64-column sub-tiles of a [rows x D] 16-bit O tile
   int64_t threads;  ///< consumers (+ producer) warpgroups x 128
+  /// setmaxnreg of the producer / consumer warpgroups: kSM90Producer- /
+  /// ConsumerRegisters, or with persistent CTAs kSM90PersistentProducer- /
+  /// ConsumerRegisters (the producer runs the tile loop).
+  int64_t producerRegs, consumerRegs;
   SharedMemoryPlan smem;
   MBarrierLayout barriers;
 
