@@ -147,6 +147,24 @@ def describe(t):
                       str(t.device), tuple(t.stride()), t.data_ptr())
 
 
+# The tile counters of kernels with dynamic tiles ("tile_counter" [2] int32), one per
+# (device, stream): zeroed once here, and every launch leaves its counter at zero (its last
+# CTA resets it), so launches on one stream (which run one after another) share one without
+# a memset per launch; two streams never share one.
+_TILE_COUNTERS = {}
+
+
+def tile_counter(device, stream):
+    """The zeroed tile counter of (device ordinal, stream handle), allocated on the first use."""
+    counter = _TILE_COUNTERS.get((device, stream))
+    if counter is None:
+        import torch
+        # Zeroed on the device's current stream: the launch's (Kernel.__call__).
+        counter = torch.zeros(2, dtype=torch.int32, device=f"cuda:{device}")
+        _TILE_COUNTERS[(device, stream)] = counter
+    return counter
+
+
 class Kernel:
     """One kernel of a manifest: loads its PTX once per device (on the first
     launch there), launches it many times."""
@@ -163,6 +181,8 @@ class Kernel:
         self.op = op_of(manifest)  # "attention" (__call__) or "attention_grad" (grad)
         self.kv_lens = takes_kv_lens(manifest)  # takes kv_lens [B] i32
         self.page_size = page_size(manifest)  # paged: K, V page pools, a page_table
+        # dynamic tiles: a tile counter per stream (tile_counter), unless the caller gives one
+        self.takes_tile_counter = any(p["tensor"] == "tile_counter" for p in self._ptr_params)
 
     @classmethod
     def load(cls, manifest_path):
@@ -235,7 +255,10 @@ class Kernel:
         """Launches on raw device pointers (in manifest order) and i32 sizes, on
         CUDA device `device` (default: the device the first pointer lives on).
         Checks the count and alignment of the pointers and the sizes first
-        (ValueError naming the parameter); cannot check what they point to."""
+        (ValueError naming the parameter); cannot check what they point to.
+        A kernel with dynamic tiles takes its tile_counter here too: an int32
+        [2] buffer, zero, used by no launch running at the same time (the
+        kernel leaves it zero; tile_counter(device, stream) keeps one)."""
         ptrs = check_pointers(self.manifest, ptrs)
         sizes = check_sizes(self.manifest, sizes)
         if device is None:
@@ -325,7 +348,10 @@ class Kernel:
         v_t is given (then v may be None).
         `inputs`: the other tensors the manifest names (a kernel of an attention
         with a mask operand takes `mask`; one whose score_mod / mask_mod reads a
-        function argument N takes it as `argN`); non-contiguous ones are copied."""
+        function argument N takes it as `argN`); non-contiguous ones are copied.
+        A kernel with dynamic tiles ("tile_counter") gets the stream's zeroed
+        counter (tile_counter()) unless `tile_counter` is given: an int32 [2]
+        tensor, zero, that no launch running at the same time uses."""
         fp8 = "v_key_order" in self.manifest
         extra = {n: t for n, t in inputs.items() if t is not None}
         if kv_lens is not None:
@@ -369,6 +395,9 @@ class Kernel:
             if check_indices:
                 self.check_indices(plan, extra.get("kv_lens"), extra.get("page_table"))
         if not plan.empty:
+            stream = torch.cuda.current_stream(q.device).cuda_stream
+            if self.takes_tile_counter and "tile_counter" not in extra:
+                extra["tile_counter"] = tile_counter(plan.device, stream)
             tensors = {"q": q, "k": k, "v": v, "out": out, "lse": lse, **extra}
             if self.manifest.get("tensor_maps"):
                 _ensure_context(plan.device)
@@ -378,7 +407,6 @@ class Kernel:
                         else tensors[p["tensor"]].data_ptr() for p in self._ptr_params]
             else:
                 ptrs = [tensors[p["tensor"]].data_ptr() for p in self._ptr_params]
-            stream = torch.cuda.current_stream(q.device).cuda_stream
             self._launch(ptrs, s, stream, plan.device)
         return (out, lse) if has_lse else out
 

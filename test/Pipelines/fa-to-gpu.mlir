@@ -6,6 +6,7 @@
 // RUN: fa-opt %s --fa-to-gpu=chip=sm_80 | FileCheck %s --check-prefix=SM80
 // RUN: fa-opt %s --fa-to-gpu=chip=sm_90a | mlir-translate --mlir-to-llvmir | FileCheck %s --check-prefix=LLVMIR
 // RUN: fa-opt %s '--pass-pipeline=builtin.module(fa-to-gpu{chip=sm_90a persistent=1})' | FileCheck %s --check-prefix=PERSISTENT
+// RUN: fa-opt %s '--pass-pipeline=builtin.module(fa-to-gpu{chip=sm_90a dynamic-tiles=true})' | FileCheck %s --check-prefix=DYNAMIC
 
 // CHECK-NOT: = fa.
 // CHECK: gpu.binary @f_attention_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">, {{.*}}assembly = "{{.*}}.target sm_90a{{.*}}wgmma.mma_async
@@ -33,6 +34,15 @@
 // PERSISTENT: llvm.func @faCudaMultiprocessorCount() -> i32
 // PERSISTENT: %[[SMS:.*]] = llvm.call @faCudaMultiprocessorCount() : () -> i32
 // PERSISTENT: gpu.launch_func
+
+// Dynamic tiles: the launch makes the kernel's tile counter itself (8 bytes,
+// zeroed on the stream before the launch; freed after).
+// DYNAMIC: llvm.func @f_attention_launch(
+// DYNAMIC: llvm.call @mgpuTensorMapEncodeTiledMemref(
+// DYNAMIC: llvm.call @mgpuMemset32(%[[CTR:[0-9]+]],
+// DYNAMIC: gpu.launch_func
+// DYNAMIC-SAME: %[[CTR]] : !llvm.ptr, %{{.+}} : i32
+// DYNAMIC: llvm.call @mgpuMemFree(%[[CTR]],
 
 // The module constructor loads the PTX through the runtime's JIT entry point.
 // LLVMIR: @llvm.global_ctors

@@ -9,6 +9,11 @@
 // RUN: %ptxas -arch=sm_90a -v %t/attn_bf16_d128_full_lse_kernel.ptx -o %t/e.cubin 2>&1 | FileCheck %s --check-prefix=ZERO --implicit-check-not=warning
 // RUN: %ptxas -arch=sm_90a -v %t/attn_f16_d64_full_kernel.ptx -o %t/f.cubin 2>&1 | FileCheck %s --check-prefix=ZERO --implicit-check-not=warning
 // RUN: FileCheck %s --check-prefix=DEFAULT < %t/attn_bf16_d128_full_lse_kernel.json
+// RUN: fa-opt %s -split-input-file '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a dynamic-tiles=true},fa-dump-kernel{dir=%t/dyn})' -o /dev/null
+// RUN: %ptxas -arch=sm_90a -v %t/dyn/attn_f16_d64_causal_kernel.ptx -o %t/g.cubin 2>&1 | FileCheck %s --check-prefix=ZERO --implicit-check-not=warning
+// RUN: %ptxas -arch=sm_90a -v %t/dyn/attn_bf16_d64_full_kernel.ptx -o %t/h.cubin 2>&1 | FileCheck %s --check-prefix=ZERO --implicit-check-not=warning
+// RUN: %ptxas -arch=sm_90a -v %t/dyn/attn_f16_d128_causal_lse_kernel.ptx -o %t/i.cubin 2>&1 | FileCheck %s --check-prefix=ASM --implicit-check-not=warning
+// RUN: FileCheck %s --check-prefix=DYN < %t/dyn/attn_f16_d64_causal_kernel.ptx
 
 // Persistent kernels assemble for sm_90a without warnings. The producer
 // warpgroup runs its tile loop on 40 registers, the consumers on 232
@@ -20,6 +25,14 @@
 // ASM: bytes stack frame, {{[0-9]+}} bytes spill stores
 // ZERO: Compiling entry function 'attn_{{.+}}_kernel' for 'sm_90a'
 // ZERO: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// Dynamic tiles (dynamic-tiles=true): the producer on 56 registers, the
+// consumers on 224; no spill at d64 (causal d128 spills a few bytes in the
+// consumers); the tile counter by relaxed atomics, fenced around the count.
+// DYN: setmaxnreg.dec.sync.aligned.u32 {{.*}}56;
+// DYN: setmaxnreg.inc.sync.aligned.u32 {{.*}}224;
+// DYN: atom.global.add.u32
+// DYN: membar.gl;
+// DYN: atom.global.exch.b32
 // DEFAULT: "persistent": true,
 // DEFAULT: "q_buffers": 2,
 // DEFAULT: "split_release": true,

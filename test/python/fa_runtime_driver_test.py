@@ -92,7 +92,9 @@ class FakeTensor:
 torch = types.ModuleType("torch")
 torch.float16, torch.bfloat16 = FakeDtype("float16", 2), FakeDtype("bfloat16", 2)
 torch.float32, torch.uint8 = FakeDtype("float32", 4), FakeDtype("uint8", 1)
+torch.int32 = FakeDtype("int32", 4)
 torch.empty = lambda shape, device, dtype: FakeTensor(shape, dtype, str(device))
+torch.zeros = lambda n, dtype, device: FakeTensor((n,), dtype, str(device), data=b"\0" * 4 * n)
 torch.frombuffer = lambda buf, dtype: FakeTensor((len(buf),), dtype, "cpu", data=bytes(buf))
 torch.cuda = types.SimpleNamespace(current_stream=lambda device: types.SimpleNamespace(
     cuda_stream=0x5000 + int(str(device).split(":")[1])))
@@ -170,6 +172,39 @@ class Driver(unittest.TestCase):
                          ["cuLaunchKernel grid 128 1 1 block 384 1 1",
                           "cuLaunchKernel grid 132 1 1 block 384 1 1"])
         self.assertEqual(ptrs(launches[1]), [hex(a) for a in maps + [out]] + "4 8 2 1000 1000".split())
+
+    def test_dynamic_tiles_counter(self):
+        # A kernel with dynamic tiles takes tile_counter ([2] i32) before the sizes: the
+        # runtime hands it one zeroed counter per (device, stream), the same on every
+        # launch there (the kernel leaves it zero), another on another stream; a
+        # counter the caller gives is checked and used.
+        sys.modules["torch"] = torch
+        try:
+            k = kernel("sm90", "attn_f16_d64_causal_dynamic")
+            kinds(k)
+            self.assertEqual([p["name"] for p in k.manifest["params"]][4:6], ["tile_counter", "B"])
+            q = FakeTensor((2, 8, 1000, 64), torch.float16, "cuda:1")
+            kv = FakeTensor((2, 2, 1000, 64), torch.float16, "cuda:1")
+            k(q, kv, kv)
+            k(q, kv, kv)
+            streams = torch.cuda.current_stream
+            torch.cuda.current_stream = lambda device: types.SimpleNamespace(cuda_stream=0x6000)
+            try:
+                k(q, kv, kv)
+            finally:
+                torch.cuda.current_stream = streams
+            mine = FakeTensor((2,), torch.int32, "cuda:1")
+            k(q, kv, kv, tile_counter=mine)
+            launches = [x for x in log() if x.startswith("cuLaunchKernel")]
+            counters = [ptrs(x)[4] for x in launches]
+            self.assertEqual(counters[0], counters[1])
+            self.assertNotIn(counters[2], counters[:2])
+            self.assertEqual(counters[3], hex(mine.data_ptr()))
+            self.assertTrue(all(c == hex(int(c, 16)) and int(c, 16) >> 40 == 1 for c in counters))
+            with self.assertRaisesRegex(ValueError, "tile_counter: shape"):
+                k(q, kv, kv, tile_counter=FakeTensor((3,), torch.int32, "cuda:1"))
+        finally:
+            del sys.modules["torch"]
 
     def test_encode_tensor_map(self):
         m = kernel("sm90", "attn_f16_d128_causal_lse").manifest["tensor_maps"]

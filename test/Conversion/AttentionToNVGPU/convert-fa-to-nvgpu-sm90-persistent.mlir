@@ -21,20 +21,36 @@
 // CHECK: %[[NQB:.+]] = arith.divui %[[NQP]], %c128{{.*}} : index
 // CHECK: %[[T0:.+]] = arith.muli %[[NQB]], %{{.+}} : index
 // CHECK: %[[TILES:.+]] = arith.muli %[[T0]], %{{.+}} : index
+// Longest first, by L2 sections of g = clamp(8 MiB / (Nk * 2 * D * 2), 1,
+// Hq * B) planes (TileScheduler::kL2SectionBytes; d128 f16: 512 bytes a key).
+// CHECK: %[[KVB:.+]] = arith.muli %{{.+}}, %c512{{.*}} : index
+// CHECK: %[[KVB1:.+]] = arith.maxui %[[KVB]], %c1
+// CHECK: %[[FIT:.+]] = arith.divui %c8388608{{.*}}, %[[KVB1]] : index
+// CHECK: %[[FIT1:.+]] = arith.maxui %[[FIT]], %c1
+// CHECK: %[[G:.+]] = arith.minui %[[FIT1]], %{{.+}} : index
 // The Q-free mbarrier (1 + 3 stages) counts the 256 consumer threads.
 // CHECK: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 11>
 // CHECK: nvgpu.mbarrier.init %{{.+}}[%c10], %c256
 
-// Producer: tile loop; longest first, query block = nqb - 1 - tile / (Hq * B).
+// Producer: tile loop; section tile / (g * nqb) holds planes [s g, s g + n),
+// n = min(g, planes - s g); within it, query block = nqb - 1 - within / n.
 // It runs on 40 registers (the consumers on 232): on 24 the tile loop spills.
 // CHECK: nvvm.setmaxregister  decrease 40
 // CHECK: %[[BX:.+]] = gpu.block_id  x
 // CHECK-NEXT: %[[GX:.+]] = gpu.grid_dim  x
 // CHECK: %{{.+}}:2 = scf.for %[[TILE:.+]] = %[[BX]] to %[[TILES]] step %[[GX]] iter_args(%[[BASE:.+]] = %c0{{.*}}, %[[N:.+]] = %c0{{.*}}) -> (index, index) {
 // CHECK: %[[PLANES:.+]] = arith.muli
+// CHECK: %[[PERSEC:.+]] = arith.muli %[[G]], %[[NQB]] : index
+// CHECK-NEXT: %[[SEC:.+]] = arith.divui %[[TILE]], %[[PERSEC]] : index
+// CHECK-NEXT: %[[FIRSTP:.+]] = arith.muli %[[SEC]], %[[G]] : index
+// CHECK-NEXT: %[[WITHIN:.+]] = arith.remui %[[TILE]], %[[PERSEC]] : index
+// CHECK-NEXT: %[[LEFT:.+]] = arith.subi %[[PLANES]], %[[FIRSTP]] : index
+// CHECK-NEXT: %[[NSEC:.+]] = arith.minui %[[G]], %[[LEFT]] : index
 // CHECK: %[[NQB1:.+]] = arith.subi %[[NQB]], %c1
-// CHECK-NEXT: %[[QB:.+]] = arith.divui %[[TILE]], %[[PLANES]] : index
+// CHECK-NEXT: %[[QB:.+]] = arith.divui %[[WITHIN]], %[[NSEC]] : index
 // CHECK-NEXT: arith.subi %[[NQB1]], %[[QB]] : index
+// CHECK-NEXT: %[[INSEC:.+]] = arith.remui %[[WITHIN]], %[[NSEC]] : index
+// CHECK-NEXT: arith.addi %[[FIRSTP]], %[[INSEC]] : index
 // The K/V loop runs over the running count [base, base + blocks); Q goes
 // after min(3, blocks) blocks (first tile: before any), waiting for Q-free
 // phase n - 1 from the second tile on.

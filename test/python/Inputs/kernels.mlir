@@ -9,3 +9,8 @@ func.func @attn_bf16_d64_persistent(%q: tensor<?x?x?x64xbf16>, %k: tensor<?x?x?x
   %o = fa.attention %q, %k, %v : tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16> -> tensor<?x?x?x64xbf16>
   return %o : tensor<?x?x?x64xbf16>
 }
+
+func.func @attn_f16_d64_causal_dynamic(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: tensor<?x?x?x64xf16>) -> tensor<?x?x?x64xf16> attributes {fa.sm90.dynamic_tiles = true} {
+  %o = fa.attention %q, %k, %v {causal} : tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16> -> tensor<?x?x?x64xf16>
+  return %o : tensor<?x?x?x64xf16>
+}

@@ -47,6 +47,14 @@ constexpr int64_t kSM90PersistentConsumerRegisters = 232;
 static_assert(128 * (kSM90PersistentProducerRegisters +
                      2 * kSM90PersistentConsumerRegisters) <= 65536,
               "the register file of an SM");
+/// Dynamic tiles: the producer also claims tiles and decodes the L2
+/// sections of longest-first order; on 40 it spilled 40 bytes (causal),
+/// on 56 nothing, and the consumers spill nothing on 224 either (ptxas).
+constexpr int64_t kSM90DynamicTilesProducerRegisters = 56;
+constexpr int64_t kSM90DynamicTilesConsumerRegisters = 224;
+static_assert(128 * (kSM90DynamicTilesProducerRegisters +
+                     2 * kSM90DynamicTilesConsumerRegisters) <= 65536,
+              "the register file of an SM");
 
 /// The K/V ring depth used when none is asked for: 3, but 2 at head dim 256
 /// (3 stages of 80-key tiles need 305 KiB).

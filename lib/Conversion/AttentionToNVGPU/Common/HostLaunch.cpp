@@ -67,6 +67,10 @@ int64_t tensorMapDataType(Type t) {
 
 bool isOutput(StringRef tensor) { return tensor == "out" || tensor == "lse"; }
 
+/// A tensor the launch makes itself: the tile counter of a kernel with
+/// dynamic tiles ([2] i32, zeroed; docs/Manifest.md).
+bool isWorkspace(StringRef tensor) { return tensor == "tile_counter"; }
+
 /// Evaluates the manifest's size expressions (docs/Manifest.md) as index
 /// arithmetic over the launch sizes.
 class SizeEvaluator {
@@ -170,14 +174,15 @@ Value viewOf(OpBuilder &b, Location loc, Value buffer, MemRefType type,
   return memref::ViewOp::create(b, loc, type, buffer, zero, dynamic);
 }
 
-/// The tensor names the kernel's parameters take, in first-use order.
+/// The tensor names the kernel's parameters take, in first-use order, but
+/// the workspace the launch makes itself.
 SmallVector<StringRef> getLaunchTensors(const json::Object &manifest) {
   SmallVector<StringRef> names;
   if (const json::Array *params = manifest.getArray("params"))
     for (const json::Value &p : *params)
       if (const json::Object *o = p.getAsObject())
         if (std::optional<StringRef> t = o->getString("tensor"))
-          if (!llvm::is_contained(names, *t))
+          if (!isWorkspace(*t) && !llvm::is_contained(names, *t))
             names.push_back(*t);
   return names;
 }
@@ -566,6 +571,25 @@ FailureOr<Value> LaunchBodyBuilder::kernelOperand(const json::Object &param,
                                               it->second));
   }
   std::optional<StringRef> tensor = param.getString("tensor");
+  if (tensor && isWorkspace(*tensor)) {
+    // The tile counter: 8 zeroed bytes of its own for this launch (freed
+    // with the other buffers).
+    auto counterType = MemRefType::get({2}, b.getI32Type());
+    auto alloc = gpu::AllocOp::create(
+        b, loc, MemRefType::get({ShapedType::kDynamic}, b.getI8Type()),
+        tokenType, ValueRange{token}, ValueRange{sizes.index(8)},
+        ValueRange{});
+    Value counter = viewOf(b, loc, alloc.getMemref(), counterType, {});
+    token = gpu::MemsetOp::create(
+                b, loc, tokenType, ValueRange{alloc.getAsyncToken()}, counter,
+                arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0))
+                .getAsyncToken();
+    buffers[*tensor] = alloc.getMemref();
+    if (auto memref = dyn_cast<MemRefType>(type))
+      return viewOf(b, loc, alloc.getMemref(), memref, {});
+    return error() << "kernel parameter '" << name.value_or("")
+                   << "' has a type the host launch cannot pass: " << type;
+  }
   if (!tensor || !hostBuffers.count(*tensor))
     return error() << "kernel parameter '" << name.value_or("")
                    << "' names no tensor of the launch";

@@ -218,6 +218,18 @@ void mlir::fa::insertKVCacheParams(std::vector<KernelParam> &params,
                                std::nullopt});
 }
 
+void mlir::fa::insertTileCounterParam(std::vector<KernelParam> &params,
+                                      Type pointerType) {
+  auto firstSize = llvm::find_if(
+      params, [](const KernelParam &p) { return p.kind == ParamKind::I32; });
+  params.insert(firstSize,
+                KernelParam{"tile_counter", ParamKind::Pointer, pointerType,
+                            "the persistent CTAs' tile counter [2] i32: zero "
+                            "at launch, left zero by the kernel; one per "
+                            "stream",
+                            TensorContract{"tile_counter", "i32", {2}, 4}});
+}
+
 std::vector<KernelParam>
 mlir::fa::getFP8AttentionKernelParams(const AttentionArgTypes &types,
                                       StringRef outDtype, bool hasLse,

@@ -62,6 +62,8 @@ static KernelArgs readKernelArgs(KernelBuilder &kb, const KernelConfig &cfg,
     a.kvCache.kvLens = args[s0++];
   if (cache.paged())
     a.kvCache.pageTable = args[s0++];
+  if (cfg.dynamicTiles)
+    a.tileCounter = args[s0++];
   a.batchArg = args[s0];
   a.sizes.batch = args[s0];
   a.sizes.queryHeads = kb.asIndex(args[s0 + 1]);
@@ -113,7 +115,43 @@ static void buildConsumers(KernelBuilder &kb, const KernelConfig &cfg,
   KVRange range;
   Value tileIdx, tileN;
   Value qBuffer; // persistent with two Q tiles: this tile's, tileN % 2
-  if (tiles) {
+  int64_t buffers = cfg.smem.qBuffers;
+  // The Q tile of the CTA's n-th tile and the phase that says it is loaded.
+  auto qBufferOf = [&](Value n) {
+    return buffers > 1 ? kb.rem(n, buffers) : Value();
+  };
+  auto waitForQ = [&](Value n, Value buffer) {
+    loads.wait(loads.qFullSlot(buffer),
+               loads.parityOf(buffer ? kb.div(n, buffers) : n));
+  };
+  bool dynamic = tiles && tiles->scheduler.isDynamic();
+  if (dynamic) {
+    // The producer's tiles as it claims them: each tile's coordinates are
+    // in its Q tile's words once its Q-full phase completes; kEndOfTiles
+    // ends the loop. Carries the running block counter and n.
+    Type index = kb.b.getIndexType();
+    auto wloop = scf::WhileOp::create(kb.b, kb.loc, TypeRange{index, index},
+                                      ValueRange{kb.idx(0), kb.idx(0)});
+    Block *before = kb.b.createBlock(&wloop.getBefore(), {}, {index, index},
+                                     {kb.loc, kb.loc});
+    Value n = before->getArgument(1);
+    Value buffer = qBufferOf(n);
+    waitForQ(n, buffer);
+    Value qBlock = smem.loadTileCoord(kb, cfg, buffer).qBlock;
+    scf::ConditionOp::create(
+        kb.b, kb.loc,
+        kb.cmp(arith::CmpIPredicate::ult, qBlock, tiles->count.queryBlocks),
+        before->getArguments());
+    Block *after = kb.b.createBlock(&wloop.getAfter(), {}, {index, index},
+                                    {kb.loc, kb.loc});
+    tileN = after->getArgument(1);
+    qBuffer = qBufferOf(tileN);
+    tile = TileState::of(kb, smem.loadTileCoord(kb, cfg, qBuffer),
+                         tiles->sizes);
+    range = KVRange::of(kb, cfg, tile.q0, tiles->sizes);
+    range.base = after->getArgument(0);
+    t = ThreadIds::of(kb, opaqueThreadIdX(kb));
+  } else if (tiles) {
     // The same tile loop as the producer's, carrying the running block
     // counter and the tile count n (the Q parity); it ends after the
     // epilogue (Q-free arrival).
@@ -136,11 +174,8 @@ static void buildConsumers(KernelBuilder &kb, const KernelConfig &cfg,
     // in the body instead of being hoisted out of the tile loop and held in
     // registers across the K/V loop (spills at the 168-register cap).
     t = ThreadIds::of(kb, opaqueThreadIdX(kb));
-    int64_t buffers = cfg.smem.qBuffers;
-    if (buffers > 1)
-      qBuffer = kb.rem(tileN, buffers);
-    loads.wait(loads.qFullSlot(qBuffer),
-               loads.parityOf(qBuffer ? kb.div(tileN, buffers) : tileN));
+    qBuffer = qBufferOf(tileN);
+    waitForQ(tileN, qBuffer);
   } else {
     tile = *oneTile;
     range = *oneRange;
@@ -177,10 +212,13 @@ static void buildConsumers(KernelBuilder &kb, const KernelConfig &cfg,
     // the tile index: only the index stays live across the K/V loop, not
     // the values derived from it (ptxas cannot rematerialize them as it
     // does the ones derived from blockIdx).
+    // Dynamic: from the Q tile's words (the producer rewrites them only
+    // after this tile's Q-free arrival).
     TileState again = TileState::of(
         kb,
-        tiles->scheduler.decodeTile(kb, opaqueIndex(kb, tileIdx), tiles->count,
-                                    tiles->sizes),
+        dynamic ? smem.loadTileCoord(kb, cfg, qBuffer)
+                : tiles->scheduler.decodeTile(kb, opaqueIndex(kb, tileIdx),
+                                              tiles->count, tiles->sizes),
         tiles->sizes);
     endRange = KVRange::of(kb, cfg, again.q0, tiles->sizes);
     rows.qPlane = again.qPlane;
@@ -229,17 +267,22 @@ static std::vector<KernelParam> kernelParams(OpBuilder &b,
                           MemRefType::get({kGlobalExtent}, out),
                           MemRefType::get({kGlobalExtent}, b.getF32Type()),
                           b.getI32Type()};
-  if (d.isFP8())
-    return getFP8AttentionKernelParams(
+  auto i32Pointer = MemRefType::get({kGlobalExtent}, b.getI32Type());
+  std::vector<KernelParam> params;
+  if (d.isFP8()) {
+    params = getFP8AttentionKernelParams(
         types, out.isF16() ? "f16" : "bf16", d.hasLse,
         descaleShapeOf(d.descaleGranularity), kSM90BlockQ, cfg.blockKV);
-  std::vector<KernelParam> params = getAttentionKernelParams(
-      types, d.elementType.isF16() ? "f16" : "bf16",
-      /*tensorMaps=*/true, d.hasLse);
-  insertScoreModifierParams(params, d.modifiers);
-  insertKVCacheParams(params, d.kvCache.kvLens, d.kvCache.pageSize,
-                      MemRefType::get({kGlobalExtent}, b.getI32Type()),
-                      b.getI32Type());
+  } else {
+    params = getAttentionKernelParams(
+        types, d.elementType.isF16() ? "f16" : "bf16",
+        /*tensorMaps=*/true, d.hasLse);
+    insertScoreModifierParams(params, d.modifiers);
+    insertKVCacheParams(params, d.kvCache.kvLens, d.kvCache.pageSize,
+                        i32Pointer, b.getI32Type());
+  }
+  if (cfg.dynamicTiles)
+    insertTileCounterParam(params, i32Pointer);
   return params;
 }
 
@@ -385,7 +428,7 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   if (cfg.persistent)
     tiles = PersistentTiles{scheduler,
                             scheduler.getTileCount(kb, args.sizes),
-                            args.sizes};
+                            args.sizes, args.tileCounter};
   Value isIssuer = kb.cmp(arith::CmpIPredicate::eq, tid, kb.idx(0));
   SharedMemory smem = SharedMemory::allocate(kb, cfg);
   TMALoadPipeline loads(kb, cfg, args, isIssuer);

@@ -29,6 +29,7 @@ KernelConfig KernelConfig::derive(const SM90AttentionDesc &d) {
   c.pingPong = s.pingPong;
   c.longestFirst = s.longestFirst;
   c.persistent = s.persistent;
+  c.dynamicTiles = s.dynamicTiles;
   c.splitRelease = s.splitRelease;
   c.exp2PolyEvery = s.exp2PolyEvery;
   c.headDim = d.headDim;
@@ -42,10 +43,12 @@ KernelConfig KernelConfig::derive(const SM90AttentionDesc &d) {
   c.outSubTiles = d.headDim / kSwizzleElems;
   c.threads =
       kThreadsPerWarpgroup * (kSM90Warpgroups + (s.warpSpecialized ? 1 : 0));
-  c.producerRegs = s.persistent ? kSM90PersistentProducerRegisters
-                                 : kSM90ProducerRegisters;
-  c.consumerRegs = s.persistent ? kSM90PersistentConsumerRegisters
-                                 : kSM90ConsumerRegisters;
+  c.producerRegs = s.dynamicTiles ? kSM90DynamicTilesProducerRegisters
+                   : s.persistent  ? kSM90PersistentProducerRegisters
+                                   : kSM90ProducerRegisters;
+  c.consumerRegs = s.dynamicTiles ? kSM90DynamicTilesConsumerRegisters
+                   : s.persistent  ? kSM90PersistentConsumerRegisters
+                                   : kSM90ConsumerRegisters;
   c.barriers = MBarrierLayout{s.stages, s.warpSpecialized, s.splitRelease,
                               s.persistent, s.warpArrive, s.qBuffers};
   return c;
@@ -57,9 +60,12 @@ Type KernelConfig::storageType() const {
 }
 
 TileScheduler KernelConfig::scheduler() const {
-  return TileScheduler(persistent ? TileScheduler::Kind::StaticPersistent
-                                  : TileScheduler::Kind::OneTilePerCTA,
-                       longestFirst, kSM90BlockQ);
+  using Kind = TileScheduler::Kind;
+  return TileScheduler(!persistent    ? Kind::OneTilePerCTA
+                       : dynamicTiles ? Kind::DynamicPersistent
+                                      : Kind::StaticPersistent,
+                       longestFirst, kSM90BlockQ,
+                       2 * headDim * elementType().getIntOrFloatBitWidth() / 8);
 }
 
 ThreadIds ThreadIds::of(KernelBuilder &kb, Value tid) {
@@ -242,6 +248,51 @@ Value SharedMemory::view(KernelBuilder &kb, Value byteOffset,
                          MemRefType ty) const {
   return memref::ViewOp::create(kb.b, kb.loc, ty, dynamic,
                                 kb.add(shift, byteOffset), ValueRange{});
+}
+
+/// Word `word` (0: query block, 1: head, 2: batch) of Q tile `buffer`'s
+/// tile coordinates.
+static Value tileWord(KernelBuilder &kb, const KernelConfig &cfg,
+                      const SharedMemory &smem, Value buffer, int64_t word) {
+  auto wg = gpu::AddressSpaceAttr::get(kb.b.getContext(),
+                                       gpu::AddressSpace::Workgroup);
+  Value offset = kb.idx(cfg.smem.tileSlotOffset + 4 * word);
+  if (buffer)
+    offset = kb.add(offset, kb.mul(buffer, kb.idx(SharedMemoryPlan::kTileSlotBytes)));
+  return smem.view(kb, offset,
+                   MemRefType::get({1}, kb.b.getI32Type(),
+                                   MemRefLayoutAttrInterface{}, wg));
+}
+
+void SharedMemory::storeTileCoord(KernelBuilder &kb, const KernelConfig &cfg,
+                                  Value buffer, const TileCoord &coord) const {
+  Value words[] = {coord.qBlock, coord.head, coord.batch};
+  for (int64_t w = 0; w < 3; ++w)
+    memref::StoreOp::create(kb.b, kb.loc, kb.toI32(words[w]),
+                            tileWord(kb, cfg, *this, buffer, w),
+                            ValueRange{kb.idx(0)});
+}
+
+void SharedMemory::storeEndOfTiles(KernelBuilder &kb, const KernelConfig &cfg,
+                                   Value buffer) const {
+  memref::StoreOp::create(kb.b, kb.loc, kb.i32c(kEndOfTiles),
+                          tileWord(kb, cfg, *this, buffer, 0),
+                          ValueRange{kb.idx(0)});
+}
+
+TileCoord SharedMemory::loadTileCoord(KernelBuilder &kb,
+                                      const KernelConfig &cfg,
+                                      Value buffer) const {
+  auto load = [&](int64_t w) {
+    return kb.asIndex(memref::LoadOp::create(
+        kb.b, kb.loc, tileWord(kb, cfg, *this, buffer, w),
+        ValueRange{kb.idx(0)}));
+  };
+  TileCoord c;
+  c.qBlock = load(0);
+  c.head = load(1);
+  c.batch = load(2);
+  return c;
 }
 
 SharedMemory SharedMemory::withOpaqueShift(KernelBuilder &kb) const {

@@ -52,6 +52,12 @@ void TMALoadPipeline::issueQ(const SharedMemory &smem, Value q0,
     }
 }
 
+void TMALoadPipeline::arriveQFull(Value buffer) const {
+  nvgpu::MBarrierArriveOp::create(
+      kb.b, kb.loc, nvgpu::MBarrierTokenType::get(kb.b.getContext()), bars,
+      qFullSlot(buffer));
+}
+
 Value TMALoadPipeline::qFullSlot(Value buffer) const {
   if (!buffer)
     return kb.idx(MBarrierLayout::kQFull);

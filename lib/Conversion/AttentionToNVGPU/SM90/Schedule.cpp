@@ -213,6 +213,7 @@ struct Resolver {
     // attributes are in).
     set(persistentIndex, false, Source::Measured);
     set(qBuffersIndex, 1, Source::Measured);
+    set(dynamicTilesIndex, false, Source::Measured);
   }
 
   /// Whether the shared memory of `candidate` with two Q tiles fits.
@@ -254,13 +255,16 @@ struct Resolver {
   /// Q tiles where they fit, each unless set explicitly.
   void resolvePersistentDefaults() {
     if (source[persistentIndex] == Source::Measured) {
-      bool on = !attn.hasWindow() && attn.modifiers.empty() &&
-                !attn.kvLensArg && !attn.pageTableArg &&
-                !attn.elementType.isFloat(8) && attn.headDim <= 128 &&
-                s.warpSpecialized && s.overlap && s.pFromRegisters &&
-                (source[qBuffersIndex] == Source::Measured ||
-                 s.qBuffers == 2) &&
-                fitsTwoQTiles(withPersistentRing(s));
+      // Dynamic tiles are a persistent schedule: asking for them asks for
+      // persistent CTAs (with the warp specialization they need).
+      bool on = (s.dynamicTiles && s.warpSpecialized) ||
+                (!attn.hasWindow() && attn.modifiers.empty() &&
+                 !attn.kvLensArg && !attn.pageTableArg &&
+                 !attn.elementType.isFloat(8) && attn.headDim <= 128 &&
+                 s.warpSpecialized && s.overlap && s.pFromRegisters &&
+                 (source[qBuffersIndex] == Source::Measured ||
+                  s.qBuffers == 2) &&
+                 fitsTwoQTiles(withPersistentRing(s)));
       set(persistentIndex, on, Source::Measured);
     }
     if (!s.persistent)
@@ -323,6 +327,14 @@ struct Resolver {
     // A measured persistent default is off without warp specialization.
     if (source[persistentIndex] != Source::Measured &&
         failed(needs(persistentIndex, warpSpecializedIndex)))
+      return failure();
+    // Dynamic tiles need persistent CTAs: refused when those are set off
+    // (a measured persistent default follows dynamic-tiles).
+    if (source[persistentIndex] != Source::Measured &&
+        failed(needs(dynamicTilesIndex, persistentIndex)))
+      return failure();
+    if (source[dynamicTilesIndex] != Source::Measured &&
+        failed(needs(dynamicTilesIndex, warpSpecializedIndex)))
       return failure();
     // A measured split release turns off quietly without warp specialization.
     if (source[splitReleaseIndex] != Source::Measured &&
@@ -390,6 +402,7 @@ SM90Schedule mlir::fa::normalizeSM90Schedule(SM90Schedule s,
   s.warpArrive &= s.warpSpecialized;
   s.persistent &= s.warpSpecialized;
   s.splitRelease &= s.warpSpecialized;
+  s.dynamicTiles &= s.persistent;
   if (!s.persistent)
     s.qBuffers = 1; // one tile per CTA: one Q
   s.pingPong &= s.overlap;

@@ -40,6 +40,12 @@ SharedMemoryPlan mlir::fa::sm90::planSharedMemory(const SM90AttentionDesc &d) {
         4 * kernel::KernelScoreModifiers::scanScratchWords(
                 (kSM90Warpgroups + 1) * kThreadsPerWarpgroup / 32);
   p.totalBytes += p.scanBytes;
+  p.tileSlotOffset = p.totalBytes;
+  p.tileSlotBytes =
+      d.dynamicTiles && d.persistent && d.warpSpecialized
+          ? SharedMemoryPlan::kTileSlotBytes * p.qBuffers
+          : 0;
+  p.totalBytes += p.tileSlotBytes;
   p.dynamicBytes = p.totalBytes + kSwizzleAtomBytes;
   return p;
 }

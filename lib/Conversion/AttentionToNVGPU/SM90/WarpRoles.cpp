@@ -54,9 +54,25 @@ static void streamTile(KernelBuilder &kb, const KernelConfig &cfg,
   });
 }
 
+/// The Q tile of the CTA's n-th persistent tile (null with one Q tile) once
+/// the consumers freed it: with one Q tile Q-free phase n - 1, with two Q
+/// tile n % 2's phase n / 2 - 1 (tile n - 2's epilogue).
+static Value waitForQTile(KernelBuilder &kb, const KernelConfig &cfg,
+                          const TMALoadPipeline &loads, Value n) {
+  int64_t buffers = cfg.smem.qBuffers;
+  Value buffer = buffers > 1 ? kb.rem(n, buffers) : Value();
+  // The buffer's earlier uses: n (one buffer) or n / 2.
+  Value uses = buffer ? kb.div(n, buffers) : n;
+  kb.ifThen(kb.cmp(arith::CmpIPredicate::ne, uses, kb.idx(0)), [&] {
+    loads.wait(loads.qFreeSlot(buffer),
+               loads.parityOf(kb.sub(uses, kb.idx(1))));
+  });
+  return buffer;
+}
+
 /// Q of persistent tile `tile` (the CTA's n-th) once the consumers freed
-/// its Q tile: with one Q tile Q-free phase n - 1, with two Q tile n % 2's
-/// phase n / 2 - 1 (tile n - 2's epilogue). Its coordinates are decoded
+/// its Q tile (waitForQTile); with dynamic tiles the tile's coordinates go
+/// into the Q tile's words first, for the consumers. Its coordinates are decoded
 /// again from an opaque copy of the tile index, and the addresses from an
 /// opaque copy of the shared-memory base: the producer runs on few registers
 /// (setmaxnreg: kSM90PersistentProducerRegisters) and must not keep them
@@ -66,47 +82,33 @@ static void loadPersistentQ(KernelBuilder &kb, const KernelConfig &cfg,
                             const SharedMemory &smem,
                             const PersistentTiles &tiles, Value tile,
                             Value n) {
-  int64_t buffers = cfg.smem.qBuffers;
-  Value buffer = buffers > 1 ? kb.rem(n, buffers) : Value();
-  // The buffer's earlier uses: n (one buffer) or n / 2.
-  Value uses = buffer ? kb.div(n, buffers) : n;
-  kb.ifThen(kb.cmp(arith::CmpIPredicate::ne, uses, kb.idx(0)), [&] {
-    loads.wait(loads.qFreeSlot(buffer),
-               loads.parityOf(kb.sub(uses, kb.idx(1))));
-  });
+  Value buffer = waitForQTile(kb, cfg, loads, n);
   TileCoord coord = tiles.scheduler.decodeTile(kb, opaqueIndex(kb, tile),
                                                tiles.count, tiles.sizes);
+  if (tiles.scheduler.isDynamic())
+    smem.storeTileCoord(kb, cfg, buffer, coord);
   TileState state = TileState::of(kb, coord, tiles.sizes);
   loads.issueQ(smem.withOpaqueShift(kb), state.q0, state.qPlane, buffer);
 }
 
-/// The producer's tile loop; carries the running block counter and the
-/// CTA's tile count n. With one Q tile, Q of tile n > 0 goes into it once
-/// the consumers have freed it, issued after the first min(S, blocks) K/V
-/// blocks of the tile (which only need ring stages, released before the
-/// previous epilogue), so the ring fills under that epilogue; tile 0's Q
-/// goes first. With two Q tiles every tile's Q goes first: its buffer was
-/// freed by the epilogue two tiles back, so it loads while the consumers
-/// finish the previous tile. The K/V loop runs over the running count
-/// itself.
-static void streamPersistentTiles(KernelBuilder &kb, const KernelConfig &cfg,
+/// The producer's work for persistent tile `tile`, the CTA's n-th, whose
+/// ring iterations start at `base`; returns where the next tile's start.
+/// With one Q tile, Q of tile n > 0 goes into it once the consumers have
+/// freed it, issued after the first min(S, blocks) K/V blocks of the tile
+/// (which only need ring stages, released before the previous epilogue),
+/// so the ring fills under that epilogue; tile 0's Q goes first. With two Q
+/// tiles every tile's Q goes first: its buffer was freed by the epilogue
+/// two tiles back, so it loads while the consumers finish the previous
+/// tile. The K/V loop runs over the running count itself.
+static Value streamPersistentTile(KernelBuilder &kb, const KernelConfig &cfg,
                                   const TMALoadPipeline &loads,
                                   const SharedMemory &smem,
-                                  const PersistentTiles &tiles) {
-  auto tloop = scf::ForOp::create(
-      kb.b, kb.loc, gpu::BlockIdOp::create(kb.b, kb.loc, gpu::Dimension::x),
-      tiles.count.tiles,
-      gpu::GridDimOp::create(kb.b, kb.loc, gpu::Dimension::x),
-      ValueRange{kb.idx(0), kb.idx(0)});
-  OpBuilder::InsertionGuard guard(kb.b);
-  kb.b.setInsertionPointToStart(tloop.getBody());
-  Value tile = tloop.getInductionVar();
+                                  const PersistentTiles &tiles, Value tile,
+                                  Value base, Value n) {
   TileState state = TileState::of(
       kb, tiles.scheduler.decodeTile(kb, tile, tiles.count, tiles.sizes),
       tiles.sizes);
   KVRange range = KVRange::of(kb, cfg, state.q0, tiles.sizes);
-  Value base = tloop.getRegionIterArgs()[0];
-  Value n = tloop.getRegionIterArgs()[1];
   Value count = kb.sub(range.end, range.begin);
   // The ring iteration (from the tile's first) at which Q is issued.
   Value qAt = kb.idx(0);
@@ -120,7 +122,7 @@ static void streamPersistentTiles(KernelBuilder &kb, const KernelConfig &cfg,
   auto loadQ = [&] { loadPersistentQ(kb, cfg, loads, smem, tiles, tile, n); };
   {
     auto ploop = scf::ForOp::create(kb.b, kb.loc, base, itEnd, kb.idx(1));
-    OpBuilder::InsertionGuard g4(kb.b);
+    OpBuilder::InsertionGuard guard(kb.b);
     kb.b.setInsertionPointToStart(ploop.getBody());
     Value it = ploop.getInductionVar();
     kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, it, qAtIt), loadQ);
@@ -132,8 +134,69 @@ static void streamPersistentTiles(KernelBuilder &kb, const KernelConfig &cfg,
     });
   }
   kb.ifThen(kb.cmp(arith::CmpIPredicate::sle, itEnd, qAtIt), loadQ);
-  scf::YieldOp::create(kb.b, kb.loc,
-                       ValueRange{itEnd, kb.add(n, kb.idx(1))});
+  return itEnd;
+}
+
+/// The producer's tile loop, carrying the running block counter and the
+/// CTA's tile count n. Static: tiles blockIdx.x, + gridDim.x, ... Dynamic:
+/// blockIdx.x, then each next tile claimed from the counter once the current
+/// one's loads are issued; the
+/// first claim past the end becomes kEndOfTiles in tile n's Q words with a
+/// plain arrival on its Q-full mbarrier (no Q), which ends the consumers'
+/// loop.
+static void streamPersistentTiles(KernelBuilder &kb, const KernelConfig &cfg,
+                                  const TMALoadPipeline &loads,
+                                  const SharedMemory &smem,
+                                  const PersistentTiles &tiles) {
+  Value first = gpu::BlockIdOp::create(kb.b, kb.loc, gpu::Dimension::x);
+  if (!tiles.scheduler.isDynamic()) {
+    auto tloop = scf::ForOp::create(
+        kb.b, kb.loc, first, tiles.count.tiles,
+        gpu::GridDimOp::create(kb.b, kb.loc, gpu::Dimension::x),
+        ValueRange{kb.idx(0), kb.idx(0)});
+    OpBuilder::InsertionGuard guard(kb.b);
+    kb.b.setInsertionPointToStart(tloop.getBody());
+    Value n = tloop.getRegionIterArgs()[1];
+    Value itEnd = streamPersistentTile(kb, cfg, loads, smem, tiles,
+                                       tloop.getInductionVar(),
+                                       tloop.getRegionIterArgs()[0], n);
+    scf::YieldOp::create(kb.b, kb.loc,
+                         ValueRange{itEnd, kb.add(n, kb.idx(1))});
+    return;
+  }
+  Type index = kb.b.getIndexType();
+  auto wloop = scf::WhileOp::create(kb.b, kb.loc, TypeRange{index, index, index},
+                                    ValueRange{first, kb.idx(0), kb.idx(0)});
+  {
+    OpBuilder::InsertionGuard guard(kb.b);
+    Block *before = kb.b.createBlock(&wloop.getBefore(), {},
+                                     {index, index, index},
+                                     {kb.loc, kb.loc, kb.loc});
+    Value more = kb.cmp(arith::CmpIPredicate::ult, before->getArgument(0),
+                        tiles.count.tiles);
+    scf::ConditionOp::create(kb.b, kb.loc, more, before->getArguments());
+    Block *after = kb.b.createBlock(&wloop.getAfter(), {},
+                                    {index, index, index},
+                                    {kb.loc, kb.loc, kb.loc});
+    Value n = after->getArgument(2);
+    Value itEnd = streamPersistentTile(kb, cfg, loads, smem, tiles,
+                                       after->getArgument(0),
+                                       after->getArgument(1), n);
+    // Claimed once this tile's loads are issued, not before: the claim is
+    // not held in a register across the K/V loop (at 40 registers that
+    // spilled), and the producer runs `stages` blocks ahead of the
+    // consumers, so the atomic's latency stays off their path.
+    Value next = tiles.scheduler.claimNextTile(kb, tiles.counter);
+    scf::YieldOp::create(kb.b, kb.loc,
+                         ValueRange{next, itEnd, kb.add(n, kb.idx(1))});
+  }
+  // The end: kEndOfTiles in tile n's Q words, Q-full arrived without a
+  // load.
+  Value n = wloop.getResult(2);
+  Value buffer = waitForQTile(kb, cfg, loads, n);
+  smem.storeEndOfTiles(kb, cfg, buffer);
+  loads.arriveQFull(buffer);
+  tiles.scheduler.retireCTA(kb, tiles.counter);
 }
 
 void mlir::fa::sm90::buildWarpSpecializedRoles(

@@ -126,6 +126,14 @@ void appendLaunchSizeParams(std::vector<KernelParam> &params, Type sizeType);
 void insertKVCacheParams(std::vector<KernelParam> &params, bool kvLens,
                          int64_t pageSize, Type pointerType, Type sizeType);
 
+/// The parameter of a kernel with dynamic tiles: `tile_counter` [2] i32 (a
+/// pointer of type `pointerType`) before the sizes. Zero at launch; the
+/// kernel leaves it zero. A runtime keeps one per stream (launches that run
+/// at the same time must not share one) and zeroes it once, when it
+/// allocates it.
+void insertTileCounterParam(std::vector<KernelParam> &params,
+                            Type pointerType);
+
 /// The shape of the fp8 kernels' descales: [1], [B, H] or [B, H, blocks].
 enum class FP8DescaleShape { Tensor, Head, Block };
 

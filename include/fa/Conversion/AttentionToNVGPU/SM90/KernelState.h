@@ -38,6 +38,7 @@ struct KernelConfig {
   bool pingPong;
   bool longestFirst;
   bool persistent;
+  bool dynamicTiles; ///< persistent tiles claimed from the tile counter
   bool splitRelease;
   int64_t exp2PolyEvery;
   int64_t headDim, stages, blockKV;
@@ -49,7 +50,8 @@ struct KernelConfig {
   int64_t threads;  ///< consumers (+ producer) warpgroups x 128
   /// setmaxnreg of the producer / consumer warpgroups: kSM90Producer- /
   /// ConsumerRegisters, or with persistent CTAs kSM90PersistentProducer- /
-  /// ConsumerRegisters (the producer runs the tile loop).
+  /// ConsumerRegisters (the producer runs the tile loop), with dynamic tiles
+  /// kSM90DynamicTilesProducer- / ConsumerRegisters (it also claims tiles).
   int64_t producerRegs, consumerRegs;
   SharedMemoryPlan smem;
   MBarrierLayout barriers;
@@ -79,6 +81,8 @@ struct KernelArgs {
   SmallVector<Value> modifierParams;
   /// kv_lens, page table, pool sizes (null where the layout has none).
   kernel::KVCacheArgs kvCache;
+  /// Dynamic tiles: the [2] i32 tile counter (memref); else null.
+  Value tileCounter;
   Value batchArg;         ///< B as the i32 argument (cast where used)
   kernel::ProblemSizes sizes; ///< batch left null (see batchArg)
 };
@@ -187,6 +191,20 @@ struct SharedMemory {
   /// The same buffer with `shift` through an opaque copy: addresses derived
   /// from it are computed where they are used, not hoisted and kept live.
   SharedMemory withOpaqueShift(KernelBuilder &kb) const;
+  /// Dynamic tiles: the coordinates (query block, head, batch) of the tile
+  /// that Q tile `buffer` (null: 0) belongs to, in its three shared-memory
+  /// words (SharedMemoryPlan::tileSlotOffset): written by the producer, who
+  /// decoded the tile, before it loads that Q (the Q-full mbarrier orders
+  /// them before the consumers' reads), so the consumers never divide.
+  /// After the last tile the query block word holds kEndOfTiles.
+  void storeTileCoord(KernelBuilder &kb, const KernelConfig &cfg,
+                      Value buffer, const kernel::TileCoord &coord) const;
+  void storeEndOfTiles(KernelBuilder &kb, const KernelConfig &cfg,
+                       Value buffer) const;
+  kernel::TileCoord loadTileCoord(KernelBuilder &kb, const KernelConfig &cfg,
+                                  Value buffer) const;
+  /// The query block word after the last tile (above any query block).
+  static constexpr int32_t kEndOfTiles = INT32_MAX;
   /// A TMA box [1, rows, 64] in shared memory.
   static MemRefType boxType(const KernelConfig &cfg, int64_t rows);
   /// fp8: a TMA box of V^T, [1, D, 128 keys] bytes.

@@ -31,6 +31,9 @@ public:
   /// Q tile `buffer` on its mbarrier.
   void issueQ(const SharedMemory &smem, Value q0, Value qPlane,
               Value buffer = Value()) const;
+  /// A plain arrival (no bytes, no load) on Q tile `buffer`'s "full"
+  /// mbarrier: dynamic tiles' end of the consumers' tile loop.
+  void arriveQFull(Value buffer) const;
   /// The "full" / "free" mbarrier slot of Q tile `buffer` (null: tile 0).
   Value qFullSlot(Value buffer) const;
   Value qFreeSlot(Value buffer) const;

@@ -46,6 +46,11 @@ struct SharedMemoryPlan {
   /// (KernelScoreModifiers::WarpShare: full-block ballots and each warp's
   /// range), i32 words; 0 bytes without one.
   int64_t scanOffset, scanBytes;
+  /// Dynamic tiles: the coordinates of each Q tile's tile (query block,
+  /// head, batch: kTileSlotBytes per Q tile), written by the producer before
+  /// it loads that Q; 0 bytes otherwise.
+  int64_t tileSlotOffset, tileSlotBytes;
+  static constexpr int64_t kTileSlotBytes = 12;
   /// O is staged in the tile's Q buffer.
   bool oInQTile() const { return oOffset == qOffset; }
   int64_t totalBytes;          ///< from the aligned base

@@ -19,6 +19,8 @@ struct PersistentTiles {
   kernel::TileScheduler scheduler;
   kernel::TileScheduler::TileCount count;
   kernel::ProblemSizes sizes;
+  /// Dynamic tiles: the tile counter (KernelArgs::tileCounter); else null.
+  Value counter;
 };
 
 /// Without warp specialization: thread `isIssuer` issues Q and the first
