@@ -10,7 +10,9 @@ fa.load_bundle(DIR)). A VARIANT is a comma-separated spec (fa.Variant.parse):
                             64-key pages: fa.attention(..., kv_lens=, page_table=))
 
 Without VARIANTs: the default sweep, every combination of --dtypes, --head-dims,
-causal or not, with and without lse (24 kernels for sm_90a by default); --grad
+causal or not, with and without lse, and for sm_90a the causal kernels with dynamic
+tiles at head dims 64 and 128 (what fa.attention runs for causal sequences of at
+most 2048 tokens; 32 kernels for sm_90a by default); --grad
 adds the backward kernel of each (dtype, head dim, causal) the chip's backward
 supports (training needs it and the forward with lse).
 """
@@ -27,6 +29,11 @@ def default_variants(chip, dtypes=("f16", "bf16"), head_dims=None, grad=False):
     todo = [Variant.make(dt, d, causal, None, None, None, lse, chip)
             for dt, d, causal, lse in itertools.product(dtypes, head_dims, (False, True),
                                                          (False, True))]
+    if chip == "sm_90a":  # short causal sequences (fa.torch_ops._short_causal)
+        todo += [Variant.make(dt, d, True, None, None, None, lse, chip,
+                              options={"dynamic-tiles": True})
+                 for dt, d, lse in itertools.product(dtypes, head_dims, (False, True))
+                 if d in (64, 128)]
     if grad:
         todo += [Variant.make(dt, d, causal, chip=chip, grad=True)
                  for dt, d, causal in itertools.product(dtypes, head_dims, (False, True))

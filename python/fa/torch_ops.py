@@ -189,7 +189,8 @@ def _run(q, k, v, causal, wl, wr, scale, softcap, return_lse, fallback, kv_lens=
             return res
     kern = _kernel(q, v, causal, window, scale, softcap, return_lse, fallback,
                    kv_lens=kv_lens is not None,
-                   page_size=k.shape[2] if page_table is not None else None)
+                   page_size=k.shape[2] if page_table is not None else None,
+                   dynamic_tiles=_short_causal(q, k, causal, window, softcap, varlen))
     if isinstance(kern, str):
         if not fallback:
             raise _unsupported(kern)
@@ -353,16 +354,34 @@ def _run_packed_varlen(q, k, v, splits, scale, softcap, return_lse, kv_lens, pag
     return out, (lse.reshape(B, Hq, Nq) if return_lse else _no_lse(q))
 
 
+# Causal prefill up to this many tokens runs the sm_90a kernel with dynamic tiles
+# (fa-to-ptx{dynamic-tiles}, docs/SM90.md): measured on the H200 (bench/results/
+# dynamic_tiles_h200_2026-12-01_s12, run4; what a user sees) 1.19x / 1.08x (d64 / d128) as
+# fast as the default at 512 tokens, 1.12x / 1.03x at 1k, 1.05x / 1.01x at 2k, but 0.99-1.00x
+# at 4k and slower beyond.
+DYNAMIC_TILES_MAX_TOKENS = 2048
+
+
+def _short_causal(q, k, causal, window, softcap, varlen):
+    """Whether this call takes the dynamic-tiles kernel: plain causal self-attention (Nq = Nk,
+    no window, softcap, lengths or pages) of at most DYNAMIC_TILES_MAX_TOKENS tokens."""
+    n = q.shape[2]
+    return (causal and window is None and softcap is None and not varlen and n == k.shape[2]
+            and 0 < n <= DYNAMIC_TILES_MAX_TOKENS and q.shape[-1] in (64, 128))
+
+
 def _kernel(q, v, causal, window, scale, softcap, return_lse, fallback, grad=False,
-            kv_lens=False, page_size=None, deterministic=False):
+            kv_lens=False, page_size=None, deterministic=False, dynamic_tiles=False):
     """The fa_runtime.Kernel of this variant (with grad: its backward; with
     kv_lens / page_size: the kernel taking lengths / page pools) on q's
     device, or the reason there is none (a string; raises UnsupportedError
     instead when not `fallback`). `deterministic`: the backward kernel
-    compiled with fa-to-ptx{deterministic} (dq in a fixed order). Memoized
-    per (dtype, head dims, flags, device)."""
+    compiled with fa-to-ptx{deterministic} (dq in a fixed order).
+    `dynamic_tiles`: on sm_90a, the forward kernel compiled with
+    fa-to-ptx{dynamic-tiles} (short causal sequences; _short_causal).
+    Memoized per (dtype, head dims, flags, device)."""
     key = (q.dtype, q.shape[-1], v.shape[-1], causal, window, scale, softcap, return_lse,
-           q.device, grad, kv_lens, page_size, deterministic)
+           q.device, grad, kv_lens, page_size, deterministic, dynamic_tiles)
     kern = _fast.get(key)
     if kern is None:
         dtype = _DTYPE_NAMES.get(q.dtype, str(q.dtype))
@@ -370,14 +389,22 @@ def _kernel(q, v, causal, window, scale, softcap, return_lse, fallback, grad=Fal
         reason = unsupported_reason(dtype, q.device, chip, q.shape[-1], v.shape[-1], softcap,
                                     grad)
         if reason is None:
+            options = {"deterministic": True} if deterministic else {}
+            if dynamic_tiles and chip == "sm_90a" and not grad:
+                options["dynamic-tiles"] = True
             variant = Variant.make(dtype, q.shape[-1], causal, window, scale, softcap,
                                    return_lse, chip, grad=grad, kv_lens=kv_lens,
-                                   page_size=page_size,
-                                   options={"deterministic": True} if deterministic else None)
+                                   page_size=page_size, options=options or None)
             try:
                 kern = dispatch.kernel(variant).runtime
             except UnsupportedError as e:
                 reason = str(e)
+            if reason is not None and "dynamic-tiles" in options:
+                # Not in a bundle made without it, no compiler here: the default kernel.
+                kern = _kernel(q, v, causal, window, scale, softcap, return_lse, fallback,
+                               grad, kv_lens, page_size, deterministic)
+                _fast[key] = kern
+                return kern
         if reason is not None:
             if not fallback:
                 raise _unsupported(reason, grad)

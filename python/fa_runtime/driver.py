@@ -160,7 +160,7 @@ def tile_counter(device, stream):
     if counter is None:
         import torch
         # Zeroed on the device's current stream: the launch's (Kernel.__call__).
-        counter = torch.zeros(2, dtype=torch.int32, device=f"cuda:{device}")
+        counter = torch.zeros((2,), dtype=torch.int32, device=f"cuda:{device}")
         _TILE_COUNTERS[(device, stream)] = counter
     return counter
 

@@ -69,7 +69,11 @@ def test_precompile_default_sweep_with_grad():
     fwd = precompile.default_variants("sm_90a")
     both = precompile.default_variants("sm_90a", grad=True)
     grads = [v for v in both if v.grad]
-    assert both[:len(fwd)] == fwd and len(fwd) == 24
+    assert both[:len(fwd)] == fwd and len(fwd) == 32
+    # 8 of them: the causal d64 / d128 kernels with dynamic tiles (short causal sequences).
+    dynamic = [v for v in fwd if v.options]
+    assert len(dynamic) == 8 and all(v.causal and v.head_dim in (64, 128) and
+                                     v.options == (("dynamic-tiles", "true"),) for v in dynamic)
     # The backward has head dims 64 and 128: 2 dtypes x 2 head dims x causal or not.
     assert len(grads) == 8 and {v.head_dim for v in grads} == {64, 128}
 

@@ -242,6 +242,52 @@ def test_launch_sm90(fake):
     assert len(launches(fake.log())) == 2
 
 
+def test_short_causal_takes_dynamic_tiles(fake):
+    # Causal self-attention of at most 2048 tokens on sm_90a: the kernel with dynamic tiles
+    # (torch_ops._short_causal), which takes the stream's tile counter after out (one
+    # zeroed int32 [2] tensor, the same on the next call); 4096 tokens, or Nq != Nk, the
+    # default kernel (one tile per CTA, no counter).
+    t = fake.torch
+    q = Tensor((2, 8, 1000, 128), t.float16, "cuda:0")
+    kv = Tensor((2, 2, 1000, 128), t.float16, "cuda:0")
+    fake.log("ppppp" + "iiiii")  # q_map k_map v_map out tile_counter, B Hq Hkv Nq Nk
+    fa.attention(q, kv, kv, causal=True)
+    fa.attention(q, kv, kv, causal=True)
+    first, second = launches(fake.log())
+    assert "grid 128 1 1 " in first  # persistent: min(8 * 8 * 2 tiles, 132 SMs)
+    counter = params(first)[4]
+    assert params(second)[4] == counter and params(first)[5:] == "2 8 2 1000 1000".split()
+    fake.log("ppppiiiii")
+    q4 = Tensor((1, 8, 4096, 128), t.float16, "cuda:0")
+    kv4 = Tensor((1, 2, 4096, 128), t.float16, "cuda:0")
+    fa.attention(q4, kv4, kv4, causal=True)
+    (launch,) = launches(fake.log())
+    assert "grid 32 8 1 " in launch and len(params(launch)) == 9
+
+
+def test_short_causal_without_the_dynamic_kernel(fake, monkeypatch):
+    # A bundle made without the dynamic-tiles kernels and no compiler: the default kernel
+    # runs (asked once: the choice is memoized).
+    t = fake.torch
+    asked = []
+    real = fa.dispatch.kernel
+
+    def kernel(variant):
+        asked.append(variant.options)
+        if variant.options:
+            raise fa.UnsupportedError(f"{variant.spec()}: not in the loaded bundles")
+        return real(variant)
+    monkeypatch.setattr(fa.dispatch, "kernel", kernel)
+    q = Tensor((1, 4, 300, 64), t.bfloat16, "cuda:0")
+    fake.log("ppppiiiii")
+    fa.attention(q, q, q, causal=True)
+    fa.attention(q, q, q, causal=True)
+    first, second = launches(fake.log())
+    assert "grid 3 4 1 " in first and "grid 3 4 1 " in second
+    assert len(params(first)) == len(params(second)) == 9
+    assert asked == [(("dynamic-tiles", "true"),), ()]
+
+
 def test_gqa_decode_packs_the_group_into_rows(fake):
     # One query row of 32 heads over 8 K/V heads, 64 sequences (512 tiles: no
     # split): the launch sees q as [64, 8, 4, 128] (the group's 4 heads as 4
@@ -529,14 +575,15 @@ def test_backward_computes_a_missing_lse(fake, tmp_path):
     assert lse.shape == (0,) and len(launches(fake.log())) == 1
     ctx = Ctx()
     op.setup_context(ctx, op.args, op.result)
-    fake.log("ppppp" + "iiiii")
+    fake.log("pppppp" + "iiiii")
     compiles = fa.compiler.stats["compiles"]
     dq = op.backward(ctx, Tensor(out.shape, t.float16), None)[0]
     assert fa.compiler.stats["compiles"] == compiles + 1  # the forward kernel with lse
-    # One set of kinds decodes both launches: the forward's 5 pointers (and its
-    # sizes), the backward's first 5 (q, k, v, do, lse: the new lse).
+    # One set of kinds decodes both launches: the forward's 6 pointers (q, k, v maps, out,
+    # lse, the tile counter of the short-causal kernel with dynamic tiles) and its sizes, the
+    # backward's first 5 (q, k, v, do, lse: the new lse).
     fwd, bwd = launches(fake.log())
-    assert "grid 1 2 1 block 384" in fwd and fwd.endswith("1 2 2 64 64")
+    assert "grid 2 1 1 block 384" in fwd and fwd.endswith("1 2 2 64 64")
     assert "grid 1 2 1 block 128" in bwd and params(bwd)[4] == params(fwd)[4]
     assert dq.shape == q.shape
 

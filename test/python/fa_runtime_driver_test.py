@@ -94,7 +94,8 @@ torch.float16, torch.bfloat16 = FakeDtype("float16", 2), FakeDtype("bfloat16", 2
 torch.float32, torch.uint8 = FakeDtype("float32", 4), FakeDtype("uint8", 1)
 torch.int32 = FakeDtype("int32", 4)
 torch.empty = lambda shape, device, dtype: FakeTensor(shape, dtype, str(device))
-torch.zeros = lambda n, dtype, device: FakeTensor((n,), dtype, str(device), data=b"\0" * 4 * n)
+torch.zeros = lambda shape, dtype, device: FakeTensor(shape, dtype, str(device),
+                                                     data=b"\0" * 4 * shape[0])
 torch.frombuffer = lambda buf, dtype: FakeTensor((len(buf),), dtype, "cpu", data=bytes(buf))
 torch.cuda = types.SimpleNamespace(current_stream=lambda device: types.SimpleNamespace(
     cuda_stream=0x5000 + int(str(device).split(":")[1])))
