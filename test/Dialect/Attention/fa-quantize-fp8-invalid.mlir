@@ -41,3 +41,12 @@ func.func @pages(%q: tensor<2x2x16x32xf16>, %k: tensor<5x2x16x32xf16>, %t: tenso
       : tensor<2x2x16x32xf16>, tensor<5x2x16x32xf16>, tensor<5x2x16x32xf16> -> tensor<2x2x16x32xf16>
   return %o : tensor<2x2x16x32xf16>
 }
+
+// -----
+
+func.func @varlen(%q: tensor<1x2x16x32xf16>, %c: tensor<3xi32>) -> tensor<1x2x16x32xf16> {
+  // expected-error @+1 {{'fa.attention' op fa-quantize-fp8 does not support varlen (fp8 inputs are not supported with it yet)}}
+  %o = fa.attention %q, %q, %q varlen(%c, %c : tensor<3xi32>, tensor<3xi32>)
+      : tensor<1x2x16x32xf16>, tensor<1x2x16x32xf16>, tensor<1x2x16x32xf16> -> tensor<1x2x16x32xf16>
+  return %o : tensor<1x2x16x32xf16>
+}

@@ -77,3 +77,17 @@ func.func @kept_kv_cache(%q: tensor<2x8x1x64xf16>, %k: tensor<2x2x256x64xf16>, %
       : tensor<2x8x1x64xf16>, tensor<9x2x64x64xf16>, tensor<9x2x64x64xf16> -> tensor<2x8x1x64xf16>
   return
 }
+
+// -----
+
+// Left as they are: varlen (chunks of the packed keys would cut sequences).
+// CHECK-LABEL: func.func @kept_varlen(
+// CHECK:         fa.attention %{{[^ ]*}}, %{{[^ ]*}}, %{{[^ ]*}} varlen(
+// CHECK-NOT:     tensor.collapse_shape
+// PACK-LABEL: func.func @kept_varlen(
+// PACK-NOT:     tensor.collapse_shape
+func.func @kept_varlen(%q: tensor<1x8x2x64xf16>, %k: tensor<1x2x512x64xf16>, %c: tensor<3xi32>) {
+  %a = fa.attention %q, %k, %k varlen(%c, %c : tensor<3xi32>, tensor<3xi32>)
+      : tensor<1x8x2x64xf16>, tensor<1x2x512x64xf16>, tensor<1x2x512x64xf16> -> tensor<1x8x2x64xf16>
+  return
+}

@@ -147,3 +147,47 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// varlen: a row tile would cut the packed sequences.
+func.func @varlen_rows(%q: tensor<1x2x16x16xf32>, %k: tensor<1x2x64x16xf32>, %c: tensor<3xi32>) -> tensor<1x2x16x16xf32> {
+  // expected-error @+4 {{'fa.attention' op cannot tile the query rows of a varlen op (a tile would cut its packed sequences); tile the heads only}}
+  // expected-error @+3 {{faild to tile operation}}
+  // expected-error @+2 {{failed to generate tiling loops}}
+  // expected-note @+1 {{when applied to this op}}
+  %o = fa.attention %q, %k, %k varlen(%c, %c : tensor<3xi32>, tensor<3xi32>) {causal}
+      : tensor<1x2x16x16xf32>, tensor<1x2x64x16xf32>, tensor<1x2x64x16xf32> -> tensor<1x2x16x16xf32>
+  return %o : tensor<1x2x16x16xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %op = transform.structured.match ops{["fa.attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{transform.structured.tile_using_forall failed to apply}}
+    %t, %l = transform.structured.tile_using_forall %op tile_sizes [0, 0, 8]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
+// varlen: head tiles keep the offsets.
+// CHECK-LABEL: func.func @varlen_heads
+// CHECK: scf.forall
+// CHECK: fa.attention {{.+}} varlen(%{{.+}}, %{{.+}} : tensor<3xi32>, tensor<3xi32>) {causal} : tensor<1x1x16x16xf32>, tensor<1x1x64x16xf32>
+func.func @varlen_heads(%q: tensor<1x2x16x16xf32>, %k: tensor<1x2x64x16xf32>, %c: tensor<3xi32>) -> tensor<1x2x16x16xf32> {
+  %o = fa.attention %q, %k, %k varlen(%c, %c : tensor<3xi32>, tensor<3xi32>) {causal}
+      : tensor<1x2x16x16xf32>, tensor<1x2x64x16xf32>, tensor<1x2x64x16xf32> -> tensor<1x2x16x16xf32>
+  return %o : tensor<1x2x16x16xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %op = transform.structured.match ops{["fa.attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l = transform.structured.tile_using_forall %op tile_sizes [0, 1, 0]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}

@@ -255,8 +255,8 @@ void AttentionOp::build(OpBuilder &builder, OperationState &state,
   build(builder, state, outType, /*lse=*/Type(), query, key, value,
         /*mask=*/Value(), /*q_descale=*/Value(), /*k_descale=*/Value(),
         /*v_descale=*/Value(), /*diagonal=*/Value(), /*kv_lens=*/Value(),
-        /*pages=*/Value(), /*scale=*/FloatAttr(),
-        causal,
+        /*pages=*/Value(), /*cu_seqlens_q=*/Value(), /*cu_seqlens_k=*/Value(),
+        /*scale=*/FloatAttr(), causal,
         /*window=*/DenseI64ArrayAttr(), /*softcap=*/FloatAttr(),
         /*descale_block=*/DenseI64ArrayAttr(), /*modifiersCount=*/0);
 }
@@ -378,6 +378,7 @@ struct AttentionVerifier : ShapeVerifier<AttentionOp> {
   LogicalResult verifyKVLensAndPages();
   LogicalResult verifyMask();
   LogicalResult verifyDescales(Type elt);
+  LogicalResult verifyVarlen();
 };
 } // namespace
 
@@ -486,7 +487,7 @@ LogicalResult AttentionVerifier::verify() {
                                "(it moves their band of visible keys)";
 
   if (failed(verifyMask()) || failed(verifyDescales(elt)) ||
-      failed(verifyModifierRegions(op)))
+      failed(verifyVarlen()) || failed(verifyModifierRegions(op)))
     return failure();
 
   // Optional log-sum-exp: [B, Hq, Nq] in f32.
@@ -572,6 +573,56 @@ LogicalResult AttentionVerifier::verifyKVLensAndPages() {
   if ((op.hasKVLens() || op.isPaged()) && op.getQDescale())
     return op.emitOpError() << "fp8 descales with kv_lens or pages are not "
                                "supported";
+  return success();
+}
+
+/// varlen: two [B + 1] x i32 offset tensors; query, key and value of batch
+/// 1; none of the clauses whose meaning is per padded batch or absolute row.
+LogicalResult AttentionVerifier::verifyVarlen() {
+  Value cq = op.getCuSeqlensQ(), ck = op.getCuSeqlensK();
+  if (!cq && !ck)
+    return success();
+  if (!cq || !ck)
+    return op.emitOpError() << "varlen needs both offset tensors, "
+                               "varlen(%cu_seqlens_q, %cu_seqlens_k : ...)";
+  int64_t offsets = ShapedType::kDynamic;
+  for (auto [value, name] :
+       {std::pair{cq, StringRef("cu_seqlens_q")}, {ck, "cu_seqlens_k"}}) {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (!type.getElementType().isInteger(32))
+      return op.emitOpError() << name << " element type must be i32, got "
+                              << type.getElementType();
+    if (failed(checkRank(name, type, 1, "[B + 1]")))
+      return failure();
+    int64_t size = type.getDimSize(0);
+    if (size == 0)
+      return op.emitOpError() << name << " must hold at least one offset "
+                                         "([B + 1], B >= 0)";
+    if (failed(checkSameDim("offset count", name, size, "cu_seqlens_q",
+                            offsets)))
+      return failure();
+    offsets = size;
+  }
+  static constexpr StringRef kOperands[] = {"query", "key", "value"};
+  Value tensors[] = {op.getQuery(), op.getKey(), op.getValue()};
+  for (auto [name, value] : llvm::zip(kOperands, tensors)) {
+    int64_t batch = cast<RankedTensorType>(value.getType()).getDimSize(0);
+    if (batch != 1)
+      return op.emitOpError()
+             << "with varlen the " << name
+             << " holds the packed sequences in batch 1: its batch size must "
+                "be 1, got "
+             << (ShapedType::isDynamic(batch) ? std::string("?")
+                                              : std::to_string(batch));
+  }
+  StringRef other = op.getMask()       ? "a mask operand"
+                    : op.getDiagonal() ? "diagonal(...)"
+                    : op.hasKVLens()   ? "kv_lens(...)"
+                    : op.isPaged()     ? "pages(...)"
+                    : op.getQDescale() ? "fp8 inputs"
+                                       : "";
+  if (!other.empty())
+    return op.emitOpError() << "varlen with " << other << " is not supported";
   return success();
 }
 

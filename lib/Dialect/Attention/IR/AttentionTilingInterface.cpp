@@ -355,6 +355,15 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
     return failure();
   }
 
+  // Packed sequences: a row tile would cut sequences (their offsets are
+  // run-time values), so only head tiles are expressible.
+  if (isVarlen() && !(isConstantIntValue(i0, 0) &&
+                      isWholeDim(is, getQuery(), /*dim=*/2))) {
+    emitOpError() << "cannot tile the query rows of a varlen op (a tile would "
+                     "cut its packed sequences); tile the heads only";
+    return failure();
+  }
+
   SmallVector<Operation *> slices;
   auto slice = [&](Value source, ArrayRef<OpFoldResult> sliceOffsets,
                    ArrayRef<OpFoldResult> sliceSizes) -> Value {
@@ -441,7 +450,7 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
   auto tiled = AttentionOp::create(
       b, loc, outType, lseType, querySlice, keySlice, valueSlice, maskSlice,
       getQDescale(), getKDescale(), getVDescale(), diagonal, lensSlice,
-      pagesSlice, getScaleAttr(),
+      pagesSlice, getCuSeqlensQ(), getCuSeqlensK(), getScaleAttr(),
       getCausalAttr(), getWindowAttr(), getSoftcapAttr(), getDescaleBlockAttr(),
       (*this)->getNumRegions());
   if (!regionOffsets.empty()) {

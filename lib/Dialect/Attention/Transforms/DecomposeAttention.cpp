@@ -4,7 +4,9 @@
 // score matrix. Slow by design and simple on purpose: it is the oracle the
 // tiled (FlashAttention) form is checked against. Paged K/V pools are first
 // gathered into [B, Hkv, Ncap, D] tensors, and kv_lens hides the keys past
-// each sequence's length like a mask.
+// each sequence's length like a mask. A varlen op becomes a loop over its
+// packed sequences, each an fa.attention of its own on slices (which this
+// pass then lowers in turn).
 //
 //===----------------------------------------------------------------------===//
 #include "fa/Dialect/Attention/IR/AttentionOps.h"
@@ -15,8 +17,11 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <limits>
 
 namespace mlir::fa {
 #define GEN_PASS_DEF_FADECOMPOSEATTENTIONPASS
@@ -356,10 +361,120 @@ Value ReferenceLowering::logSumExpRows(Value rowMax, Value rowSum) {
   }
 }
 
+/// A varlen op as an scf.for over its packed sequences: sequence s is an
+/// fa.attention of batch 1 on the slices [qs, qs + Lq) of the query and
+/// [ks, ks + Lk) of key and value (getPackedSequence), whose default
+/// bottom-right diagonal Lk - Lq and positions are the sequence's own; its
+/// modifier regions see batch s. Its results are inserted at row qs of out
+/// and lse, which start at 0 and -inf (rows of no sequence).
+static SmallVector<Value> expandVarlen(RewriterBase &rewriter, AttentionOp op) {
+  Location loc = op.getLoc();
+  auto idx = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(rewriter, loc, v);
+  };
+  auto dim = [&](Value t, int64_t d) {
+    return tensor::getMixedSize(rewriter, loc, t, d);
+  };
+  Value numSeqs = arith::MaxSIOp::create(
+      rewriter, loc,
+      arith::SubIOp::create(
+          rewriter, loc, tensor::DimOp::create(rewriter, loc, op.getCuSeqlensQ(), 0),
+          idx(1)),
+      idx(0));
+  Value packedQ = tensor::DimOp::create(rewriter, loc, op.getQuery(), 2);
+  Value packedK = tensor::DimOp::create(rewriter, loc, op.getKey(), 2);
+  auto filled = [&](Value like, ArrayRef<OpFoldResult> sizes, Type elt,
+                    double value) -> Value {
+    Value init = tensor::EmptyOp::create(rewriter, loc, sizes, elt);
+    Value cst = arith::ConstantOp::create(rewriter, loc,
+                                          rewriter.getFloatAttr(elt, value));
+    return linalg::FillOp::create(rewriter, loc, cst, init).getResult(0);
+  };
+  SmallVector<OpFoldResult> outSizes = {dim(op.getQuery(), 0),
+                                        dim(op.getQuery(), 1), packedQ,
+                                        dim(op.getValue(), 3)};
+  SmallVector<Value> inits = {filled(op.getOut(), outSizes,
+                                     op.getOutType().getElementType(), 0.0)};
+  if (op.getLse())
+    inits.push_back(filled(op.getLse(), ArrayRef(outSizes).take_front(3),
+                           rewriter.getF32Type(),
+                           -std::numeric_limits<double>::infinity()));
+  auto loop = scf::ForOp::create(
+      rewriter, loc, idx(0), numSeqs, idx(1), inits,
+      [&](OpBuilder &b, Location l, Value seq, ValueRange acc) {
+        PackedSequence rows =
+            getPackedSequence(b, l, op.getCuSeqlensQ(), seq, packedQ);
+        PackedSequence keys =
+            getPackedSequence(b, l, op.getCuSeqlensK(), seq, packedK);
+        OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
+        auto slice = [&](Value t, PackedSequence range) -> Value {
+          SmallVector<OpFoldResult> offsets = {zero, zero, range.start, zero};
+          SmallVector<OpFoldResult> sizes = {one, dim(t, 1), range.length,
+                                             dim(t, 3)};
+          return tensor::ExtractSliceOp::create(
+              b, l, t, offsets, sizes, SmallVector<OpFoldResult>(4, one));
+        };
+        Value q = slice(op.getQuery(), rows), k = slice(op.getKey(), keys),
+              v = slice(op.getValue(), keys);
+        auto qType = cast<RankedTensorType>(q.getType());
+        SmallVector<int64_t> outShape(qType.getShape());
+        outShape[3] = op.getOutType().getDimSize(3);
+        Type outType =
+            RankedTensorType::get(outShape, op.getOutType().getElementType());
+        Type lseType;
+        if (op.getLse())
+          lseType = RankedTensorType::get(ArrayRef(outShape).take_front(3),
+                                          b.getF32Type());
+        auto inner = AttentionOp::create(
+            b, l, outType, lseType, q, k, v, /*mask=*/Value(), Value(),
+            Value(), Value(), /*diagonal=*/Value(), /*kv_lens=*/Value(),
+            /*pages=*/Value(), /*cu_seqlens_q=*/Value(),
+            /*cu_seqlens_k=*/Value(), op.getScaleAttr(), op.getCausalAttr(),
+            op.getWindowAttr(), op.getSoftcapAttr(), DenseI64ArrayAttr(),
+            op->getNumRegions());
+        // The regions' batch argument (score_mod's 1, mask_mod's 0) is the
+        // sequence.
+        static constexpr unsigned kBatchArg[] = {1, 0};
+        for (auto [from, to, batchArg] :
+             llvm::zip(op.getModifiers(), inner.getModifiers(), kBatchArg)) {
+          if (from.empty())
+            continue;
+          OpBuilder::InsertionGuard guard(b);
+          b.cloneRegionBefore(from, to, to.end());
+          BlockArgument arg = to.front().getArgument(batchArg);
+          b.setInsertionPointToStart(&to.front());
+          auto shifted = arith::AddIOp::create(b, l, arg, seq);
+          arg.replaceAllUsesExcept(shifted, shifted);
+        }
+        SmallVector<Value> results;
+        SmallVector<OpFoldResult> offsets = {zero, zero, rows.start, zero};
+        results.push_back(tensor::InsertSliceOp::create(
+            b, l, inner.getResult(0), acc[0], offsets,
+            ArrayRef<OpFoldResult>{one, dim(q, 1), rows.length, outSizes[3]},
+            SmallVector<OpFoldResult>(4, one)));
+        if (op.getLse())
+          results.push_back(tensor::InsertSliceOp::create(
+              b, l, inner.getResult(1), acc[1], ArrayRef(offsets).take_front(3),
+              ArrayRef<OpFoldResult>{one, dim(q, 1), rows.length},
+              SmallVector<OpFoldResult>(3, one)));
+        scf::YieldOp::create(b, l, results);
+      });
+  SmallVector<Value> results;
+  for (auto [result, original] : llvm::zip(loop.getResults(), op->getResults())) {
+    Value r = result;
+    if (r.getType() != original.getType())
+      r = tensor::CastOp::create(rewriter, loc, original.getType(), r);
+    results.push_back(r);
+  }
+  return results;
+}
+
 FailureOr<SmallVector<Value>> mlir::fa::decomposeAttention(RewriterBase &rewriter,
                                                            AttentionOp op) {
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
+  if (op.isVarlen())
+    return expandVarlen(rewriter, op);
   ReferenceLowering lower(rewriter, op);
   Value scores = lower.modify(lower.scores());
   Value rowMax = lower.rowMax(scores);

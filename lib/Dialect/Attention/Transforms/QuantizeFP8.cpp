@@ -314,6 +314,9 @@ mlir::fa::quantizeAttentionFP8(RewriterBase &rewriter, AttentionOp op,
     return op.emitOpError() << "fa-quantize-fp8 does not support kv_lens or "
                                "pages (fp8 descales are not supported with "
                                "them yet)";
+  if (op.isVarlen())
+    return op.emitOpError() << "fa-quantize-fp8 does not support varlen "
+                               "(fp8 inputs are not supported with it yet)";
   int64_t headDim = op.getQueryType().getDimSize(3);
   if (options.incoherent && !llvm::isPowerOf2_64(headDim))
     return op.emitOpError()
@@ -351,7 +354,8 @@ mlir::fa::quantizeAttentionFP8(RewriterBase &rewriter, AttentionOp op,
   Type lseType = op.getLse() ? op.getLse().getType() : Type();
   auto fp8 = AttentionOp::create(
       rewriter, loc, op.getOutType(), lseType, q8, k8, v8, op.getMask(), dq, dk,
-      dv, op.getDiagonal(), op.getKvLens(), op.getPages(), op.getScaleAttr(),
+      dv, op.getDiagonal(), op.getKvLens(), op.getPages(), op.getCuSeqlensQ(),
+      op.getCuSeqlensK(), op.getScaleAttr(),
       op.getCausalAttr(),
       op.getWindowAttr(), op.getSoftcapAttr(), descaleBlock,
       op->getNumRegions());

@@ -632,6 +632,7 @@ LogicalResult mlir::fa::raise::raiseAttention(RewriterBase &rewriter,
   auto attention = AttentionOp::create(
       rewriter, loc, outType, Type(), q, k, v, mask, Value(), Value(), Value(),
       diagonal, /*kv_lens=*/Value(), /*pages=*/Value(),
+      /*cu_seqlens_q=*/Value(), /*cu_seqlens_k=*/Value(),
       rewriter.getF32FloatAttr(static_cast<float>(scale)), causal,
       DenseI64ArrayAttr(), FloatAttr(), DenseI64ArrayAttr(),
       /*modifiersCount=*/0);

@@ -87,6 +87,9 @@ static std::string checkSplitKV(AttentionOp op, int64_t splits) {
   // per-chunk lengths: neither is carried over.
   if (op.hasKVLens() || op.isPaged())
     return "kv_lens and pages are not carried over";
+  // Chunks of the packed key dim would cut across sequences.
+  if (op.isVarlen())
+    return "varlen sequences are not carried over";
   bool causalLike = op.getCausal();
   if (DenseI64ArrayAttr w = op.getWindowAttr()) {
     if (w.size() != 2 || w[0] >= 0 || w[1] != 0)
@@ -145,7 +148,9 @@ mlir::fa::splitKVAttention(RewriterBase &rewriter, AttentionOp op,
     types.push_back(RankedTensorType::get({B, Hkv * S, R}, f32));
   auto packed = AttentionOp::create(
       b, loc, types, q, k, v, Value(), Value(), Value(), Value(), Value(),
-      /*kv_lens=*/Value(), /*pages=*/Value(), op.getScaleAttr(), /*causal=*/false, DenseI64ArrayAttr(),
+      /*kv_lens=*/Value(), /*pages=*/Value(), /*cu_seqlens_q=*/Value(),
+      /*cu_seqlens_k=*/Value(), op.getScaleAttr(), /*causal=*/false,
+      DenseI64ArrayAttr(),
       op.getSoftcapAttr(), DenseI64ArrayAttr(), /*modifiersCount=*/0);
   Value out = packed.getResult(0);
   Value lse = wantLse ? packed.getResult(1) : Value();

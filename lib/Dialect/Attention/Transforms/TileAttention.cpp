@@ -9,7 +9,9 @@
 // With kv_lens, each iteration reads its sequence's key count L_b and uses it
 // where the op's key count was (block count, tail sizes, default diagonal);
 // with pages, each key step reads one page (or part of one) whose pool index
-// comes from the page table (docs/TiledForm.md).
+// comes from the page table (docs/TiledForm.md). With varlen, the forall's
+// batch is the packed sequence: each iteration reads its sequence's query and
+// key ranges and slices the batch-1 tensors at their starts.
 //
 //===----------------------------------------------------------------------===//
 #include "fa/Dialect/Attention/IR/AttentionOps.h"
@@ -44,6 +46,13 @@ struct QueryBlockBuilder {
   const AttentionShape &shape;
   const AttentionTileSizes &sizes;
   Value batch = {}, head = {}, rowBegin = {}, rows = {}, kvHead = {};
+  // The batch index of the query/key/value/out planes: `batch`, or 0 with
+  // varlen (whose `batch` is the packed sequence).
+  Value planeBatch = {};
+  // With varlen: the first query row and first key of the sequence in the
+  // packed tensors (rowBegin and the key columns count from them).
+  Value queryStart = {}, keyStart = {};
+  Value queryLength = {}; // the sequence's query rows, with varlen
   // The keys of this block's sequence and the diagonal of its row 0: the
   // op's (shape.keyLength, shape.diagonal), or L_b and L_b - Nq with kv_lens.
   Value keyLength = {}, diagonal = {};
@@ -127,6 +136,15 @@ struct QueryBlockBuilder {
   void setSequenceKeys() {
     keyLength = shape.keyLength;
     diagonal = shape.diagonal;
+    if (op.isVarlen()) {
+      PackedSequence keys = getPackedSequence(b, loc, op.getCuSeqlensK(),
+                                              batch, shape.keyLength);
+      keyStart = keys.start;
+      keyLength = keys.length;
+      if (op.hasPositionalMask())
+        diagonal = arith::SubIOp::create(b, loc, keyLength, queryLength);
+      return;
+    }
     if (!op.hasKVLens())
       return;
     keyLength = op.getSequenceKeyLength(b, loc, batch, shape.keyLength);
@@ -183,9 +201,11 @@ struct QueryBlockBuilder {
           Value cols = arith::MinSIOp::create(
               nb, l, cst(sizes.blockKV),
               arith::SubIOp::create(nb, l, keyLength, col0));
+          Value keyRow =
+              keyStart ? arith::AddIOp::create(nb, l, keyStart, col0) : col0;
           auto [kTile, vTile] =
               op.isPaged() ? pagedKVTiles(col0, cols)
-                           : kvTiles(batch, col0, cols);
+                           : kvTiles(planeBatch, keyRow, cols);
           Value mTile = op.getMask() ? maskTile(col0, cols) : Value();
           Value stepDescale = scoreDescale, valueDescale;
           if (qBlockDescale) {
@@ -365,12 +385,36 @@ mlir::fa::tileAttention(RewriterBase &rewriter, AttentionOp op,
     inits.push_back(tensor::EmptyOp::create(
         rewriter, loc, ArrayRef<OpFoldResult>(outSizes).take_front(3),
         rewriter.getF32Type()));
+  // With varlen, rows of no sequence keep out = 0 and lse = -inf.
+  if (op.isVarlen()) {
+    auto fill = [&](Value init, double value) -> Value {
+      Type elt = cast<RankedTensorType>(init.getType()).getElementType();
+      Value cst = arith::ConstantOp::create(
+          rewriter, loc, rewriter.getFloatAttr(elt, value));
+      return linalg::FillOp::create(rewriter, loc, cst, init).getResult(0);
+    };
+    inits[0] = fill(inits[0], 0.0);
+    if (op.getLse())
+      inits[1] = fill(inits[1], -std::numeric_limits<double>::infinity());
+  }
 
   Value blockQ = arith::ConstantIndexOp::create(rewriter, loc, sizes.blockQ);
   Value numQBlocks =
       arith::CeilDivSIOp::create(rewriter, loc, shape.queryLength, blockQ);
   SmallVector<OpFoldResult> upperBounds = {outSizes[0], shape.queryHeads,
                                            numQBlocks};
+  // With varlen the batch loop runs over the B packed sequences, and each
+  // sequence's query blocks are at most the packed length's.
+  if (op.isVarlen()) {
+    Value offsets = tensor::DimOp::create(rewriter, loc, op.getCuSeqlensQ(), 0);
+    upperBounds[0] = arith::MaxSIOp::create(
+                         rewriter, loc,
+                         arith::SubIOp::create(
+                             rewriter, loc, offsets,
+                             arith::ConstantIndexOp::create(rewriter, loc, 1)),
+                         arith::ConstantIndexOp::create(rewriter, loc, 0))
+                         .getResult();
+  }
   // Per tensor: the score descale is computed once, before the forall.
   Value scoreDescale;
   if (Value qd = op.getQDescale(); qd && descaleRank == 0)
@@ -385,10 +429,24 @@ mlir::fa::tileAttention(RewriterBase &rewriter, AttentionOp op,
     QueryBlockBuilder qbb{rewriter, loc, op, shape, sizes};
     qbb.batch = ivs[0];
     qbb.head = ivs[1];
+    qbb.planeBatch = qbb.batch;
     qbb.rowBegin = arith::MulIOp::create(rewriter, loc, ivs[2], blockQ);
+    Value queryLength = shape.queryLength;
+    if (op.isVarlen()) {
+      qbb.planeBatch = arith::ConstantIndexOp::create(rewriter, loc, 0);
+      PackedSequence rows = getPackedSequence(
+          rewriter, loc, op.getCuSeqlensQ(), qbb.batch, shape.queryLength);
+      qbb.queryStart = rows.start;
+      qbb.queryLength = queryLength = rows.length;
+    }
     qbb.rows = arith::MinSIOp::create(
         rewriter, loc, blockQ,
-        arith::SubIOp::create(rewriter, loc, shape.queryLength, qbb.rowBegin));
+        arith::SubIOp::create(rewriter, loc, queryLength, qbb.rowBegin));
+    // A varlen sequence shorter than the packed length has empty blocks.
+    if (op.isVarlen())
+      qbb.rows = arith::MaxSIOp::create(
+          rewriter, loc, qbb.rows,
+          arith::ConstantIndexOp::create(rewriter, loc, 0));
     qbb.kvHead = getKVHead(rewriter, loc, qbb.head, shape);
     qbb.setSequenceKeys();
     if (op.isPaged())
@@ -412,8 +470,15 @@ mlir::fa::tileAttention(RewriterBase &rewriter, AttentionOp op,
                          qbb.rowBegin, (*op.getDescaleBlock())[0]);
     }
     int64_t headDim = op.getQueryType().getDimSize(3);
-    Value qTile = qbb.slice2D(op.getQuery(), qbb.batch, qbb.head, qbb.rowBegin,
-                              qbb.rows, rewriter.getIndexAttr(headDim));
+    // The block's first row in the query/out planes.
+    Value planeRow = qbb.queryStart ? arith::AddIOp::create(rewriter, loc,
+                                                            qbb.queryStart,
+                                                            qbb.rowBegin)
+                                          .getResult()
+                                    : qbb.rowBegin;
+    Value qTile = qbb.slice2D(op.getQuery(), qbb.planeBatch, qbb.head,
+                              planeRow, qbb.rows,
+                              rewriter.getIndexAttr(headDim));
     SmallVector<Value> state = qbb.buildKVLoops(qTile);
     auto [outTile, lseTile] = qbb.buildEpilogue(state);
 
@@ -423,7 +488,7 @@ mlir::fa::tileAttention(RewriterBase &rewriter, AttentionOp op,
     ValueRange sharedOuts = forall.getRegionIterArgs();
     tensor::ParallelInsertSliceOp::create(
         rewriter, loc, outTile, sharedOuts[0],
-        ArrayRef<OpFoldResult>{qbb.batch, qbb.head, qbb.rowBegin,
+        ArrayRef<OpFoldResult>{qbb.planeBatch, qbb.head, planeRow,
                                rewriter.getIndexAttr(0)},
         ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1),
                                rewriter.getIndexAttr(1), qbb.rows,
@@ -432,7 +497,7 @@ mlir::fa::tileAttention(RewriterBase &rewriter, AttentionOp op,
     if (lseTile)
       tensor::ParallelInsertSliceOp::create(
           rewriter, loc, lseTile, sharedOuts[1],
-          ArrayRef<OpFoldResult>{qbb.batch, qbb.head, qbb.rowBegin},
+          ArrayRef<OpFoldResult>{qbb.planeBatch, qbb.head, planeRow},
           ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1),
                                  rewriter.getIndexAttr(1), qbb.rows},
           ArrayRef<OpFoldResult>(one4).take_front(3));

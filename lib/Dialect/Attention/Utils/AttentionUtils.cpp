@@ -49,6 +49,25 @@ AttentionShape mlir::fa::getAttentionShape(OpBuilder &b, Location loc,
   return shape;
 }
 
+PackedSequence mlir::fa::getPackedSequence(OpBuilder &b, Location loc,
+                                           Value offsets, Value seq,
+                                           Value total) {
+  auto read = [&](Value i) -> Value {
+    Value v = tensor::ExtractOp::create(b, loc, offsets, i);
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+  };
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value start = arith::MinSIOp::create(
+      b, loc, arith::MaxSIOp::create(b, loc, read(seq), zero), total);
+  Value end = arith::MinSIOp::create(
+      b, loc,
+      arith::MaxSIOp::create(
+          b, loc, read(arith::AddIOp::create(b, loc, seq, one)), start),
+      total);
+  return {start, arith::SubIOp::create(b, loc, end, start)};
+}
+
 Value mlir::fa::createFilledF32Tensor(OpBuilder &b, Location loc,
                                      ArrayRef<OpFoldResult> sizes,
                                      float value) {

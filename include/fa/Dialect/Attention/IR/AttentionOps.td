@@ -127,6 +127,19 @@ def FA_AttentionOp : FA_Op<"attention", [
       the pool. Without `kv_lens` every sequence has `Ncap` keys. A mask operand's key dim
       is `Ncap`, and score_mod / mask_mod see the logical key `j` (`0 <= j < Ncap`).
       fp8 descales are not supported with `kv_lens` or `pages` yet.
+    * `varlen(%cq, %ck : tensor<B1 x i32>, tensor<B1 x i32>)`: packed variable-length
+      sequences (FlashAttention's `cu_seqlens`), B1 = B + 1 cumulative offsets each.
+      query, key and value then have batch dim 1 and hold the B sequences one after the
+      other along their sequence dims (Tq = Nq query rows, Tk = Nk keys in all): sequence
+      `s` has the query rows `[qs, qs + Lq)`, `qs = clamp(cq[s], 0, Tq)`,
+      `Lq = clamp(cq[s + 1], qs, Tq) - qs`, and the keys `[ks, ks + Lk)` likewise from
+      `ck`. Its rows see only its keys, as an op of its own over `Lq` rows and `Lk` keys:
+      the causal/window diagonal is `Lk - Lq` (bottom-right per sequence), and score_mod /
+      mask_mod see `%b = s` and the positions `i - qs`, `j - ks` within the sequence.
+      Offsets that start at 0, never decrease and end at Tq / Tk cover every row once;
+      a row of no sequence (or of two) is unspecified (the CPU lowerings write 0 and
+      lse -inf, the GPU kernels leave it unwritten), never read or written out of
+      bounds. Not with a mask operand, `diagonal`, `kv_lens`, `pages` or fp8 inputs.
 
     Tiling (`TilingInterface`): the loops are (batch, query head, query row), all parallel.
     The key dimension is not a loop of the interface: it is the softmax reduction, done inside
@@ -194,6 +207,10 @@ def FA_AttentionOp : FA_Op<"attention", [
       fa.yield %keep : i1
     } : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>
         -> tensor<2x8x128x64xf16>
+    // Three packed sequences (offsets [0, 100, 356, 400] for queries and keys).
+    %o6 = fa.attention %qp, %kp2, %vp2 varlen(%cq, %ck : tensor<4xi32>, tensor<4xi32>) {causal}
+        : tensor<1x8x400x64xf16>, tensor<1x2x400x64xf16>, tensor<1x2x400x64xf16>
+        -> tensor<1x8x400x64xf16>
     // Decoding from a paged KV cache: 4 sequences of up to 64 pages of 16 keys
     // (one query row each), sequence b sees its first lens[b] keys.
     %o5 = fa.attention %q, %kp, %vp kv_lens(%lens : tensor<4xi32>) pages(%table : tensor<4x64xi32>) {causal}
@@ -217,6 +234,9 @@ def FA_AttentionOp : FA_Op<"attention", [
     // verifier checks the element types and ranks with a message per rule.
     Optional<AnyRankedTensor>:$kv_lens,
     Optional<AnyRankedTensor>:$pages,
+    // varlen: [B + 1] x i32 cumulative offsets of queries and keys.
+    Optional<AnyRankedTensor>:$cu_seqlens_q,
+    Optional<AnyRankedTensor>:$cu_seqlens_k,
     OptionalAttr<F32Attr>:$scale,
     UnitAttr:$causal,
     OptionalAttr<DenseI64ArrayAttr>:$window,
@@ -237,6 +257,8 @@ def FA_AttentionOp : FA_Op<"attention", [
     (`diagonal` `(` $diagonal^ `)`)?
     (`kv_lens` `(` $kv_lens^ `:` type($kv_lens) `)`)?
     (`pages` `(` $pages^ `:` type($pages) `)`)?
+    (`varlen` `(` $cu_seqlens_q^ `,` $cu_seqlens_k `:` type($cu_seqlens_q) `,`
+     type($cu_seqlens_k) `)`)?
     attr-dict custom<ModifiersAndColon>($modifiers)
     type($query) `,` type($key) `,` type($value)
     `->` custom<ResultTypes>(type($out), type($lse))
@@ -298,6 +320,10 @@ def FA_AttentionOp : FA_Op<"attention", [
     /// with kv_lens. `capacity` is getKeyCapacity's value.
     Value getSequenceKeyLength(OpBuilder &b, Location loc, Value batch,
                                Value capacity);
+
+    /// Whether query, key and value hold packed variable-length sequences
+    /// (`varlen(...)`).
+    bool isVarlen() { return static_cast<bool>(getCuSeqlensQ()); }
   }]);
 
   let hasVerifier = 1;

@@ -42,6 +42,17 @@ struct AttentionShape {
 /// Materializes the sizes of `op` at the builder's insertion point.
 AttentionShape getAttentionShape(OpBuilder &b, Location loc, AttentionOp op);
 
+/// One sequence of a varlen op's packed rows (query rows or keys): from the
+/// cumulative offsets `offsets` ([B + 1] x i32) and the packed length `total`
+/// (Tq or Tk), start = clamp(offsets[seq], 0, total) and length =
+/// clamp(offsets[seq + 1], start, total) - start, so that any offsets give a
+/// range inside the tensor (docs/Attention.md).
+struct PackedSequence {
+  Value start, length; // index
+};
+PackedSequence getPackedSequence(OpBuilder &b, Location loc, Value offsets,
+                                 Value seq, Value total);
+
 /// A new f32 tensor of `sizes` filled with `value` (tensor.empty + linalg.fill).
 Value createFilledF32Tensor(OpBuilder &b, Location loc,
                             ArrayRef<OpFoldResult> sizes, float value);
