@@ -78,10 +78,11 @@ void mlir::fa::buildPTXPipeline(OpPassManager &pm,
   // chip in its diagnostic).
   pm.addPass(createFATileAttentionForChipPass(FATileAttentionForChipPassOptions{
       options.chip, options.blockQ, options.blockKV}));
+  ConvertFAToNVGPUPassOptions convert{options.chip, options.rowsPerWarp,
+                                      options.deterministic};
+  convert.varlenLayout = options.varlenLayout;
   pm.addPass(createConvertFAToNVGPUPass(
-      ConvertFAToNVGPUPassOptions{options.chip, options.rowsPerWarp,
-                                  options.deterministic},
-      getSM90ScheduleOptions(options, "fa-to-ptx")));
+      convert, getSM90ScheduleOptions(options, "fa-to-ptx")));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   addKernelToBinaryPasses(pm, options, /*onlyGPUModules=*/false);

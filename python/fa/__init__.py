@@ -3,6 +3,7 @@
     import torch, fa
     out = fa.attention(q, k, v, causal=True)            # torch tensors [B, H, N, D] on CUDA
     out, lse = fa.attention(q, k, v, return_lse=True)
+    out = fa.attention_varlen(q, k, v, cu_seqlens, cu_seqlens, causal=True)   # packed [T, H, D]
     kern = fa.compile("f16,d128,causal", chip="sm_90a")   # PTX + launch manifest
     fa.load_bundle("bundle/")                           # kernels compiled ahead of time
     out = fa.context_parallel.ring_attention(q, k, v, causal=True)   # sequence split over ranks
@@ -20,7 +21,8 @@ from .variant import Variant, chip_for_capability  # noqa: F401
 from . import context_parallel, dispatch  # noqa: F401,E402
 
 __all__ = ["AttentionInputError", "Bundle", "BundleError", "CompileError", "CompilerUnavailable",
-           "Kernel", "UnsupportedError", "Variant", "attention", "chip_for_capability", "compile",
+           "Kernel", "UnsupportedError", "Variant", "attention", "attention_varlen",
+           "chip_for_capability", "compile",
            "compiler_available", "compiler_id", "context_parallel", "cpu", "dispatch",
            "load_bundle"]
 
@@ -41,6 +43,16 @@ def __getattr__(name):
                               "fa.compile, fa.cpu and bundles work without it") from e
         globals()["attention"] = attention
         return attention
+    if name == "attention_varlen":
+        try:
+            from .varlen import attention_varlen
+        except ModuleNotFoundError as e:
+            if e.name != "torch":
+                raise
+            raise ImportError("fa.attention_varlen needs PyTorch (torch is not installed "
+                              "here)") from e
+        globals()["attention_varlen"] = attention_varlen
+        return attention_varlen
     if name == "cpu":
         import importlib
         return importlib.import_module(".cpu", __name__)

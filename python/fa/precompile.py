@@ -8,6 +8,8 @@ fa.load_bundle(DIR)). A VARIANT is a comma-separated spec (fa.Variant.parse):
     f16,d128,causal,grad    (the backward kernel, for loss.backward())
     f16,d128,causal,kv_lens,page=64   (per-sequence lengths, a paged KV cache of
                             64-key pages: fa.attention(..., kv_lens=, page_table=))
+    bf16,d128,causal,lse,varlen       (packed variable-length sequences:
+                            fa.attention_varlen, sm_90a)
 
 Without VARIANTs: the default sweep, every combination of --dtypes, --head-dims,
 causal or not, with and without lse, and for sm_90a the causal kernels with dynamic

@@ -2,7 +2,8 @@
 grad, its backward fa.attention_grad), and the MLIR signature it is compiled
 from. With kv_lens the kernel takes per-sequence key lengths, with page_size
 S it reads K and V from page pools [P, Hkv, S, D] through a page table
-(docs/Inference.md, "Paged KV caches").
+(docs/Inference.md, "Paged KV caches"); with varlen it takes packed
+variable-length sequences with cumulative offsets (docs/Attention.md).
 
 A Variant is hashable and canonical (the default scale is None whatever the
 spelling, causal is window (-1, 0) when no window is given, options are a
@@ -81,10 +82,12 @@ class Variant:
     grad: bool = False
     kv_lens: bool = False
     page_size: int = None
+    varlen: bool = False
 
     @classmethod
     def make(cls, dtype="f16", head_dim=128, causal=False, window=None, scale=None, softcap=None,
-             lse=False, chip="sm_90a", options=None, grad=False, kv_lens=False, page_size=None):
+             lse=False, chip="sm_90a", options=None, grad=False, kv_lens=False, page_size=None,
+             varlen=False):
         """The canonical variant; ValueError naming what is wrong."""
         if dtype not in DTYPES:
             raise ValueError(f"dtype: {dtype!r}; the kernels take {', '.join(DTYPES)}")
@@ -119,8 +122,11 @@ class Variant:
         if grad and (kv_lens or page_size):
             raise ValueError("grad: there is no backward kernel of an attention with kv_lens or "
                              "a paged KV cache (inference only)")
+        if varlen and (grad or kv_lens or page_size):
+            raise ValueError("varlen: packed sequences take no kv_lens or page table, and have "
+                             "no backward kernel yet")
         return cls(dtype, head_dim, causal, window, scale, softcap, bool(lse), chip, opts,
-                   bool(grad), bool(kv_lens), page_size)
+                   bool(grad), bool(kv_lens), page_size, bool(varlen))
 
     @classmethod
     def parse(cls, spec, chip="sm_90a"):
@@ -129,7 +135,9 @@ class Variant:
         (anything key=value that is not window/scale/softcap/chip/page is a
         compiler option); `grad` selects the backward kernel:
         `f16,d128,causal,grad`; `kv_lens` and `page=S` the kernel of a paged KV
-        cache with per-sequence lengths: `f16,d128,causal,kv_lens,page=64`."""
+        cache with per-sequence lengths: `f16,d128,causal,kv_lens,page=64`;
+        `varlen` the kernel of packed variable-length sequences:
+        `bf16,d128,causal,lse,varlen`."""
         kw = dict(chip=chip)
         opts = {}
         for tok in filter(None, (t.strip() for t in spec.split(","))):
@@ -137,7 +145,7 @@ class Variant:
                 kw["dtype"] = tok
             elif re.fullmatch(r"d\d+", tok):
                 kw["head_dim"] = int(tok[1:])
-            elif tok in ("causal", "lse", "grad", "kv_lens"):
+            elif tok in ("causal", "lse", "grad", "kv_lens", "varlen"):
                 kw[tok] = True
             elif tok == "full":
                 kw["causal"] = False
@@ -159,7 +167,7 @@ class Variant:
                     opts[k] = v
             else:
                 raise ValueError(f"variant {spec!r}: {tok!r} is not a dtype ({', '.join(DTYPES)}),"
-                                 f" dN, causal, full, lse, grad, kv_lens or key=value")
+                                 f" dN, causal, full, lse, grad, kv_lens, varlen or key=value")
         return cls.make(options=opts, **kw)
 
     def spec(self):
@@ -173,6 +181,8 @@ class Variant:
             toks.append("kv_lens")
         if self.page_size:
             toks.append(f"page={self.page_size}")
+        if self.varlen:
+            toks.append("varlen")
         if self.window:
             toks.append(f"window={self.window[0]}:{self.window[1]}")
         if self.scale is not None:
@@ -193,6 +203,8 @@ class Variant:
             d["kv_lens"] = True
         if self.page_size:
             d["page_size"] = self.page_size
+        if self.varlen:
+            d["varlen"] = True
         return d
 
     @classmethod
@@ -200,7 +212,7 @@ class Variant:
         return cls.make(d["dtype"], d["head_dim"], d["causal"], d.get("window"), d.get("scale"),
                         d.get("softcap"), d["lse"], d["chip"], d.get("options") or {},
                         bool(d.get("grad", False)), bool(d.get("kv_lens", False)),
-                        d.get("page_size"))
+                        d.get("page_size"), bool(d.get("varlen", False)))
 
     def func_name(self):
         """The func.func name (its kernel is <name>_kernel): readable, and unique
@@ -216,6 +228,8 @@ class Variant:
             name += "_kvlens"
         if self.page_size:
             name += f"_page{self.page_size}"
+        if self.varlen:
+            name += "_varlen"
         if self.scale is not None or self.softcap is not None or self.options:
             import hashlib
             name += "_" + hashlib.sha256(self.spec().encode()).hexdigest()[:8]
@@ -227,9 +241,12 @@ class Variant:
         [B, H, N, D] tensors with dynamic B, H, N; with kv_lens a %kv_lens
         argument (tensor<?xi32>) in a `kv_lens(...)` clause; paged: k and v
         are page pools tensor<?x?xSxDxE> and %page_table (tensor<?x?xi32>) is
-        in a `pages(...)` clause."""
+        in a `pages(...)` clause; varlen: batch-1 tensors [1, H, T, D] and
+        %cu_seqlens_q, %cu_seqlens_k (tensor<?xi32>) in a `varlen(...)`
+        clause (the kernel's contract is token-major [T, H, D] by default:
+        fa-to-ptx{varlen-layout=thd})."""
         e = self.dtype
-        t = f"tensor<?x?x?x{self.head_dim}x{e}>"
+        t = f"tensor<{'1' if self.varlen else '?'}x?x?x{self.head_dim}x{e}>"
         attr_text = attribute_text(self.causal, self.window, self.scale, self.softcap)
         if self.grad:
             lse_t = "tensor<?x?x?xf32>"
@@ -242,7 +259,7 @@ class Variant:
                     f"  return %dq, %dk, %dv : {outs}\n"
                     f"}}\n")
         if self.lse:
-            res_t = f"({t}, tensor<?x?x?xf32>)"
+            res_t = f"({t}, tensor<{'1' if self.varlen else '?'}x?x?xf32>)"
             results = "%o, %lse"
         else:
             res_t = t
@@ -256,6 +273,10 @@ class Variant:
         if self.page_size:
             args += ", %page_table: tensor<?x?xi32>"
             clauses += " pages(%page_table : tensor<?x?xi32>)"
+        if self.varlen:
+            args += ", %cu_seqlens_q: tensor<?xi32>, %cu_seqlens_k: tensor<?xi32>"
+            clauses += (" varlen(%cu_seqlens_q, %cu_seqlens_k : tensor<?xi32>, "
+                        "tensor<?xi32>)")
         return (f"func.func @{self.func_name()}({args}) -> {res_t} {{\n"
                 f"  {results} = fa.attention %q, %k, %v{clauses}{attr_text} : {t}, {kt}, {kt}"
                 f" -> {res_t}\n"

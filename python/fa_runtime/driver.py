@@ -7,9 +7,10 @@ import ctypes
 import json
 import os
 
-from .manifest import (TensorDesc, check_index_values, check_launch, check_manifest,
-                       check_pointers, check_sizes, compile_expr, op_of, page_size, takes_kv_lens,
-                       tensor_map_args, tensor_params, uses_symbol)
+from .manifest import (TensorDesc, check_cu_seqlens, check_index_values, check_launch,
+                       check_manifest, check_pointers, check_size, check_sizes, compile_expr,
+                       op_of, output_shapes, packed_sizes, page_size, takes_kv_lens,
+                       takes_varlen, tensor_map_args, tensor_params, uses_symbol, varlen_layout)
 
 # Driver constants that are not part of a kernel's contract (cuda.h names).
 _CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
@@ -23,7 +24,7 @@ class CudaError(RuntimeError):
 
 def check_indices_default():
     """The checked mode's default (FA_CHECK_INDICES=1; read on each launch of a
-    kernel with kv_lens or a page table)."""
+    kernel with kv_lens, a page table or packed variable-length sequences)."""
     return os.environ.get("FA_CHECK_INDICES", "").lower() in ("1", "true", "yes", "on")
 
 
@@ -165,6 +166,15 @@ def tile_counter(device, stream):
     return counter
 
 
+def longest_sequence(cu_seqlens_q, Nq):
+    """The most query rows of one sequence of a varlen launch, as the kernel
+    sees them (offsets clamped into [0, Nq]), at least 0; cu_seqlens_q has at
+    least 2 entries. Computed on the device and copied to the host: a
+    synchronization."""
+    cu = cu_seqlens_q.clamp(0, Nq)
+    return max(int((cu[1:] - cu[:-1]).max()), 0)
+
+
 class Kernel:
     """One kernel of a manifest: loads its PTX once per device (on the first
     launch there), launches it many times."""
@@ -181,6 +191,10 @@ class Kernel:
         self.op = op_of(manifest)  # "attention" (__call__) or "attention_grad" (grad)
         self.kv_lens = takes_kv_lens(manifest)  # takes kv_lens [B] i32
         self.page_size = page_size(manifest)  # paged: K, V page pools, a page_table
+        # packed sequences: cu_seqlens_q, cu_seqlens_k [B + 1] i32, the size max_seqlen_q
+        self.varlen = takes_varlen(manifest)
+        # their memory layout: "thd" (q [Nq, Hq, D], ...) or "htd" ([1, Hq, Nq, D]); else None
+        self.varlen_layout = varlen_layout(manifest)
         # dynamic tiles: a tile counter per stream (tile_counter), unless the caller gives one
         self.takes_tile_counter = any(p["tensor"] == "tile_counter" for p in self._ptr_params)
 
@@ -278,7 +292,9 @@ class Kernel:
                tuple(k.shape), tuple(v.shape))
         cache = self.__dict__.setdefault("_maps", {})
         if key not in cache:
-            if sizes is None:
+            if sizes is None and self.varlen:  # packed in the kernel's layout
+                sizes = packed_sizes(self.varlen_layout, q.shape, k.shape)
+            elif sizes is None:
                 B, Hq, Nq, _ = q.shape
                 sizes = dict(B=B, Hq=Hq, Hkv=k.shape[1], Nq=Nq, Nk=k.shape[2])
                 if self.page_size:  # a page pool [num_pages, Hkv, S, D]
@@ -326,8 +342,8 @@ class Kernel:
         return plan
 
     def __call__(self, q, k, v, out=None, lse=None, *, kv_lens=None, page_table=None,
-                 check_indices=None, q_descale=None, k_descale=None, v_descale=None, v_t=None,
-                 **inputs):
+                 cu_seqlens_q=None, cu_seqlens_k=None, max_seqlen_q=None, check_indices=None,
+                 q_descale=None, k_descale=None, v_descale=None, v_t=None, **inputs):
         """torch path: q [B,Hq,Nq,D], k/v [B,Hkv,Nk,D] on one CUDA device; out
         [B,Hq,Nq,D] and lse [B,Hq,Nq] f32 (kernels with lse) are allocated
         unless given. Checked first (Kernel.check): non-contiguous q, k, v are
@@ -343,6 +359,22 @@ class Kernel:
         FA_CHECK_INDICES=1) first reads both on the host (a synchronization)
         and raises ValueError naming the sequence and page of a length outside
         0 .. Nk or a page id outside the pool (manifest.check_index_values).
+        Varlen kernels ("varlen") take B sequences packed along the tokens, in
+        the layout of the manifest's "varlen_layout": "thd" (token-major,
+        FlashAttention's varlen layout) q [Tq, Hq, D], k, v [Tk, Hkv, D], out
+        [Tq, Hq, D], lse [Hq, Tq]; "htd" (one batch row) q [1, Hq, Tq, D],
+        k, v [1, Hkv, Tk, D], out [1, Hq, Tq, D], lse [1, Hq, Tq]; and
+        cu_seqlens_q, cu_seqlens_k [B + 1] int32 on q's device (sequence s has
+        the query rows [cu_q[s], cu_q[s + 1]) and the keys [cu_k[s],
+        cu_k[s + 1])). max_seqlen_q (an int, at least the longest
+        sequence's query rows) sizes the grid; when None it is computed from
+        cu_seqlens_q on the device and copied to the host (a synchronization;
+        pass it to avoid one). The kernel clamps the offsets into [0, Tq] and
+        [0, Tk] and leaves the rows of out and lse that no sequence covers
+        (and a sequence's rows past max_seqlen_q) unwritten; the checked mode
+        reads the offsets on the host and raises ValueError naming the
+        sequence unless they start at 0, never decrease and end at Tq / Tk,
+        and max_seqlen_q covers every sequence (manifest.check_cu_seqlens).
         fp8 kernels (dtype f8e4m3): q, k, v are float8_e4m3fn, the descales
         [1] f32 device tensors; v is transposed here (transpose_v_fp8) unless
         v_t is given (then v may be None).
@@ -354,10 +386,16 @@ class Kernel:
         tensor, zero, that no launch running at the same time uses."""
         fp8 = "v_key_order" in self.manifest
         extra = {n: t for n, t in inputs.items() if t is not None}
-        if kv_lens is not None:
-            extra["kv_lens"] = kv_lens
-        if page_table is not None:
-            extra["page_table"] = page_table
+        for name, t in (("kv_lens", kv_lens), ("page_table", page_table),
+                        ("cu_seqlens_q", cu_seqlens_q), ("cu_seqlens_k", cu_seqlens_k)):
+            if t is not None:
+                extra[name] = t
+        if max_seqlen_q is not None:
+            if not self.varlen:
+                raise ValueError(f"max_seqlen_q: kernel {self.manifest['kernel']} takes no "
+                                 f"max_seqlen_q: it was compiled without packed "
+                                 f"variable-length sequences (a variant with varlen takes it)")
+            check_size("max_seqlen_q", max_seqlen_q, "max_seqlen_q")
         if fp8:
             if v_t is None:
                 v_t = transpose_v_fp8(v, self.manifest["v_key_order"])
@@ -379,22 +417,38 @@ class Kernel:
         for name in plan.copies:
             if name in extra:
                 extra[name] = extra[name].contiguous()
+        # A varlen kernel's B counts sequences, packed in its layout (thd: out [Nq, Hq, D],
+        # lse [Hq, Nq]; htd: [1, Hq, Nq, D], [1, Hq, Nq]).
+        out_shape, lse_shape = output_shapes(self.manifest, s)
         if out is None:
             out_dtype = q.dtype
             if "out_dtype" in self.manifest:
                 out_dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[
                     self.manifest["out_dtype"]]
-            out = torch.empty((s["B"], s["Hq"], s["Nq"], self.manifest["head_dim"]),
-                              device=q.device, dtype=out_dtype)
+            out = torch.empty(out_shape, device=q.device, dtype=out_dtype)
         has_lse = any(p["tensor"] == "lse" for p in self._ptr_params)
         if has_lse and lse is None:
-            lse = torch.empty((s["B"], s["Hq"], s["Nq"]), device=q.device, dtype=torch.float32)
-        if not plan.empty and (self.kv_lens or self.page_size):
-            if check_indices is None:
-                check_indices = check_indices_default()
+            lse = torch.empty(lse_shape, device=q.device, dtype=torch.float32)
+        if check_indices is None and (self.kv_lens or self.page_size or self.varlen):
+            check_indices = check_indices_default()
+        if check_indices and not plan.empty and (self.kv_lens or self.page_size):
+            self.check_indices(plan, extra.get("kv_lens"), extra.get("page_table"))
+        if self.varlen:
+            longest = None
             if check_indices:
-                self.check_indices(plan, extra.get("kv_lens"), extra.get("page_table"))
-        if not plan.empty:
+                # Even with nothing to compute: q's rows that no sequence covers
+                # would be left unwritten.
+                longest = self.check_cu_seqlens(plan, extra["cu_seqlens_q"],
+                                                extra["cu_seqlens_k"], max_seqlen_q)
+            if max_seqlen_q is None and longest is not None:
+                max_seqlen_q = longest  # the checked mode read the offsets already
+            elif max_seqlen_q is None:
+                # Nothing to compute (no sequence, or no row): no need to read the offsets.
+                max_seqlen_q = 0 if plan.empty else longest_sequence(extra["cu_seqlens_q"],
+                                                                     s["Nq"])
+            s = dict(s, max_seqlen_q=max_seqlen_q)
+        # A varlen grid of no CTAs (max_seqlen_q = 0): no tensor maps to encode either.
+        if not plan.empty and (not self.varlen or max_seqlen_q > 0):
             stream = torch.cuda.current_stream(q.device).cuda_stream
             if self.takes_tile_counter and "tile_counter" not in extra:
                 extra["tile_counter"] = tile_counter(plan.device, stream)
@@ -417,6 +471,14 @@ class Kernel:
         check_index_values(None if kv_lens is None else kv_lens.tolist(),
                            None if page_table is None else page_table.tolist(),
                            s["Nk"], s.get("num_pages"), self.page_size)
+
+    def check_cu_seqlens(self, plan, cu_seqlens_q, cu_seqlens_k, max_seqlen_q):
+        """The checked mode of a varlen kernel: the offsets on the host
+        (manifest.check_cu_seqlens; ValueError). Returns the longest
+        sequence's query rows."""
+        s = plan.sizes
+        return check_cu_seqlens(cu_seqlens_q.tolist(), cu_seqlens_k.tolist(), s["Nq"], s["Nk"],
+                                max_seqlen_q)
 
     def grad(self, q, k, v, o, lse, do, *, grad_lse=None, **inputs):
         """torch path of a backward kernel (manifest op "attention_grad",

@@ -9,13 +9,20 @@ Sizes (grid, tensor shapes, tensor-map dims and strides) are expressions in a
 small fixed grammar, interpreted here (nothing is passed to eval):
     expr := integer | symbol
           | {"ceil_div": [expr, expr]} | {"mul": [expr, ...]} | {"min": [expr, ...]}
+          | {"add": [expr, ...]}
     symbol := "B" | "Hq" | "Hkv" | "Nq" | "Nk" | "D" | "num_sms"
             | "num_pages" | "max_pages"                       (paged kernels)
+            | "max_seqlen_q"                                  (varlen kernels)
 
 Kernels of an attention with per-sequence key lengths ("kv_lens": true) take
 a kv_lens [B] i32 tensor; paged kernels ("page_size": S) take K and V as page
 pools [num_pages, Hkv, S, D] and a page_table [B, max_pages] i32, and their
-Nk is the capacity max_pages * S (check_launch; docs/Manifest.md).
+Nk is the capacity max_pages * S; varlen kernels ("varlen": true) take B
+sequences packed along the tokens, in the memory layout their
+"varlen_layout" names (VARLEN_LAYOUTS: "thd", token-major q [Nq, Hq, D],
+k, v [Nk, Hkv, D]; "htd", batch-1 q [1, Hq, Nq, D], k, v [1, Hkv, Nk, D]),
+and their offsets cu_seqlens_q, cu_seqlens_k [B + 1] i32 (check_launch;
+docs/Manifest.md).
 """
 import re
 from collections import namedtuple
@@ -27,7 +34,32 @@ SIZE_NAMES = ("B", "Hq", "Hkv", "Nq", "Nk")
 # The two more i32 sizes of a paged kernel: pages in the pool, pages per
 # sequence in the page table (its Nk is max_pages * page_size).
 PAGED_SIZE_NAMES = ("num_pages", "max_pages")
-SYMBOLS = SIZE_NAMES + PAGED_SIZE_NAMES + ("D", "num_sms")
+# The i32 size of a varlen kernel: an upper bound of its sequences' query rows
+# (the grid). Given by the caller, not read off a tensor's shape.
+VARLEN_SIZE_NAMES = ("max_seqlen_q",)
+SYMBOLS = SIZE_NAMES + PAGED_SIZE_NAMES + VARLEN_SIZE_NAMES + ("D", "num_sms")
+_I32_SIZE_NAMES = SIZE_NAMES + PAGED_SIZE_NAMES + VARLEN_SIZE_NAMES
+# A varlen kernel's offsets of its sequences in the packed q and k, v.
+VARLEN_TENSORS = ("cu_seqlens_q", "cu_seqlens_k")
+# The memory layouts of a varlen kernel's packed tensors (its "varlen_layout"):
+# the tensor contracts of q, k, v, out and lse, and how each is written in the
+# errors of a launch (Tq = Nq and Tk = Nk: the packed tokens).
+#   thd  token-major, FlashAttention's varlen layout (the compiler's default):
+#        the heads of a token are adjacent; lse is [Hq, Nq];
+#   htd  the sequences packed along N of batch-1 tensors.
+VarlenLayout = namedtuple("VarlenLayout", "contracts spelled")
+VARLEN_LAYOUTS = {
+    "thd": VarlenLayout(
+        {"q": ["Nq", "Hq", "D"], "k": ["Nk", "Hkv", "D"], "v": ["Nk", "Hkv", "D"],
+         "out": ["Nq", "Hq", "D"], "lse": ["Hq", "Nq"]},
+        {"q": "[Tq, Hq, D]", "k": "[Tk, Hkv, D]", "v": "[Tk, Hkv, D]", "out": "[Tq, Hq, D]",
+         "lse": "[Hq, Tq]"}),
+    "htd": VarlenLayout(
+        {"q": [1, "Hq", "Nq", "D"], "k": [1, "Hkv", "Nk", "D"], "v": [1, "Hkv", "Nk", "D"],
+         "out": [1, "Hq", "Nq", "D"], "lse": [1, "Hq", "Nq"]},
+        {"q": "[1, Hq, Tq, D]", "k": "[1, Hkv, Tk, D]", "v": "[1, Hkv, Tk, D]",
+         "out": "[1, Hq, Tq, D]", "lse": "[1, Hq, Tq]"}),
+}
 _I32_MAX = 2**31 - 1
 _PTR_TYPES = ("ptr", "tensormap")
 # A CUtensorMap in device memory must be 64-byte aligned (cuda.h).
@@ -72,6 +104,45 @@ def takes_kv_lens(manifest):
     return manifest.get("kv_lens") is True
 
 
+def takes_varlen(manifest):
+    """Whether the kernel takes packed variable-length sequences (cu_seqlens_q and
+    cu_seqlens_k [B + 1] i32 tensors, the size max_seqlen_q)."""
+    return manifest.get("varlen") is True
+
+
+def varlen_layout(manifest):
+    """The memory layout of a varlen kernel's packed tensors ("thd" or "htd",
+    VARLEN_LAYOUTS), or None for a kernel without "varlen"."""
+    return manifest.get("varlen_layout") if takes_varlen(manifest) else None
+
+
+def packed_sizes(layout, q_shape, k_shape):
+    """Hq, Hkv, Nq, Nk of a varlen launch from the shapes of its packed q and k
+    in `layout` (thd: q [Nq, Hq, D], k [Nk, Hkv, D]; htd: q [1, Hq, Nq, D],
+    k [1, Hkv, Nk, D])."""
+    if layout == "thd":
+        return dict(Hq=int(q_shape[1]), Hkv=int(k_shape[1]), Nq=int(q_shape[0]),
+                    Nk=int(k_shape[0]))
+    if layout == "htd":
+        return dict(Hq=int(q_shape[1]), Hkv=int(k_shape[1]), Nq=int(q_shape[2]),
+                    Nk=int(k_shape[2]))
+    raise ValueError(f"varlen_layout {layout!r} is not one of {', '.join(VARLEN_LAYOUTS)}")
+
+
+def output_shapes(manifest, sizes):
+    """The shapes of out and lse (what a forward kernel writes; allocated by
+    the runtime unless given) at these sizes: [B, Hq, Nq, D] and [B, Hq, Nq];
+    a varlen kernel's in its layout (thd: [Nq, Hq, D] and [Hq, Nq]; htd:
+    [1, Hq, Nq, D] and [1, Hq, Nq])."""
+    B, Hq, Nq, D = sizes["B"], sizes["Hq"], sizes["Nq"], manifest["head_dim"]
+    layout = varlen_layout(manifest)
+    if layout == "thd":
+        return (Nq, Hq, D), (Hq, Nq)
+    if layout == "htd":
+        return (1, Hq, Nq, D), (1, Hq, Nq)
+    return (B, Hq, Nq, D), (B, Hq, Nq)
+
+
 def page_size(manifest):
     """Keys per page of a paged kernel (K and V are page pools read through a
     page table), or None."""
@@ -79,8 +150,9 @@ def page_size(manifest):
 
 
 def size_names(manifest):
-    """The i32 sizes a launch of this kernel computes (those of its parameters
-    and, for a paged kernel, num_pages and max_pages)."""
+    """The i32 sizes check_launch computes from the tensors (those of its
+    parameters and, for a paged kernel, num_pages and max_pages; not a varlen
+    kernel's max_seqlen_q, which the caller gives)."""
     return SIZE_NAMES + (PAGED_SIZE_NAMES if page_size(manifest) is not None else ())
 
 
@@ -107,7 +179,8 @@ def _product(xs):
 
 _OPS = {"ceil_div": (2, lambda xs: _ceil_div(xs[0], xs[1])),
         "mul": (None, _product),
-        "min": (None, min)}
+        "min": (None, min),
+        "add": (None, sum)}
 
 
 def compile_expr(expr, where="expression"):
@@ -190,6 +263,14 @@ def check_manifest(manifest, where="manifest"):
     if op not in OPS:
         raise ManifestError(f"{where}: op {op!r} is not one this runtime launches "
                             f"({', '.join(OPS)})")
+    varlen = manifest.get("varlen", False)
+    if not isinstance(varlen, bool):
+        raise ManifestError(f"{where}: 'varlen' is {varlen!r}")
+
+    def check_expr(e, ew):
+        compile_expr(e, ew)
+        if not varlen and uses_symbol(e, "max_seqlen_q"):
+            raise ManifestError(f"{ew}: the size symbol max_seqlen_q without 'varlen': true")
     params = _require(manifest, "params", list, where)
     names = set()
     for i, p in enumerate(params):
@@ -202,15 +283,15 @@ def check_manifest(manifest, where="manifest"):
             raise ManifestError(f"{pw}: {name!r} appears twice")
         names.add(name)
         if kind == "i32":
-            if name not in SIZE_NAMES + PAGED_SIZE_NAMES:
+            if name not in _I32_SIZE_NAMES:
                 raise ManifestError(f"{pw}: i32 parameter {name!r} is no launch size "
-                                    f"({', '.join(SIZE_NAMES + PAGED_SIZE_NAMES)})")
+                                    f"({', '.join(_I32_SIZE_NAMES)})")
         elif kind in _PTR_TYPES:
             _require(p, "tensor", str, pw)
             _require(p, "dtype", str, pw)
             _require(p, "align_bytes", int, pw)
             for j, e in enumerate(_require(p, "shape", list, pw)):
-                compile_expr(e, f"{pw}.shape[{j}]")
+                check_expr(e, f"{pw}.shape[{j}]")
         else:
             raise ManifestError(f"{pw}: unknown parameter type {kind!r}")
     want = OPS[op].params
@@ -222,12 +303,13 @@ def check_manifest(manifest, where="manifest"):
         raise ManifestError(f"{where}: an {op} kernel takes the tensors "
                             f"{', '.join(sorted(want))}; this one takes {', '.join(sorted(have))}")
     _check_paging(manifest, params, where)
+    _check_varlen(varlen, manifest.get("varlen_layout"), params, where)
     grid = _require(manifest, "grid", list, where)
     block = _require(manifest, "block", list, where)
     if len(grid) != 3 or len(block) != 3:
         raise ManifestError(f"{where}: grid and block need 3 entries")
     for i, e in enumerate(grid):
-        compile_expr(e, f"{where}: grid[{i}]")
+        check_expr(e, f"{where}: grid[{i}]")
     if not all(isinstance(b, int) and not isinstance(b, bool) and b > 0 for b in block):
         raise ManifestError(f"{where}: block {block!r}")
     maps = manifest.get("tensor_maps", [])
@@ -246,9 +328,9 @@ def check_manifest(manifest, where="manifest"):
                 or len(m.get("element_strides", [])) != rank:
             raise ManifestError(f"{mw}: inconsistent ranks")
         for j, e in enumerate(dims):
-            compile_expr(e, f"{mw}.dims[{j}]")
+            check_expr(e, f"{mw}.dims[{j}]")
         for j, e in enumerate(strides):
-            compile_expr(e, f"{mw}.strides_bytes[{j}]")
+            check_expr(e, f"{mw}.strides_bytes[{j}]")
 
 
 def _check_paging(manifest, params, where):
@@ -275,6 +357,38 @@ def _check_paging(manifest, params, where):
     if (S is not None) != bool(paged_sizes) or (paged_sizes and len(paged_sizes) != 2):
         raise ManifestError(f"{where}: the i32 sizes num_pages and max_pages go with "
                             f"'page_size' (both or neither)")
+
+
+def _check_varlen(varlen, layout, params, where):
+    """"varlen": true iff the tensor parameters cu_seqlens_q and cu_seqlens_k
+    (i32) and the i32 size max_seqlen_q, and iff "varlen_layout" (one of
+    VARLEN_LAYOUTS), whose contracts the kernel's q, k, v, out and lse have."""
+    tensors = {p["tensor"]: p for p in params if p["type"] in _PTR_TYPES}
+    sizes = {p["name"] for p in params if p["type"] == "i32"}
+    for tensor in VARLEN_TENSORS:
+        if varlen != (tensor in tensors):
+            raise ManifestError(f"{where}: {'a' if varlen else 'no'} {tensor} parameter "
+                                f"{'missing with' if varlen else 'without'} 'varlen': true")
+        if varlen and tensors[tensor]["dtype"] != "i32":
+            raise ManifestError(f"{where}: {tensor} has dtype {tensors[tensor]['dtype']}, "
+                                f"not i32")
+    if varlen != ("max_seqlen_q" in sizes):
+        raise ManifestError(f"{where}: the i32 size max_seqlen_q goes with 'varlen': true "
+                            f"(both or neither)")
+    if not varlen:
+        if layout is not None:
+            raise ManifestError(f"{where}: 'varlen_layout' {layout!r} without 'varlen': true")
+        return
+    if layout is None:
+        raise ManifestError(f"{where}: no 'varlen_layout' with 'varlen': true (the memory "
+                            f"layout of the packed tensors: {' or '.join(VARLEN_LAYOUTS)})")
+    if not isinstance(layout, str) or layout not in VARLEN_LAYOUTS:
+        raise ManifestError(f"{where}: 'varlen_layout' is {layout!r}, not one this runtime "
+                            f"knows ({', '.join(VARLEN_LAYOUTS)})")
+    for tensor, want in VARLEN_LAYOUTS[layout].contracts.items():
+        if tensor in tensors and tensors[tensor]["shape"] != want:
+            raise ManifestError(f"{where}: {tensor} has the shape {tensors[tensor]['shape']!r}, "
+                                f"not {want!r}, the contract of varlen_layout {layout}")
 
 
 # ---------------------------------------------------------------------------
@@ -315,10 +429,12 @@ def cuda_ordinal(device, name):
 
 LaunchPlan = namedtuple("LaunchPlan", "sizes device copies empty")
 LaunchPlan.__doc__ = """What check_launch found: the i32 sizes (B, Hq, Hkv, Nq, Nk; a paged
-kernel's also num_pages and max_pages, and its Nk is max_pages * page_size), the CUDA
-device ordinal of the tensors, the inputs that must be made contiguous (copied) before the
-launch, and whether there is nothing to compute (an empty output; for a backward kernel, no
-query or no key: the gradients are zeros)."""
+kernel's also num_pages and max_pages, and its Nk is max_pages * page_size; a varlen kernel's
+B is the number of sequences, its Nq and Nk the packed tokens of q and k in either layout, its
+max_seqlen_q the caller's and not in the plan), the CUDA device ordinal of the tensors, the
+inputs that must be made contiguous (copied) before the launch, and whether there is nothing
+to compute (an empty output; for a backward kernel, no query or no key: the gradients are
+zeros)."""
 
 
 def tensor_params(manifest):
@@ -330,24 +446,31 @@ def check_launch(manifest, tensors, copy_inputs=True):
     """Checks a launch's tensors against the manifest before any driver call.
 
     `tensors` maps the names of the manifest's tensor contracts (q, k, v, out,
-    lse, kv_lens, page_table; for a backward kernel q, k, v, do, lse, delta,
-    dq_accum, dk, dv) and of the op's host-side tensors (OPS: the backward's o
-    and grad_lse) to TensorDesc, or to None for a tensor the caller will
-    allocate or compute. kv_lens ([B] i32) is required by a kernel with
-    "kv_lens", page_table ([B, max_pages] i32) by a paged one, whose k and v
-    are page pools [num_pages, Hkv, page_size, D] (num_pages > 0) and whose Nk
-    is max_pages * page_size; given to a kernel without them they are errors.
+    lse, kv_lens, page_table, cu_seqlens_q, cu_seqlens_k; for a backward
+    kernel q, k, v, do, lse, delta, dq_accum, dk, dv) and of the op's
+    host-side tensors (OPS: the backward's o and grad_lse) to TensorDesc, or
+    to None for a tensor the caller will allocate or compute. kv_lens ([B]
+    i32) is required by a kernel with "kv_lens", page_table ([B, max_pages]
+    i32) by a paged one, whose k and v are page pools [num_pages, Hkv,
+    page_size, D] (num_pages > 0) and whose Nk is max_pages * page_size;
+    cu_seqlens_q and cu_seqlens_k ([B + 1] i32) by a varlen kernel, whose B is
+    the number of sequences (cu_seqlens_q.shape[0] - 1) and whose q, k, v,
+    out, lse hold the sequences packed along the tokens in the kernel's
+    "varlen_layout" (thd: q, out [Nq, Hq, D], k, v [Nk, Hkv, D], lse [Hq,
+    Nq]; htd: batch-1 [1, H, N, ...]; the errors of their shapes say which);
+    given to a kernel without them they are errors.
     Checks, raising ValueError that names the argument: that no tensor is given
     that the kernel does not take; that the op's required tensors are given;
     dtype; rank; every dimension against the manifest (D is the kernel's head
-    dim) and against the other tensors (B, Hq, Nq from q; Hkv, Nk from k);
-    Hq % Hkv == 0; the sizes fit the kernel's i32 parameters; all tensors on one
-    CUDA device; strides: inputs non-contiguous are copied (listed in the plan's
-    copies; with copy_inputs=False rejected), the tensors the kernel writes
-    (out and lse; dq_accum, dk and dv) non-contiguous are rejected (a copy would
-    not be written back); the address alignment the manifest asks for
-    (align_bytes). Host-side tensors are checked for shape, dtype and device
-    only. Returns a LaunchPlan."""
+    dim) and against the other tensors (B, Hq, Nq from q, a varlen kernel's B
+    from cu_seqlens_q; Hkv, Nk from k, where the contracts put them); Hq %
+    Hkv == 0; the sizes fit the kernel's i32 parameters; all tensors on one
+    CUDA device; strides: inputs non-contiguous are copied (listed in the
+    plan's copies; with copy_inputs=False rejected), the tensors the kernel
+    writes (out and lse; dq_accum, dk and dv) non-contiguous are rejected (a
+    copy would not be written back); the address alignment the manifest asks for (align_bytes).
+    Host-side tensors are checked for shape, dtype and device only. Returns a
+    LaunchPlan."""
     op_name = op_of(manifest)
     op = OPS[op_name]
     params = tensor_params(manifest)
@@ -358,12 +481,12 @@ def check_launch(manifest, tensors, copy_inputs=True):
     kernel = manifest["kernel"]
     for name, t in tensors.items():
         if name not in known and t is not None:
-            if name in _PAGING_HINTS:
+            if name in _INDEX_HINTS:
                 raise ValueError(f"{name}: kernel {kernel} takes no {name}: "
-                                 f"{_PAGING_HINTS[name][1]}")
+                                 f"{_INDEX_HINTS[name][1]}")
             raise ValueError(f"{name}: kernel {kernel} takes no {name} "
                              f"(it takes {', '.join(sorted(known))})")
-    required = set(op.required) | {n for n in _PAGING_HINTS if n in by_tensor}
+    required = set(op.required) | {n for n in _INDEX_HINTS if n in by_tensor}
     env = {"D": manifest["head_dim"]}
     source = {"D": f"the head dim of kernel {kernel}"}
     S = page_size(manifest)
@@ -374,13 +497,23 @@ def check_launch(manifest, tensors, copy_inputs=True):
         source["max_pages"] = "page_table.shape[1]"
         env["Nk"] = env["max_pages"] * S
         source["Nk"] = f"page_table (max_pages {env['max_pages']} x page_size {S})"
+    varlen = takes_varlen(manifest)
+    layout = varlen_layout(manifest)
+    cu_q = tensors.get("cu_seqlens_q")
+    if varlen and cu_q is not None and len(cu_q.shape) == 1:
+        # B before the contracts [B + 1]: no contract of a varlen kernel has a bare B.
+        if int(cu_q.shape[0]) == 0:
+            raise ValueError("cu_seqlens_q: shape [0]: the offsets of B sequences are B + 1 "
+                             "entries, at least the first, 0")
+        env["B"] = int(cu_q.shape[0]) - 1
+        source["B"] = "cu_seqlens_q.shape[0] - 1"
     device = None
     copies = []
     for name, p, host in contracts:
         t = tensors.get(name)
         if t is None:
-            if name in _PAGING_HINTS and name in required:
-                raise ValueError(f"{name}: missing: kernel {kernel} {_PAGING_HINTS[name][0]}")
+            if name in _INDEX_HINTS and name in required:
+                raise ValueError(f"{name}: missing: kernel {kernel} {_INDEX_HINTS[name][0]}")
             if _CAPTURED.fullmatch(name) and not host:
                 raise ValueError(f"{name}: missing: kernel {kernel} reads it (the mask "
                                  f"operand, or function argument N as argN, read by "
@@ -391,13 +524,18 @@ def check_launch(manifest, tensors, copy_inputs=True):
                 raise ValueError(f"{name}: missing{hint}")
             continue
         if t.dtype != p["dtype"]:
+            hint = f" ({name}.to(torch.int32))" if (t.dtype, p["dtype"]) == ("i64", "i32") \
+                else ""
             raise ValueError(f"{name}: dtype {t.dtype}, but kernel {manifest['kernel']} "
-                             f"takes {p['dtype']}")
+                             f"takes {p['dtype']}{hint}")
         shape = tuple(int(n) for n in t.shape)
         want = p["shape"]
+        # A packed tensor of a varlen kernel: its layout in the errors.
+        packed = "" if layout is None or name not in VARLEN_LAYOUTS[layout].spelled else \
+            _packed_hint(kernel, layout, name)
         if len(shape) != len(want):
             raise ValueError(f"{name}: rank {len(shape)} (shape {list(shape)}), but the kernel "
-                             f"takes rank {len(want)} [{', '.join(map(str, want))}]")
+                             f"takes rank {len(want)} [{', '.join(map(str, want))}]{packed}")
         for i, (n, e) in enumerate(zip(shape, want)):
             if isinstance(e, str) and e not in env:
                 env[e] = n
@@ -409,8 +547,10 @@ def check_launch(manifest, tensors, copy_inputs=True):
                 if S is not None and name in ("k", "v") and i == 2:
                     what += (f" (the page size of kernel {kernel}: k and v are page pools "
                              f"[num_pages, Hkv, {S}, D])")
-                raise ValueError(f"{name}: shape[{i}] is {n}, but {what} "
-                                 f"(shape {list(shape)}, expected [{', '.join(map(str, want))}])")
+                if varlen and name in VARLEN_TENSORS:
+                    what += f" (B + 1: B = {env['B']} sequences from {source['B']})"
+                raise ValueError(f"{name}: shape[{i}] is {n}, but {what} (shape {list(shape)}, "
+                                 f"expected [{', '.join(map(str, want))}]){packed}")
         ordinal = cuda_ordinal(t.device, name)
         if device is None:
             device = (ordinal, name)
@@ -457,9 +597,24 @@ def check_launch(manifest, tensors, copy_inputs=True):
     return LaunchPlan(sizes, device[0], tuple(copies), empty)
 
 
+def _packed_hint(kernel, layout, name):
+    """What a varlen kernel's packed tensor `name` must be, appended to the
+    errors of its shape."""
+    how = "token-major" if layout == "thd" else "into one batch row"
+    return (f"; {name} must be {VARLEN_LAYOUTS[layout].spelled[name]} (varlen_layout "
+            f"{layout}): kernel {kernel} takes its sequences packed {how}, split by "
+            f"cu_seqlens_q and cu_seqlens_k")
+
+
 # What a kernel with the tensor does, and what to do when one is given to a
 # kernel without it.
-_PAGING_HINTS = {
+_INDEX_HINTS = {
+    "cu_seqlens_q": ("takes packed variable-length sequences (cu_seqlens_q [B + 1] int32)",
+                     "it was compiled without packed variable-length sequences (a variant "
+                     "with varlen takes them)"),
+    "cu_seqlens_k": ("takes packed variable-length sequences (cu_seqlens_k [B + 1] int32)",
+                     "it was compiled without packed variable-length sequences (a variant "
+                     "with varlen takes them)"),
     "kv_lens": ("takes per-sequence key lengths (kv_lens [B] int32)",
                 "it was compiled without per-sequence key lengths (a variant with kv_lens "
                 "takes them)"),
@@ -470,13 +625,16 @@ _PAGING_HINTS = {
 }
 
 
+def check_size(name, n, arg):
+    """ValueError naming `arg` unless size `name` = `n` is an int in 0 .. 2^31-1."""
+    if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= _I32_MAX:
+        raise ValueError(f"{arg}: {name} = {n!r} is not an i32 size (0 .. {_I32_MAX})")
+
+
 def _check_sizes(sizes, names):
-    for s in SIZE_NAMES + PAGED_SIZE_NAMES:
-        if s not in sizes:
-            continue
-        n = sizes[s]
-        if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= _I32_MAX:
-            raise ValueError(f"{names[s]}: {s} = {n!r} is not an i32 size (0 .. {_I32_MAX})")
+    for s in _I32_SIZE_NAMES:
+        if s in sizes:
+            check_size(s, sizes[s], names[s])
     if sizes["Hkv"] == 0:
         if sizes["Hq"]:
             raise ValueError(f"{names['Hkv']}: Hkv = 0 key/value heads for Hq = {sizes['Hq']}")
@@ -487,9 +645,10 @@ def _check_sizes(sizes, names):
 
 
 def check_sizes(manifest, sizes):
-    """Checks launch_ptrs' sizes: every i32 parameter given, an integer in
-    0 .. 2^31-1, none unknown, Hq % Hkv == 0; for a paged kernel
-    Nk == max_pages * page_size. Returns them in a new dict."""
+    """Checks launch_ptrs' sizes: every i32 parameter given (a varlen kernel's
+    also max_seqlen_q), an integer in 0 .. 2^31-1, none unknown, Hq % Hkv ==
+    0; for a paged kernel Nk == max_pages * page_size. Returns them in a new
+    dict."""
     want = [p["name"] for p in manifest["params"] if p["type"] == "i32"]
     unknown = sorted(set(sizes) - set(want))
     if unknown:
@@ -499,7 +658,7 @@ def check_sizes(manifest, sizes):
     if missing:
         raise ValueError(f"{missing[0]}: missing (sizes: {', '.join(want)})")
     out = dict(sizes)
-    _check_sizes(out, {s: s for s in SIZE_NAMES + PAGED_SIZE_NAMES})
+    _check_sizes(out, {s: s for s in _I32_SIZE_NAMES})
     S = page_size(manifest)
     if S is not None and out["Nk"] != out["max_pages"] * S:
         raise ValueError(f"Nk: {out['Nk']}, but a paged kernel's Nk is max_pages x page_size "
@@ -538,6 +697,42 @@ def check_index_values(kv_lens, page_table, capacity, num_pages=None, page_size=
                     f"not a page of the pool (0 .. {num_pages - 1})")
 
 
+def check_cu_seqlens(cu_seqlens_q, cu_seqlens_k, Nq, Nk, max_seqlen_q=None):
+    """The checked mode's host-side checks of a varlen launch (FA_CHECK_INDICES=1,
+    or check_indices=True): the offsets (lists of B + 1 ints) start at 0, never
+    decrease and end at the packed length (Nq for cu_seqlens_q, Nk for
+    cu_seqlens_k); max_seqlen_q, when given, is at least the longest sequence's
+    query rows. ValueError naming the sequence. Returns that longest length (0
+    without sequences). Unchecked, the kernel clamps the offsets into [0, N],
+    so nothing is read or written out of bounds, but it leaves unwritten the
+    rows of out and lse that no sequence covers, and those of a sequence past
+    its first max_seqlen_q."""
+    for name, cu, n, size, what in (("cu_seqlens_q", cu_seqlens_q, Nq, "Nq", "query rows"),
+                                    ("cu_seqlens_k", cu_seqlens_k, Nk, "Nk", "keys")):
+        if cu[0] != 0:
+            raise ValueError(f"{name}[0] = {cu[0]}: the offsets must start at 0 (sequence 0 "
+                             f"starts at the first of the packed {what})")
+        for s in range(len(cu) - 1):
+            if cu[s + 1] < cu[s]:
+                raise ValueError(f"{name}[{s + 1}] = {cu[s + 1]} < {name}[{s}] = {cu[s]}: "
+                                 f"sequence {s} would have {cu[s + 1] - cu[s]} {what} (the "
+                                 f"offsets must be nondecreasing)")
+        B, end = len(cu) - 1, cu[-1]
+        if end != n:
+            why = (f"{what} {end} .. {n - 1} belong to no sequence" if end < n else
+                   f"sequence {B - 1} ends past them")
+            raise ValueError(f"{name}[{B}] = {end}: the offsets must end at {size} = {n}, the "
+                             f"packed {what} ({why})")
+    lengths = [b - a for a, b in zip(cu_seqlens_q, cu_seqlens_q[1:])]
+    longest = max(lengths, default=0)
+    if max_seqlen_q is not None and max_seqlen_q < longest:
+        s = lengths.index(longest)
+        raise ValueError(f"max_seqlen_q = {max_seqlen_q}, but sequence {s} has {longest} query "
+                         f"rows (cu_seqlens_q[{s + 1}] - cu_seqlens_q[{s}]): the kernel would "
+                         f"leave its rows past the first {max_seqlen_q} unwritten")
+    return longest
+
+
 def check_pointers(manifest, ptrs):
     """Checks launch_ptrs' pointers: one per pointer parameter, integers, aligned
     (align_bytes; 64 for a CUtensorMap). Returns them as ints."""
@@ -563,7 +758,10 @@ def tensor_map_args(spec, sizes):
     sizes (a dict with B, Hq, Hkv, Nq, Nk, D): a dict of rank, dims,
     strides_bytes, box, element_strides and the cuda.h enum values the compiler
     wrote. ValueError naming the map when a value breaks the driver's rules
-    (dims in 1 .. 2^32, strides multiples of 16 below 2^40)."""
+    (dims in 1 .. 2^32, strides multiples of 16 below 2^40). The strides stay
+    in the manifest's order, which need not be increasing (a thd varlen
+    kernel's q rows are Hq * D elements apart, its head planes D: strides
+    [Hq * D * 2, D * 2] bytes)."""
     where = f"tensor map {spec['param']}"
     dims = [eval_expr(e, sizes, f"{where}.dims") for e in spec["dims"]]
     strides = [eval_expr(e, sizes, f"{where}.strides_bytes") for e in spec["strides_bytes"]]

@@ -11,6 +11,8 @@ import pytest
 import fa
 from fa import bundle, compiler, dispatch
 from fa.variant import Variant
+from fa_runtime import TensorDesc
+from fa_runtime.manifest import contiguous_strides
 
 
 def ptxas():
@@ -20,6 +22,17 @@ def ptxas():
 
 needs_compiler = pytest.mark.skipif(not fa.compiler_available(),
                                     reason="the compiler library is not installed")
+
+_next_address = [0]
+
+
+def tensor(shape, dtype="f16", device="cuda:0", strides=None):
+    """The TensorDesc of a tensor for fa_runtime.manifest's checks (no torch):
+    contiguous unless `strides` says otherwise, at a fresh 1 MiB-aligned address."""
+    _next_address[0] += 1
+    return TensorDesc(tuple(shape), dtype, device,
+                      tuple(strides) if strides else contiguous_strides(shape),
+                      0x7f0000000000 + 0x100000 * _next_address[0])
 
 
 @pytest.fixture(autouse=True)
@@ -131,6 +144,53 @@ def paged_manifest(variant):
     if S:
         m["page_size"] = S
     return m
+
+
+def varlen_manifest(dtype="f16", head_dim=128, causal=False, lse=False, layout="thd"):
+    """The launch manifest of an sm_90a forward kernel of packed variable-length
+    sequences ("varlen": true) as the compiler's contract says it
+    (docs/Manifest.md, "Packed variable-length sequences"): written by hand,
+    so that the runtime is tested without the kernel. B is the number of
+    sequences, packed along the tokens in `layout` ("varlen_layout"): "thd"
+    (the compiler's default, token-major) q, out [Nq, Hq, D], k, v [Nk, Hkv,
+    D], lse [Hq, Nq], the tensor maps' rows H * D elements apart and their
+    head planes D; "htd" batch-1 [1, H, N, D] tensors, the maps the H planes
+    of [D, N]."""
+    mask = "causal" if causal else "full"
+    name = f"fa_{dtype}_d{head_dim}_{mask}{'_lse' if lse else ''}_varlen"
+    if layout == "thd":
+        qs, kvs, rows = ["Nq", "Hq", "D"], ["Nk", "Hkv", "D"], ["Hq", "Nq"]
+    else:
+        assert layout == "htd", layout
+        qs, kvs, rows = [1, "Hq", "Nq", "D"], [1, "Hkv", "Nk", "D"], [1, "Hq", "Nq"]
+
+    def ptr(tensor, dt, shape, align=16, kind="ptr"):
+        return {"name": tensor + ("_map" if kind == "tensormap" else ""), "tensor": tensor,
+                "type": kind, "dtype": dt, "shape": shape, "align_bytes": align}
+    params = [ptr("q", dtype, qs, kind="tensormap"), ptr("k", dtype, kvs, kind="tensormap"),
+              ptr("v", dtype, kvs, kind="tensormap"), ptr("out", dtype, qs)]
+    if lse:
+        params.append(ptr("lse", "f32", rows, 4))
+    params += [ptr(t, "i32", [{"add": ["B", 1]}], 4) for t in ("cu_seqlens_q", "cu_seqlens_k")]
+    params += [{"name": s, "type": "i32"} for s in ("B", "Hq", "Hkv", "Nq", "Nk",
+                                                      "max_seqlen_q")]
+    enums = {"tensorDataType": 6, "interleave": 0, "swizzle": 3, "l2Promotion": 2, "oobFill": 0}
+
+    def strides(n, h):
+        if layout == "thd":  # a row holds the token's h heads; the planes are D apart
+            return [{"mul": [h, "D", 2]}, {"mul": ["D", 2]}]
+        return [{"mul": ["D", 2]}, {"mul": [n, "D", 2]}]
+    maps = [{"param": t + "_map", "rank": 3, "dims": ["D", n, h], "strides_bytes": strides(n, h),
+             "box": [64, 64 if t == "q" else 128, 1], "element_strides": [1, 1, 1],
+             "cuda_enums": enums}
+            for t, n, h in (("q", "Nq", "Hq"), ("k", "Nk", "Hkv"), ("v", "Nk", "Hkv"))]
+    return {"schema_version": 1, "kernel": name + "_kernel", "function": name,
+            "ptx": name + "_kernel.ptx", "chip": "sm_90a", "dtype": dtype, "head_dim": head_dim,
+            "causal": causal, "window": None, "scale": None, "lse": lse,
+            "block_q": 128, "block_kv": 128, "params": params,
+            "grid": [{"ceil_div": ["max_seqlen_q", 128]}, "Hq", "B"], "block": [384, 1, 1],
+            "dynamic_shared_memory_bytes": 40960, "static_shared_memory_bytes": 0,
+            "tensor_maps": maps, "varlen": True, "varlen_layout": layout}
 
 
 def paged_bundle(directory, specs, chip="sm_90a"):

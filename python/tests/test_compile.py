@@ -91,3 +91,17 @@ def test_invalid_mlir_and_options():
         fa.compile("f16,d128", chip="sm_90a", stages=99)
     with pytest.raises(TypeError):
         fa.compile(42)
+
+
+@needs_compiler
+def test_compile_varlen_variant(tmp_path, monkeypatch):
+    # The varlen Variant compiles to the sm_90a kernel whose contract is
+    # token-major ([T, H, D], lse [H, T]); sm_80 has no varlen kernel yet.
+    monkeypatch.setenv("FA_CACHE_DIR", str(tmp_path))
+    from fa import compiler
+    m = compiler.compile_variant(fa.Variant.parse("f16,d64,causal,lse,varlen")).manifest
+    assert m["varlen"] is True and m["varlen_layout"] == "thd"
+    shapes = {p["name"]: p.get("shape") for p in m["params"]}
+    assert shapes["q_map"] == ["Nq", "Hq", "D"] and shapes["lse"] == ["Hq", "Nq"]
+    with pytest.raises(fa.CompileError, match="sm_80 kernel does not support varlen yet"):
+        compiler.compile_variant(fa.Variant.parse("f16,d64,causal,varlen", chip="sm_80"))

@@ -10,19 +10,9 @@ import pytest
 
 from fa import Variant
 from fa_runtime import ManifestError, TensorDesc, check_index_values, check_launch, check_manifest
-from fa_runtime.manifest import (PAGED_SIZE_NAMES, check_sizes, contiguous_strides, eval_expr,
-                                 tensor_map_args)
+from fa_runtime.manifest import PAGED_SIZE_NAMES, check_sizes, eval_expr, tensor_map_args
 
-from conftest import needs_compiler, paged_manifest
-
-_next = [0]
-
-
-def tensor(shape, dtype="f16", device="cuda:0", strides=None):
-    _next[0] += 1
-    return TensorDesc(tuple(shape), dtype, device,
-                      tuple(strides) if strides else contiguous_strides(shape),
-                      0x7f0000000000 + 0x100000 * _next[0])
+from conftest import needs_compiler, paged_manifest, tensor
 
 
 def manifest(spec, chip="sm_90a"):

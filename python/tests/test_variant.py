@@ -106,3 +106,25 @@ def test_paged_mlir_text():
            "tensor<?x?x?x128xf16>" in c and "pages(" not in c
     p = Variant.parse("f16,d128,causal,page=16").mlir()
     assert "%v pages(%page_table : tensor<?x?xi32>) {causal}" in p and "kv_lens" not in p
+
+
+def test_varlen_variants():
+    v = Variant.parse("bf16,d128,causal,lse,varlen")
+    assert v.varlen and v.spec() == "bf16,d128,causal,lse,varlen"
+    assert Variant.parse(v.spec()) == v and Variant.from_json(v.to_json()) == v
+    assert v.to_json()["varlen"] is True
+    assert "varlen" not in Variant.parse("bf16,d128").to_json()  # unchanged JSON
+    assert v.func_name() == "fa_bf16_d128_causal_lse_varlen"
+    assert Variant.parse("bf16,d128,causal,lse") != v
+    for bad in ("bf16,d128,varlen,grad", "bf16,d128,varlen,kv_lens", "bf16,d128,varlen,page=16"):
+        with pytest.raises(ValueError, match="varlen: packed sequences take no kv_lens"):
+            Variant.parse(bad)
+
+
+def test_varlen_mlir_text():
+    text = Variant.parse("bf16,d128,causal,lse,varlen").mlir()
+    t = "tensor<1x?x?x128xbf16>"
+    assert (f"(%q: {t}, %k: {t}, %v: {t}, %cu_seqlens_q: tensor<?xi32>, "
+            f"%cu_seqlens_k: tensor<?xi32>) -> ({t}, tensor<1x?x?xf32>)") in text
+    assert ("fa.attention %q, %k, %v varlen(%cu_seqlens_q, %cu_seqlens_k : tensor<?xi32>, "
+            f"tensor<?xi32>) {{causal}} : {t}, {t}, {t} -> ({t}, tensor<1x?x?xf32>)") in text

@@ -113,6 +113,11 @@ def ConvertFAToNVGPUPass : Pass<"convert-fa-to-nvgpu", "ModuleOp"> {
            "buffers and copies (gpu.alloc, gpu.memcpy), tensor maps "
            "(nvgpu.tma.create.descriptor), the grid from the runtime sizes, "
            "gpu.launch_func, on one stream of async tokens (fa-to-gpu)">,
+    Option<"varlenLayout", "varlen-layout", "std::string", /*default=*/"\"thd\"",
+           "Memory layout of a varlen attention's packed q, k, v and out in "
+           "the kernel's launch contract: thd ([T, H, D], token-major, "
+           "FlashAttention's varlen layout) or htd ([H, T, D], the op's "
+           "[1, H, T, D] as it is); lse is [H, T] either way (sm_90a)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect",

@@ -41,6 +41,11 @@ struct PTXPipelineOptions : public PassPipelineOptions<PTXPipelineOptions> {
       llvm::cl::desc("Backward kernels add dQ in a fixed order (bitwise "
                      "reproducible dq; convert-fa-to-nvgpu's option)"),
       llvm::cl::init(false)};
+  PassOptions::Option<std::string> varlenLayout{
+      *this, "varlen-layout",
+      llvm::cl::desc("Packed q, k, v, out of varlen kernels: thd ([T, H, D]) "
+                     "or htd ([H, T, D]) (convert-fa-to-nvgpu's option)"),
+      llvm::cl::init("thd")};
   // Every sm_90a schedule switch of SM90/Schedule.def, as for
   // convert-fa-to-nvgpu (block-kv is the option above, shared with sm_80).
 #include "fa/Conversion/AttentionToNVGPU/SM90/ScheduleOptions.inc"

@@ -127,6 +127,27 @@ FailureOr<std::string> mlir::fa::prepareKernelFunction(func::FuncOp func,
   return original;
 }
 
+/// What the kernels do not take with varlen yet.
+static LogicalResult checkVarlenSupport(const TiledAttention &attn,
+                                        StringRef chip,
+                                        const NVGPUKernelOptions &options) {
+  if (!attn.isVarlen())
+    return success();
+  if (options.hostLaunch)
+    return attn.forall->emitOpError("convert-fa-to-nvgpu{host-launch} does "
+                                    "not support varlen yet (fa-to-gpu); "
+                                    "compile the attention with fa-to-ptx and "
+                                    "launch it through the manifest");
+  if (chip != "sm_90a")
+    return attn.forall->emitOpError("the ")
+           << chip << " kernel does not support varlen yet (sm_90a does)";
+  if (!attn.modifiers.empty())
+    return attn.forall->emitOpError("the ")
+           << chip << " kernel does not support varlen together with "
+                      "softcap or score_mod / mask_mod yet";
+  return success();
+}
+
 /// What the kernels do not take with kv_lens or pages yet.
 static LogicalResult checkKVCacheSupport(const TiledAttention &attn,
                                          StringRef chip,
@@ -158,7 +179,8 @@ LogicalResult mlir::fa::buildNVGPUKernel(const TiledAttention &attn,
   if (chip != "sm_80" && chip != "sm_90a")
     return attn.forall->emitOpError("unsupported chip '")
            << chip << "' for convert-fa-to-nvgpu (supported: sm_80, sm_90a)";
-  if (failed(checkKVCacheSupport(attn, chip, options)))
+  if (failed(checkKVCacheSupport(attn, chip, options)) ||
+      failed(checkVarlenSupport(attn, chip, options)))
     return failure();
   func::FuncOp func = attn.func;
   FailureOr<std::string> original =
@@ -226,6 +248,10 @@ struct ConvertFAToNVGPUPass
                << name << "=" << value << " with chip=" << chip;
       return success();
     };
+    if (varlenLayout != "thd" && varlenLayout != "htd")
+      return f.emitError("convert-fa-to-nvgpu: option varlen-layout must be "
+                         "thd or htd, got '")
+             << varlenLayout << "'";
     // On sm_90a the range of stages is checked with the other schedule
     // switches (resolveSM90Schedule).
     return success(succeeded(check("rows-per-warp", rowsPerWarp, "sm_80")) &&
@@ -271,6 +297,7 @@ struct ConvertFAToNVGPUPass
       NVGPUKernelOptions options;
       options.rowsPerWarp = rowsPerWarp;
       options.hostLaunch = hostLaunch;
+      options.varlenTokenMajor = varlenLayout == "thd";
       options.sm90 = pipelineSchedule
                          ? *pipelineSchedule
                          : getSM90ScheduleOptions(*this, getArgument());

@@ -65,6 +65,9 @@ std::string mlir::fa::checkSM90AttentionDesc(const SM90AttentionDesc &d) {
   if (d.kvCache.any() && d.persistent)
     return "sm_90a persistent kernel does not support kv_lens or pages yet "
            "(persistent=false)";
+  if (d.varlen && d.persistent)
+    return "sm_90a persistent kernel does not support varlen yet "
+           "(persistent=false)";
   if (d.persistent && !d.warpSpecialized)
     return "sm_90a persistent kernel needs warp-specialize";
   if (d.stages < 1 || d.stages > 4)
@@ -123,6 +126,8 @@ mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
   desc.modifiers = attn.modifiers;
   desc.kvCache.kvLens = attn.kvLensArg.has_value();
   desc.kvCache.pageSize = attn.pageSize;
+  desc.varlen = attn.isVarlen();
+  desc.varlenTokenMajor = desc.varlen && options.varlenTokenMajor;
   // The schedule: measured defaults, options, fa.sm90.* attributes, checked
   // (SM90/Schedule.cpp).
   FailureOr<SM90Schedule> schedule = resolveSM90Schedule(func, attn, options);

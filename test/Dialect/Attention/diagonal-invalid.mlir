@@ -37,7 +37,7 @@ func.func @diagonal_not_index(%q: tensor<1x2x16x32xf16>, %k: tensor<1x2x64x32xf1
 func.func @diagonal_not_index_generic(%q: tensor<1x2x16x32xf16>, %k: tensor<1x2x64x32xf16>,
                                       %v: tensor<1x2x64x32xf16>, %d: i64) -> tensor<1x2x16x32xf16> {
   // expected-error @+1 {{operand #3 must be index, but got 'i64'}}
-  %o = "fa.attention"(%q, %k, %v, %d) <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 1, 0, 0>}>
+  %o = "fa.attention"(%q, %k, %v, %d) <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0>}>
       : (tensor<1x2x16x32xf16>, tensor<1x2x64x32xf16>, tensor<1x2x64x32xf16>, i64) -> tensor<1x2x16x32xf16>
   return %o : tensor<1x2x16x32xf16>
 }

@@ -513,7 +513,7 @@ func.func @causal_integer(%q: tensor<1x4x16x32xf16>, %k: tensor<1x4x16x32xf16>, 
 // Wrong attribute kind, generic form: properties that do not convert.
 func.func @generic_causal_integer(%q: tensor<1x4x16x32xf16>) {
   // expected-error @+1 {{Invalid attribute `causal` in property conversion: 3 : i64}}
-  %o = "fa.attention"(%q, %q, %q) <{causal = 3, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0>}> : (tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>) -> tensor<1x4x16x32xf16>
+  %o = "fa.attention"(%q, %q, %q) <{causal = 3, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0>}> : (tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>) -> tensor<1x4x16x32xf16>
   return
 }
 
@@ -522,7 +522,7 @@ func.func @generic_causal_integer(%q: tensor<1x4x16x32xf16>) {
 // Unknown attribute, generic form (a discardable attribute without a dialect prefix).
 func.func @generic_unknown_attribute(%q: tensor<1x4x16x32xf16>) {
   // expected-error @+1 {{unknown attribute 'bogus'}}
-  %o = "fa.attention"(%q, %q, %q) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0>}> {bogus = 1 : i64} : (tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>) -> tensor<1x4x16x32xf16>
+  %o = "fa.attention"(%q, %q, %q) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0>}> {bogus = 1 : i64} : (tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>) -> tensor<1x4x16x32xf16>
   return
 }
 
@@ -531,7 +531,7 @@ func.func @generic_unknown_attribute(%q: tensor<1x4x16x32xf16>) {
 // Partial descale on fp8 inputs (generic form): q and k descale without v.
 func.func @generic_partial_descale_f8(%q: tensor<1x4x16x32xf8E4M3FN>, %d: f32) {
   // expected-error @+1 {{f8E4M3FN inputs need the three descale factors descale(%q, %k, %v)}}
-  %o = "fa.attention"(%q, %q, %q, %d, %d) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 1, 0, 0, 0, 0>}> : (tensor<1x4x16x32xf8E4M3FN>, tensor<1x4x16x32xf8E4M3FN>, tensor<1x4x16x32xf8E4M3FN>, f32, f32) -> tensor<1x4x16x32xf16>
+  %o = "fa.attention"(%q, %q, %q, %d, %d) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0>}> : (tensor<1x4x16x32xf8E4M3FN>, tensor<1x4x16x32xf8E4M3FN>, tensor<1x4x16x32xf8E4M3FN>, f32, f32) -> tensor<1x4x16x32xf16>
   return
 }
 
@@ -540,7 +540,7 @@ func.func @generic_partial_descale_f8(%q: tensor<1x4x16x32xf8E4M3FN>, %d: f32) {
 // Partial descale on fp8 inputs (generic form): v descale only.
 func.func @generic_v_descale_only_f8(%q: tensor<1x4x16x32xf8E4M3FN>, %d: f32) {
   // expected-error @+1 {{f8E4M3FN inputs need the three descale factors descale(%q, %k, %v)}}
-  %o = "fa.attention"(%q, %q, %q, %d) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 1, 0, 0, 0>}> : (tensor<1x4x16x32xf8E4M3FN>, tensor<1x4x16x32xf8E4M3FN>, tensor<1x4x16x32xf8E4M3FN>, f32) -> tensor<1x4x16x32xf16>
+  %o = "fa.attention"(%q, %q, %q, %d) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0>}> : (tensor<1x4x16x32xf8E4M3FN>, tensor<1x4x16x32xf8E4M3FN>, tensor<1x4x16x32xf8E4M3FN>, f32) -> tensor<1x4x16x32xf16>
   return
 }
 
@@ -549,7 +549,7 @@ func.func @generic_v_descale_only_f8(%q: tensor<1x4x16x32xf8E4M3FN>, %d: f32) {
 // Partial descale on f16 inputs (generic form).
 func.func @generic_partial_descale_f16(%q: tensor<1x4x16x32xf16>, %d: f32) {
   // expected-error @+1 {{descale factors are only allowed with f8E4M3FN inputs, got 'f16'}}
-  %o = "fa.attention"(%q, %q, %q, %d) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0, 0, 0, 0>}> : (tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, f32) -> tensor<1x4x16x32xf16>
+  %o = "fa.attention"(%q, %q, %q, %d) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0>}> : (tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, f32) -> tensor<1x4x16x32xf16>
   return
 }
 
@@ -558,7 +558,7 @@ func.func @generic_partial_descale_f16(%q: tensor<1x4x16x32xf16>, %d: f32) {
 // Descale factors are f32.
 func.func @generic_descale_f16(%q: tensor<1x4x16x32xf8E4M3FN>, %d: f16) {
   // expected-error @+1 {{q_descale must be an f32 scalar or a ranked tensor of f32, got 'f16'}}
-  %o = "fa.attention"(%q, %q, %q, %d, %d, %d) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 1, 1, 0, 0, 0>}> : (tensor<1x4x16x32xf8E4M3FN>, tensor<1x4x16x32xf8E4M3FN>, tensor<1x4x16x32xf8E4M3FN>, f16, f16, f16) -> tensor<1x4x16x32xf16>
+  %o = "fa.attention"(%q, %q, %q, %d, %d, %d) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 1, 1, 0, 0, 0, 0, 0>}> : (tensor<1x4x16x32xf8E4M3FN>, tensor<1x4x16x32xf8E4M3FN>, tensor<1x4x16x32xf8E4M3FN>, f16, f16, f16) -> tensor<1x4x16x32xf16>
   return
 }
 
@@ -567,7 +567,7 @@ func.func @generic_descale_f16(%q: tensor<1x4x16x32xf8E4M3FN>, %d: f16) {
 // The mask is a ranked tensor.
 func.func @generic_mask_memref(%q: tensor<1x4x16x32xf16>, %m: memref<1x1x16x16xi1>) {
   // expected-error @+1 {{operand #3 must be ranked tensor of any type values, but got 'memref<1x1x16x16xi1>'}}
-  %o = "fa.attention"(%q, %q, %q, %m) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 0, 0>}> : (tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, memref<1x1x16x16xi1>) -> tensor<1x4x16x32xf16>
+  %o = "fa.attention"(%q, %q, %q, %m) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0>}> : (tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, memref<1x1x16x16xi1>) -> tensor<1x4x16x32xf16>
   return
 }
 
@@ -576,7 +576,7 @@ func.func @generic_mask_memref(%q: tensor<1x4x16x32xf16>, %m: memref<1x1x16x16xi
 // Operands are ranked tensors.
 func.func @generic_unranked_query(%q: tensor<*xf16>) {
   // expected-error @+1 {{operand #0 must be ranked tensor of any type values, but got 'tensor<*xf16>'}}
-  %o = "fa.attention"(%q, %q, %q) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0>}> : (tensor<*xf16>, tensor<*xf16>, tensor<*xf16>) -> tensor<1x4x16x32xf16>
+  %o = "fa.attention"(%q, %q, %q) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0>}> : (tensor<*xf16>, tensor<*xf16>, tensor<*xf16>) -> tensor<1x4x16x32xf16>
   return
 }
 
@@ -585,7 +585,7 @@ func.func @generic_unranked_query(%q: tensor<*xf16>) {
 // Segment sizes that do not add up to the operand count.
 func.func @generic_segment_sizes_mismatch(%q: tensor<1x4x16x32xf16>) {
   // expected-error @+1 {{operand count (3) does not match with the total size (4) specified in attribute 'operandSegmentSizes'}}
-  %o = "fa.attention"(%q, %q, %q) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 0, 0>}> : (tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>) -> tensor<1x4x16x32xf16>
+  %o = "fa.attention"(%q, %q, %q) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0>}> : (tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>) -> tensor<1x4x16x32xf16>
   return
 }
 
@@ -593,7 +593,7 @@ func.func @generic_segment_sizes_mismatch(%q: tensor<1x4x16x32xf16>) {
 
 // Segment sizes of the wrong length.
 func.func @generic_segment_sizes_length(%q: tensor<1x4x16x32xf16>) {
-  // expected-error @+1 {{size mismatch in attribute conversion: 6 vs 10}}
+  // expected-error @+1 {{size mismatch in attribute conversion: 6 vs 12}}
   %o = "fa.attention"(%q, %q, %q) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>}> : (tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>) -> tensor<1x4x16x32xf16>
   return
 }
@@ -612,7 +612,7 @@ func.func @generic_segment_sizes_missing(%q: tensor<1x4x16x32xf16>) {
 // Segment sizes in the custom form's attribute dictionary override the parsed operands.
 func.func @custom_segment_sizes(%q: tensor<1x4x16x32xf16>, %k: tensor<1x4x16x32xf16>, %v: tensor<1x4x16x32xf16>) {
   // expected-error @+1 {{operand count (3) does not match with the total size (7) specified in attribute 'operandSegmentSizes'}}
-  %o = fa.attention %q, %k, %v {operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0, 0, 0>} : tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16> -> tensor<1x4x16x32xf16>
+  %o = fa.attention %q, %k, %v {operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0>} : tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16> -> tensor<1x4x16x32xf16>
   return
 }
 
@@ -621,7 +621,7 @@ func.func @custom_segment_sizes(%q: tensor<1x4x16x32xf16>, %k: tensor<1x4x16x32x
 // No result.
 func.func @generic_no_result(%q: tensor<1x4x16x32xf16>) {
   // expected-error @+1 {{expected 1 or more results}}
-  "fa.attention"(%q, %q, %q) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0>}> : (tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>) -> ()
+  "fa.attention"(%q, %q, %q) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0>}> : (tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>) -> ()
   return
 }
 
@@ -630,7 +630,7 @@ func.func @generic_no_result(%q: tensor<1x4x16x32xf16>) {
 // Three results.
 func.func @generic_three_results(%q: tensor<1x4x16x32xf16>) {
   // expected-error @+1 {{result group starting at #1 requires 0 or 1 element, but found 2}}
-  %o:3 = "fa.attention"(%q, %q, %q) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0>}> : (tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>) -> (tensor<1x4x16x32xf16>, tensor<1x4x16xf32>, tensor<1x4x16xf32>)
+  %o:3 = "fa.attention"(%q, %q, %q) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0>}> : (tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>) -> (tensor<1x4x16x32xf16>, tensor<1x4x16xf32>, tensor<1x4x16xf32>)
   return
 }
 

@@ -12,7 +12,7 @@
 // CHECK: fa.attention %[[Q]], %[[K]], %[[V]] kv_lens(%[[L]] : tensor<4xi32>) pages(%[[T]] : tensor<4x64xi32>) {causal}
 // CHECK-SAME: : tensor<4x32x1x128xf16>, tensor<512x8x16x128xf16>, tensor<512x8x16x128xf16> -> tensor<4x32x1x128xf16>
 // GENERIC-LABEL: sym_name = "paged_decode"
-// GENERIC: "fa.attention"(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 1, 1>}>
+// GENERIC: "fa.attention"(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 1, 1, 0, 0>}>
 func.func @paged_decode(%q: tensor<4x32x1x128xf16>, %k: tensor<512x8x16x128xf16>,
                         %v: tensor<512x8x16x128xf16>, %lens: tensor<4xi32>,
                         %table: tensor<4x64xi32>) -> tensor<4x32x1x128xf16> {
@@ -27,7 +27,7 @@ func.func @paged_decode(%q: tensor<4x32x1x128xf16>, %k: tensor<512x8x16x128xf16>
 // CHECK-LABEL: func.func @kv_lens_only
 // CHECK: fa.attention %{{.+}}, %{{.+}}, %{{.+}} kv_lens(%{{.+}} : tensor<2xi32>) : tensor<2x4x8x32xf32>
 // GENERIC-LABEL: sym_name = "kv_lens_only"
-// GENERIC: operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 1, 0>
+// GENERIC: operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0>
 func.func @kv_lens_only(%q: tensor<2x4x8x32xf32>, %k: tensor<2x2x64x32xf32>,
                         %v: tensor<2x2x64x32xf32>, %lens: tensor<2xi32>) -> tensor<2x4x8x32xf32> {
   %o = fa.attention %q, %k, %v kv_lens(%lens : tensor<2xi32>)
@@ -42,7 +42,7 @@ func.func @kv_lens_only(%q: tensor<2x4x8x32xf32>, %k: tensor<2x2x64x32xf32>,
 // CHECK: fa.attention %{{.+}}, %{{.+}}, %{{.+}} pages(%{{.+}} : tensor<2x2xi32>) {window = array<i64: 16, 0>}
 // CHECK-SAME: -> (tensor<2x4x8x16xbf16>, tensor<2x4x8xf32>)
 // GENERIC-LABEL: sym_name = "pages_only"
-// GENERIC: operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 1>
+// GENERIC: operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0>
 func.func @pages_only(%q: tensor<2x4x8x32xbf16>, %k: tensor<7x2x64x32xbf16>,
                       %v: tensor<7x2x64x16xbf16>, %table: tensor<2x2xi32>)
     -> (tensor<2x4x8x16xbf16>, tensor<2x4x8xf32>) {
@@ -58,7 +58,7 @@ func.func @pages_only(%q: tensor<2x4x8x32xbf16>, %k: tensor<7x2x64x32xbf16>,
 // CHECK-LABEL: func.func @all_clauses
 // CHECK: fa.attention %{{.+}}, %{{.+}}, %{{.+}} mask(%{{.+}} : tensor<1x1x4x32xi1>) diagonal(%{{.+}}) kv_lens(%{{.+}} : tensor<2xi32>) pages(%{{.+}} : tensor<2x2xi32>) {causal, scale = 5.000000e-01 : f32}
 // GENERIC-LABEL: sym_name = "all_clauses"
-// GENERIC: operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 1, 1, 1>
+// GENERIC: operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 1, 1, 1, 0, 0>
 func.func @all_clauses(%q: tensor<2x4x4x32xf16>, %k: tensor<9x1x16x32xf16>,
                        %v: tensor<9x1x16x32xf16>, %m: tensor<1x1x4x32xi1>, %d: index,
                        %lens: tensor<2xi32>, %table: tensor<2x2xi32>) -> tensor<2x4x4x32xf16> {

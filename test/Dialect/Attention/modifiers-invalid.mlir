@@ -78,7 +78,7 @@ func.func @score_mod_load(%q: tensor<1x1x8x8xf32>, %buf: memref<8xf32>) -> tenso
 
 func.func @score_mod_two_blocks(%q: tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32> {
   // expected-error @+1 {{region #0 ('modifiers') failed to verify constraint: region with at most 1 blocks}}
-  %o = "fa.attention"(%q, %q, %q) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0>}> ({
+  %o = "fa.attention"(%q, %q, %q) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0>}> ({
   ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
     cf.br ^bb1
   ^bb1:

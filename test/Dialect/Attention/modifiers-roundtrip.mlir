@@ -15,7 +15,7 @@
 // CHECK-NEXT: fa.yield %[[T]] : f32
 // CHECK-NEXT: } : tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32> -> tensor<1x2x16x8xf32>
 // GENERIC-LABEL: sym_name = "score_mod"
-// GENERIC: "fa.attention"(%{{.+}}, %{{.+}}, %{{.+}}) <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0>}> ({
+// GENERIC: "fa.attention"(%{{.+}}, %{{.+}}, %{{.+}}) <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0>}> ({
 // GENERIC: "fa.yield"(%{{.+}}) : (f32) -> ()
 // GENERIC-NEXT: }, {
 // GENERIC-NEXT: }) : (tensor<1x2x16x8xf32>
@@ -42,7 +42,7 @@ func.func @score_mod(%q: tensor<1x2x16x8xf32>, %k: tensor<1x2x16x8xf32>,
 // CHECK-NEXT: fa.yield %[[EQ]] : i1
 // CHECK-NEXT: } : tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32> -> (tensor<1x2x16x8xf32>, tensor<1x2x16xf32>)
 // GENERIC-LABEL: sym_name = "mask_mod_with_lse"
-// GENERIC: "fa.attention"(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 0, 0>, scale = 5.000000e-01 : f32}> ({
+// GENERIC: "fa.attention"(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0>, scale = 5.000000e-01 : f32}> ({
 // GENERIC-NEXT: }, {
 // GENERIC-NEXT: ^bb0(
 func.func @mask_mod_with_lse(%q: tensor<1x2x16x8xf32>, %k: tensor<1x2x16x8xf32>,

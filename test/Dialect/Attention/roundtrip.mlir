@@ -7,7 +7,7 @@
 // CHECK: %[[O:.+]] = fa.attention %[[Q]], %[[K]], %[[V]] : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16> -> tensor<2x8x128x64xf16>{{$}}
 // CHECK: return %[[O]]
 // GENERIC-LABEL: sym_name = "basic"
-// GENERIC: "fa.attention"(%{{.+}}, %{{.+}}, %{{.+}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0>}>
+// GENERIC: "fa.attention"(%{{.+}}, %{{.+}}, %{{.+}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0>}>
 func.func @basic(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>,
                  %v: tensor<2x8x128x64xf16>) -> tensor<2x8x128x64xf16> {
   %o = fa.attention %q, %k, %v
@@ -21,7 +21,7 @@ func.func @basic(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>,
 // CHECK: %[[O:.+]] = fa.attention %[[Q]], %[[K]], %[[V]] {causal, scale = 1.250000e-01 : f32} : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16> -> tensor<2x8x128x64xf16>
 // CHECK: return %[[O]]
 // GENERIC-LABEL: sym_name = "causal_scale_gqa"
-// GENERIC: "fa.attention"(%{{.+}}, %{{.+}}, %{{.+}}) <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0>, scale = 1.250000e-01 : f32}>
+// GENERIC: "fa.attention"(%{{.+}}, %{{.+}}, %{{.+}}) <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0>, scale = 1.250000e-01 : f32}>
 func.func @causal_scale_gqa(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x128x64xf16>,
                             %v: tensor<2x2x128x64xf16>) -> tensor<2x8x128x64xf16> {
   %o = fa.attention %q, %k, %v {causal, scale = 1.250000e-01 : f32} : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16> -> tensor<2x8x128x64xf16>
@@ -83,7 +83,7 @@ func.func @softcap(%q: tensor<1x4x64x32xbf16>, %k: tensor<1x4x64x32xbf16>,
 // CHECK-SAME: %[[M:[a-zA-Z0-9_]+]]: tensor<2x8x128x256xf32>
 // CHECK: fa.attention %{{.+}}, %{{.+}}, %{{.+}} mask(%[[M]] : tensor<2x8x128x256xf32>) : tensor<2x8x128x64xf16>, tensor<2x2x256x64xf16>, tensor<2x2x256x64xf16> -> tensor<2x8x128x64xf16>
 // GENERIC-LABEL: sym_name = "mask_additive"
-// GENERIC: operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 0, 0>
+// GENERIC: operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0>
 func.func @mask_additive(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x256x64xf16>,
                          %v: tensor<2x2x256x64xf16>, %m: tensor<2x8x128x256xf32>)
     -> tensor<2x8x128x64xf16> {
@@ -134,7 +134,7 @@ func.func @lse(%q: tensor<1x4x16x32xf32>, %k: tensor<1x4x64x32xf32>,
 // CHECK-SAME: %[[QD:[a-zA-Z0-9_]+]]: f32, %[[KD:[a-zA-Z0-9_]+]]: f32, %[[VD:[a-zA-Z0-9_]+]]: f32
 // CHECK: fa.attention %{{.+}}, %{{.+}}, %{{.+}} descale(%[[QD]], %[[KD]], %[[VD]]) {causal} : tensor<1x4x128x128xf8E4M3FN>, tensor<1x1x128x128xf8E4M3FN>, tensor<1x1x128x128xf8E4M3FN> -> tensor<1x4x128x128xbf16>
 // GENERIC-LABEL: sym_name = "fp8_descale"
-// GENERIC: operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 1, 1, 0, 0, 0>
+// GENERIC: operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 1, 1, 0, 0, 0, 0, 0>
 func.func @fp8_descale(%q: tensor<1x4x128x128xf8E4M3FN>, %k: tensor<1x1x128x128xf8E4M3FN>,
                        %v: tensor<1x1x128x128xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32)
     -> tensor<1x4x128x128xbf16> {
@@ -149,7 +149,7 @@ func.func @fp8_descale(%q: tensor<1x4x128x128xf8E4M3FN>, %k: tensor<1x1x128x128x
 // CHECK-SAME: %[[M:[a-zA-Z0-9_]+]]: tensor<1x1x128x128xi1>, %[[QD:[a-zA-Z0-9_]+]]: f32, %[[KD:[a-zA-Z0-9_]+]]: f32, %[[VD:[a-zA-Z0-9_]+]]: f32
 // CHECK: %[[O:[a-z0-9_]+]], %[[L:[a-z0-9_]+]] = fa.attention %{{.+}}, %{{.+}}, %{{.+}} mask(%[[M]] : tensor<1x1x128x128xi1>) descale(%[[QD]], %[[KD]], %[[VD]]) {scale = 5.000000e-01 : f32, softcap = 3.000000e+01 : f32, window = array<i64: 64, 64>} : tensor<1x4x128x128xf8E4M3FN>, tensor<1x1x128x128xf8E4M3FN>, tensor<1x1x128x128xf8E4M3FN> -> (tensor<1x4x128x128xf16>, tensor<1x4x128xf32>)
 // GENERIC-LABEL: sym_name = "fp8_mask_descale_lse"
-// GENERIC: operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0, 0, 0>
+// GENERIC: operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0>
 func.func @fp8_mask_descale_lse(%q: tensor<1x4x128x128xf8E4M3FN>, %k: tensor<1x1x128x128xf8E4M3FN>,
                                 %v: tensor<1x1x128x128xf8E4M3FN>, %m: tensor<1x1x128x128xi1>,
                                 %qd: f32, %kd: f32, %vd: f32)
@@ -217,7 +217,7 @@ func.func @output_types(%q: tensor<1x4x64x32xf16>, %k: tensor<1x4x64x32xf16>,
 // CHECK-LABEL: func.func @discardable_attr
 // CHECK: fa.attention %{{.+}}, %{{.+}}, %{{.+}} {causal, test.tag = "kept"}
 // GENERIC-LABEL: sym_name = "discardable_attr"
-// GENERIC: "fa.attention"{{.*}} <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0>}> {test.tag = "kept"}
+// GENERIC: "fa.attention"{{.*}} <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0>}> {test.tag = "kept"}
 func.func @discardable_attr(%q: tensor<1x4x64x32xf16>, %k: tensor<1x4x64x32xf16>,
                             %v: tensor<1x4x64x32xf16>) -> tensor<1x4x64x32xf16> {
   %o = fa.attention %q, %k, %v {causal, test.tag = "kept"}
@@ -232,7 +232,7 @@ func.func @discardable_attr(%q: tensor<1x4x64x32xf16>, %k: tensor<1x4x64x32xf16>
 func.func @generic_input(%q: tensor<1x2x8x16xf16>, %k: tensor<1x2x8x16xf16>,
                          %v: tensor<1x2x8x16xf16>) -> tensor<1x2x8x16xf16> {
   %o = "fa.attention"(%q, %k, %v)
-      <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0>, scale = 0.25 : f32}>
+      <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0>, scale = 0.25 : f32}>
       : (tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>)
       -> tensor<1x2x8x16xf16>
   return %o : tensor<1x2x8x16xf16>

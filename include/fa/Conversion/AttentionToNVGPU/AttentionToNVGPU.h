@@ -71,6 +71,11 @@ struct TiledAttention {
   /// each, blockKV = gcd(the chip's block-kv, pageSize) keys.
   std::optional<unsigned> pageTableArg;
   int64_t pageSize = 0;
+  /// fa.attention's varlen: the function arguments of the cumulative query
+  /// and key offsets ([B + 1] i32); the forall's batch is the sequence, the
+  /// planes are batch 0's, rows and keys count from the sequence's starts.
+  std::optional<unsigned> cuSeqlensQArg, cuSeqlensKArg;
+  bool isVarlen() const { return cuSeqlensQArg.has_value(); }
 
   bool hasWindow() const { return windowLeft >= 0 || windowRight >= 0; }
   bool isCausal() const { return windowLeft < 0 && windowRight == 0; }
@@ -109,6 +114,9 @@ struct NVGPUKernelOptions {
   bool hostLaunch = false;
   /// Backward kernels add dQ in a fixed order (BackwardConfig::deterministic).
   bool deterministic = false;
+  /// varlen kernels read and write packed tensors token-major, [T, H, D]
+  /// (varlen-layout=thd), else [H, T, D].
+  bool varlenTokenMajor = true;
 };
 LogicalResult buildNVGPUKernel(const TiledAttention &attn, StringRef chip,
                                const NVGPUKernelOptions &options = {});

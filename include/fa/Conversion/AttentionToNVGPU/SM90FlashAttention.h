@@ -84,6 +84,12 @@ struct SM90AttentionDesc : SM90Schedule {
   /// kv_lens / pages of fa.attention (Common/KVCache): per-sequence key
   /// counts, K and V as page pools loaded a page (chunk) per TMA box.
   kernel::KVCacheLayout kvCache;
+  /// Packed variable-length sequences (fa.attention's varlen): the kernel
+  /// takes cu_seqlens_q / cu_seqlens_k and the grid's batch is the sequence.
+  bool varlen = false;
+  /// varlen: q, k, v, out are [T, H, D] in memory (varlen-layout=thd), else
+  /// the op's [1, H, T, D].
+  bool varlenTokenMajor = false;
   /// Paged: rows per TMA box, gcd(blockKV, page size) (a box never crosses
   /// a page).
   int64_t kvBoxRows() const;

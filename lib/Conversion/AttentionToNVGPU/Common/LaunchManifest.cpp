@@ -36,6 +36,8 @@ StringRef mlir::fa::getSizeSymbolName(SizeSymbol symbol) {
     return "num_pages";
   case SizeSymbol::MaxPages:
     return "max_pages";
+  case SizeSymbol::MaxSeqlenQ:
+    return "max_seqlen_q";
   }
   llvm_unreachable("unknown SizeSymbol");
 }
@@ -56,6 +58,10 @@ SizeExpr SizeExpr::min(ArrayRef<SizeExpr> operands) {
   assert(!operands.empty() && "min of nothing");
   return SizeExpr(Kind::Min, operands);
 }
+SizeExpr SizeExpr::add(ArrayRef<SizeExpr> terms) {
+  assert(!terms.empty() && "add of nothing");
+  return SizeExpr(Kind::Add, terms);
+}
 
 json::Value SizeExpr::toJSON() const {
   auto apply = [&](StringRef op) {
@@ -75,6 +81,8 @@ json::Value SizeExpr::toJSON() const {
     return apply("mul");
   case Kind::Min:
     return apply("min");
+  case Kind::Add:
+    return apply("add");
   }
   llvm_unreachable("unknown SizeExpr kind");
 }
@@ -215,6 +223,47 @@ void mlir::fa::insertKVCacheParams(std::vector<KernelParam> &params,
   params.push_back(KernelParam{"max_pages", ParamKind::I32, sizeType,
                                "page table entries per sequence (Nk is "
                                "max_pages * page_size)",
+                               std::nullopt});
+}
+
+void mlir::fa::insertVarlenParams(std::vector<KernelParam> &params,
+                                   Type pointerType, Type sizeType,
+                                   bool tokenMajor) {
+  using S = SizeSymbol;
+  for (KernelParam &p : params) {
+    if (!p.tensor || p.tensor->shape.empty())
+      continue;
+    SmallVector<SizeExpr, 4> &shape = p.tensor->shape;
+    if (!tokenMajor) {
+      shape.front() = 1;
+    } else if (shape.size() == 4) {
+      // [B, H, N, D] -> [N, H, D]; lse [B, Hq, Nq] -> [Hq, Nq].
+      shape = {shape[2], shape[1], shape[3]};
+      p.meaning = p.tensor->name + " [" +
+                  (p.tensor->name == "q" || p.tensor->name == "out"
+                       ? "Nq, Hq"
+                       : "Nk, Hkv") +
+                  ", D], contiguous (packed sequences, token-major)";
+    } else {
+      shape = {shape[1], shape[2]};
+      p.meaning = "log-sum-exp [Hq, Nq], contiguous, f32 (ln)";
+    }
+  }
+  KernelParam offsets[] = {
+      KernelParam{"cu_seqlens_q", ParamKind::Pointer, pointerType,
+                  "cumulative query offsets [B + 1] i32: sequence s has the "
+                  "packed query rows [cu_seqlens_q[s], cu_seqlens_q[s + 1]) "
+                  "(clamped to [0, Nq])",
+                  TensorContract{"cu_seqlens_q", "i32", {SizeExpr::add({S::B, 1})}, 4}},
+      KernelParam{"cu_seqlens_k", ParamKind::Pointer, pointerType,
+                  "cumulative key offsets [B + 1] i32 (clamped to [0, Nk])",
+                  TensorContract{"cu_seqlens_k", "i32", {SizeExpr::add({S::B, 1})}, 4}}};
+  auto firstSize = llvm::find_if(
+      params, [](const KernelParam &p) { return p.kind == ParamKind::I32; });
+  params.insert(firstSize, std::begin(offsets), std::end(offsets));
+  params.push_back(KernelParam{"max_seqlen_q", ParamKind::I32, sizeType,
+                               "the longest sequence's query rows (the grid; "
+                               "rows of longer sequences are not written)",
                                std::nullopt});
 }
 
@@ -364,7 +413,7 @@ static constexpr StringLiteral kSchemaKeys[] = {
     "causal", "window", "scale", "lse", "block_q", "block_kv", "params",
     "grid", "tiles", "block", "dynamic_shared_memory_bytes",
     "static_shared_memory_bytes", "tensor_maps", "out_dtype", "v_key_order",
-    "op", "kv_lens", "page_size"};
+    "op", "kv_lens", "page_size", "varlen", "varlen_layout"};
 
 LogicalResult LaunchManifest::verify(FunctionOpInterface kernelOp) const {
   auto fail = [&](const Twine &why) {
@@ -381,7 +430,7 @@ LogicalResult LaunchManifest::verify(FunctionOpInterface kernelOp) const {
     if (p.kind == ParamKind::I32 &&
         !llvm::is_contained(
             SmallVector<StringRef>{"B", "Hq", "Hkv", "Nq", "Nk", "num_pages",
-                                   "max_pages"},
+                                   "max_pages", "max_seqlen_q"},
             p.name))
       return fail("size parameter '" + p.name + "' is not a launch size");
     if (p.kind == ParamKind::TensorMap &&
@@ -458,6 +507,10 @@ json::Object LaunchManifest::toJSON() const {
     o["kv_lens"] = true;
   if (pageSize)
     o["page_size"] = pageSize;
+  if (varlen) {
+    o["varlen"] = true;
+    o["varlen_layout"] = varlenLayout;
+  }
   if (tiles)
     o["tiles"] = tiles->toJSON();
   for (const auto &[key, value] : schedule)

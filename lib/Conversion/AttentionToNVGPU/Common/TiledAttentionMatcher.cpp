@@ -56,6 +56,16 @@ bool isConstant(OpFoldResult v, int64_t c) {
   return got && *got == c;
 }
 
+/// The tensor.extract under `v`'s clamps and index_cast (minsi, maxsi), if
+/// any: how fa-tile-attention reads a per-sequence length or offset.
+tensor::ExtractOp clampedExtract(Value v) {
+  while (v && (v.getDefiningOp<arith::MinSIOp>() ||
+               v.getDefiningOp<arith::MaxSIOp>() ||
+               v.getDefiningOp<arith::IndexCastOp>()))
+    v = v.getDefiningOp()->getOperand(0);
+  return v ? v.getDefiningOp<tensor::ExtractOp>() : nullptr;
+}
+
 /// Whether `v` is the size of dim `dim` of `tensor` (tensor.dim or, for a
 /// static size, a constant).
 bool isDimOf(Value v, Value tensor, int64_t dim) {
@@ -77,7 +87,40 @@ struct Matcher {
     return op->emitOpError("convert-fa-to-nvgpu: ") << msg;
   }
 
-  /// The query slice: func arg [iv0, iv1, iv2 * BQ, 0] [1, 1, rows, D].
+  /// varlen: the function arguments read at [batch + 1] (rank-1 i32), the
+  /// sequences' end offsets; which is the query's and which the key's is
+  /// decided by the slices that start at them.
+  SmallVector<unsigned, 2> offsetArgs;
+
+  /// With varlen, `v` = start + rest where start is the clamped offset of the
+  /// forall's sequence read from one of offsetArgs: returns rest and records
+  /// the argument in `arg` (which must agree with an earlier one). Without
+  /// varlen, returns `v`.
+  std::optional<OpFoldResult> stripSequenceStart(OpFoldResult v,
+                                                 std::optional<unsigned> &arg) {
+    if (offsetArgs.empty())
+      return v;
+    auto add = dyn_cast_or_null<arith::AddIOp>(
+        dyn_cast<Value>(v) ? cast<Value>(v).getDefiningOp() : nullptr);
+    tensor::ExtractOp extract = add ? clampedExtract(add.getLhs()) : nullptr;
+    std::optional<unsigned> source =
+        extract ? funcArgNumber(func, extract.getTensor()) : std::nullopt;
+    if (!source || !llvm::is_contained(offsetArgs, *source) ||
+        extract.getIndices().front() != attn.forall.getInductionVars()[0] ||
+        (arg && *arg != *source))
+      return std::nullopt;
+    arg = source;
+    return OpFoldResult(add.getRhs());
+  }
+
+  /// The planes' batch offset: the forall's batch, or 0 with varlen.
+  bool isPlaneBatch(OpFoldResult v) {
+    return offsetArgs.empty() ? isValue(v, attn.forall.getInductionVars()[0])
+                              : isConstant(v, 0);
+  }
+
+  /// The query slice: func arg [iv0, iv1, iv2 * BQ, 0] [1, 1, rows, D];
+  /// with varlen [0, iv1, qs + iv2 * BQ, 0].
   LogicalResult matchQuery(OnlineAttentionOp step) {
     auto slice = step.getQuery().getDefiningOp<tensor::ExtractSliceOp>();
     std::optional<unsigned> arg =
@@ -87,10 +130,12 @@ struct Matcher {
                         "function argument");
     auto ivs = attn.forall.getInductionVars();
     auto offsets = slice.getMixedOffsets(), sizes = slice.getMixedSizes();
-    std::optional<int64_t> blockQ =
-        offsets.size() == 4 ? matchTimesConstant(offsets[2], ivs[2])
+    std::optional<OpFoldResult> row =
+        offsets.size() == 4 ? stripSequenceStart(offsets[2], attn.cuSeqlensQArg)
                             : std::nullopt;
-    if (offsets.size() != 4 || !isValue(offsets[0], ivs[0]) ||
+    std::optional<int64_t> blockQ =
+        row ? matchTimesConstant(*row, ivs[2]) : std::nullopt;
+    if (offsets.size() != 4 || !isPlaneBatch(offsets[0]) ||
         !isValue(offsets[1], ivs[1]) || !blockQ || !isConstant(offsets[3], 0) ||
         !isConstant(sizes[0], 1) || !isConstant(sizes[1], 1) ||
         !slice.hasUnitStride())
@@ -99,7 +144,7 @@ struct Matcher {
                         "block)");
     attn.queryArg = *arg;
     attn.blockQ = *blockQ;
-    rowBegin = cast<Value>(offsets[2]);
+    rowBegin = cast<Value>(*row);
     qTile = step.getQuery();
     return success();
   }
@@ -125,9 +170,12 @@ struct Matcher {
                    isConstant(offsets[3], 0) && isConstant(sizes[0], 1) &&
                    isConstant(sizes[1], 1) && slice.hasUnitStride();
     std::optional<int64_t> blockKV;
-    if (shapeOk && loop && isValue(offsets[0], ivs[0]))
-      blockKV = matchTimesConstant(offsets[2], loop.getInductionVar());
-    else if (shapeOk && loop)
+    std::optional<OpFoldResult> keyRow =
+        shapeOk ? stripSequenceStart(offsets[2], attn.cuSeqlensKArg)
+                : std::nullopt;
+    if (shapeOk && loop && keyRow && isPlaneBatch(offsets[0]))
+      blockKV = matchTimesConstant(*keyRow, loop.getInductionVar());
+    else if (shapeOk && loop && offsetArgs.empty())
       blockKV = matchPage(slice, loop.getInductionVar());
     if (!blockKV)
       return fail(step, "the ")
@@ -190,11 +238,26 @@ struct Matcher {
   /// key count there).
   LogicalResult matchKeyLengths() {
     Value batch = attn.forall.getInductionVars()[0];
+    // varlen first: its offsets are read at [batch] and [batch + 1].
+    for (auto extract : attn.forall.getBody()->getOps<tensor::ExtractOp>()) {
+      std::optional<unsigned> arg = funcArgNumber(func, extract.getTensor());
+      auto ty = extract.getTensor().getType();
+      auto next = extract.getIndices().front().getDefiningOp<arith::AddIOp>();
+      if (arg && ty.getRank() == 1 && ty.getElementType().isInteger(32) &&
+          next && next.getLhs() == batch && isConstant(next.getRhs(), 1) &&
+          !llvm::is_contained(offsetArgs, *arg))
+        offsetArgs.push_back(*arg);
+    }
+    // One tensor when queries and keys share their offsets (self-attention).
+    if (offsetArgs.size() > 2)
+      return fail(attn.forall, "the kernel reads one query and one key offset "
+                               "tensor (varlen)");
     for (auto extract : attn.forall.getBody()->getOps<tensor::ExtractOp>()) {
       std::optional<unsigned> arg = funcArgNumber(func, extract.getTensor());
       auto ty = extract.getTensor().getType();
       if (!arg || ty.getRank() != 1 || !ty.getElementType().isInteger(32) ||
-          extract.getIndices().front() != batch)
+          extract.getIndices().front() != batch ||
+          llvm::is_contained(offsetArgs, *arg))
         continue;
       if (attn.kvLensArg && *attn.kvLensArg != *arg)
         return fail(extract, "the kernel reads one kv_lens tensor");
@@ -207,6 +270,8 @@ struct Matcher {
   /// the pool's capacity (a constant) or the kv_lens count of the tile
   /// (clamped index_cast of its tensor.extract).
   bool isKeyCount(Value v) {
+    if (attn.isVarlen())
+      return isSequenceLength(v, attn.cuSeqlensKArg);
     if (!attn.pageSize && !attn.kvLensArg)
       return isDimOf(v, kSource, 2);
     if (!attn.kvLensArg)
@@ -218,6 +283,25 @@ struct Matcher {
       v = v.getDefiningOp()->getOperand(0);
     auto extract = v ? v.getDefiningOp<tensor::ExtractOp>() : nullptr;
     return extract && funcArgNumber(func, extract.getTensor()) == attn.kvLensArg;
+  }
+
+  /// varlen: `v` is a sequence's length end - start, both clamped offsets
+  /// read from the function argument `arg`.
+  bool isSequenceLength(Value v, std::optional<unsigned> arg) {
+    auto sub = v.getDefiningOp<arith::SubIOp>();
+    tensor::ExtractOp start = sub ? clampedExtract(sub.getRhs()) : nullptr;
+    tensor::ExtractOp end = sub ? clampedExtract(sub.getLhs()) : nullptr;
+    return arg && start && end &&
+           funcArgNumber(func, start.getTensor()) == arg &&
+           funcArgNumber(func, end.getTensor()) == arg;
+  }
+
+  /// The query row count the diagonal subtracts: Nq, or with varlen the
+  /// sequence's.
+  bool isQueryCount(Value v) {
+    if (attn.isVarlen())
+      return isSequenceLength(v, attn.cuSeqlensQArg);
+    return isDimOf(v, func.getArgument(attn.queryArg), 2);
   }
 
   /// The function argument `v` is, if it is one of type f32.
@@ -532,8 +616,7 @@ struct Matcher {
     // The diagonal must be the default bottom-right one, Nk - Nq (the
     // sequence's key count with kv_lens).
     auto diag = range.getDiagonal().getDefiningOp<arith::SubIOp>();
-    if (!diag || !isKeyCount(diag.getLhs()) ||
-        !isDimOf(diag.getRhs(), func.getArgument(attn.queryArg), 2))
+    if (!diag || !isKeyCount(diag.getLhs()) || !isQueryCount(diag.getRhs()))
       return fail(range, "the kernel supports only the bottom-right diagonal "
                          "Nk - Nq, not a diagonal operand");
     Value bounds[3][2] = {{range.getBegin(), range.getFullBegin()},
@@ -583,15 +666,24 @@ struct Matcher {
       if (!insert)
         return fail(&op, "expected tensor.parallel_insert_slice");
       auto offsets = insert.getMixedOffsets();
-      if (offsets.size() < 3 || !isValue(offsets[0], ivs[0]) ||
-          !isValue(offsets[1], ivs[1]) || !isValue(offsets[2], rowBegin))
+      std::optional<unsigned> rowsArg = attn.cuSeqlensQArg;
+      std::optional<OpFoldResult> row =
+          offsets.size() < 3 ? std::nullopt
+                             : stripSequenceStart(offsets[2], rowsArg);
+      if (offsets.size() < 3 || !isPlaneBatch(offsets[0]) ||
+          !isValue(offsets[1], ivs[1]) || !row || !isValue(*row, rowBegin) ||
+          rowsArg != attn.cuSeqlensQArg)
         return fail(insert, "the result tiles must be written at [batch, "
-                            "head, block * block-q]");
+                            "head, block * block-q] (varlen: [0, head, "
+                            "start + block * block-q])");
     }
-    for (Value init : forall.getOutputs())
-      if (!init.getDefiningOp<tensor::EmptyOp>())
+    // varlen: rows of no sequence are 0 / -inf on the CPU; the kernel leaves
+    // them unwritten (docs/Attention.md): whatever fills them is dropped.
+    for (Value init : forall.getOutputs()) {
+      if (!attn.isVarlen() && !init.getDefiningOp<tensor::EmptyOp>())
         return fail(forall, "the results must start as tensor.empty (the "
                             "kernel writes every element)");
+    }
     // The results reach func.return (possibly through tensor.cast), in order.
     auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
     if (ret.getNumOperands() != n)
@@ -668,6 +760,11 @@ struct Matcher {
     }
     if (failed(matchLoops(steps)) || failed(matchOutputs()))
       return failure();
+    if (!offsetArgs.empty() && (!attn.cuSeqlensQArg || !attn.cuSeqlensKArg)) {
+      fail(attn.forall, "varlen: the query and key slices must start at the "
+                        "sequence's offsets");
+      return failure();
+    }
     return attn;
   }
 };

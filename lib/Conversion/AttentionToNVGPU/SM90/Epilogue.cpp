@@ -47,6 +47,9 @@ static void copyOutput(KernelBuilder &kb, const KernelConfig &cfg,
   Value ltid = frame.thread.threadInWG;
   auto v8 = VectorType::get({8}, cfg.outputType());
   Value outPlane = kb.mul(rows.qPlane, nq);
+  if (rows.rowOffset)
+    outPlane = kb.add(outPlane, rows.rowOffset);
+  Value rowEnd = rows.rowEnd ? rows.rowEnd : nq;
   for (int64_t i = 0;
        i < kSM90RowsPerWarpgroup * chunksPerRow / kThreadsPerWarpgroup; ++i) {
     Value c = kb.add(ltid, kb.idx(i * kThreadsPerWarpgroup));
@@ -58,12 +61,17 @@ static void copyOutput(KernelBuilder &kb, const KernelConfig &cfg,
                kb.mul(sub, kb.idx(kSM90RowsPerWarpgroup * kSwizzleElems))),
         kb.add(kb.mul(row, kb.idx(kSwizzleElems)), kb.mul(phys, kb.idx(8))));
     Value qRow = kb.add(rows.wgRow0, row);
-    kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, qRow, nq), [&] {
+    kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, qRow, rowEnd), [&] {
       Value v = vector::LoadOp::create(kb.b, kb.loc, v8, smem.flat,
                                        ValueRange{sIdx}, false,
                                        llvm::MaybeAlign(16));
-      Value gIdx = kb.add(kb.mul(kb.add(outPlane, qRow), kb.idx(D)),
-                          kb.mul(cch, kb.idx(8)));
+      // [T, Hq, D]: packed row rowOffset + qRow, head qPlane.
+      Value gRow = rows.tokenHeads
+                       ? kb.add(kb.mul(kb.add(rows.rowOffset, qRow),
+                                       rows.tokenHeads),
+                                rows.qPlane)
+                       : kb.add(outPlane, qRow);
+      Value gIdx = kb.add(kb.mul(gRow, kb.idx(D)), kb.mul(cch, kb.idx(8)));
       vector::StoreOp::create(kb.b, kb.loc, v, args.out, ValueRange{gIdx},
                               false, llvm::MaybeAlign(16));
     });
@@ -90,17 +98,25 @@ void mlir::fa::sm90::buildEpilogue(KernelBuilder &kb, const KernelConfig &cfg,
   stageOutput(kb, cfg, smem, frame, result.acc, outRow);
   if (cfg.desc.hasLse) {
     Value nq = args.sizes.queryLength;
+    Value rowEnd = rows.rowEnd ? rows.rowEnd : nq;
+    // Built at the store (varlen: plus the sequence's first plane row).
+    auto lseIndex = [&](Value row) {
+      Value plane = kb.mul(rows.qPlane, nq);
+      if (rows.rowOffset)
+        plane = kb.add(plane, rows.rowOffset);
+      return kb.add(plane, row);
+    };
     kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, frame.thread.quadLane,
                      kb.idx(0)),
               [&] {
                 for (int r = 0; r < 2; ++r)
                   kb.ifThen(
-                      kb.cmp(arith::CmpIPredicate::slt, rows.rowQ[r], nq), [&] {
+                      kb.cmp(arith::CmpIPredicate::slt, rows.rowQ[r], rowEnd),
+                      [&] {
                         Value lse = rowLogSumExp(kb, result.max[r], row[r]);
                         memref::StoreOp::create(
                             kb.b, kb.loc, lse, args.lse,
-                            ValueRange{kb.add(kb.mul(rows.qPlane, nq),
-                                              rows.rowQ[r])});
+                            ValueRange{lseIndex(rows.rowQ[r])});
                       });
               });
   }

@@ -62,6 +62,10 @@ static KernelArgs readKernelArgs(KernelBuilder &kb, const KernelConfig &cfg,
     a.kvCache.kvLens = args[s0++];
   if (cache.paged())
     a.kvCache.pageTable = args[s0++];
+  if (cfg.desc.varlen) {
+    a.cuSeqlensQ = args[s0++];
+    a.cuSeqlensK = args[s0++];
+  }
   if (cfg.dynamicTiles)
     a.tileCounter = args[s0++];
   a.batchArg = args[s0];
@@ -206,6 +210,10 @@ static void buildConsumers(KernelBuilder &kb, const KernelConfig &cfg,
     outScale = descales->vUnit(kb, last);
   }
   EpilogueRows rows{tile.qPlane, frame.wgRow0, {frame.rowQ[0], frame.rowQ[1]}};
+  rows.rowOffset = tile.qRow0;
+  rows.rowEnd = tile.queryLength;
+  if (cfg.desc.varlenTokenMajor)
+    rows.tokenHeads = args.sizes.queryHeads;
   KVRange endRange = range;
   if (tiles) {
     // The tile's coordinates again for the epilogue, from an opaque copy of
@@ -280,6 +288,9 @@ static std::vector<KernelParam> kernelParams(OpBuilder &b,
     insertScoreModifierParams(params, d.modifiers);
     insertKVCacheParams(params, d.kvCache.kvLens, d.kvCache.pageSize,
                         i32Pointer, b.getI32Type());
+    if (d.varlen)
+      insertVarlenParams(params, i32Pointer, b.getI32Type(),
+                         d.varlenTokenMajor);
   }
   if (cfg.dynamicTiles)
     insertTileCounterParam(params, i32Pointer);
@@ -313,6 +324,9 @@ static LaunchManifest buildManifest(const KernelConfig &cfg,
   manifest.blockKV = cfg.blockKV;
   manifest.kvLens = d.kvCache.kvLens;
   manifest.pageSize = d.kvCache.pageSize;
+  manifest.varlen = d.varlen;
+  if (d.varlen)
+    manifest.varlenLayout = d.varlenTokenMajor ? "thd" : "htd";
   manifest.params = std::move(params);
   // Q, K, V as 3-D (D, N, B*H) maps of boxes (64, rows, 1), 128-byte
   // swizzle, zero fill out of bounds (readKernelArgs' descriptor types).
@@ -328,9 +342,24 @@ static LaunchManifest buildManifest(const KernelConfig &cfg,
     m.dataType = d.isFP8()              ? cuda::TensorMapDataType::UInt8
                  : d.elementType.isF16() ? cuda::TensorMapDataType::Float16
                                          : cuda::TensorMapDataType::BFloat16;
-    m.dims = {Sym::D, n, SizeExpr::mul({Sym::B, h})};
+    // varlen: batch 1, h planes of the packed length.
+    m.dims = {Sym::D, n,
+              d.varlen ? SizeExpr(h) : SizeExpr::mul({Sym::B, h})};
+    if (d.varlen)
+      m.layout = (tensor + " [1, " + getSizeSymbolName(h) + ", " +
+                  getSizeSymbolName(n) + ", D] contiguous (packed sequences)")
+                     .str();
     m.stridesBytes = {SizeExpr::mul({Sym::D, eltBytes}),
                       SizeExpr::mul({n, Sym::D, eltBytes})};
+    if (d.varlenTokenMajor) {
+      // [N, H, D] seen as (D, N, H): rows H * D elements apart, planes D.
+      m.layout = (tensor + " [" + getSizeSymbolName(n) + ", " +
+                  getSizeSymbolName(h) +
+                  ", D] contiguous (packed sequences, token-major)")
+                     .str();
+      m.stridesBytes = {SizeExpr::mul({h, Sym::D, eltBytes}),
+                        SizeExpr::mul({Sym::D, eltBytes})};
+    }
     m.box = {cfg.swizzleElems, rows, 1};
     m.elementStrides = {1, 1, 1};
     // fp8 at head dim 64: Q and K rows of 64 bytes, the 64-byte swizzle
@@ -372,7 +401,9 @@ static LaunchManifest buildManifest(const KernelConfig &cfg,
     m.box = {kSwizzleRowBytes, cfg.headDim, 1};
     m.swizzle = cuda::TensorMapSwizzle::B128;
   }
-  SizeExpr queryBlocks = SizeExpr::ceilDiv(Sym::Nq, kSM90BlockQ);
+  // varlen: blocks of the longest sequence (the others' extra CTAs exit).
+  SizeExpr queryBlocks = SizeExpr::ceilDiv(
+      d.varlen ? Sym::MaxSeqlenQ : Sym::Nq, kSM90BlockQ);
   if (cfg.persistent) {
     manifest.tiles = SizeExpr::mul({queryBlocks, Sym::Hq, Sym::B});
     manifest.grid = {SizeExpr::min({*manifest.tiles, Sym::NumSMs}), 1, 1};
@@ -424,6 +455,15 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   std::optional<TileState> tile;
   if (!cfg.persistent)
     tile = TileState::of(kb, coord, args.sizes).withSequenceKeys(kb, cfg, args);
+  if (d.varlen) {
+    // The grid covers the longest sequence: a CTA past its own sequence's
+    // rows has nothing to do. Every thread takes the same branch (from
+    // blockIdx and the offsets), before any barrier.
+    auto inSequence = scf::IfOp::create(
+        b, loc, kb.cmp(arith::CmpIPredicate::slt, tile->q0, tile->queryLength),
+        /*withElseRegion=*/false);
+    b.setInsertionPointToStart(inSequence.thenBlock());
+  }
   std::optional<PersistentTiles> tiles;
   if (cfg.persistent)
     tiles = PersistentTiles{scheduler,
@@ -452,7 +492,7 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
         // The scan takes a while and Q does not depend on it: Q's load is
         // in flight meanwhile.
         kb.ifThen(isTileLoadIssuer(kb, cfg, thread),
-                  [&] { loads.issueQ(smem, tile->q0, tile->qPlane); });
+                  [&] { loads.issueQ(smem, tile->qLoadRow(kb), tile->qPlane); });
         qIssued = true;
         auto i32Shared = MemRefType::get(
             {cfg.smem.scanBytes / 4}, kb.b.getI32Type(),

@@ -97,6 +97,32 @@ TileState TileState::withSequenceKeys(KernelBuilder &kb,
                                      const KernelConfig &cfg,
                                      const KernelArgs &args) const {
   TileState s = *this;
+  if (cfg.desc.varlen) {
+    // The sequence's rows and keys in the batch-1 planes [Hq, Nq, D] and
+    // [Hkv, Nk, D] (Nq, Nk: the packed lengths).
+    auto range = [&](Value offsets, Value total, Value &start,
+                     Value &length) {
+      auto read = [&](Value i) {
+        return kb.asIndex(memref::LoadOp::create(kb.b, kb.loc, offsets,
+                                                 ValueRange{i}));
+      };
+      start = arith::MinSIOp::create(
+          kb.b, kb.loc,
+          arith::MaxSIOp::create(kb.b, kb.loc, read(coord.batch), kb.idx(0)),
+          total);
+      Value end = arith::MinSIOp::create(
+          kb.b, kb.loc,
+          arith::MaxSIOp::create(kb.b, kb.loc,
+                                 read(kb.add(coord.batch, kb.idx(1))), start),
+          total);
+      length = kb.sub(end, start);
+    };
+    range(args.cuSeqlensQ, args.sizes.queryLength, s.qRow0, s.queryLength);
+    range(args.cuSeqlensK, args.sizes.keyLength, s.kvRow0, s.keys.length);
+    s.qPlane = coord.head;
+    s.kvPlane = kvHead;
+    return s;
+  }
   if (cfg.desc.kvCache.any())
     s.keys = SequenceKeys::of(kb, cfg.desc.kvCache, args.kvCache, coord.batch,
                               kvHead, args.sizes.kvHeads, args.sizes.keyLength);
@@ -107,6 +133,8 @@ ProblemSizes TileState::sequenceSizes(const ProblemSizes &sizes) const {
   ProblemSizes s = sizes;
   if (keys.length)
     s.keyLength = keys.length;
+  if (queryLength)
+    s.queryLength = queryLength;
   return s;
 }
 

@@ -118,6 +118,10 @@ void TMALoadPipeline::issueKV(const SharedMemory &smem, Value block,
         }
         return;
       }
+      // varlen: the sequence's keys start at packed row kvRow0.
+      Value row = kb.mul(block, kb.idx(cfg.blockKV));
+      if (tile.kvRow0)
+        row = kb.add(tile.kvRow0, row);
       for (int64_t s = 0; s < cfg.subTiles; ++s) {
         Value dst = smem.view(
             kb,
@@ -126,8 +130,7 @@ void TMALoadPipeline::issueKV(const SharedMemory &smem, Value block,
             SharedMemory::boxType(cfg, cfg.blockKV));
         nvgpu::TmaAsyncLoadOp::create(
             kb.b, kb.loc, dst, bars, kv ? args.vMap : args.kMap,
-            ValueRange{kb.idx(s * cfg.swizzleElems),
-                       kb.mul(block, kb.idx(cfg.blockKV)), kvPlane},
+            ValueRange{kb.idx(s * cfg.swizzleElems), row, kvPlane},
             barId, Value(), Value());
       }
     });

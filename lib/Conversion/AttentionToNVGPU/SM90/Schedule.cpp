@@ -259,7 +259,7 @@ struct Resolver {
       // persistent CTAs (with the warp specialization they need).
       bool on = (s.dynamicTiles && s.warpSpecialized) ||
                 (!attn.hasWindow() && attn.modifiers.empty() &&
-                 !attn.kvLensArg && !attn.pageTableArg &&
+                 !attn.kvLensArg && !attn.pageTableArg && !attn.isVarlen() &&
                  !attn.elementType.isFloat(8) && attn.headDim <= 128 &&
                  s.warpSpecialized && s.overlap && s.pFromRegisters &&
                  (source[qBuffersIndex] == Source::Measured ||

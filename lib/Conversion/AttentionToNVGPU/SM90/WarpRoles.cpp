@@ -19,7 +19,7 @@ void mlir::fa::sm90::buildIssuerPrologue(KernelBuilder &kb,
                                          bool qIssued) {
   kb.ifThen(isIssuer, [&] {
     if (!qIssued)
-      loads.issueQ(smem, tile.q0, tile.qPlane);
+      loads.issueQ(smem, tile.qLoadRow(kb), tile.qPlane);
     for (int64_t s = 0; s < cfg.stages; ++s) {
       Value block = range.blockAt(kb, s);
       kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, block, range.end), [&] {
@@ -38,9 +38,9 @@ static void streamTile(KernelBuilder &kb, const KernelConfig &cfg,
   if (!qIssued) {
     if (lane)
       kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, lane, kb.idx(0)),
-                [&] { loads.issueQ(smem, tile.q0, tile.qPlane); });
+                [&] { loads.issueQ(smem, tile.qLoadRow(kb), tile.qPlane); });
     else
-      loads.issueQ(smem, tile.q0, tile.qPlane);
+      loads.issueQ(smem, tile.qLoadRow(kb), tile.qPlane);
   }
   auto loop = scf::ForOp::create(kb.b, kb.loc, range.begin, range.end,
                                  kb.idx(1));

@@ -37,7 +37,9 @@ constexpr int64_t kLaunchManifestSchemaVersion = 1;
 /// parameters; a paged kernel's also num_pages and max_pages), the head dim
 /// (D, fixed by the kernel) and the multiprocessor count of the device the
 /// kernel is launched on (num_sms).
-enum class SizeSymbol { B, Hq, Hkv, Nq, Nk, D, NumSMs, NumPages, MaxPages };
+enum class SizeSymbol {
+  B, Hq, Hkv, Nq, Nk, D, NumSMs, NumPages, MaxPages, MaxSeqlenQ
+};
 
 /// The symbol's name in the manifest ("B", ..., "D", "num_sms").
 StringRef getSizeSymbolName(SizeSymbol symbol);
@@ -48,8 +50,9 @@ StringRef getSizeSymbolName(SizeSymbol symbol);
 ///         | {"ceil_div": [expr, expr]}
 ///         | {"mul": [expr, expr, ...]}
 ///         | {"min": [expr, expr, ...]}
+///         | {"add": [expr, expr, ...]}
 ///   symbol := "B" | "Hq" | "Hkv" | "Nq" | "Nk" | "D" | "num_sms"
-///           | "num_pages" | "max_pages"
+///           | "num_pages" | "max_pages" | "max_seqlen_q"
 class SizeExpr {
 public:
   SizeExpr(int64_t value);     // NOLINT: an integer literal
@@ -57,11 +60,12 @@ public:
   static SizeExpr ceilDiv(SizeExpr numerator, SizeExpr denominator);
   static SizeExpr mul(ArrayRef<SizeExpr> factors);
   static SizeExpr min(ArrayRef<SizeExpr> operands);
+  static SizeExpr add(ArrayRef<SizeExpr> terms);
 
   llvm::json::Value toJSON() const;
 
 private:
-  enum class Kind { Literal, Symbol, CeilDiv, Mul, Min };
+  enum class Kind { Literal, Symbol, CeilDiv, Mul, Min, Add };
   SizeExpr(Kind kind, ArrayRef<SizeExpr> operands);
 
   Kind kind;
@@ -125,6 +129,15 @@ void appendLaunchSizeParams(std::vector<KernelParam> &params, Type sizeType);
 /// describe k and v as pools [num_pages, Hkv, page_size, D].
 void insertKVCacheParams(std::vector<KernelParam> &params, bool kvLens,
                          int64_t pageSize, Type pointerType, Type sizeType);
+
+/// The parameters of packed variable-length sequences (fa.attention's
+/// varlen, docs/Attention.md): `cu_seqlens_q` and `cu_seqlens_k` ([B + 1]
+/// i32 pointers of type `pointerType`) before the sizes and the size
+/// `max_seqlen_q` after them; B counts sequences and N is the packed length.
+/// q, k, v and out are [N, H, D] with `tokenMajor` (FlashAttention's varlen
+/// layout) and lse [Hq, Nq]; else all are the batch-1 tensors [1, H, N, ...].
+void insertVarlenParams(std::vector<KernelParam> &params, Type pointerType,
+                        Type sizeType, bool tokenMajor);
 
 /// The parameter of a kernel with dynamic tiles: `tile_counter` [2] i32 (a
 /// pointer of type `pointerType`) before the sizes. Zero at launch; the
@@ -196,6 +209,10 @@ struct LaunchManifest {
   bool kvLens = false;
   /// Rows per page of a paged K/V pool ("page_size"; 0: not paged).
   int64_t pageSize = 0;
+  /// Packed variable-length sequences ("varlen": true) and their layout
+  /// ("varlen_layout": "thd" or "htd").
+  bool varlen = false;
+  std::string varlenLayout;
   // How to launch it.
   std::vector<KernelParam> params;
   SmallVector<SizeExpr, 3> grid;  ///< x, y, z

@@ -19,6 +19,12 @@ struct EpilogueRows {
   Value qPlane; ///< batch * Hq + head
   Value wgRow0; ///< the warpgroup's first query row
   Value rowQ[2]; ///< the thread's two rows
+  /// varlen: the plane row of the sequence's row 0 and its row count (the
+  /// rows stored are [0, rowEnd)); null: 0 and Nq.
+  Value rowOffset, rowEnd;
+  /// varlen token-major ([T, Hq, D] out): Hq, the rows' stride in heads;
+  /// null for out [B, Hq, Nq, D].
+  Value tokenHeads;
 };
 
 /// Normalization (O / l, times `outScale` when set: fp8's v descale, the

@@ -83,6 +83,8 @@ struct KernelArgs {
   kernel::KVCacheArgs kvCache;
   /// Dynamic tiles: the [2] i32 tile counter (memref); else null.
   Value tileCounter;
+  /// varlen: the cumulative query and key offsets, [B + 1] i32 memrefs.
+  Value cuSeqlensQ, cuSeqlensK;
   Value batchArg;         ///< B as the i32 argument (cast where used)
   kernel::ProblemSizes sizes; ///< batch left null (see batchArg)
 };
@@ -105,12 +107,20 @@ struct TileState {
   /// kv_lens / pages: the keys of the tile's sequence (length null
   /// otherwise; withSequenceKeys sets them).
   kernel::SequenceKeys keys;
+  /// varlen: the sequence's first packed query row and key, and its query
+  /// row count (null otherwise): q0 and the key blocks count from them.
+  Value qRow0, kvRow0, queryLength;
+  /// The packed row of the tile's first query row: q0 (+ qRow0).
+  Value qLoadRow(KernelBuilder &kb) const {
+    return qRow0 ? kb.add(qRow0, q0) : q0;
+  }
   static TileState of(KernelBuilder &kb, kernel::TileCoord coord,
                       const kernel::ProblemSizes &sizes);
   /// This tile with `keys` set from the kernel's kv_lens / page table.
   TileState withSequenceKeys(KernelBuilder &kb, const KernelConfig &cfg,
                              const KernelArgs &args) const;
-  /// `sizes` with the key length of the tile's sequence (kv_lens).
+  /// `sizes` with the key length of the tile's sequence (kv_lens, varlen)
+  /// and its query length (varlen).
   kernel::ProblemSizes sequenceSizes(const kernel::ProblemSizes &sizes) const;
 };
 

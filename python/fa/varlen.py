@@ -1,0 +1,156 @@
+"""fa.attention_varlen: packed variable-length sequences on torch tensors
+(FlashAttention's flash_attn_varlen_func layout; docs/Attention.md, "Packed
+variable-length sequences").
+
+    out = fa.attention_varlen(q, k, v, cu_seqlens, cu_seqlens, max_seqlen, causal=True)
+    # q [T, Hq, D], k and v [T, Hkv, D]; cu_seqlens [B + 1] int32 (0, ..., T)
+
+The kernel is the sm_90a one of the `varlen` Variant (token-major [T, H, D]
+tensors, fa-to-ptx{varlen-layout=thd}); elsewhere, with fallback, torch runs
+each sequence. Forward only.
+"""
+import torch
+
+from . import dispatch
+from . import torch_ops
+from .torch_ops import _DTYPE_NAMES, chip_for_device, reference
+from .validation import AttentionInputError, UnsupportedError, unsupported_reason
+from .variant import Variant, normalize_window
+
+_kernels = {}  # (dtype, D, causal, window, scale, return_lse, device) -> runtime kernel or reason
+dispatch.on_clear.append(_kernels.clear)  # fa.load_bundle may bring a kernel that was missing
+
+
+def _check(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q):
+    for name, t in (("q", q), ("k", k), ("v", v), ("cu_seqlens_q", cu_seqlens_q),
+                    ("cu_seqlens_k", cu_seqlens_k)):
+        if not isinstance(t, torch.Tensor):
+            raise AttentionInputError(f"fa.attention_varlen: {name} must be a torch tensor, got "
+                                      f"{type(t).__name__}")
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if t.dim() != 3:
+            raise AttentionInputError(
+                f"fa.attention_varlen: {name} must be [T, H, D] (the sequences packed along "
+                f"dim 0), got shape {tuple(t.shape)}")
+    if k.shape != v.shape:
+        raise AttentionInputError(f"fa.attention_varlen: k {tuple(k.shape)} and v "
+                                  f"{tuple(v.shape)} must have one shape [Tk, Hkv, D]")
+    if q.shape[2] != k.shape[2]:
+        raise AttentionInputError(f"fa.attention_varlen: head dims differ: q {q.shape[2]}, "
+                                  f"k {k.shape[2]}")
+    if k.shape[1] == 0 or q.shape[1] % k.shape[1]:
+        raise AttentionInputError(f"fa.attention_varlen: Hq = {q.shape[1]} must be a multiple "
+                                  f"of Hkv = {k.shape[1]} (grouped-query attention)")
+    if q.dtype != k.dtype or q.dtype != v.dtype:
+        raise AttentionInputError(f"fa.attention_varlen: q, k, v must share a dtype, got "
+                                  f"{q.dtype}, {k.dtype}, {v.dtype}")
+    for name, t in (("cu_seqlens_q", cu_seqlens_q), ("cu_seqlens_k", cu_seqlens_k)):
+        if t.dtype != torch.int32:
+            raise AttentionInputError(f"fa.attention_varlen: {name} must be int32, got "
+                                      f"{t.dtype} (use .to(torch.int32))")
+        if t.dim() != 1 or t.shape[0] < 1:
+            raise AttentionInputError(f"fa.attention_varlen: {name} must be [B + 1] offsets, "
+                                      f"got shape {tuple(t.shape)}")
+        if t.device != q.device:
+            raise AttentionInputError(f"fa.attention_varlen: {name} is on {t.device}, q on "
+                                      f"{q.device}")
+    if cu_seqlens_q.shape != cu_seqlens_k.shape:
+        raise AttentionInputError(f"fa.attention_varlen: cu_seqlens_q {tuple(cu_seqlens_q.shape)}"
+                                  f" and cu_seqlens_k {tuple(cu_seqlens_k.shape)} must both be "
+                                  f"[B + 1]")
+    for t in (k, v):
+        if t.device != q.device:
+            raise AttentionInputError(f"fa.attention_varlen: k and v must be on q's device "
+                                      f"({q.device})")
+    if max_seqlen_q is not None and (isinstance(max_seqlen_q, bool) or
+                                     not isinstance(max_seqlen_q, int) or max_seqlen_q < 0):
+        raise AttentionInputError(f"fa.attention_varlen: max_seqlen_q must be a non-negative "
+                                  f"int, got {max_seqlen_q!r}")
+
+
+def _kernel(q, causal, window, scale, return_lse):
+    key = (q.dtype, q.shape[2], causal, window, scale, return_lse, q.device)
+    kern = _kernels.get(key)
+    if kern is None:
+        dtype = _DTYPE_NAMES.get(q.dtype, str(q.dtype))
+        chip = chip_for_device(q.device) if q.device.type == "cuda" else None
+        kern = unsupported_reason(dtype, q.device, chip, q.shape[2], q.shape[2], None)
+        if kern is None and chip != "sm_90a":
+            kern = f"{chip}: packed variable-length sequences run on sm_90a only (for now)"
+        if kern is None:
+            variant = Variant.make(dtype, q.shape[2], causal, window, scale, None, return_lse,
+                                   chip, varlen=True)
+            try:
+                kern = dispatch.kernel(variant).runtime
+            except UnsupportedError as e:
+                kern = str(e)
+        _kernels[key] = kern
+    return kern
+
+
+def _reference(q, k, v, cu_q, cu_k, causal, window, scale, return_lse):
+    """torch, one sequence at a time (offsets clamped as the op's semantics say;
+    rows of no sequence are 0 and lse -inf)."""
+    Tq, Tk = q.shape[0], k.shape[0]
+    out = torch.zeros_like(q)
+    lse = torch.full((q.shape[1], Tq), float("-inf"), device=q.device, dtype=torch.float32)
+    oq, ok = cu_q.tolist(), cu_k.tolist()
+    for s in range(len(oq) - 1):
+        qs = min(max(oq[s], 0), Tq)
+        qe = min(max(oq[s + 1], qs), Tq)
+        ks = min(max(ok[s], 0), Tk)
+        ke = min(max(ok[s + 1], ks), Tk)
+        if qe == qs:
+            continue
+        if ke == ks:
+            continue  # no key: 0 and -inf, as initialized
+        o, l = reference(*(x[a:b].transpose(0, 1).unsqueeze(0) for x, a, b in
+                           ((q, qs, qe), (k, ks, ke), (v, ks, ke))),
+                         causal=causal, window=window, scale=scale, return_lse=True)
+        out[qs:qe] = o[0].transpose(0, 1).to(q.dtype)
+        lse[:, qs:qe] = l[0]
+    return out, lse
+
+
+def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k=None, max_seqlen_q=None, *,
+                     causal=False, window=None, scale=None, return_lse=False, fallback=None):
+    """Attention over packed variable-length sequences.
+
+    q [Tq, Hq, D], k and v [Tk, Hkv, D] (f16 / bf16, one CUDA device; Hq a
+    multiple of Hkv); cu_seqlens_q and cu_seqlens_k [B + 1] int32 cumulative
+    offsets on that device (cu_seqlens_k defaults to cu_seqlens_q): sequence s
+    has the query rows [cu_seqlens_q[s], cu_seqlens_q[s + 1]) and the keys
+    [cu_seqlens_k[s], cu_seqlens_k[s + 1]), and its rows see only its keys.
+    causal / window: bottom-right per sequence (diagonal Lk - Lq). scale:
+    default 1/sqrt(D). max_seqlen_q: the longest sequence's query rows (the
+    grid); None reads it from the offsets (a device synchronization).
+    Returns out [Tq, Hq, D] (and with return_lse the log-sum-exp [Hq, Tq] f32).
+    Offsets should start at 0, never decrease and end at Tq / Tk: then every
+    row is written; FA_CHECK_INDICES=1 checks that on the host. Forward only:
+    UnsupportedError when autograd would need a backward. Without an sm_90a
+    kernel (another chip, the CPU, a head dim the kernel lacks):
+    UnsupportedError, or with fallback=True (FA_FALLBACK=1) torch per sequence."""
+    if cu_seqlens_k is None:
+        cu_seqlens_k = cu_seqlens_q
+    _check(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q)
+    window = normalize_window(causal, window)
+    if torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v)):
+        raise UnsupportedError("fa.attention_varlen: no backward kernel for packed "
+                               "variable-length sequences yet (call it under torch.no_grad(), "
+                               "or detach the inputs)")
+    if fallback is None:
+        fallback = torch_ops._FALLBACK_ENV
+    kern = _kernel(q, bool(causal), window, None if scale is None else float(scale),
+                   bool(return_lse))
+    if isinstance(kern, str):
+        if not fallback:
+            raise UnsupportedError(f"fa.attention_varlen: {kern}. Pass fallback=True (or set "
+                                   f"FA_FALLBACK=1) to compute it with torch instead")
+        out, lse = _reference(q, k, v, cu_seqlens_q, cu_seqlens_k, causal, window, scale,
+                              return_lse)
+        return (out, lse) if return_lse else out
+    res = kern(q.contiguous(), k.contiguous(), v.contiguous(), cu_seqlens_q=cu_seqlens_q,
+               cu_seqlens_k=cu_seqlens_k, max_seqlen_q=max_seqlen_q)
+    if return_lse:
+        return res
+    return res[0] if isinstance(res, tuple) else res
