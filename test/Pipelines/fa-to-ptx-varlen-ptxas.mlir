@@ -2,8 +2,10 @@
 // RUN: rm -rf %t && fa-opt %s -split-input-file '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a},fa-dump-kernel{dir=%t})' -o /dev/null
 // RUN: %ptxas -arch=sm_90a -v %t/varlen_d128_causal_kernel.ptx -o %t/a.cubin 2>&1 | FileCheck %s
 // RUN: %ptxas -arch=sm_90a -v %t/varlen_d64_full_kernel.ptx -o %t/b.cubin 2>&1 | FileCheck %s
+// RUN: rm -rf %t && fa-opt %s -split-input-file '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a persistent=true},fa-dump-kernel{dir=%t})' -o /dev/null
+// RUN: %ptxas -arch=sm_90a -v %t/varlen_d64_full_kernel.ptx -o %t/c.cubin 2>&1 | FileCheck %s
 
-// The varlen sm_90a kernels assemble for sm_90a without spills.
+// The varlen sm_90a kernels assemble for sm_90a without spills (also persistent).
 // CHECK: 0 bytes spill stores, 0 bytes spill loads
 // CHECK-NOT: bytes spill stores
 

@@ -6,6 +6,9 @@
 // RUN: FileCheck %s --check-prefix=HTD < %t/varlen_causal_kernel.json
 // RUN: FileCheck %s --check-prefix=HTDPTX < %t/varlen_causal_kernel.ptx
 // RUN: not fa-opt %s -split-input-file '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a varlen-layout=bshd})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: rm -rf %t && fa-opt %s -split-input-file '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a persistent=true},fa-dump-kernel{dir=%t})' -o /dev/null
+// RUN: FileCheck %s --check-prefix=PERS < %t/varlen_full_kernel.json
+// RUN: FileCheck %s --check-prefix=PERSPTX < %t/varlen_full_kernel.ptx
 
 // The sm_90a kernel of fa.attention with varlen(...) (docs/Attention.md,
 // docs/Manifest.md): the grid's batch is the sequence and its query blocks
@@ -89,6 +92,28 @@
 // HTD: "mul": [
 // HTD-NEXT: "Nq",
 // HTD: "varlen_layout": "htd"
+
+// persistent=true (not the default for varlen, docs/SM90.md): the tiles of
+// the longest sequence's blocks per head and sequence, min(tiles, SMs) CTAs;
+// each tile reads its sequence's offsets, and both the producer and the
+// consumers skip a tile past its sequence's rows (an scf.if around the tile).
+// PERS: "grid": [
+// PERS-NEXT: {
+// PERS-NEXT: "min": [
+// PERS-NEXT: {
+// PERS-NEXT: "mul": [
+// PERS-NEXT: {
+// PERS-NEXT: "ceil_div": [
+// PERS-NEXT: "max_seqlen_q",
+// PERS: "persistent": true,
+// PERS: "varlen": true
+// (The consumers' code comes first in the PTX, then the producer's.)
+// PERSPTX: setmaxnreg.dec.sync.aligned.u32
+// PERSPTX: setmaxnreg.inc.sync.aligned.u32
+// PERSPTX: ld.global.b32
+// PERSPTX: wgmma.mma_async
+// PERSPTX: ld.global.b32
+// PERSPTX: cp.async.bulk.tensor.3d
 
 // BAD: convert-fa-to-nvgpu: option varlen-layout must be thd or htd, got 'bshd'
 

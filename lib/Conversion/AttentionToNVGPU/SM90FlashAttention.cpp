@@ -65,9 +65,9 @@ std::string mlir::fa::checkSM90AttentionDesc(const SM90AttentionDesc &d) {
   if (d.kvCache.any() && d.persistent)
     return "sm_90a persistent kernel does not support kv_lens or pages yet "
            "(persistent=false)";
-  if (d.varlen && d.persistent)
-    return "sm_90a persistent kernel does not support varlen yet "
-           "(persistent=false)";
+  if (d.varlen && d.dynamicTiles)
+    return "sm_90a kernel with dynamic tiles does not support varlen yet "
+           "(dynamic-tiles=false)";
   if (d.persistent && !d.warpSpecialized)
     return "sm_90a persistent kernel needs warp-specialize";
   if (d.stages < 1 || d.stages > 4)

@@ -6,10 +6,10 @@
 // SM80: error: {{.*}}the sm_80 kernel does not support varlen yet (sm_90a does)
 // GPU: error: {{.*}}convert-fa-to-nvgpu{host-launch} does not support varlen yet (fa-to-gpu); compile the attention with fa-to-ptx and launch it through the manifest
 
-// One offset tensor for queries and keys (self-attention) is fine; the
-// persistent schedule is not.
-func.func @persistent(%q: tensor<1x8x?x128xf16>, %k: tensor<1x2x?x128xf16>, %c: tensor<?xi32>) -> tensor<1x8x?x128xf16> attributes {fa.sm90.persistent = true} {
-  // expected-error @+1 {{sm_90a persistent kernel does not support varlen yet (persistent=false)}}
+// One offset tensor for queries and keys (self-attention) is fine; dynamic
+// tiles are not.
+func.func @dynamic_tiles(%q: tensor<1x8x?x128xf16>, %k: tensor<1x2x?x128xf16>, %c: tensor<?xi32>) -> tensor<1x8x?x128xf16> attributes {fa.sm90.dynamic_tiles = true} {
+  // expected-error @+1 {{sm_90a kernel with dynamic tiles does not support varlen yet (dynamic-tiles=false)}}
   %o = fa.attention %q, %k, %k varlen(%c, %c : tensor<?xi32>, tensor<?xi32>)
       : tensor<1x8x?x128xf16>, tensor<1x2x?x128xf16>, tensor<1x2x?x128xf16> -> tensor<1x8x?x128xf16>
   return %o : tensor<1x8x?x128xf16>

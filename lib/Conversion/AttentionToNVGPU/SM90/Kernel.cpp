@@ -78,6 +78,8 @@ static KernelArgs readKernelArgs(KernelBuilder &kb, const KernelConfig &cfg,
     a.kvCache.numPages = kb.asIndex(args[s0 + 5]);
     a.kvCache.maxPages = kb.asIndex(args[s0 + 6]);
   }
+  if (cfg.desc.varlen)
+    a.maxSeqlenQ = kb.asIndex(args[s0 + 5]);
   auto mapType = [&](MemRefType box, bool swizzle64 = false) {
     return nvgpu::TensorMapDescriptorType::get(
         ctx, box,
@@ -119,6 +121,7 @@ static void buildConsumers(KernelBuilder &kb, const KernelConfig &cfg,
   KVRange range;
   Value tileIdx, tileN;
   Value qBuffer; // persistent with two Q tiles: this tile's, tileN % 2
+  scf::IfOp rowsIf; // persistent varlen: the tile has rows of its sequence
   int64_t buffers = cfg.smem.qBuffers;
   // The Q tile of the CTA's n-th tile and the phase that says it is loaded.
   auto qBufferOf = [&](Value n) {
@@ -169,10 +172,23 @@ static void buildConsumers(KernelBuilder &kb, const KernelConfig &cfg,
     tile = TileState::of(kb,
                          tiles->scheduler.decodeTile(kb, tileIdx, tiles->count,
                                                      tiles->sizes),
-                         tiles->sizes);
-    range = KVRange::of(kb, cfg, tile.q0, tiles->sizes);
+                         tiles->sizes)
+               .withSequenceKeys(kb, cfg, args);
     range.base = tloop.getRegionIterArgs()[0];
     tileN = tloop.getRegionIterArgs()[1];
+    if (Value hasRows = tile.hasRows(kb)) {
+      // varlen: a tile past its sequence's rows is skipped by the producer
+      // and the consumers alike (the same test), counting nothing.
+      rowsIf = scf::IfOp::create(kb.b, kb.loc, TypeRange{range.base.getType(),
+                                                         tileN.getType()},
+                                 hasRows, /*withElseRegion=*/true);
+      kb.b.setInsertionPointToStart(&rowsIf.getElseRegion().front());
+      scf::YieldOp::create(kb.b, kb.loc, ValueRange{range.base, tileN});
+      kb.b.setInsertionPointToStart(&rowsIf.getThenRegion().front());
+    }
+    Value base = range.base;
+    range = KVRange::of(kb, cfg, tile.q0, tile.sequenceSizes(tiles->sizes));
+    range.base = base;
     // The thread index again, through an opaque read, so that what the tile
     // body derives from it (swizzled epilogue addresses, descriptors) stays
     // in the body instead of being hoisted out of the tile loop and held in
@@ -227,9 +243,12 @@ static void buildConsumers(KernelBuilder &kb, const KernelConfig &cfg,
         dynamic ? smem.loadTileCoord(kb, cfg, qBuffer)
                 : tiles->scheduler.decodeTile(kb, opaqueIndex(kb, tileIdx),
                                               tiles->count, tiles->sizes),
-        tiles->sizes);
-    endRange = KVRange::of(kb, cfg, again.q0, tiles->sizes);
+        tiles->sizes)
+        .withSequenceKeys(kb, cfg, args);
+    endRange = KVRange::of(kb, cfg, again.q0, again.sequenceSizes(tiles->sizes));
     rows.qPlane = again.qPlane;
+    rows.rowOffset = again.qRow0;
+    rows.rowEnd = again.queryLength;
     rows.wgRow0 = kb.add(again.q0,
                          kb.mul(t.warpgroup, kb.idx(kSM90RowsPerWarpgroup)));
     for (int r = 0; r < 2; ++r)
@@ -244,10 +263,15 @@ static void buildConsumers(KernelBuilder &kb, const KernelConfig &cfg,
         NVVM::SharedSpaceAttr::get(kb.b.getContext(),
                                    NVVM::SharedSpace::shared_cta));
     loads.releaseQTile(qBuffer);
-    scf::YieldOp::create(
-        kb.b, kb.loc,
-        ValueRange{kb.add(range.base, kb.sub(endRange.end, endRange.begin)),
-                   kb.add(tileN, kb.idx(1))});
+    SmallVector<Value, 2> next = {
+        kb.add(range.base, kb.sub(endRange.end, endRange.begin)),
+        kb.add(tileN, kb.idx(1))};
+    if (rowsIf) {
+      scf::YieldOp::create(kb.b, kb.loc, next);
+      kb.b.setInsertionPointAfter(rowsIf);
+      next.assign(rowsIf.getResults().begin(), rowsIf.getResults().end());
+    }
+    scf::YieldOp::create(kb.b, kb.loc, next);
   }
 }
 
@@ -455,20 +479,25 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   std::optional<TileState> tile;
   if (!cfg.persistent)
     tile = TileState::of(kb, coord, args.sizes).withSequenceKeys(kb, cfg, args);
-  if (d.varlen) {
+  if (tile && d.varlen) {
     // The grid covers the longest sequence: a CTA past its own sequence's
     // rows has nothing to do. Every thread takes the same branch (from
-    // blockIdx and the offsets), before any barrier.
-    auto inSequence = scf::IfOp::create(
-        b, loc, kb.cmp(arith::CmpIPredicate::slt, tile->q0, tile->queryLength),
-        /*withElseRegion=*/false);
+    // blockIdx and the offsets), before any barrier. (Persistent CTAs skip
+    // such tiles in their tile loops.)
+    auto inSequence =
+        scf::IfOp::create(b, loc, tile->hasRows(kb), /*withElseRegion=*/false);
     b.setInsertionPointToStart(inSequence.thenBlock());
   }
   std::optional<PersistentTiles> tiles;
-  if (cfg.persistent)
-    tiles = PersistentTiles{scheduler,
-                            scheduler.getTileCount(kb, args.sizes),
-                            args.sizes, args.tileCounter};
+  if (cfg.persistent) {
+    // varlen: the tiles of the longest sequence's query blocks, per head
+    // and sequence.
+    ProblemSizes tileSizes = args.sizes;
+    if (d.varlen)
+      tileSizes.queryLength = args.maxSeqlenQ;
+    tiles = PersistentTiles{scheduler, scheduler.getTileCount(kb, tileSizes),
+                            tileSizes, args.tileCounter, &args};
+  }
   Value isIssuer = kb.cmp(arith::CmpIPredicate::eq, tid, kb.idx(0));
   SharedMemory smem = SharedMemory::allocate(kb, cfg);
   TMALoadPipeline loads(kb, cfg, args, isIssuer);

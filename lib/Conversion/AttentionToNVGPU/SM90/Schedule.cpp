@@ -248,7 +248,10 @@ struct Resolver {
   /// window; with one Q tile
   /// they are slower, and causal tiles are uneven (the static stride loses
   /// to the hardware's CTA order). So the measured default is on for what was
-  /// measured: no window, no modifiers, no kv_lens / pages, 16-bit inputs,
+  /// measured: no window, no modifiers, no kv_lens / pages, no varlen (its
+  /// persistent CTAs skip the tiles past short sequences' rows in a static
+  /// order: +4-11% on equal sequences of 512-1k tokens, -5 to -13% on a mixed
+  /// batch, bench/results/varlen_h200_2026-12-02_s13/run4), 16-bit inputs,
   /// head dim 64 or 128, the pipelined schedule (a sweep that turns off
   /// overlap gets one tile per CTA), two Q tiles fitting. A persistent kernel
   /// (measured or set) gets the persistent ring (withPersistentRing) and two

@@ -87,8 +87,10 @@ static void loadPersistentQ(KernelBuilder &kb, const KernelConfig &cfg,
                                                tiles.count, tiles.sizes);
   if (tiles.scheduler.isDynamic())
     smem.storeTileCoord(kb, cfg, buffer, coord);
-  TileState state = TileState::of(kb, coord, tiles.sizes);
-  loads.issueQ(smem.withOpaqueShift(kb), state.q0, state.qPlane, buffer);
+  TileState state = TileState::of(kb, coord, tiles.sizes)
+                        .withSequenceKeys(kb, cfg, *tiles.args);
+  loads.issueQ(smem.withOpaqueShift(kb), state.qLoadRow(kb), state.qPlane,
+               buffer);
 }
 
 /// The producer's work for persistent tile `tile`, the CTA's n-th, whose
@@ -103,12 +105,11 @@ static void loadPersistentQ(KernelBuilder &kb, const KernelConfig &cfg,
 static Value streamPersistentTile(KernelBuilder &kb, const KernelConfig &cfg,
                                   const TMALoadPipeline &loads,
                                   const SharedMemory &smem,
-                                  const PersistentTiles &tiles, Value tile,
+                                  const PersistentTiles &tiles,
+                                  const TileState &state, Value tile,
                                   Value base, Value n) {
-  TileState state = TileState::of(
-      kb, tiles.scheduler.decodeTile(kb, tile, tiles.count, tiles.sizes),
-      tiles.sizes);
-  KVRange range = KVRange::of(kb, cfg, state.q0, tiles.sizes);
+  KVRange range =
+      KVRange::of(kb, cfg, state.q0, state.sequenceSizes(tiles.sizes));
   Value count = kb.sub(range.end, range.begin);
   // The ring iteration (from the tile's first) at which Q is issued.
   Value qAt = kb.idx(0);
@@ -137,6 +138,15 @@ static Value streamPersistentTile(KernelBuilder &kb, const KernelConfig &cfg,
   return itEnd;
 }
 
+/// Persistent tile `tile`'s state (varlen: with its sequence's rows and keys).
+static TileState tileState(KernelBuilder &kb, const KernelConfig &cfg,
+                           const PersistentTiles &tiles, Value tile) {
+  return TileState::of(
+             kb, tiles.scheduler.decodeTile(kb, tile, tiles.count, tiles.sizes),
+             tiles.sizes)
+      .withSequenceKeys(kb, cfg, *tiles.args);
+}
+
 /// The producer's tile loop, carrying the running block counter and the
 /// CTA's tile count n. Static: tiles blockIdx.x, + gridDim.x, ... Dynamic:
 /// blockIdx.x, then each next tile claimed from the counter once the current
@@ -156,12 +166,31 @@ static void streamPersistentTiles(KernelBuilder &kb, const KernelConfig &cfg,
         ValueRange{kb.idx(0), kb.idx(0)});
     OpBuilder::InsertionGuard guard(kb.b);
     kb.b.setInsertionPointToStart(tloop.getBody());
+    Value tile = tloop.getInductionVar();
+    Value base = tloop.getRegionIterArgs()[0];
     Value n = tloop.getRegionIterArgs()[1];
-    Value itEnd = streamPersistentTile(kb, cfg, loads, smem, tiles,
-                                       tloop.getInductionVar(),
-                                       tloop.getRegionIterArgs()[0], n);
-    scf::YieldOp::create(kb.b, kb.loc,
-                         ValueRange{itEnd, kb.add(n, kb.idx(1))});
+    TileState state = tileState(kb, cfg, tiles, tile);
+    Value hasRows = state.hasRows(kb);
+    if (!hasRows) {
+      Value itEnd =
+          streamPersistentTile(kb, cfg, loads, smem, tiles, state, tile, base, n);
+      scf::YieldOp::create(kb.b, kb.loc,
+                           ValueRange{itEnd, kb.add(n, kb.idx(1))});
+      return;
+    }
+    // varlen: a tile past its sequence's rows is skipped (the consumers make
+    // the same test), counting nothing.
+    auto rowsIf = scf::IfOp::create(
+        kb.b, kb.loc, TypeRange{base.getType(), n.getType()}, hasRows,
+        /*withElseRegion=*/true);
+    kb.b.setInsertionPointToStart(&rowsIf.getThenRegion().front());
+    Value itEnd =
+        streamPersistentTile(kb, cfg, loads, smem, tiles, state, tile, base, n);
+    scf::YieldOp::create(kb.b, kb.loc, ValueRange{itEnd, kb.add(n, kb.idx(1))});
+    kb.b.setInsertionPointToStart(&rowsIf.getElseRegion().front());
+    scf::YieldOp::create(kb.b, kb.loc, ValueRange{base, n});
+    kb.b.setInsertionPointAfter(rowsIf);
+    scf::YieldOp::create(kb.b, kb.loc, rowsIf.getResults());
     return;
   }
   Type index = kb.b.getIndexType();
@@ -179,9 +208,10 @@ static void streamPersistentTiles(KernelBuilder &kb, const KernelConfig &cfg,
                                     {index, index, index},
                                     {kb.loc, kb.loc, kb.loc});
     Value n = after->getArgument(2);
-    Value itEnd = streamPersistentTile(kb, cfg, loads, smem, tiles,
-                                       after->getArgument(0),
-                                       after->getArgument(1), n);
+    Value itEnd = streamPersistentTile(
+        kb, cfg, loads, smem, tiles,
+        tileState(kb, cfg, tiles, after->getArgument(0)), after->getArgument(0),
+        after->getArgument(1), n);
     // Claimed once this tile's loads are issued, not before: the claim is
     // not held in a register across the K/V loop (at 40 registers that
     // spilled), and the producer runs `stages` blocks ahead of the

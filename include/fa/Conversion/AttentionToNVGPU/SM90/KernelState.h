@@ -83,8 +83,9 @@ struct KernelArgs {
   kernel::KVCacheArgs kvCache;
   /// Dynamic tiles: the [2] i32 tile counter (memref); else null.
   Value tileCounter;
-  /// varlen: the cumulative query and key offsets, [B + 1] i32 memrefs.
-  Value cuSeqlensQ, cuSeqlensK;
+  /// varlen: the cumulative query and key offsets, [B + 1] i32 memrefs, and
+  /// max_seqlen_q (index: the grid's and the persistent tiles' query blocks).
+  Value cuSeqlensQ, cuSeqlensK, maxSeqlenQ;
   Value batchArg;         ///< B as the i32 argument (cast where used)
   kernel::ProblemSizes sizes; ///< batch left null (see batchArg)
 };
@@ -113,6 +114,13 @@ struct TileState {
   /// The packed row of the tile's first query row: q0 (+ qRow0).
   Value qLoadRow(KernelBuilder &kb) const {
     return qRow0 ? kb.add(qRow0, q0) : q0;
+  }
+  /// varlen: whether the tile holds rows of its sequence (q0 < its query
+  /// rows); null otherwise (every tile does).
+  Value hasRows(KernelBuilder &kb) const {
+    return queryLength
+               ? kb.cmp(arith::CmpIPredicate::slt, q0, queryLength)
+               : Value();
   }
   static TileState of(KernelBuilder &kb, kernel::TileCoord coord,
                       const kernel::ProblemSizes &sizes);

@@ -21,6 +21,8 @@ struct PersistentTiles {
   kernel::ProblemSizes sizes;
   /// Dynamic tiles: the tile counter (KernelArgs::tileCounter); else null.
   Value counter;
+  /// The kernel's arguments (varlen: each tile reads its sequence's offsets).
+  const KernelArgs *args = nullptr;
 };
 
 /// Without warp specialization: thread `isIssuer` issues Q and the first
