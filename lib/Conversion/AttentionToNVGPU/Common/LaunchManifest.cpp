@@ -236,6 +236,8 @@ void mlir::fa::insertVarlenParams(std::vector<KernelParam> &params,
     SmallVector<SizeExpr, 4> &shape = p.tensor->shape;
     if (!tokenMajor) {
       shape.front() = 1;
+      if (size_t at = p.meaning.find("[B, "); at != std::string::npos)
+        p.meaning.replace(at, 4, "[1, ");
     } else if (shape.size() == 4) {
       // [B, H, N, D] -> [N, H, D]; lse [B, Hq, Nq] -> [Hq, Nq].
       shape = {shape[2], shape[1], shape[3]};
@@ -261,6 +263,14 @@ void mlir::fa::insertVarlenParams(std::vector<KernelParam> &params,
   auto firstSize = llvm::find_if(
       params, [](const KernelParam &p) { return p.kind == ParamKind::I32; });
   params.insert(firstSize, std::begin(offsets), std::end(offsets));
+  for (KernelParam &p : params) {
+    if (p.name == "B")
+      p.meaning = "sequences (cu_seqlens_q and cu_seqlens_k hold B + 1 offsets)";
+    else if (p.name == "Nq")
+      p.meaning = "packed query rows of all sequences (Tq)";
+    else if (p.name == "Nk")
+      p.meaning = "packed keys of all sequences (Tk)";
+  }
   params.push_back(KernelParam{"max_seqlen_q", ParamKind::I32, sizeType,
                                "the longest sequence's query rows (the grid; "
                                "rows of longer sequences are not written)",
