@@ -771,6 +771,6 @@ struct Matcher {
 } // namespace
 
 FailureOr<TiledAttention> mlir::fa::matchTiledAttention(func::FuncOp func) {
-  Matcher m{func, {}, {}, {}, {}, {}, 0};
+  Matcher m{func, {}, {}, {}, {}, {}, 0, {}};
   return m.run();
 }

@@ -225,11 +225,12 @@ static void buildConsumers(KernelBuilder &kb, const KernelConfig &cfg,
                                         range.begin);
     outScale = descales->vUnit(kb, last);
   }
-  EpilogueRows rows{tile.qPlane, frame.wgRow0, {frame.rowQ[0], frame.rowQ[1]}};
-  rows.rowOffset = tile.qRow0;
-  rows.rowEnd = tile.queryLength;
-  if (cfg.desc.varlenTokenMajor)
-    rows.tokenHeads = args.sizes.queryHeads;
+  EpilogueRows rows{tile.qPlane,
+                    frame.wgRow0,
+                    {frame.rowQ[0], frame.rowQ[1]},
+                    tile.qRow0,
+                    tile.queryLength,
+                    cfg.desc.varlenTokenMajor ? args.sizes.queryHeads : Value()};
   KVRange endRange = range;
   if (tiles) {
     // The tile's coordinates again for the epilogue, from an opaque copy of
