@@ -80,6 +80,8 @@ def needed_specs(dtype="f16", paged=False, page_sizes=PAGE_SIZES):
         specs += [f"{s},kv_lens" for s in specs[:]]
         specs += [f"{dtype},d{D},{m}{lse},kv_lens,page={S}" for S in page_sizes
                   for m in ("full", "causal") for lse in ("", ",lse")]
+    # The in-kernel split-KV kernels of the packed (non-causal) calls.
+    specs += [f"{s},split-kv=true" for s in specs if ",full" in s and "softcap" not in s]
     return specs
 
 
@@ -93,6 +95,17 @@ def _torch():
     global torch, peer_fns, time_back_to_back, time_ms
     import torch
     from common import peer_fns, time_back_to_back, time_ms  # noqa: F401
+
+
+def with_switch_off(module, switch, fn):
+    """fn run with module.<switch> (a module-level bool of fa.torch_ops) off."""
+    def run():
+        setattr(module, switch, False)
+        try:
+            return fn()
+        finally:
+            setattr(module, switch, True)
+    return run
 
 
 def reference(q, k, v):
@@ -144,7 +157,7 @@ def main():
 
 
 def run_contiguous(args):
-    from fa import torch_ops
+    from fa import decode, torch_ops
     dt = {"f16": torch.float16, "bf16": torch.bfloat16}[args.dtype]
     dev = torch.device("cuda:0")
     sms = torch.cuda.get_device_properties(0).multi_processor_count
@@ -199,14 +212,8 @@ def run_contiguous(args):
             def ours():
                 return fa.attention(q, k, v, causal=True)
 
-            def unsplit():
-                torch_ops._SPLIT_KV = False
-                try:
-                    return fa.attention(q, k, v, causal=True)
-                finally:
-                    torch_ops._SPLIT_KV = True
-
-            fns = {"ours": ours, "ours_unsplit": unsplit}
+            fns = {"ours": ours, "ours_unsplit": with_switch_off(torch_ops, "_SPLIT_KV", ours),
+                   "ours_host_split": with_switch_off(torch_ops, "_SPLIT_KV_KERNEL", ours)}
             # One query row: causal or not is the same attention for the peers.
             fns.update(peer_fns(q, k, v, False, enable_gqa=True))
             src = torch.empty(kv_bytes // 2, device=dev, dtype=torch.float16)
@@ -230,7 +237,22 @@ def run_contiguous(args):
                 if best is None or ms < best[1]:
                     best = (S, ms)
             r["best_S"], r["best_S_ms"] = best
-            for name in ("ours", "ours_unsplit", "flash", "cudnn"):
+            # In-kernel split-KV at each num_splits (the plan's check).
+            plan_k = decode.plan_kernel_splits(B, HQ, HKV, 1, Nk, sms)
+            r["plan_kernel_splits"] = plan_k
+            kern = torch_ops._kernel(q, v, False, None, None, None, False, True, split_kv=True)
+            if not isinstance(kern, str):
+                qp = q.view(B, HKV, HQ // HKV, D)
+                bestk = None
+                for S in sorted({1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 128, plan_k}):
+                    if S < 1 or S > Nk // 128:
+                        continue
+                    ms = time_ms(lambda S=S: kern(qp, k, v, num_splits=S), args.iters)
+                    r[f"K{S}_ms"] = ms
+                    if bestk is None or ms < bestk[1]:
+                        bestk = (S, ms)
+                r["best_K"], r["best_K_ms"] = bestk
+            for name in ("ours", "ours_unsplit", "ours_host_split", "flash", "cudnn"):
                 if f"{name}_ms" in r:
                     r[f"{name}_vs_copy"] = r[f"{name}_GBps"] / r["copy_GBps"]
             for name in ("flash", "cudnn"):
@@ -246,9 +268,10 @@ def run_contiguous(args):
     with open(args.out + ".json", "w") as f:
         json.dump({"device": torch.cuda.get_device_name(0), "sms": sms, "torch": torch.__version__,
                    "dtype": args.dtype, "rows": rows, "failures": failures}, f, indent=1)
-    cols = ["B", "Nk", "plan_splits", "best_S", "ours_GBps", "ours_unsplit_GBps", "flash_GBps",
-            "cudnn_GBps", "copy_GBps", "ours_vs_copy", "ours_vs_cudnn", "ours_vs_flash",
-            "ours_user_vs_cudnn", "err_out"]
+    cols = ["B", "Nk", "plan_kernel_splits", "best_K", "ours_GBps", "ours_host_split_GBps",
+            "ours_unsplit_GBps", "flash_GBps", "cudnn_GBps", "copy_GBps", "ours_vs_copy",
+            "ours_vs_cudnn", "ours_vs_flash", "ours_user_vs_cudnn", "ours_user_vs_flash",
+            "err_out"]
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for r in rows:
         lines.append("| " + " | ".join(
@@ -309,9 +332,10 @@ def _errors(out, lse, ref, ref_lse):
 
 
 def run_paged(args, page_sizes):
-    from fa import torch_ops
+    from fa import decode, torch_ops
     dt = {"f16": torch.float16, "bf16": torch.bfloat16}[args.dtype]
     dev = torch.device("cuda:0")
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
     tol = 4e-3 if dt == torch.float16 else 3e-2
     points = [tuple(int(x) for x in p.split("x")) for p in args.points.split(",")]
     rows, failures = [], []
@@ -325,13 +349,11 @@ def run_paged(args, page_sizes):
         print("FAIL " + msg, flush=True)
 
     def unsplit(fn):
-        def run():
-            torch_ops._SPLIT_KV = False
-            try:
-                return fn()
-            finally:
-                torch_ops._SPLIT_KV = True
-        return run
+        return with_switch_off(torch_ops, "_SPLIT_KV", fn)
+
+    def host_split(fn):
+        """The split before in-kernel split-KV: chunks as extra sequences, combined by torch."""
+        return with_switch_off(torch_ops, "_SPLIT_KV_KERNEL", fn)
 
     def check(name, fn, nb, ref, ref_lse, r, suffix=""):
         out, lse = fn()
@@ -385,6 +407,7 @@ def run_paged(args, page_sizes):
             # of equal chunks), "varied" with them (packed; split only with
             # one K/V head).
             c_lens = lens if mode == "varied" else None
+            base["plan_kernel_splits"] = decode.plan_kernel_splits(B, HQ, HKV, 1, Nk, sms)
             r = dict(base, layout="contiguous", page_size=0,
                      plan_splits=torch_ops._plan_decode(q, k, True, (-1, 0), kv_lens=c_lens))
 
@@ -394,6 +417,7 @@ def run_paged(args, page_sizes):
                 check(f"contiguous B={B} Nk={Nk} {mode}", lambda: contig(True), nb, ref, ref_lse,
                       r)
                 timed(r, "ours", contig, kv_bytes)
+                timed(r, "ours_host_split", host_split(contig), kv_bytes)
             except fa.UnsupportedError as e:  # no kernel in the bundle
                 r["error"] = str(e).splitlines()[0]
             except Exception as e:  # noqa: BLE001 (recorded; the sweep goes on)
@@ -417,6 +441,7 @@ def run_paged(args, page_sizes):
                           "_unsplit")
                     timed(r, "ours", paged, kv_bytes)
                     timed(r, "ours_unsplit", unsplit(paged), kv_bytes)
+                    timed(r, "ours_host_split", host_split(paged), kv_bytes)
                     if contig_ms:
                         r["paged_vs_contiguous"] = contig_ms / r["ours_ms"]
                     for name, ms in peer_ms.items():
@@ -438,8 +463,8 @@ def run_paged(args, page_sizes):
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out + ".json", "w") as f:
         json.dump(result, f, indent=1)
-    cols = ["B", "Nk", "lens", "layout", "page_size", "plan_splits", "ours_GBps",
-            "ours_unsplit_GBps", "flash_GBps", "cudnn_GBps", "copy_GBps", "paged_vs_contiguous",
+    cols = ["B", "Nk", "lens", "layout", "page_size", "plan_kernel_splits", "ours_GBps",
+            "ours_host_split_GBps", "ours_unsplit_GBps", "flash_GBps", "cudnn_GBps", "copy_GBps", "paged_vs_contiguous",
             "ours_vs_cudnn", "ours_vs_flash", "ours_user_ms", "cudnn_user_ms",
             "ours_user_vs_cudnn", "err_out", "error"]
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]

@@ -122,7 +122,7 @@ CASES = [
 ]
 
 
-def run(kdir, few, only, device):
+def run(kdir, few, only, device, splits=(1,)):
     results = []
     gen = torch.Generator(device=device)
     for path in sorted(glob.glob(os.path.join(kdir, "*.json"))):
@@ -141,25 +141,52 @@ def run(kdir, few, only, device):
             gen.manual_seed(1000 + ci)
             args, keys, values, lengths = make_case(manifest, case, dtype, device, gen)
             call = {k: v for k, v in args.items() if v is not None and k not in ("q", "k", "v")}
-            res = kernel(args["q"], args["k"], args["v"], check_indices=False, **call)
-            out, lse = res if isinstance(res, tuple) else (res, None)
-            torch.cuda.synchronize()
             ref, ref_lse = reference(manifest, args["q"], keys, values, lengths)
-            err = (out.double() - ref).abs().max().item()
-            tol = 2e-2 if dtype == torch.bfloat16 else 4e-3
-            ok = math.isfinite(err) and err <= tol
-            lse_err = None
-            if lse is not None:
-                finite = torch.isfinite(ref_lse)
-                same_inf = torch.equal(torch.isinf(lse.double()), ~finite)
-                lse_err = (lse.double()[finite] - ref_lse[finite]).abs().max().item() if finite.any() else 0.0
-                ok = ok and same_inf and lse_err <= 1e-3
-            results.append(dict(kernel=manifest["kernel"], chip=manifest["chip"], case=ci,
-                                lengths=lengths, max_abs_err=err, lse_err=lse_err, ok=ok))
-            print(f"{'ok  ' if ok else 'FAIL'} {manifest['chip']:7s} {manifest['kernel']:40s} case {ci} "
-                  f"lens {lengths} err {err:.2e}" + (f" lse {lse_err:.2e}" if lse_err is not None else ""),
-                  flush=True)
+            for S in (splits if manifest.get("split_kv") else (None,)):
+                results.append(check_launch(kernel, manifest, args, call, ci, lengths, ref, ref_lse,
+                                            dtype, S))
     return results
+
+
+def check_launch(kernel, manifest, args, call, ci, lengths, ref, ref_lse, dtype, S):
+    """One launch (a split-KV kernel's at num_splits S: twice, into outputs full of NaN, the
+    second bitwise equal to the first, so the first left its arrival counters at zero)
+    against the reference."""
+    B, Hq, Nq, D = args["q"].shape
+    runs = []
+    for _ in range(1 if S is None else 2):
+        extra = {}
+        if S is not None:
+            extra["num_splits"] = S
+            extra["out"] = torch.full_like(args["q"], float("nan"))
+            if manifest["lse"]:
+                extra["lse"] = torch.full((B, Hq, Nq), float("nan"), device=args["q"].device)
+        res = kernel(args["q"], args["k"], args["v"], check_indices=False, **call, **extra)
+        runs.append(res if isinstance(res, tuple) else (res, None))
+    torch.cuda.synchronize()
+    out, lse = runs[0]
+    err = (out.double() - ref).abs().max().item()
+    tol = 2e-2 if dtype == torch.bfloat16 else 4e-3
+    ok = math.isfinite(err) and err <= tol
+    lse_err = None
+    if lse is not None:
+        finite = torch.isfinite(ref_lse)
+        same_inf = torch.equal(torch.isinf(lse.double()), ~finite)
+        lse_err = (lse.double()[finite] - ref_lse[finite]).abs().max().item() if finite.any() else 0.0
+        ok = ok and same_inf and lse_err <= 1e-3
+    repeat = None
+    if len(runs) > 1:
+        repeat = torch.equal(runs[1][0], out) and (
+            lse is None or torch.equal(runs[1][1], lse))
+        ok = ok and repeat
+    print(f"{'ok  ' if ok else 'FAIL'} {manifest['chip']:7s} {manifest['kernel']:40s} case {ci} "
+          + (f"S {S} " if S is not None else "")
+          + f"lens {lengths} err {err:.2e}" + (f" lse {lse_err:.2e}" if lse_err is not None else "")
+          + ("" if repeat is None else f" repeat {'equal' if repeat else 'DIFFERS'}"),
+          flush=True)
+    return dict(kernel=manifest["kernel"], chip=manifest["chip"], case=ci,
+                lengths=lengths, num_splits=S, max_abs_err=err, lse_err=lse_err,
+                repeat_equal=repeat, ok=ok)
 
 
 def main():
@@ -168,11 +195,14 @@ def main():
     ap.add_argument("--out", help="JSON results")
     ap.add_argument("--few", action="store_true", help="two cases per kernel (compute-sanitizer)")
     ap.add_argument("--only", help="comma-separated substrings: only kernels whose name has one")
+    ap.add_argument("--splits", default="1",
+                    help="split-KV kernels (\"split_kv\": true): the num_splits to check, "
+                         "comma-separated")
     a = ap.parse_args()
     device = torch.device("cuda")
     results = []
     for kdir in a.kernels:
-        results += run(kdir, a.few, a.only, device)
+        results += run(kdir, a.few, a.only, device, tuple(int(x) for x in a.splits.split(",")))
     bad = [r for r in results if not r["ok"]]
     print(f"{len(results) - len(bad)}/{len(results)} right")
     if a.out:

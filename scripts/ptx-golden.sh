@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The PTX of every benchmark kernel (bench/kernels_sm80.mlir, bench/kernels_sm90.mlir,
-# the backward's bench/kernels_backward.mlir and the kv_lens / paged
-# bench/kernels_kv_cache.mlir for both chips) and of every
+# the backward's bench/kernels_backward.mlir, the kv_lens / paged
+# bench/kernels_kv_cache.mlir for both chips, and bench/kernels_split_kv.mlir
+# and the kv_lens / paged ones with split-kv on sm_90a) and of every
 # schedule variant of bench/sm90_variants.sh, hashed and compared
 # against the recorded set test/Golden/ptx.sha256: a refactor of the kernel
 # builders that must not change behaviour must leave every line unchanged.
@@ -51,6 +52,8 @@ grad_sm80 kernels_backward.mlir chip=sm_80
 grad_sm80_bkv64 kernels_backward.mlir chip=sm_80|fa.grad.block_kv = 64 : i64
 kv_cache_sm90 kernels_kv_cache.mlir chip=sm_90a
 kv_cache_sm80 kernels_kv_cache.mlir chip=sm_80
+split_kv_sm90 kernels_split_kv.mlir chip=sm_90a split-kv=true
+split_kv_kv_cache_sm90 kernels_kv_cache.mlir chip=sm_90a split-kv=true
 SETS
 
 # One line per kernel: "<sha256>  <set>/<kernel>.ptx", sorted.

@@ -112,3 +112,36 @@ def split_lengths(kv_lens, splits, chunk, capacity):
     lens = [capacity] * kv_lens if isinstance(kv_lens, int) else \
         [min(max(n, 0), capacity) for n in kv_lens]
     return [min(max(n - s * chunk, 0), chunk) for n in lens for s in range(splits)]
+
+
+# In-kernel split-KV (sm_90a kernels compiled with fa-to-ptx{split-kv=true}:
+# the chunks are CTAs of one launch, merged by lse in the last CTA of each
+# tile; docs/Inference.md). No divisor condition (a chunk is whole key blocks
+# of the kernel, the last one shorter) and no host-side combine, so short
+# caches split too. Fewest key blocks of a chunk (below that a CTA's prologue
+# and epilogue outweigh its blocks) and CTAs per SM to aim for: measured on
+# the H200 (bench/results/decode_h200_2026-12-02_s14).
+KERNEL_BLOCK_KEYS = 128
+MIN_KERNEL_CHUNK_BLOCKS = 2
+KERNEL_CTAS_PER_SM = 1
+
+
+def plan_kernel_splits(B, Hq, Hkv, Nq, Nk, num_sms, causal=False, window=None):
+    """The num_splits of an in-kernel split-KV launch on the packed call
+    ([B, Hkv, G*Nq, D] queries): as many CTAs as fit in one wave
+    (KERNEL_CTAS_PER_SM per SM: one more CTA than that is a second wave,
+    measured 1.2-1.4x slower), chunks of at least MIN_KERNEL_CHUNK_BLOCKS
+    key blocks, at most MAX_SPLITS, then as few chunks as give the same chunk
+    length (none empty). 1: no split; 0 when the packed rewrite does not
+    apply."""
+    if not packable(Hq, Hkv, Nq, causal, window) or Nk <= 0:
+        return 0
+    tiles = B * Hkv * -(-((Hq // Hkv) * Nq) // TILE_ROWS)
+    blocks = -(-Nk // KERNEL_BLOCK_KEYS)
+    splits = min(KERNEL_CTAS_PER_SM * num_sms // tiles,
+                 blocks // MIN_KERNEL_CHUNK_BLOCKS, MAX_SPLITS)
+    if splits <= 1:
+        return 1
+    per = -(-blocks // splits)
+    return -(-blocks // per)
+

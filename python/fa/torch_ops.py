@@ -182,6 +182,9 @@ def _run(q, k, v, causal, wl, wr, scale, softcap, return_lse, fallback, kv_lens=
         varlen = dict(kv_lens=kv_lens, page_table=page_table)
         if check_indices_default():
             check_indices(q, k, kv_lens, page_table)
+    res = _run_split_kernel(q, k, v, causal, window, scale, softcap, return_lse, **varlen)
+    if res is not None:
+        return res
     splits = _plan_decode(q, k, causal, window, **varlen)
     if splits:
         res = _run_packed(q, k, v, splits, scale, softcap, return_lse, **varlen)
@@ -223,6 +226,51 @@ _sms = {}
 _SPLIT_KV = os.environ.get("FA_SPLIT_KV", "1").lower() not in ("0", "false", "no", "off")
 
 
+_SPLIT_KV_KERNEL = os.environ.get("FA_SPLIT_KV_KERNEL", "1").lower() not in (
+    "0", "false", "no", "off")
+
+
+def _num_sms(q):
+    idx = q.device.index if q.device.index is not None else torch.cuda.current_device()
+    if idx not in _sms:
+        _sms[idx] = torch.cuda.get_device_properties(idx).multi_processor_count
+    return _sms[idx]
+
+
+def _run_split_kernel(q, k, v, causal, window, scale, softcap, return_lse, kv_lens=None,
+                      page_table=None):
+    """Decoding on sm_90a by in-kernel split-KV (fa.decode.plan_kernel_splits):
+    the GQA-packed call [B, Hkv, G*Nq, D] in one launch of the kernel compiled
+    with split-kv, num_splits CTAs per tile merged in the kernel; lengths and
+    page tables as they are (the chunks are the kernel's). None when it does
+    not apply (not sm_90a, not packable, one chunk, FA_SPLIT_KV or
+    FA_SPLIT_KV_KERNEL off) or the kernel is not available: the caller takes
+    the other paths."""
+    if not (_SPLIT_KV and _SPLIT_KV_KERNEL) or q.device.type != "cuda":
+        return None
+    if chip_for_device(q.device) != "sm_90a":
+        return None
+    B, Hq, Nq, D = q.shape
+    Hkv = k.shape[1]
+    Nk = page_table.shape[1] * k.shape[2] if page_table is not None else k.shape[2]
+    splits = decode.plan_kernel_splits(B, Hq, Hkv, Nq, Nk, _num_sms(q), causal, window)
+    if splits <= 1:
+        return None
+    kern = _kernel(q, v, False, None, scale, softcap, return_lse, True,
+                   kv_lens=kv_lens is not None,
+                   page_size=k.shape[2] if page_table is not None else None, split_kv=True)
+    if isinstance(kern, str):
+        return None
+    qp = q.contiguous().view(B, Hkv, (Hq // Hkv) * Nq, D)
+    varlen = {}
+    if kv_lens is not None or page_table is not None:
+        varlen = dict(kv_lens=kv_lens, page_table=page_table, check_indices=False)
+    res = kern(qp, k, v, num_splits=splits, **varlen)
+    out, lse = (res[0], res[1]) if return_lse else (res, None)
+    out = out.view(B, Hq, Nq, v.shape[-1])
+    return out, (lse.view(B, Hq, Nq) if return_lse else _no_lse(q))
+
+
 def _plan_decode(q, k, causal, window, kv_lens=None, page_table=None):
     """fa.decode.plan_splits (plan_page_splits with a page table) for this
     call on its device (0: run it as it is; FA_SPLIT_KV=0 turns the rewrite
@@ -234,15 +282,13 @@ def _plan_decode(q, k, causal, window, kv_lens=None, page_table=None):
     Hkv, Nk = k.shape[1], k.shape[2]
     if not decode.packable(Hq, Hkv, Nq, causal, window):
         return 0
-    idx = q.device.index if q.device.index is not None else torch.cuda.current_device()
-    if idx not in _sms:
-        _sms[idx] = torch.cuda.get_device_properties(idx).multi_processor_count
+    sms = _num_sms(q)
     if page_table is not None:
-        splits = decode.plan_page_splits(B, Hq, Hkv, Nq, page_table.shape[1], Nk, _sms[idx])
+        splits = decode.plan_page_splits(B, Hq, Hkv, Nq, page_table.shape[1], Nk, sms)
     elif kv_lens is not None and Hkv != 1:
         splits = 1
     else:
-        splits = decode.plan_splits(B, Hq, Hkv, Nq, Nk, _sms[idx], causal, window)
+        splits = decode.plan_splits(B, Hq, Hkv, Nq, Nk, sms, causal, window)
     # Nothing to gain when there is neither a group to pack nor a split.
     return 0 if splits == 1 and Hq == Hkv else splits
 
@@ -371,7 +417,8 @@ def _short_causal(q, k, causal, window, softcap, varlen):
 
 
 def _kernel(q, v, causal, window, scale, softcap, return_lse, fallback, grad=False,
-            kv_lens=False, page_size=None, deterministic=False, dynamic_tiles=False):
+            kv_lens=False, page_size=None, deterministic=False, dynamic_tiles=False,
+            split_kv=False):
     """The fa_runtime.Kernel of this variant (with grad: its backward; with
     kv_lens / page_size: the kernel taking lengths / page pools) on q's
     device, or the reason there is none (a string; raises UnsupportedError
@@ -379,9 +426,12 @@ def _kernel(q, v, causal, window, scale, softcap, return_lse, fallback, grad=Fal
     compiled with fa-to-ptx{deterministic} (dq in a fixed order).
     `dynamic_tiles`: on sm_90a, the forward kernel compiled with
     fa-to-ptx{dynamic-tiles} (short causal sequences; _short_causal).
+    `split_kv`: on sm_90a, the forward kernel compiled with
+    fa-to-ptx{split-kv} (in-kernel split-KV decoding; _run_split_kernel),
+    or the reason there is none (never another kernel instead).
     Memoized per (dtype, head dims, flags, device)."""
     key = (q.dtype, q.shape[-1], v.shape[-1], causal, window, scale, softcap, return_lse,
-           q.device, grad, kv_lens, page_size, deterministic, dynamic_tiles)
+           q.device, grad, kv_lens, page_size, deterministic, dynamic_tiles, split_kv)
     kern = _fast.get(key)
     if kern is None:
         dtype = _DTYPE_NAMES.get(q.dtype, str(q.dtype))
@@ -392,6 +442,11 @@ def _kernel(q, v, causal, window, scale, softcap, return_lse, fallback, grad=Fal
             options = {"deterministic": True} if deterministic else {}
             if dynamic_tiles and chip == "sm_90a" and not grad:
                 options["dynamic-tiles"] = True
+            if split_kv:
+                if chip != "sm_90a" or grad:
+                    _fast[key] = "split-kv kernels are sm_90a forward kernels"
+                    return _fast[key]
+                options["split-kv"] = True
             variant = Variant.make(dtype, q.shape[-1], causal, window, scale, softcap,
                                    return_lse, chip, grad=grad, kv_lens=kv_lens,
                                    page_size=page_size, options=options or None)

@@ -7,10 +7,11 @@ import ctypes
 import json
 import os
 
-from .manifest import (TensorDesc, check_cu_seqlens, check_index_values, check_launch,
-                       check_manifest, check_pointers, check_size, check_sizes, compile_expr,
-                       op_of, output_shapes, packed_sizes, page_size, takes_kv_lens,
-                       takes_varlen, tensor_map_args, tensor_params, uses_symbol, varlen_layout)
+from .manifest import (SPLIT_KV_TENSORS, TensorDesc, check_cu_seqlens, check_index_values,
+                       check_launch, check_manifest, check_num_splits, check_pointers,
+                       check_size, check_sizes, compile_expr, op_of, output_shapes,
+                       packed_sizes, page_size, takes_kv_lens, takes_split_kv, takes_varlen,
+                       tensor_map_args, tensor_params, uses_symbol, varlen_layout)
 
 # Driver constants that are not part of a kernel's contract (cuda.h names).
 _CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
@@ -166,6 +167,35 @@ def tile_counter(device, stream):
     return counter
 
 
+# The workspaces of split-KV kernels (SPLIT_KV_TENSORS), per (device, stream): flat
+# buffers that grow (never shrink) to the largest launch's element count. split_o and
+# split_lse (f32) are scratch, uninitialized; split_counter (i32) is zeroed when allocated
+# and every launch leaves it zero (the last CTA of a tile resets its counter), as for
+# tile_counter. Launches on one stream run one after another, so they share the buffers;
+# two streams never do. A grown buffer replaces the old one, which torch's caching
+# allocator reuses only for work of the same stream (the stream it was allocated on:
+# the launch's), ordered after the launches that still read it.
+_SPLIT_KV_WORKSPACES = {}
+
+
+def split_kv_workspace(device, stream, name, numel):
+    """The workspace `name` (split_o, split_lse: float32, uninitialized;
+    split_counter: int32, zero) of (device ordinal, stream handle): a flat
+    tensor of at least `numel` elements (at least 1), allocated on the first
+    use and reallocated (the counter zeroed) when a launch needs more."""
+    bufs = _SPLIT_KV_WORKSPACES.setdefault((device, stream), {})
+    buf = bufs.get(name)
+    if buf is None or int(buf.shape[0]) < numel:
+        import torch
+        # On the device's current stream: the launch's (Kernel.__call__).
+        if SPLIT_KV_TENSORS[name] == "i32":
+            buf = torch.zeros((max(numel, 1),), dtype=torch.int32, device=f"cuda:{device}")
+        else:
+            buf = torch.empty((max(numel, 1),), dtype=torch.float32, device=f"cuda:{device}")
+        bufs[name] = buf
+    return buf
+
+
 def longest_sequence(cu_seqlens_q, Nq):
     """The most query rows of one sequence of a varlen launch, as the kernel
     sees them (offsets clamped into [0, Nq]), at least 0; cu_seqlens_q has at
@@ -197,6 +227,13 @@ class Kernel:
         self.varlen_layout = varlen_layout(manifest)
         # dynamic tiles: a tile counter per stream (tile_counter), unless the caller gives one
         self.takes_tile_counter = any(p["tensor"] == "tile_counter" for p in self._ptr_params)
+        # split-KV: num_splits CTAs per query tile, the workspaces split_o, split_lse,
+        # split_counter per stream (split_kv_workspace), unless the caller gives them
+        self.split_kv = takes_split_kv(manifest)
+        self._split_kv_shapes = {
+            p["tensor"]: [compile_expr(e, f"{p['tensor']}.shape[{i}]")
+                          for i, e in enumerate(p["shape"])]
+            for p in self._ptr_params if p["tensor"] in SPLIT_KV_TENSORS}
 
     @classmethod
     def load(cls, manifest_path):
@@ -272,7 +309,11 @@ class Kernel:
         (ValueError naming the parameter); cannot check what they point to.
         A kernel with dynamic tiles takes its tile_counter here too: an int32
         [2] buffer, zero, used by no launch running at the same time (the
-        kernel leaves it zero; tile_counter(device, stream) keeps one)."""
+        kernel leaves it zero; tile_counter(device, stream) keeps one). A
+        split-KV kernel takes the size num_splits (1 .. 1024) and the pointers
+        of its workspaces split_o, split_lse and split_counter (that one zero,
+        used by no launch running at the same time; split_kv_workspace(device,
+        stream, name, numel) keeps them)."""
         ptrs = check_pointers(self.manifest, ptrs)
         sizes = check_sizes(self.manifest, sizes)
         if device is None:
@@ -315,10 +356,11 @@ class Kernel:
             cache[key] = host.to(q.device, non_blocking=True)
         return cache[key]
 
-    def check(self, q, k, v, out=None, lse=None, copy_inputs=True, **extra):
+    def check(self, q, k, v, out=None, lse=None, copy_inputs=True, num_splits=None, **extra):
         """fa_runtime.manifest.check_launch on torch tensors: the LaunchPlan, or
         ValueError naming the argument that does not fit the kernel. `extra`:
-        the fp8 kernels' v_t, q_descale, k_descale, v_descale.
+        the fp8 kernels' v_t, q_descale, k_descale, v_descale. `num_splits`:
+        a split-KV kernel's (default 1; in the plan's sizes).
 
         Memoized: the plan depends only on each tensor's shape, strides, dtype,
         device and address modulo 64 (the alignments the manifest can ask
@@ -329,13 +371,13 @@ class Kernel:
         tensors = (q, k, v, out, lse) + tuple(extra[n] for n in names[5:])
         key = names + tuple(None if t is None else
                             (t.shape, t.stride(), t.dtype, t.device, t.data_ptr() % 64)
-                            for t in tensors) + (copy_inputs,)
+                            for t in tensors) + (copy_inputs, num_splits)
         memo = self.__dict__.setdefault("_plans", {})
         plan = memo.get(key)
         if plan is None:
             plan = check_launch(self.manifest,
                                 {n: (describe(t) if t is not None else None)
-                                 for n, t in zip(names, tensors)}, copy_inputs)
+                                 for n, t in zip(names, tensors)}, copy_inputs, num_splits)
             if len(memo) > 1024:
                 memo.clear()
             memo[key] = plan
@@ -343,7 +385,8 @@ class Kernel:
 
     def __call__(self, q, k, v, out=None, lse=None, *, kv_lens=None, page_table=None,
                  cu_seqlens_q=None, cu_seqlens_k=None, max_seqlen_q=None, check_indices=None,
-                 q_descale=None, k_descale=None, v_descale=None, v_t=None, **inputs):
+                 q_descale=None, k_descale=None, v_descale=None, v_t=None, num_splits=None,
+                 **inputs):
         """torch path: q [B,Hq,Nq,D], k/v [B,Hkv,Nk,D] on one CUDA device; out
         [B,Hq,Nq,D] and lse [B,Hq,Nq] f32 (kernels with lse) are allocated
         unless given. Checked first (Kernel.check): non-contiguous q, k, v are
@@ -383,7 +426,18 @@ class Kernel:
         function argument N takes it as `argN`); non-contiguous ones are copied.
         A kernel with dynamic tiles ("tile_counter") gets the stream's zeroed
         counter (tile_counter()) unless `tile_counter` is given: an int32 [2]
-        tensor, zero, that no launch running at the same time uses."""
+        tensor, zero, that no launch running at the same time uses.
+        Split-KV kernels ("split_kv") cut the keys of each query tile into
+        `num_splits` chunks (an int in 1 .. 1024, default 1: the plain
+        kernel's result), a CTA each; an error for other kernels. Their
+        workspaces split_o [num_splits, B, Hq, Nq, D] f32, split_lse
+        [num_splits, B, Hq, Nq] f32 and split_counter [B, Hq, ceil(Nq / 128)]
+        int32 are the stream's (split_kv_workspace: grown as needed, the
+        counter zero) unless given as `split_o=`, `split_lse=`,
+        `split_counter=` (contiguous, checked against their contracts at this
+        num_splits; the counter zero and used by no launch running at the same
+        time). With num_splits = 1 the kernel does not touch split_o and
+        split_lse, and the stream's are passed as they are (not grown)."""
         fp8 = "v_key_order" in self.manifest
         extra = {n: t for n, t in inputs.items() if t is not None}
         for name, t in (("kv_lens", kv_lens), ("page_table", page_table),
@@ -396,6 +450,13 @@ class Kernel:
                                  f"max_seqlen_q: it was compiled without packed "
                                  f"variable-length sequences (a variant with varlen takes it)")
             check_size("max_seqlen_q", max_seqlen_q, "max_seqlen_q")
+        if num_splits is not None and not self.split_kv:
+            raise ValueError(f"num_splits: kernel {self.manifest['kernel']} takes no "
+                             f"num_splits: it was compiled without split-KV (a variant with "
+                             f"split_kv takes it)")
+        if self.split_kv:
+            num_splits = 1 if num_splits is None else num_splits
+            check_num_splits(num_splits)
         if fp8:
             if v_t is None:
                 v_t = transpose_v_fp8(v, self.manifest["v_key_order"])
@@ -405,7 +466,8 @@ class Kernel:
                 if extra[name] is None:
                     raise ValueError(f"{name}: missing (fp8 kernel {self.manifest['kernel']})")
             v = None
-        plan = self.check(q, k, v, out, lse, **extra)  # before anything touches the GPU
+        # before anything touches the GPU
+        plan = self.check(q, k, v, out, lse, num_splits=num_splits, **extra)
         import torch
         s = plan.sizes
         if "q" in plan.copies:
@@ -452,6 +514,17 @@ class Kernel:
             stream = torch.cuda.current_stream(q.device).cuda_stream
             if self.takes_tile_counter and "tile_counter" not in extra:
                 extra["tile_counter"] = tile_counter(plan.device, stream)
+            if self.split_kv:
+                env = dict(s, D=self.manifest["head_dim"])
+                for name, shape in self._split_kv_shapes.items():
+                    if name in extra:
+                        continue
+                    numel = 1
+                    for dim in shape:
+                        numel *= dim(env)
+                    if num_splits == 1 and name != "split_counter":
+                        numel = 0  # not touched: any valid pointer
+                    extra[name] = split_kv_workspace(plan.device, stream, name, numel)
             tensors = {"q": q, "k": k, "v": v, "out": out, "lse": lse, **extra}
             if self.manifest.get("tensor_maps"):
                 _ensure_context(plan.device)

@@ -13,6 +13,7 @@ small fixed grammar, interpreted here (nothing is passed to eval):
     symbol := "B" | "Hq" | "Hkv" | "Nq" | "Nk" | "D" | "num_sms"
             | "num_pages" | "max_pages"                       (paged kernels)
             | "max_seqlen_q"                                  (varlen kernels)
+            | "num_splits"                                    (split-KV kernels)
 
 Kernels of an attention with per-sequence key lengths ("kv_lens": true) take
 a kv_lens [B] i32 tensor; paged kernels ("page_size": S) take K and V as page
@@ -21,8 +22,10 @@ Nk is the capacity max_pages * S; varlen kernels ("varlen": true) take B
 sequences packed along the tokens, in the memory layout their
 "varlen_layout" names (VARLEN_LAYOUTS: "thd", token-major q [Nq, Hq, D],
 k, v [Nk, Hkv, D]; "htd", batch-1 q [1, Hq, Nq, D], k, v [1, Hkv, Nk, D]),
-and their offsets cu_seqlens_q, cu_seqlens_k [B + 1] i32 (check_launch;
-docs/Manifest.md).
+and their offsets cu_seqlens_q, cu_seqlens_k [B + 1] i32; split-KV kernels
+("split_kv": true) cut the keys of each query tile into num_splits chunks, one
+CTA each, and take the workspaces split_o, split_lse and split_counter (zero
+at launch) and the size num_splits (check_launch; docs/Manifest.md).
 """
 import re
 from collections import namedtuple
@@ -37,8 +40,19 @@ PAGED_SIZE_NAMES = ("num_pages", "max_pages")
 # The i32 size of a varlen kernel: an upper bound of its sequences' query rows
 # (the grid). Given by the caller, not read off a tensor's shape.
 VARLEN_SIZE_NAMES = ("max_seqlen_q",)
-SYMBOLS = SIZE_NAMES + PAGED_SIZE_NAMES + VARLEN_SIZE_NAMES + ("D", "num_sms")
-_I32_SIZE_NAMES = SIZE_NAMES + PAGED_SIZE_NAMES + VARLEN_SIZE_NAMES
+# The i32 size of a split-KV kernel: the key chunks (CTAs) of each query tile,
+# 1 .. MAX_NUM_SPLITS. Given by the caller (default 1), not read off a tensor.
+SPLIT_KV_SIZE_NAMES = ("num_splits",)
+MAX_NUM_SPLITS = 1024
+SYMBOLS = SIZE_NAMES + PAGED_SIZE_NAMES + VARLEN_SIZE_NAMES + SPLIT_KV_SIZE_NAMES \
+    + ("D", "num_sms")
+_I32_SIZE_NAMES = SIZE_NAMES + PAGED_SIZE_NAMES + VARLEN_SIZE_NAMES + SPLIT_KV_SIZE_NAMES
+# A split-KV kernel's workspaces (pointer parameters before the sizes), their
+# dtypes: the partial outputs [num_splits, B, Hq, Nq, D] and log-sum-exps
+# [num_splits, B, Hq, Nq], and the per-tile arrival counters [B, Hq,
+# ceil(Nq / 128)], zero at launch (the kernel leaves them zero). Not tensors of
+# the call: allocated by the runtime unless given (then checked and written).
+SPLIT_KV_TENSORS = {"split_o": "f32", "split_lse": "f32", "split_counter": "i32"}
 # A varlen kernel's offsets of its sequences in the packed q and k, v.
 VARLEN_TENSORS = ("cu_seqlens_q", "cu_seqlens_k")
 # The memory layouts of a varlen kernel's packed tensors (its "varlen_layout"):
@@ -108,6 +122,12 @@ def takes_varlen(manifest):
     """Whether the kernel takes packed variable-length sequences (cu_seqlens_q and
     cu_seqlens_k [B + 1] i32 tensors, the size max_seqlen_q)."""
     return manifest.get("varlen") is True
+
+
+def takes_split_kv(manifest):
+    """Whether the kernel splits each query tile's keys among num_splits CTAs
+    (the workspaces split_o, split_lse, split_counter and the size num_splits)."""
+    return manifest.get("split_kv") is True
 
 
 def varlen_layout(manifest):
@@ -266,11 +286,16 @@ def check_manifest(manifest, where="manifest"):
     varlen = manifest.get("varlen", False)
     if not isinstance(varlen, bool):
         raise ManifestError(f"{where}: 'varlen' is {varlen!r}")
+    split_kv = manifest.get("split_kv", False)
+    if not isinstance(split_kv, bool):
+        raise ManifestError(f"{where}: 'split_kv' is {split_kv!r}")
 
     def check_expr(e, ew):
         compile_expr(e, ew)
         if not varlen and uses_symbol(e, "max_seqlen_q"):
             raise ManifestError(f"{ew}: the size symbol max_seqlen_q without 'varlen': true")
+        if not split_kv and uses_symbol(e, "num_splits"):
+            raise ManifestError(f"{ew}: the size symbol num_splits without 'split_kv': true")
     params = _require(manifest, "params", list, where)
     names = set()
     for i, p in enumerate(params):
@@ -304,6 +329,7 @@ def check_manifest(manifest, where="manifest"):
                             f"{', '.join(sorted(want))}; this one takes {', '.join(sorted(have))}")
     _check_paging(manifest, params, where)
     _check_varlen(varlen, manifest.get("varlen_layout"), params, where)
+    _check_split_kv(split_kv, params, where)
     grid = _require(manifest, "grid", list, where)
     block = _require(manifest, "block", list, where)
     if len(grid) != 3 or len(block) != 3:
@@ -391,6 +417,23 @@ def _check_varlen(varlen, layout, params, where):
                                 f"not {want!r}, the contract of varlen_layout {layout}")
 
 
+def _check_split_kv(split_kv, params, where):
+    """"split_kv": true iff the pointer parameters split_o, split_lse (f32) and
+    split_counter (i32) and the i32 size num_splits."""
+    tensors = {p["tensor"]: p for p in params if p["type"] in _PTR_TYPES}
+    sizes = {p["name"] for p in params if p["type"] == "i32"}
+    for tensor, dtype in SPLIT_KV_TENSORS.items():
+        if split_kv != (tensor in tensors):
+            raise ManifestError(f"{where}: {'a' if split_kv else 'no'} {tensor} parameter "
+                                f"{'missing with' if split_kv else 'without'} 'split_kv': true")
+        if split_kv and (tensors[tensor]["type"] != "ptr" or tensors[tensor]["dtype"] != dtype):
+            raise ManifestError(f"{where}: {tensor} is a {tensors[tensor]['type']} of dtype "
+                                f"{tensors[tensor]['dtype']}, not a ptr of {dtype}")
+    if split_kv != ("num_splits" in sizes):
+        raise ManifestError(f"{where}: the i32 size num_splits goes with 'split_kv': true "
+                            f"(both or neither)")
+
+
 # ---------------------------------------------------------------------------
 # Launch checks
 
@@ -431,7 +474,8 @@ LaunchPlan = namedtuple("LaunchPlan", "sizes device copies empty")
 LaunchPlan.__doc__ = """What check_launch found: the i32 sizes (B, Hq, Hkv, Nq, Nk; a paged
 kernel's also num_pages and max_pages, and its Nk is max_pages * page_size; a varlen kernel's
 B is the number of sequences, its Nq and Nk the packed tokens of q and k in either layout, its
-max_seqlen_q the caller's and not in the plan), the CUDA device ordinal of the tensors, the
+max_seqlen_q the caller's and not in the plan; a split-KV kernel's also num_splits, the
+caller's), the CUDA device ordinal of the tensors, the
 inputs that must be made contiguous (copied) before the launch, and whether there is nothing
 to compute (an empty output; for a backward kernel, no query or no key: the gradients are
 zeros)."""
@@ -442,7 +486,7 @@ def tensor_params(manifest):
     return [p for p in manifest["params"] if p["type"] in _PTR_TYPES]
 
 
-def check_launch(manifest, tensors, copy_inputs=True):
+def check_launch(manifest, tensors, copy_inputs=True, num_splits=None):
     """Checks a launch's tensors against the manifest before any driver call.
 
     `tensors` maps the names of the manifest's tensor contracts (q, k, v, out,
@@ -459,6 +503,11 @@ def check_launch(manifest, tensors, copy_inputs=True):
     "varlen_layout" (thd: q, out [Nq, Hq, D], k, v [Nk, Hkv, D], lse [Hq,
     Nq]; htd: batch-1 [1, H, N, ...]; the errors of their shapes say which);
     given to a kernel without them they are errors.
+    A split-KV kernel ("split_kv") launches `num_splits` CTAs per query tile
+    (the caller's, 1 .. MAX_NUM_SPLITS; default 1; an error for other kernels);
+    its workspaces split_o, split_lse, split_counter (SPLIT_KV_TENSORS) may be
+    None (the runtime allocates them) or given, then checked against their
+    contracts at that num_splits and, like out, never copied.
     Checks, raising ValueError that names the argument: that no tensor is given
     that the kernel does not take; that the op's required tensors are given;
     dtype; rank; every dimension against the manifest (D is the kernel's head
@@ -479,8 +528,11 @@ def check_launch(manifest, tensors, copy_inputs=True):
     contracts += [(name, by_tensor[like], True) for name, like in op.host.items()]
     known = {c[0] for c in contracts}
     kernel = manifest["kernel"]
+    split_kv = takes_split_kv(manifest)
     for name, t in tensors.items():
         if name not in known and t is not None:
+            if name in SPLIT_KV_TENSORS:
+                raise ValueError(f"{name}: kernel {kernel} takes no {name}: {_NO_SPLIT_KV}")
             if name in _INDEX_HINTS:
                 raise ValueError(f"{name}: kernel {kernel} takes no {name}: "
                                  f"{_INDEX_HINTS[name][1]}")
@@ -489,6 +541,13 @@ def check_launch(manifest, tensors, copy_inputs=True):
     required = set(op.required) | {n for n in _INDEX_HINTS if n in by_tensor}
     env = {"D": manifest["head_dim"]}
     source = {"D": f"the head dim of kernel {kernel}"}
+    if num_splits is not None and not split_kv:
+        raise ValueError(f"num_splits: kernel {kernel} takes no num_splits: {_NO_SPLIT_KV}")
+    if split_kv:
+        num_splits = 1 if num_splits is None else num_splits
+        check_num_splits(num_splits)
+        env["num_splits"] = num_splits  # before the workspaces' contracts name it
+        source["num_splits"] = "the num_splits argument"
     S = page_size(manifest)
     table = tensors.get("page_table")
     if S is not None and table is not None and len(table.shape) == 2:
@@ -560,7 +619,7 @@ def check_launch(manifest, tensors, copy_inputs=True):
         if host:
             continue  # read by torch on the host side: any strides, any address
         if not is_contiguous(shape, tuple(t.strides)):
-            written = name in op.written
+            written = name in op.written or name in SPLIT_KV_TENSORS
             if not written and copy_inputs:
                 copies.append(name)
             elif not written:
@@ -580,6 +639,8 @@ def check_launch(manifest, tensors, copy_inputs=True):
         raise ValueError(f"no tensor gives {', '.join(missing)}")
     sizes = {s: env[s] for s in names}
     _check_sizes(sizes, {s: source[s].split(".")[0].split(" ")[0] for s in names})
+    if split_kv:
+        sizes["num_splits"] = num_splits
     empty = sizes["B"] * sizes["Hq"] * sizes["Nq"] == 0
     if op_name == "attention_grad":
         # No keys: every row fully masked, so dq = 0 and dk, dv have no rows;
@@ -625,6 +686,18 @@ _INDEX_HINTS = {
 }
 
 
+_NO_SPLIT_KV = ("it was compiled without split-KV (a variant with split_kv takes num_splits "
+                "and its workspaces)")
+
+
+def check_num_splits(n, arg="num_splits"):
+    """ValueError naming `arg` unless a split-KV kernel's num_splits `n` is an
+    int in 1 .. MAX_NUM_SPLITS (each query tile's keys cut into n chunks)."""
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_NUM_SPLITS:
+        raise ValueError(f"{arg}: num_splits = {n!r} is not a number of key splits "
+                         f"(1 .. {MAX_NUM_SPLITS})")
+
+
 def check_size(name, n, arg):
     """ValueError naming `arg` unless size `name` = `n` is an int in 0 .. 2^31-1."""
     if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= _I32_MAX:
@@ -646,8 +719,9 @@ def _check_sizes(sizes, names):
 
 def check_sizes(manifest, sizes):
     """Checks launch_ptrs' sizes: every i32 parameter given (a varlen kernel's
-    also max_seqlen_q), an integer in 0 .. 2^31-1, none unknown, Hq % Hkv ==
-    0; for a paged kernel Nk == max_pages * page_size. Returns them in a new
+    also max_seqlen_q, a split-KV kernel's num_splits), an integer in 0 ..
+    2^31-1 (num_splits in 1 .. MAX_NUM_SPLITS), none unknown, Hq % Hkv == 0;
+    for a paged kernel Nk == max_pages * page_size. Returns them in a new
     dict."""
     want = [p["name"] for p in manifest["params"] if p["type"] == "i32"]
     unknown = sorted(set(sizes) - set(want))
@@ -659,6 +733,8 @@ def check_sizes(manifest, sizes):
         raise ValueError(f"{missing[0]}: missing (sizes: {', '.join(want)})")
     out = dict(sizes)
     _check_sizes(out, {s: s for s in _I32_SIZE_NAMES})
+    if "num_splits" in out:
+        check_num_splits(out["num_splits"])
     S = page_size(manifest)
     if S is not None and out["Nk"] != out["max_pages"] * S:
         raise ValueError(f"Nk: {out['Nk']}, but a paged kernel's Nk is max_pages x page_size "

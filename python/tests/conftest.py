@@ -203,3 +203,24 @@ def paged_bundle(directory, specs, chip="sm_90a"):
         kernels.append((v, fa.Kernel(m, f"// fake paged kernel {m['kernel']}\n")))
     bundle.write(str(directory), kernels, compiler="hand-written")
     return str(directory)
+
+
+def broken_manifest(make):
+    """broken(edit, m=None): `m` (default make()) after edit(m), for the
+    malformed-manifest tables of the runtime tests."""
+    def broken(edit, m=None):
+        m = m or make()
+        edit(m)
+        return m
+    return broken
+
+
+def drop_param(name):
+    """An edit removing parameter `name` from a manifest."""
+    return lambda m: m["params"].remove(next(p for p in m["params"] if p["name"] == name))
+
+
+def param_of(name):
+    """The manifest's parameter `name` (an accessor for edits)."""
+    return lambda m: next(p for p in m["params"] if p["name"] == name)
+

@@ -102,3 +102,35 @@ def test_split_lengths_prime_and_empty_chunks():
     # Without kv_lens: every sequence at the capacity; the padded last chunk
     # (a capacity of 3 pages of 16 keys in 2 chunks of 2 pages) holds 16.
     assert split_lengths(2, 2, 32, 48) == [32, 16, 32, 16]
+
+
+from fa.decode import MIN_KERNEL_CHUNK_BLOCKS, plan_kernel_splits  # noqa: E402
+
+
+def test_kernel_splits_fill_one_wave():
+    # 1 x 8 packed tiles on 132 SMs: 16 chunks (17 would be a second wave: 136 CTAs);
+    # 8 sequences: 64 tiles, 2 chunks; 64 sequences: no split.
+    assert plan_kernel_splits(1, 32, 8, 1, 131072, 132) == 16
+    assert plan_kernel_splits(8, 32, 8, 1, 131072, 132) == 2
+    assert plan_kernel_splits(64, 32, 8, 1, 4096, 132) == 1
+    for B, Nk in ((1, 4096), (1, 5000), (3, 999999), (8, 32768)):
+        s = plan_kernel_splits(B, 32, 8, 1, Nk, 132)
+        assert 1 <= s and B * 8 * s <= 132
+
+
+def test_kernel_splits_need_no_divisor_and_leave_no_chunk_empty():
+    # A prime length splits; chunks are whole 128-key blocks of at least
+    # MIN_KERNEL_CHUNK_BLOCKS, and as few as give the same chunk length.
+    s = plan_kernel_splits(1, 32, 8, 1, 32749, 132)
+    blocks = -(-32749 // 128)
+    per = -(-blocks // s)
+    assert s > 1 and per >= MIN_KERNEL_CHUNK_BLOCKS and (s - 1) * per < blocks
+    assert plan_kernel_splits(1, 32, 8, 1, 3 * 128, 132) == 1  # 3 blocks: one chunk
+    assert plan_kernel_splits(1, 8, 8, 1, 5 * 128, 132) == 2  # 5 blocks: chunks of 3 and 2
+
+
+def test_kernel_splits_not_applicable():
+    assert plan_kernel_splits(1, 32, 8, 2, 4096, 132, causal=True) == 0  # rows differ
+    assert plan_kernel_splits(1, 32, 8, 1, 4096, 132, window=(64, 0)) == 0
+    assert plan_kernel_splits(1, 32, 8, 1, 0, 132) == 0
+

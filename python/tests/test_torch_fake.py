@@ -311,6 +311,30 @@ def test_gqa_decode_packs_the_group_into_rows(fake):
     assert launch.endswith("64 32 8 2 4096")
 
 
+def test_decode_splits_in_the_kernel(fake, monkeypatch):
+    # One sequence, 32 query heads over 8 K/V heads, 4096 cached keys: 8 packed tiles on
+    # the fake's 132 SMs, so fa.decode.plan_kernel_splits cuts each tile's 32 key blocks
+    # into 16 chunks, one launch of the split-kv kernel: grid z = B * 16, the stream's
+    # workspaces split_o, split_lse, split_counter after out, num_splits last. With
+    # FA_SPLIT_KV_KERNEL off: the packed plain kernel (4096 keys: no host split).
+    t = fake.torch
+    q = Tensor((1, 32, 1, 128), t.float16, "cuda:0")
+    kv = Tensor((1, 8, 4096, 128), t.float16, "cuda:0")
+    fake.log("ppppppp" + "iiiiii")  # maps, out, split_o, split_lse, split_counter; sizes
+    out = fa.attention(q, kv, kv, causal=True)
+    fa.attention(q, kv, kv, causal=True)
+    first, second = launches(fake.log())
+    assert "grid 1 8 16 " in first
+    assert params(first)[7:] == "1 8 8 4 4096 16".split()
+    assert params(first)[4:7] == params(second)[4:7]  # the stream's workspaces, reused
+    assert out.shape == (1, 32, 1, 128)
+    monkeypatch.setattr(fake.ops, "_SPLIT_KV_KERNEL", False)
+    fake.log("ppppiiiii")
+    fa.attention(q, kv, kv, causal=True)
+    (launch,) = launches(fake.log())
+    assert launch.endswith("1 8 8 4 4096") and "grid 8 1 1 " in launch
+
+
 def test_chip_from_capability(fake):
     t = fake.torch
     fake.log("ppppiiiii")  # sm_80: q k v out, sizes

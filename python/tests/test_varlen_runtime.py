@@ -20,7 +20,8 @@ from fa_runtime.manifest import (SYMBOLS, check_sizes, compile_expr, contiguous_
                                  eval_expr, output_shapes, packed_sizes, takes_kv_lens,
                                  takes_varlen, tensor_map_args, varlen_layout)
 
-from conftest import needs_compiler, paged_manifest, tensor, varlen_manifest
+from conftest import (broken_manifest, drop_param, needs_compiler, paged_manifest, param_of,
+                      tensor, varlen_manifest)
 
 LAYOUTS = ("thd", "htd")
 
@@ -63,16 +64,7 @@ def test_manifests_are_valid():
 
 
 def test_malformed_varlen_manifests():
-    def broken(f, m=None):
-        m = m or varlen_manifest()
-        f(m)
-        return m
-
-    def drop(name):
-        return lambda m: m["params"].remove(next(p for p in m["params"] if p["name"] == name))
-
-    def param(name):
-        return lambda m: next(p for p in m["params"] if p["name"] == name)
+    broken, drop, param = broken_manifest(varlen_manifest), drop_param, param_of
 
     def plain():
         return paged_manifest(Variant.parse("f16,d128,causal"))

@@ -115,6 +115,33 @@ class Grid(unittest.TestCase):
         k80 = Kernel(load("sm80", "attn_bf16_d64_persistent"), b"")
         self.assertEqual(k80.grid(self.sizes()), [8, 8, 2])
 
+    def test_split_kv(self):
+        # The split-KV additions (docs/Manifest.md, "Split-KV kernels"; by hand on a
+        # compiled manifest): the grid's z is B * num_splits, num_splits (the caller's,
+        # default 1) is in the plan's sizes; without "split_kv" the manifest is refused.
+        m = load("sm90", "attn_f16_d128_causal_lse")
+        first = next(i for i, p in enumerate(m["params"]) if p["type"] == "i32")
+        m["params"][first:first] = [
+            {"name": n, "tensor": n, "type": "ptr", "dtype": dt, "shape": s, "align_bytes": a}
+            for n, dt, s, a in (("split_o", "f32", ["num_splits", "B", "Hq", "Nq", "D"], 16),
+                                ("split_lse", "f32", ["num_splits", "B", "Hq", "Nq"], 4),
+                                ("split_counter", "i32",
+                                 ["B", "Hq", {"ceil_div": ["Nq", 128]}], 4))]
+        m["params"].append({"name": "num_splits", "type": "i32"})
+        m["grid"] = [{"ceil_div": ["Nq", 128]}, "Hq", {"mul": ["B", "num_splits"]}]
+        with self.assertRaisesRegex(ManifestError, "num_splits without 'split_kv': true"):
+            check_manifest(m)
+        m["split_kv"] = True
+        check_manifest(m)
+        k = Kernel(m, b"")
+        self.assertEqual(k.grid(dict(self.sizes(), num_splits=3)), [8, 8, 6])
+        t = {"q": tensor((2, 8, 1000, 128)), "k": tensor((2, 2, 1000, 128)),
+             "v": tensor((2, 2, 1000, 128))}
+        self.assertEqual(check_launch(m, t).sizes["num_splits"], 1)
+        self.assertEqual(check_launch(m, t, num_splits=4).sizes["num_splits"], 4)
+        with self.assertRaisesRegex(ValueError, "num_splits: num_splits = 0 is not"):
+            check_launch(m, t, num_splits=0)
+
 
 class TensorMaps(unittest.TestCase):
     def test_args(self):

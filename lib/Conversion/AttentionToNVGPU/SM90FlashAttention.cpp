@@ -68,6 +68,14 @@ std::string mlir::fa::checkSM90AttentionDesc(const SM90AttentionDesc &d) {
   if (d.varlen && d.dynamicTiles)
     return "sm_90a kernel with dynamic tiles does not support varlen yet "
            "(dynamic-tiles=false)";
+  if (d.splitKV && d.persistent)
+    return "sm_90a split-kv kernel runs one tile per CTA (persistent=false)";
+  if (d.splitKV && d.isFP8())
+    return "sm_90a split-kv kernel does not support fp8 inputs yet "
+           "(split-kv=false)";
+  if (d.splitKV && d.varlen)
+    return "sm_90a split-kv kernel does not support varlen yet "
+           "(split-kv=false)";
   if (d.persistent && !d.warpSpecialized)
     return "sm_90a persistent kernel needs warp-specialize";
   if (d.stages < 1 || d.stages > 4)
@@ -137,6 +145,12 @@ mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
   std::string why = checkSM90AttentionDesc(desc);
   if (!why.empty())
     return anchor->emitOpError(why);
+  // The host launch has no num_splits to pass nor workspaces to allocate.
+  if (desc.splitKV && options.hostLaunch)
+    return anchor->emitOpError(
+        "convert-fa-to-nvgpu{host-launch} does not support split-kv yet "
+        "(fa-to-gpu); compile the attention with fa-to-ptx and launch it "
+        "through the manifest");
 
   auto module = func->getParentOfType<ModuleOp>();
   OpBuilder b(func);

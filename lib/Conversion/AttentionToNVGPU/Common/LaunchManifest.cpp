@@ -38,6 +38,8 @@ StringRef mlir::fa::getSizeSymbolName(SizeSymbol symbol) {
     return "max_pages";
   case SizeSymbol::MaxSeqlenQ:
     return "max_seqlen_q";
+  case SizeSymbol::NumSplits:
+    return "num_splits";
   }
   llvm_unreachable("unknown SizeSymbol");
 }
@@ -277,6 +279,43 @@ void mlir::fa::insertVarlenParams(std::vector<KernelParam> &params,
                                std::nullopt});
 }
 
+void mlir::fa::insertSplitKVParams(std::vector<KernelParam> &params,
+                                   Type f32PointerType, Type i32PointerType,
+                                   Type sizeType, int64_t blockQ) {
+  using S = SizeSymbol;
+  KernelParam workspaces[] = {
+      KernelParam{"split_o", ParamKind::Pointer, f32PointerType,
+                  "split-KV workspace: each key chunk's normalized output "
+                  "[num_splits, B, Hq, Nq, D] f32 (read and written only "
+                  "with num_splits > 1)",
+                  TensorContract{"split_o",
+                                 "f32",
+                                 {S::NumSplits, S::B, S::Hq, S::Nq, S::D},
+                                 16}},
+      KernelParam{"split_lse", ParamKind::Pointer, f32PointerType,
+                  "split-KV workspace: each key chunk's log-sum-exp "
+                  "[num_splits, B, Hq, Nq] f32",
+                  TensorContract{"split_lse",
+                                 "f32",
+                                 {S::NumSplits, S::B, S::Hq, S::Nq},
+                                 4}},
+      KernelParam{"split_counter", ParamKind::Pointer, i32PointerType,
+                  "split-KV arrival counters, one per tile [B, Hq, "
+                  "ceil(Nq / blockQ)] i32: zero at launch, left zero by the "
+                  "kernel; one per stream",
+                  TensorContract{"split_counter",
+                                 "i32",
+                                 {S::B, S::Hq, SizeExpr::ceilDiv(S::Nq, blockQ)},
+                                 4}}};
+  auto firstSize = llvm::find_if(
+      params, [](const KernelParam &p) { return p.kind == ParamKind::I32; });
+  params.insert(firstSize, std::begin(workspaces), std::end(workspaces));
+  params.push_back(KernelParam{"num_splits", ParamKind::I32, sizeType,
+                               "key chunks per tile (>= 1; 1: no split, the "
+                               "workspaces untouched)",
+                               std::nullopt});
+}
+
 void mlir::fa::insertTileCounterParam(std::vector<KernelParam> &params,
                                       Type pointerType) {
   auto firstSize = llvm::find_if(
@@ -440,7 +479,7 @@ LogicalResult LaunchManifest::verify(FunctionOpInterface kernelOp) const {
     if (p.kind == ParamKind::I32 &&
         !llvm::is_contained(
             SmallVector<StringRef>{"B", "Hq", "Hkv", "Nq", "Nk", "num_pages",
-                                   "max_pages", "max_seqlen_q"},
+                                   "max_pages", "max_seqlen_q", "num_splits"},
             p.name))
       return fail("size parameter '" + p.name + "' is not a launch size");
     if (p.kind == ParamKind::TensorMap &&

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 #include "fa/Conversion/AttentionToNVGPU/Common/InlinePTX.h"
 #include "fa/Conversion/AttentionToNVGPU/SM90/Epilogue.h"
+#include "fa/Conversion/AttentionToNVGPU/SM90/SplitKV.h"
 #include "fa/Conversion/AttentionToNVGPU/SM90/WarpRoles.h"
 #include "fa/Conversion/AttentionToNVGPU/Common/LaunchManifest.h"
 
@@ -66,6 +67,11 @@ static KernelArgs readKernelArgs(KernelBuilder &kb, const KernelConfig &cfg,
     a.cuSeqlensQ = args[s0++];
     a.cuSeqlensK = args[s0++];
   }
+  if (cfg.splitKV) {
+    a.splitO = args[s0++];
+    a.splitLse = args[s0++];
+    a.splitCounter = args[s0++];
+  }
   if (cfg.dynamicTiles)
     a.tileCounter = args[s0++];
   a.batchArg = args[s0];
@@ -80,6 +86,8 @@ static KernelArgs readKernelArgs(KernelBuilder &kb, const KernelConfig &cfg,
   }
   if (cfg.desc.varlen)
     a.maxSeqlenQ = kb.asIndex(args[s0 + 5]);
+  if (cfg.splitKV) // the last size
+    a.numSplits = kb.asIndex(args.back());
   auto mapType = [&](MemRefType box, bool swizzle64 = false) {
     return nvgpu::TensorMapDescriptorType::get(
         ctx, box,
@@ -115,6 +123,7 @@ static void buildConsumers(KernelBuilder &kb, const KernelConfig &cfg,
                            const std::optional<TileState> &oneTile,
                            const std::optional<KVRange> &oneRange,
                            const std::optional<PersistentTiles> &tiles,
+                           const std::optional<KVSplit> &split,
                            Value isIssuer) {
   ThreadIds t = thread;
   TileState tile;
@@ -255,7 +264,18 @@ static void buildConsumers(KernelBuilder &kb, const KernelConfig &cfg,
     for (int r = 0; r < 2; ++r)
       rows.rowQ[r] = kb.add(rows.wgRow0, frame.rowInWG[r]);
   }
-  buildEpilogue(kb, cfg, args, smem, frame, rows, result, outScale);
+  if (split) {
+    // The tile and chunk again, from an opaque blockIdx.z (KVSplit::again).
+    TileCoord coord = tile.coord;
+    KVSplit chunk = KVSplit::again(kb, coord, cfg.longestFirst, args.numSplits);
+    TileState again = TileState::of(kb, coord, args.sizes);
+    rows.qPlane = again.qPlane;
+    buildSplitKVEpilogue(kb, cfg, args, smem, frame, rows, result, again,
+                         chunk);
+  } else
+  {
+    buildEpilogue(kb, cfg, args, smem, frame, rows, result, outScale);
+  }
   if (tiles) {
     // This thread is done with the Q tile (O read back): order its generic
     // accesses before the next Q's TMA (async proxy) write, then release it.
@@ -317,6 +337,9 @@ static std::vector<KernelParam> kernelParams(OpBuilder &b,
       insertVarlenParams(params, i32Pointer, b.getI32Type(),
                          d.varlenTokenMajor);
   }
+  if (cfg.splitKV)
+    insertSplitKVParams(params, MemRefType::get({kGlobalExtent}, b.getF32Type()),
+                        i32Pointer, b.getI32Type(), kSM90BlockQ);
   if (cfg.dynamicTiles)
     insertTileCounterParam(params, i32Pointer);
   return params;
@@ -433,7 +456,11 @@ static LaunchManifest buildManifest(const KernelConfig &cfg,
     manifest.tiles = SizeExpr::mul({queryBlocks, Sym::Hq, Sym::B});
     manifest.grid = {SizeExpr::min({*manifest.tiles, Sym::NumSMs}), 1, 1};
   } else {
-    manifest.grid = {queryBlocks, Sym::Hq, Sym::B};
+    // split-kv: num_splits CTAs per tile, blockIdx.z = batch * num_splits +
+    // chunk.
+    manifest.grid = {queryBlocks, Sym::Hq,
+                     cfg.splitKV ? SizeExpr::mul({Sym::B, Sym::NumSplits})
+                                 : SizeExpr(Sym::B)};
   }
   manifest.block = {cfg.threads, 1, 1};
   manifest.dynamicSharedMemoryBytes = cfg.smem.dynamicBytes;
@@ -476,6 +503,9 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   TileCoord coord;
   if (!cfg.persistent)
     coord = scheduler.getBlockTile(kb);
+  std::optional<KVSplit> split;
+  if (cfg.splitKV)
+    split = KVSplit::fromGrid(kb, coord, args.numSplits);
   ThreadIds thread = ThreadIds::of(kb, tid);
   std::optional<TileState> tile;
   if (!cfg.persistent)
@@ -506,6 +536,10 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   bool qIssued = false;
   if (!cfg.persistent) {
     range = KVRange::of(kb, cfg, tile->q0, tile->sequenceSizes(args.sizes));
+    // split-kv: the CTA's chunk of the tile's blocks (before a mask_mod
+    // narrows it further: its full-block words count from the chunk).
+    if (split)
+      range = split->narrow(kb, *range);
     // A bounded mask_mod skips the blocks it hides from every row of the
     // tile (producer and consumers share this range; persistent tiles keep
     // the whole range and only skip the per-key test of full blocks).
@@ -548,7 +582,7 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
                               range ? &*range : nullptr,
                               tiles ? &*tiles : nullptr, qIssued);
   buildConsumers(kb, cfg, loads, smem, args, thread, tile, range, tiles,
-                 isIssuer);
+                 split, isIssuer);
   b.setInsertionPointToEnd(&kfn.getBody().front());
   gpu::ReturnOp::create(b, loc);
   LaunchManifest manifest = buildManifest(cfg, std::move(params));

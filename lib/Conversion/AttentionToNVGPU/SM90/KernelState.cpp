@@ -31,6 +31,7 @@ KernelConfig KernelConfig::derive(const SM90AttentionDesc &d) {
   c.persistent = s.persistent;
   c.dynamicTiles = s.dynamicTiles;
   c.splitRelease = s.splitRelease;
+  c.splitKV = s.splitKV;
   c.exp2PolyEvery = s.exp2PolyEvery;
   c.headDim = d.headDim;
   c.stages = s.stages;
@@ -43,11 +44,15 @@ KernelConfig KernelConfig::derive(const SM90AttentionDesc &d) {
   c.outSubTiles = d.headDim / kSwizzleElems;
   c.threads =
       kThreadsPerWarpgroup * (kSM90Warpgroups + (s.warpSpecialized ? 1 : 0));
+  // split-kv with a page table: the producer's page lookups over a chunk's
+  // run-time range spilled 8-48 bytes on 24 registers; the persistent
+  // budget (40 / 232) spills nothing.
+  bool roomyProducer = s.persistent || (s.splitKV && d.kvCache.paged());
   c.producerRegs = s.dynamicTiles ? kSM90DynamicTilesProducerRegisters
-                   : s.persistent  ? kSM90PersistentProducerRegisters
+                   : roomyProducer ? kSM90PersistentProducerRegisters
                                    : kSM90ProducerRegisters;
   c.consumerRegs = s.dynamicTiles ? kSM90DynamicTilesConsumerRegisters
-                   : s.persistent  ? kSM90PersistentConsumerRegisters
+                   : roomyProducer ? kSM90PersistentConsumerRegisters
                                    : kSM90ConsumerRegisters;
   c.barriers = MBarrierLayout{s.stages, s.warpSpecialized, s.splitRelease,
                               s.persistent, s.warpArrive, s.qBuffers};

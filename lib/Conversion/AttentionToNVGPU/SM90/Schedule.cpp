@@ -261,7 +261,7 @@ struct Resolver {
       // Dynamic tiles are a persistent schedule: asking for them asks for
       // persistent CTAs (with the warp specialization they need).
       bool on = (s.dynamicTiles && s.warpSpecialized) ||
-                (!attn.hasWindow() && attn.modifiers.empty() &&
+                (!s.splitKV && !attn.hasWindow() && attn.modifiers.empty() &&
                  !attn.kvLensArg && !attn.pageTableArg && !attn.isVarlen() &&
                  !attn.elementType.isFloat(8) && attn.headDim <= 128 &&
                  s.warpSpecialized && s.overlap && s.pFromRegisters &&
@@ -339,6 +339,17 @@ struct Resolver {
     if (source[dynamicTilesIndex] != Source::Measured &&
         failed(needs(dynamicTilesIndex, warpSpecializedIndex)))
       return failure();
+    // Split-KV runs one tile per CTA (its chunks are CTAs of the grid): a
+    // measured persistent default turns off with it, a set one is refused.
+    if (s.splitKV && s.dynamicTiles)
+      return func.emitError("sm_90a schedule: ")
+             << describe(splitKVIndex) << " runs one tile per CTA, but "
+             << describe(dynamicTilesIndex);
+    if (s.splitKV && s.persistent &&
+        source[persistentIndex] != Source::Measured)
+      return func.emitError("sm_90a schedule: ")
+             << describe(splitKVIndex) << " runs one tile per CTA, but "
+             << describe(persistentIndex);
     // A measured split release turns off quietly without warp specialization.
     if (source[splitReleaseIndex] != Source::Measured &&
         failed(needs(splitReleaseIndex, warpSpecializedIndex)))

@@ -38,7 +38,7 @@ constexpr int64_t kLaunchManifestSchemaVersion = 1;
 /// (D, fixed by the kernel) and the multiprocessor count of the device the
 /// kernel is launched on (num_sms).
 enum class SizeSymbol {
-  B, Hq, Hkv, Nq, Nk, D, NumSMs, NumPages, MaxPages, MaxSeqlenQ
+  B, Hq, Hkv, Nq, Nk, D, NumSMs, NumPages, MaxPages, MaxSeqlenQ, NumSplits
 };
 
 /// The symbol's name in the manifest ("B", ..., "D", "num_sms").
@@ -52,7 +52,7 @@ StringRef getSizeSymbolName(SizeSymbol symbol);
 ///         | {"min": [expr, expr, ...]}
 ///         | {"add": [expr, expr, ...]}
 ///   symbol := "B" | "Hq" | "Hkv" | "Nq" | "Nk" | "D" | "num_sms"
-///           | "num_pages" | "max_pages" | "max_seqlen_q"
+///           | "num_pages" | "max_pages" | "max_seqlen_q" | "num_splits"
 class SizeExpr {
 public:
   SizeExpr(int64_t value);     // NOLINT: an integer literal
@@ -138,6 +138,15 @@ void insertKVCacheParams(std::vector<KernelParam> &params, bool kvLens,
 /// layout) and lse [Hq, Nq]; else all are the batch-1 tensors [1, H, N, ...].
 void insertVarlenParams(std::vector<KernelParam> &params, Type pointerType,
                         Type sizeType, bool tokenMajor);
+
+/// The parameters of an in-kernel split-KV kernel (the sm_90a split-kv
+/// schedule): the workspaces `split_o` [num_splits, B, Hq, Nq, D] and
+/// `split_lse` [num_splits, B, Hq, Nq] (f32 pointers) and the arrival
+/// counters `split_counter` [B, Hq, ceil(Nq / blockQ)] (i32, zero at launch,
+/// left zero) before the sizes, and the size `num_splits` after them.
+void insertSplitKVParams(std::vector<KernelParam> &params,
+                         Type f32PointerType, Type i32PointerType,
+                         Type sizeType, int64_t blockQ);
 
 /// The parameter of a kernel with dynamic tiles: `tile_counter` [2] i32 (a
 /// pointer of type `pointerType`) before the sizes. Zero at launch; the

@@ -22,6 +22,9 @@ enum NamedBarrier : int64_t {
   /// + warpgroup: that consumer warpgroup's turn to issue its GEMMs
   /// (ping-pong; 256 threads: it syncs, the other arrives).
   kTurnBarrierBase = 3,
+  /// The 256 threads of the two consumer warpgroups (split-kv: the chunk's
+  /// partials written before the arrival, the arrival's ticket read).
+  kConsumersBarrier = 5,
 };
 
 /// The mbarrier slots: 0 = Q full; 1 + s = K of stage s full; 1 + S + s = V

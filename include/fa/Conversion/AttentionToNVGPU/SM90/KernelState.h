@@ -40,6 +40,7 @@ struct KernelConfig {
   bool persistent;
   bool dynamicTiles; ///< persistent tiles claimed from the tile counter
   bool splitRelease;
+  bool splitKV; ///< in-kernel split-KV (SM90/SplitKV.h)
   int64_t exp2PolyEvery;
   int64_t headDim, stages, blockKV;
   bool fp8;         ///< f8E4M3FN inputs (SM90AttentionDesc::isFP8)
@@ -86,6 +87,9 @@ struct KernelArgs {
   /// varlen: the cumulative query and key offsets, [B + 1] i32 memrefs, and
   /// max_seqlen_q (index: the grid's and the persistent tiles' query blocks).
   Value cuSeqlensQ, cuSeqlensK, maxSeqlenQ;
+  /// split-kv: the workspaces split_o, split_lse (f32) and the arrival
+  /// counters split_counter (i32) as memrefs, and num_splits (index).
+  Value splitO, splitLse, splitCounter, numSplits;
   Value batchArg;         ///< B as the i32 argument (cast where used)
   kernel::ProblemSizes sizes; ///< batch left null (see batchArg)
 };
