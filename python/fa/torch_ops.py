@@ -474,8 +474,17 @@ def _unsupported(reason, grad=False):
                             f"instead")
 
 
+_NO_LSE = {}  # device -> the shared empty lse of calls without return_lse (direct path)
+
+
 def _no_lse(q):
-    return torch.empty((0,), device=q.device, dtype=torch.float32)
+    """The empty lse of a call without return_lse: one per device, shared (an
+    allocation costs as much as a short kernel's launch). The op returns a
+    fresh one instead (attention_op: outputs of a custom op are its own)."""
+    t = _NO_LSE.get(q.device)
+    if t is None:
+        t = _NO_LSE[q.device] = torch.empty((0,), device=q.device, dtype=torch.float32)
+    return t
 
 
 @torch.library.custom_op("fa::attention", mutates_args=())
@@ -485,8 +494,11 @@ def attention_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool
                  kv_lens: Optional[torch.Tensor] = None,
                  page_table: Optional[torch.Tensor] = None) -> Tuple[torch.Tensor, torch.Tensor]:
     """fa.attention's op: (out, lse), lse empty unless return_lse."""
-    return _run(q, k, v, causal, window_left, window_right, scale, softcap, return_lse,
-                fallback, kv_lens, page_table)
+    out, lse = _run(q, k, v, causal, window_left, window_right, scale, softcap, return_lse,
+                    fallback, kv_lens, page_table)
+    if not return_lse:
+        lse = torch.empty((0,), device=q.device, dtype=torch.float32)
+    return out, lse
 
 
 @attention_op.register_fake

@@ -6,10 +6,12 @@ without a GPU) before any driver call; this file only talks to libcuda.
 import ctypes
 import json
 import os
+import threading
 
 from .manifest import (SPLIT_KV_TENSORS, TensorDesc, check_cu_seqlens, check_index_values,
                        check_launch, check_manifest, check_num_splits, check_pointers,
-                       check_size, check_sizes, compile_expr, op_of, output_shapes,
+                       check_size, check_sizes, compile_expr, cuda_ordinal, op_of,
+                       output_shapes,
                        packed_sizes, page_size, takes_kv_lens, takes_split_kv, takes_varlen,
                        tensor_map_args, tensor_params, uses_symbol, varlen_layout)
 
@@ -143,6 +145,17 @@ def transpose_v_fp8(v, key_order):
     return u.permute(0, 1, 4, 2, 3).reshape(B, H, D, n32).contiguous().view(v.dtype)
 
 
+def current_stream(torch, device):
+    """The raw handle of torch's current stream on `device` (a torch.device):
+    torch's own C accessor where it has one (a fraction of a microsecond,
+    against several for torch.cuda.current_stream(); this runs on every
+    launch), else the public API."""
+    raw = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
+    if raw is not None and device.index is not None:
+        return raw(device.index)
+    return torch.cuda.current_stream(device).cuda_stream
+
+
 def describe(t):
     """The TensorDesc of a torch tensor (what fa_runtime.manifest checks)."""
     return TensorDesc(tuple(t.shape), _TORCH_DTYPES.get(str(t.dtype), str(t.dtype)),
@@ -230,6 +243,17 @@ class Kernel:
         # split-KV: num_splits CTAs per query tile, the workspaces split_o, split_lse,
         # split_counter per stream (split_kv_workspace), unless the caller gives them
         self.split_kv = takes_split_kv(manifest)
+        # What every launch reads, computed once (the host's launch path is as long as a
+        # short kernel).
+        self._fp8 = "v_key_order" in manifest
+        self._has_lse = any(p["tensor"] == "lse" for p in self._ptr_params)
+        self._map_slot = {m["param"]: i for i, m in enumerate(manifest.get("tensor_maps") or [])}
+        self._param_is_i32 = [p["type"] == "i32" for p in manifest["params"]]
+        self._i32_names = [p["name"] for p in manifest["params"] if p["type"] == "i32"]
+        # Per thread: the kernel parameters' ctypes holders and their argv, reused by
+        # every launch (cuLaunchKernel copies the values; a thread's launches are
+        # sequential, and the ctypes call lets other threads run meanwhile).
+        self._holders = threading.local()
         self._split_kv_shapes = {
             p["tensor"]: [compile_expr(e, f"{p['tensor']}.shape[{i}]")
                           for i, e in enumerate(p["shape"])]
@@ -273,7 +297,7 @@ class Kernel:
         launch path is as long as the kernel."""
         if self._grid_needs_sms and num_sms is None:
             num_sms = _num_sms(device)
-        key = (tuple(sorted(sizes.items())), num_sms)
+        key = (tuple(sizes.items()), num_sms)  # names and values (an order: one more entry)
         memo = self.__dict__.setdefault("_grids", {})
         if key not in memo:
             env = dict(sizes, D=self.manifest["head_dim"])
@@ -286,21 +310,25 @@ class Kernel:
 
     def _launch(self, ptrs, sizes, stream, device):
         """cuLaunchKernel on checked pointers (manifest order) and sizes."""
-        holders = []
-        it = iter(ptrs)
-        for p in self.manifest["params"]:
-            if p["type"] == "i32":
-                holders.append(ctypes.c_int32(sizes[p["name"]]))
-            else:
-                holders.append(ctypes.c_void_p(next(it)))
-        argv = (ctypes.c_void_p * len(holders))(*[ctypes.addressof(h) for h in holders])
         gx, gy, gz = self.grid(sizes, device)
-        bx, by, bz = self.manifest["block"]
         if gx == 0 or gy == 0 or gz == 0:
             return
+        local = self._holders
+        holders = getattr(local, "holders", None)
+        if holders is None:
+            holders = [ctypes.c_int32() if i32 else ctypes.c_void_p()
+                       for i32 in self._param_is_i32]
+            local.holders = holders
+            local.argv = (ctypes.c_void_p * len(holders))(
+                *[ctypes.addressof(h) for h in holders])
+        it, names = iter(ptrs), iter(self._i32_names)
+        for h, i32 in zip(holders, self._param_is_i32):
+            h.value = sizes[next(names)] if i32 else next(it)
+        bx, by, bz = self.manifest["block"]
         func = self._function(device)
         _check(_cuda().cuLaunchKernel(func, gx, gy, gz, bx, by, bz, self.dyn_smem,
-                                      ctypes.c_void_p(stream), argv, None), "cuLaunchKernel")
+                                      ctypes.c_void_p(stream), local.argv, None),
+               "cuLaunchKernel")
 
     def launch_ptrs(self, *ptrs, stream=0, device=None, **sizes):
         """Launches on raw device pointers (in manifest order) and i32 sizes, on
@@ -329,10 +357,11 @@ class Kernel:
         buffer of 3 x 128 bytes, on q's device; cached per (device, pointers,
         shapes). For fp8 kernels `v` is v_t (transpose_v_fp8)."""
         import torch
-        key = (str(q.device), q.data_ptr(), k.data_ptr(), v.data_ptr(), tuple(q.shape),
+        key = (q.device, q.data_ptr(), k.data_ptr(), v.data_ptr(), tuple(q.shape),
                tuple(k.shape), tuple(v.shape))
         cache = self.__dict__.setdefault("_maps", {})
         if key not in cache:
+            _ensure_context(cuda_ordinal(q.device, "q"))
             if sizes is None and self.varlen:  # packed in the kernel's layout
                 sizes = packed_sizes(self.varlen_layout, q.shape, k.shape)
             elif sizes is None:
@@ -438,7 +467,7 @@ class Kernel:
         num_splits; the counter zero and used by no launch running at the same
         time). With num_splits = 1 the kernel does not touch split_o and
         split_lse, and the stream's are passed as they are (not grown)."""
-        fp8 = "v_key_order" in self.manifest
+        fp8 = self._fp8
         extra = {n: t for n, t in inputs.items() if t is not None}
         for name, t in (("kv_lens", kv_lens), ("page_table", page_table),
                         ("cu_seqlens_q", cu_seqlens_q), ("cu_seqlens_k", cu_seqlens_k)):
@@ -488,7 +517,7 @@ class Kernel:
                 out_dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[
                     self.manifest["out_dtype"]]
             out = torch.empty(out_shape, device=q.device, dtype=out_dtype)
-        has_lse = any(p["tensor"] == "lse" for p in self._ptr_params)
+        has_lse = self._has_lse
         if has_lse and lse is None:
             lse = torch.empty(lse_shape, device=q.device, dtype=torch.float32)
         if check_indices is None and (self.kv_lens or self.page_size or self.varlen):
@@ -511,7 +540,7 @@ class Kernel:
             s = dict(s, max_seqlen_q=max_seqlen_q)
         # A varlen grid of no CTAs (max_seqlen_q = 0): no tensor maps to encode either.
         if not plan.empty and (not self.varlen or max_seqlen_q > 0):
-            stream = torch.cuda.current_stream(q.device).cuda_stream
+            stream = current_stream(torch, q.device)
             if self.takes_tile_counter and "tile_counter" not in extra:
                 extra["tile_counter"] = tile_counter(plan.device, stream)
             if self.split_kv:
@@ -526,10 +555,9 @@ class Kernel:
                         numel = 0  # not touched: any valid pointer
                     extra[name] = split_kv_workspace(plan.device, stream, name, numel)
             tensors = {"q": q, "k": k, "v": v, "out": out, "lse": lse, **extra}
-            if self.manifest.get("tensor_maps"):
-                _ensure_context(plan.device)
+            if self._map_slot:
                 maps = self.tensor_maps(q, k, v_t if fp8 else v, s)
-                slot = {m["param"]: i for i, m in enumerate(self.manifest["tensor_maps"])}
+                slot = self._map_slot
                 ptrs = [maps.data_ptr() + 128 * slot[p["name"]] if p["type"] == "tensormap"
                         else tensors[p["tensor"]].data_ptr() for p in self._ptr_params]
             else:
@@ -607,6 +635,6 @@ class Kernel:
             tensors["dq_semaphore"] = torch.zeros((s["B"], s["Hq"], blocks),
                                                   device=q.device, dtype=torch.int32)
         ptrs = [tensors[p["tensor"]].data_ptr() for p in self._ptr_params]
-        stream = torch.cuda.current_stream(q.device).cuda_stream
+        stream = current_stream(torch, q.device)
         self._launch(ptrs, s, stream, plan.device)
         return dq_accum.to(q.dtype), dk, dv

@@ -267,13 +267,13 @@ static void buildConsumers(KernelBuilder &kb, const KernelConfig &cfg,
   if (split) {
     // The tile and chunk again, from an opaque blockIdx.z (KVSplit::again).
     TileCoord coord = tile.coord;
-    KVSplit chunk = KVSplit::again(kb, coord, cfg.longestFirst, args.numSplits);
+    KVSplit chunk =
+        KVSplit::again(kb, coord, cfg.longestFirst, args.numSplits);
     TileState again = TileState::of(kb, coord, args.sizes);
     rows.qPlane = again.qPlane;
     buildSplitKVEpilogue(kb, cfg, args, smem, frame, rows, result, again,
                          chunk);
-  } else
-  {
+  } else {
     buildEpilogue(kb, cfg, args, smem, frame, rows, result, outScale);
   }
   if (tiles) {
@@ -338,8 +338,8 @@ static std::vector<KernelParam> kernelParams(OpBuilder &b,
                          d.varlenTokenMajor);
   }
   if (cfg.splitKV)
-    insertSplitKVParams(params, MemRefType::get({kGlobalExtent}, b.getF32Type()),
-                        i32Pointer, b.getI32Type(), kSM90BlockQ);
+    insertSplitKVParams(params, /*f32PointerType=*/types.lse, i32Pointer,
+                        b.getI32Type(), kSM90BlockQ);
   if (cfg.dynamicTiles)
     insertTileCounterParam(params, i32Pointer);
   return params;

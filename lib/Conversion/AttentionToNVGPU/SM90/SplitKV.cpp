@@ -48,16 +48,16 @@ KVSplit KVSplit::again(KernelBuilder &kb, TileCoord &coord, bool longestFirst,
                        Value count) {
   coord.qBlock = opaqueSpecial(kb, "%ctaid.x");
   if (longestFirst)
-    coord.qBlock = kb.sub(kb.sub(opaqueSpecial(kb, "%nctaid.x"), kb.idx(1)),
-                          coord.qBlock);
+    coord.qBlock =
+        kb.sub(kb.sub(opaqueSpecial(kb, "%nctaid.x"), kb.idx(1)), coord.qBlock);
   coord.head = opaqueSpecial(kb, "%ctaid.y");
   coord.batch = opaqueSpecial(kb, "%ctaid.z");
   return fromGrid(kb, coord, count);
 }
 
 KVRange KVSplit::narrow(KernelBuilder &kb, KVRange r) const {
-  Value n = arith::MaxSIOp::create(kb.b, kb.loc, kb.sub(r.end, r.begin),
-                                   kb.idx(0));
+  Value n =
+      arith::MaxSIOp::create(kb.b, kb.loc, kb.sub(r.end, r.begin), kb.idx(0));
   Value per = divU(kb, kb.add(n, kb.sub(count, kb.idx(1))), count);
   Value begin = minS(kb, kb.add(r.begin, kb.mul(index, per)), r.end);
   r.end = minS(kb, kb.add(begin, per), r.end);
@@ -88,9 +88,9 @@ static void storePartials(KernelBuilder &kb, const KernelConfig &cfg,
       Value rowIdx = kb.add(firstRow, rows.rowQ[r]);
       Value base = kb.add(kb.mul(rowIdx, kb.idx(D)), frame.colPair);
       for (int64_t n = 0; n < D / 8; ++n) {
-        Value a0 = arith::MulFOp::create(
-            kb.b, kb.loc, kb.extract(result.acc, 4 * n + 2 * r),
-            row[r].inverse);
+        Value a0 = arith::MulFOp::create(kb.b, kb.loc,
+                                         kb.extract(result.acc, 4 * n + 2 * r),
+                                         row[r].inverse);
         Value a1 = arith::MulFOp::create(
             kb.b, kb.loc, kb.extract(result.acc, 4 * n + 2 * r + 1),
             row[r].inverse);
@@ -100,13 +100,13 @@ static void storePartials(KernelBuilder &kb, const KernelConfig &cfg,
                                 ValueRange{kb.add(base, kb.idx(8 * n))}, false,
                                 llvm::MaybeAlign(8));
       }
-      kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, frame.thread.quadLane,
-                       kb.idx(0)),
-                [&] {
-                  memref::StoreOp::create(
-                      kb.b, kb.loc, rowLogSumExp(kb, result.max[r], row[r]),
-                      args.splitLse, ValueRange{rowIdx});
-                });
+      kb.ifThen(
+          kb.cmp(arith::CmpIPredicate::eq, frame.thread.quadLane, kb.idx(0)),
+          [&] {
+            memref::StoreOp::create(kb.b, kb.loc,
+                                    rowLogSumExp(kb, result.max[r], row[r]),
+                                    args.splitLse, ValueRange{rowIdx});
+          });
     });
   }
 }
@@ -132,9 +132,8 @@ static void combineChunks(KernelBuilder &kb, const KernelConfig &cfg,
   // Over the tile's rows only (a decoding tile has a few): a loop of a
   // run-time count, which ptxas does not unroll (unrolled 16 times at d128
   // it spilled).
-  auto loop = scf::ForOp::create(kb.b, kb.loc, tid,
-                                 kb.mul(rowsHere, kb.idx(quads)),
-                                 kb.idx(threads));
+  auto loop = scf::ForOp::create(
+      kb.b, kb.loc, tid, kb.mul(rowsHere, kb.idx(quads)), kb.idx(threads));
   OpBuilder::InsertionGuard guard(kb.b);
   kb.b.setInsertionPointToStart(loop.getBody());
   Value c = loop.getInductionVar();
@@ -152,9 +151,9 @@ static void combineChunks(KernelBuilder &kb, const KernelConfig &cfg,
     {
       OpBuilder::InsertionGuard g(kb.b);
       kb.b.setInsertionPointToStart(maxLoop.getBody());
-      Value m = arith::MaximumFOp::create(
-          kb.b, kb.loc, maxLoop.getRegionIterArgs()[0],
-          lseOf(maxLoop.getInductionVar()));
+      Value m = arith::MaximumFOp::create(kb.b, kb.loc,
+                                          maxLoop.getRegionIterArgs()[0],
+                                          lseOf(maxLoop.getInductionVar()));
       scf::YieldOp::create(kb.b, kb.loc, m);
     }
     Value m = maxLoop.getResult(0);
@@ -164,10 +163,11 @@ static void combineChunks(KernelBuilder &kb, const KernelConfig &cfg,
                               negInf),
         kb.f32(0.0), m);
     Value zero4 = arith::ConstantOp::create(
-        kb.b, kb.loc, v4f32, DenseElementsAttr::get(v4f32, kb.b.getF32FloatAttr(0.0)));
-    auto sumLoop = scf::ForOp::create(kb.b, kb.loc, kb.idx(0), split.count,
-                                      kb.idx(1),
-                                      ValueRange{kb.f32(0.0), zero4});
+        kb.b, kb.loc, v4f32,
+        DenseElementsAttr::get(v4f32, kb.b.getF32FloatAttr(0.0)));
+    auto sumLoop =
+        scf::ForOp::create(kb.b, kb.loc, kb.idx(0), split.count, kb.idx(1),
+                           ValueRange{kb.f32(0.0), zero4});
     {
       OpBuilder::InsertionGuard g(kb.b);
       kb.b.setInsertionPointToStart(sumLoop.getBody());
@@ -178,9 +178,9 @@ static void combineChunks(KernelBuilder &kb, const KernelConfig &cfg,
                                       sumLoop.getRegionIterArgs()[0], w);
       Value o = vector::LoadOp::create(
           kb.b, kb.loc, v4f32, args.splitO,
-          ValueRange{kb.add(kb.mul(kb.add(kb.mul(s, chunkRows), rowIdx),
-                                   kb.idx(D)),
-                            kb.mul(quad, kb.idx(4)))},
+          ValueRange{
+              kb.add(kb.mul(kb.add(kb.mul(s, chunkRows), rowIdx), kb.idx(D)),
+                     kb.mul(quad, kb.idx(4)))},
           false, llvm::MaybeAlign(16));
       Value wv = vector::BroadcastOp::create(kb.b, kb.loc, v4f32, w);
       Value acc = vector::FMAOp::create(kb.b, kb.loc, wv, o,
@@ -228,8 +228,7 @@ void mlir::fa::sm90::buildSplitKVEpilogue(
   for (int r = 0; r < 2; ++r)
     row[r] = finalizeRowSum(kb, result.sum[r]);
   // Workspace rows: [split, batch, head, row], B * Hq planes per split.
-  Value planeRows =
-      kb.mul(kb.asIndex(args.batchArg), args.sizes.queryHeads);
+  Value planeRows = kb.mul(kb.asIndex(args.batchArg), args.sizes.queryHeads);
   Value nq = args.sizes.queryLength;
   Value firstRow = kb.add(kb.mul(kb.mul(split.index, planeRows), nq),
                           kb.mul(rows.qPlane, nq));
@@ -243,21 +242,21 @@ void mlir::fa::sm90::buildSplitKVEpilogue(
   Value counterIdx = kb.add(kb.mul(tile.qPlane, qBlocks), tile.coord.qBlock);
   // The ticket goes to the others through the Q tile's first word (every
   // consumer is past its last read of Q: the mainloop is done).
-  auto wordTy = MemRefType::get(
-      {1}, kb.b.getI32Type(), MemRefLayoutAttrInterface{},
-      gpu::AddressSpaceAttr::get(kb.b.getContext(),
-                                 gpu::AddressSpace::Workgroup));
+  auto wordTy =
+      MemRefType::get({1}, kb.b.getI32Type(), MemRefLayoutAttrInterface{},
+                      gpu::AddressSpaceAttr::get(kb.b.getContext(),
+                                                 gpu::AddressSpace::Workgroup));
   Value ticketWord = smem.view(kb, kb.idx(cfg.smem.qOffset), wordTy);
   kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, tid, kb.idx(0)), [&] {
     Value old = memref::AtomicRMWOp::create(
-        kb.b, kb.loc, arith::AtomicRMWKind::addi, kb.i32c(1),
-        args.splitCounter, ValueRange{counterIdx});
+        kb.b, kb.loc, arith::AtomicRMWKind::addi, kb.i32c(1), args.splitCounter,
+        ValueRange{counterIdx});
     memref::StoreOp::create(kb.b, kb.loc, old, ticketWord,
                             ValueRange{kb.idx(0)});
   });
   syncConsumers(kb);
-  Value ticket = kb.asIndex(memref::LoadOp::create(kb.b, kb.loc, ticketWord,
-                                                   ValueRange{kb.idx(0)}));
+  Value ticket = kb.asIndex(
+      memref::LoadOp::create(kb.b, kb.loc, ticketWord, ValueRange{kb.idx(0)}));
   kb.ifThen(
       kb.cmp(arith::CmpIPredicate::eq, ticket, kb.sub(split.count, kb.idx(1))),
       [&] {

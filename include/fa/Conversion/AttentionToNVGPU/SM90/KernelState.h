@@ -51,8 +51,10 @@ struct KernelConfig {
   int64_t threads;  ///< consumers (+ producer) warpgroups x 128
   /// setmaxnreg of the producer / consumer warpgroups: kSM90Producer- /
   /// ConsumerRegisters, or with persistent CTAs kSM90PersistentProducer- /
-  /// ConsumerRegisters (the producer runs the tile loop), with dynamic tiles
-  /// kSM90DynamicTilesProducer- / ConsumerRegisters (it also claims tiles).
+  /// ConsumerRegisters (the producer runs the tile loop; also for split-kv
+  /// with a page table: its page lookups over a chunk's run-time range), with
+  /// dynamic tiles kSM90DynamicTilesProducer- / ConsumerRegisters (it also
+  /// claims tiles).
   int64_t producerRegs, consumerRegs;
   SharedMemoryPlan smem;
   MBarrierLayout barriers;

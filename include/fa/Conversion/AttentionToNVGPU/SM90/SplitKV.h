@@ -1,4 +1,4 @@
-//===- SplitKV.h - in-kernel split-KV of the sm_90a kernel -------*- C++ -*-===//
+//===- SplitKV.h - in-kernel split-KV of the sm_90a kernel ------*- C++ -*-===//
 //
 // Decoding has a handful of query rows per sequence: one CTA per tile keeps a
 // few SMs busy. With the split-kv schedule the key blocks of a tile are cut
