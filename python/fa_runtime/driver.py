@@ -243,6 +243,9 @@ class Kernel:
         # split-KV: num_splits CTAs per query tile, the workspaces split_o, split_lse,
         # split_counter per stream (split_kv_workspace), unless the caller gives them
         self.split_kv = takes_split_kv(manifest)
+        # ... and the compiler's plan of it (manifest "num_splits_plan"), the default
+        plan = manifest.get("num_splits_plan")
+        self._split_plan = compile_expr(plan, "num_splits_plan") if plan is not None else None
         # What every launch reads, computed once (the host's launch path is as long as a
         # short kernel).
         self._fp8 = "v_key_order" in manifest
@@ -307,6 +310,18 @@ class Kernel:
                 memo.clear()
             memo[key] = [int(c(env)) for c in self._grid_code]
         return memo[key]
+
+    def num_splits_plan(self, sizes, device=0, num_sms=None):
+        """A split-KV kernel's num_splits for these launch sizes (B, Hq, Hkv,
+        Nq, Nk, ...) as its manifest's "num_splits_plan" gives it (the
+        compiler's measured plan; the device's SM count unless `num_sms`), 1
+        when the manifest has none."""
+        if self._split_plan is None:
+            return 1
+        if num_sms is None:
+            num_sms = _num_sms(device)
+        return max(int(self._split_plan(dict(sizes, D=self.manifest["head_dim"],
+                                             num_sms=num_sms))), 1)
 
     def _launch(self, ptrs, sizes, stream, device):
         """cuLaunchKernel on checked pointers (manifest order) and sizes."""
@@ -457,8 +472,10 @@ class Kernel:
         counter (tile_counter()) unless `tile_counter` is given: an int32 [2]
         tensor, zero, that no launch running at the same time uses.
         Split-KV kernels ("split_kv") cut the keys of each query tile into
-        `num_splits` chunks (an int in 1 .. 1024, default 1: the plain
-        kernel's result), a CTA each; an error for other kernels. Their
+        `num_splits` chunks (an int in 1 .. 1024; 1: the plain kernel's
+        result), a CTA each; an error for other kernels. By default the
+        manifest's "num_splits_plan" for these sizes and the device's SM count
+        (the compiler's measured plan; num_splits_plan()), 1 without one. Their
         workspaces split_o [num_splits, B, Hq, Nq, D] f32, split_lse
         [num_splits, B, Hq, Nq] f32 and split_counter [B, Hq, ceil(Nq / 128)]
         int32 are the stream's (split_kv_workspace: grown as needed, the
@@ -483,8 +500,7 @@ class Kernel:
             raise ValueError(f"num_splits: kernel {self.manifest['kernel']} takes no "
                              f"num_splits: it was compiled without split-KV (a variant with "
                              f"split_kv takes it)")
-        if self.split_kv:
-            num_splits = 1 if num_splits is None else num_splits
+        if self.split_kv and num_splits is not None:
             check_num_splits(num_splits)
         if fp8:
             if v_t is None:
@@ -497,6 +513,14 @@ class Kernel:
             v = None
         # before anything touches the GPU
         plan = self.check(q, k, v, out, lse, num_splits=num_splits, **extra)
+        if self.split_kv and num_splits is None and self._split_plan is not None \
+                and not plan.empty:
+            # The compiler's plan for these sizes (then the workspaces given, if any, are
+            # checked against it).
+            num_splits = self.num_splits_plan(plan.sizes, plan.device)
+            plan = self.check(q, k, v, out, lse, num_splits=num_splits, **extra)
+        if self.split_kv:
+            num_splits = plan.sizes["num_splits"]
         import torch
         s = plan.sizes
         if "q" in plan.copies:

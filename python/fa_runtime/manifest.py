@@ -9,7 +9,7 @@ Sizes (grid, tensor shapes, tensor-map dims and strides) are expressions in a
 small fixed grammar, interpreted here (nothing is passed to eval):
     expr := integer | symbol
           | {"ceil_div": [expr, expr]} | {"mul": [expr, ...]} | {"min": [expr, ...]}
-          | {"add": [expr, ...]}
+          | {"add": [expr, ...]} | {"floor_div": [expr, expr]} | {"max": [expr, ...]}
     symbol := "B" | "Hq" | "Hkv" | "Nq" | "Nk" | "D" | "num_sms"
             | "num_pages" | "max_pages"                       (paged kernels)
             | "max_seqlen_q"                                  (varlen kernels)
@@ -197,9 +197,17 @@ def _product(xs):
     return r
 
 
+def _floor_div(a, b):
+    if b <= 0:
+        raise ValueError(f"floor_div by {b}")
+    return a // b
+
+
 _OPS = {"ceil_div": (2, lambda xs: _ceil_div(xs[0], xs[1])),
+        "floor_div": (2, lambda xs: _floor_div(xs[0], xs[1])),
         "mul": (None, _product),
         "min": (None, min),
+        "max": (None, max),
         "add": (None, sum)}
 
 
@@ -330,6 +338,12 @@ def check_manifest(manifest, where="manifest"):
     _check_paging(manifest, params, where)
     _check_varlen(varlen, manifest.get("varlen_layout"), params, where)
     _check_split_kv(split_kv, params, where)
+    if "num_splits_plan" in manifest:
+        if not split_kv:
+            raise ManifestError(f"{where}: 'num_splits_plan' without 'split_kv': true")
+        check_expr(manifest["num_splits_plan"], f"{where}: num_splits_plan")
+        if uses_symbol(manifest["num_splits_plan"], "num_splits"):
+            raise ManifestError(f"{where}: num_splits_plan uses num_splits, which it gives")
     grid = _require(manifest, "grid", list, where)
     block = _require(manifest, "block", list, where)
     if len(grid) != 3 or len(block) != 3:

@@ -382,3 +382,70 @@ def test_split_kv_launch_ptrs(split_fake):
     with pytest.raises(ValueError, match=r"expected 8 pointers \(q_map, k_map, v_map, out, lse, "
                                          r"split_o, split_lse, split_counter\)"):
         kern.launch_ptrs(*ptrs[:5], device=0, B=2, Hq=8, Hkv=2, Nq=1000, Nk=3000, num_splits=1)
+
+
+# ---------------------------------------------------------------------------
+# The compiler's plan of num_splits ("num_splits_plan")
+
+
+def test_floor_div_and_max_expressions():
+    assert eval_expr({"floor_div": [7, 2]}, {}) == 3
+    assert eval_expr({"floor_div": ["Nk", {"max": [1, "B"]}]}, {"Nk": 9, "B": 0}) == 9
+    assert eval_expr({"max": [1, {"min": [0, 5]}]}, {}) == 1
+    with pytest.raises(ValueError, match="floor_div by 0"):
+        eval_expr({"floor_div": [1, 0]}, {})
+    with pytest.raises(ManifestError, match="is not a size expression"):
+        eval_expr({"floor_div": [1]}, {})
+
+
+def test_num_splits_plan_only_with_split_kv():
+    plan = {"max": [1, {"floor_div": ["num_sms", "B"]}]}
+    check_manifest(dict(split_kv_manifest(), num_splits_plan=plan))
+    plain = paged_manifest(Variant.parse("f16,d128,causal"))
+    with pytest.raises(ManifestError, match="'num_splits_plan' without 'split_kv': true"):
+        check_manifest(dict(plain, num_splits_plan=plan))
+    with pytest.raises(ManifestError, match="num_splits_plan uses num_splits"):
+        check_manifest(dict(split_kv_manifest(), num_splits_plan={"add": ["num_splits", 1]}))
+    with pytest.raises(ManifestError, match="unknown size symbol 'S'"):
+        check_manifest(dict(split_kv_manifest(), num_splits_plan="S"))
+
+
+@needs_fake
+def test_split_kv_default_is_the_plan(split_fake):
+    # A manifest with a plan: num_splits defaults to it at the launch's sizes and the
+    # device's SM count (the fake's 132), at least 1; an explicit num_splits wins.
+    fake, t = split_fake, split_fake.torch
+    plan = {"max": [1, {"floor_div": ["num_sms", {"mul": ["B", "Hq"]}]}]}
+    kern = Kernel(dict(split_kv_manifest(), num_splits_plan=plan), b"// fake\n")
+    q, k, v = fake_qkv(t, B=2, Hq=8)
+    assert kern.num_splits_plan({"B": 2, "Hq": 8}) == 132 // 16
+    fake.log(SPLIT_KINDS)
+    kern(q, k, v)
+    kern(q, k, v, num_splits=3)
+    first, second = launches(fake.log())
+    assert params(first)[-1] == "8" and "grid 8 8 16 " in first
+    assert params(second)[-1] == "3"
+    q, k, v = fake_qkv(t, B=20, Hq=8)
+    fake.log(SPLIT_KINDS)
+    kern(q, k, v)
+    assert params(launches(fake.log())[0])[-1] == "1"
+
+
+@pytest.mark.skipif(not __import__("fa").compiler_available(), reason="needs the compiler")
+def test_compiled_plan_is_fa_decode_plan():
+    # The compiler's num_splits_plan and fa.decode.plan_kernel_splits (what fa.attention
+    # asks for) agree on the packed decoding launch [B, Hkv, G * Nq, D] wherever the
+    # packed rewrite applies.
+    import fa
+    from fa.decode import plan_kernel_splits
+    kern = fa.compile("f16,d128,full,lse,split-kv=true", chip="sm_90a")
+    runtime = Kernel(kern.manifest, kern.ptx.encode() if isinstance(kern.ptx, str) else kern.ptx)
+    assert runtime.split_kv and runtime._split_plan is not None
+    for B in (1, 2, 8, 17, 64):
+        for Hq, Hkv in ((32, 8), (8, 8), (64, 1)):
+            for Nk in (1, 127, 128, 300, 4096, 32749, 131072):
+                for sms in (132, 114, 16):
+                    want = plan_kernel_splits(B, Hq, Hkv, 1, Nk, sms)
+                    got = runtime.num_splits_plan(
+                        {"B": B, "Hq": Hkv, "Hkv": Hkv, "Nq": Hq // Hkv, "Nk": Nk}, num_sms=sms)
+                    assert got == want, (B, Hq, Hkv, Nk, sms)

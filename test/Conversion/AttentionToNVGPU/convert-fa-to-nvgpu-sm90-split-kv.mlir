@@ -8,6 +8,10 @@
 // them, num_splits CTAs per tile in grid z; one tile per CTA (the measured
 // persistent default is off with it).
 // CHECK: \22grid\22: [\0A{{ *}}{\0A{{ *}}\22ceil_div\22: [\0A{{ *}}\22Nq\22,\0A{{ *}}128\0A{{ *}}]\0A{{ *}}},\0A{{ *}}\22Hq\22,\0A{{ *}}{\0A{{ *}}\22mul\22: [\0A{{ *}}\22B\22,\0A{{ *}}\22num_splits\22\0A{{ *}}]
+// The measured plan: one wave of CTAs, chunks of at least 2 key blocks, at most 128.
+// CHECK-SAME: \22num_splits_plan\22: {\0A{{ *}}\22max\22: [\0A{{ *}}1,\0A{{ *}}{\0A{{ *}}\22ceil_div\22
+// CHECK-SAME: \22floor_div\22: [\0A{{ *}}\22num_sms\22,\0A{{ *}}{\0A{{ *}}\22max\22: [\0A{{ *}}1,\0A{{ *}}{\0A{{ *}}\22mul\22: [\0A{{ *}}\22B\22,\0A{{ *}}\22Hq\22
+// CHECK-SAME: 128\0A{{ *}}]
 // CHECK-SAME: \22name\22: \22split_o\22,\0A{{ *}}\22shape\22: [\0A{{ *}}\22num_splits\22,\0A{{ *}}\22B\22,\0A{{ *}}\22Hq\22,\0A{{ *}}\22Nq\22,\0A{{ *}}\22D\22\0A{{ *}}],\0A{{ *}}\22tensor\22: \22split_o\22
 // CHECK-SAME: \22name\22: \22split_lse\22
 // CHECK-SAME: \22name\22: \22split_counter\22,\0A{{ *}}\22shape\22: [\0A{{ *}}\22B\22,\0A{{ *}}\22Hq\22,\0A{{ *}}{\0A{{ *}}\22ceil_div\22: [\0A{{ *}}\22Nq\22,\0A{{ *}}128
@@ -71,6 +75,7 @@
 // CHECK: memref.store %{{.+}}, %[[LSE]]
 
 // OFF-NOT: split_o
+// OFF-NOT: num_splits_plan
 // OFF: \22split_kv\22: false
 // OFF-NOT: memref.atomic_rmw
 

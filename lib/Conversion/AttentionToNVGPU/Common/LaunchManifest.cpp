@@ -64,6 +64,13 @@ SizeExpr SizeExpr::add(ArrayRef<SizeExpr> terms) {
   assert(!terms.empty() && "add of nothing");
   return SizeExpr(Kind::Add, terms);
 }
+SizeExpr SizeExpr::floorDiv(SizeExpr numerator, SizeExpr denominator) {
+  return SizeExpr(Kind::FloorDiv, {numerator, denominator});
+}
+SizeExpr SizeExpr::max(ArrayRef<SizeExpr> operands) {
+  assert(!operands.empty() && "max of nothing");
+  return SizeExpr(Kind::Max, operands);
+}
 
 json::Value SizeExpr::toJSON() const {
   auto apply = [&](StringRef op) {
@@ -85,6 +92,10 @@ json::Value SizeExpr::toJSON() const {
     return apply("min");
   case Kind::Add:
     return apply("add");
+  case Kind::FloorDiv:
+    return apply("floor_div");
+  case Kind::Max:
+    return apply("max");
   }
   llvm_unreachable("unknown SizeExpr kind");
 }
@@ -462,7 +473,8 @@ static constexpr StringLiteral kSchemaKeys[] = {
     "causal", "window", "scale", "lse", "block_q", "block_kv", "params",
     "grid", "tiles", "block", "dynamic_shared_memory_bytes",
     "static_shared_memory_bytes", "tensor_maps", "out_dtype", "v_key_order",
-    "op", "kv_lens", "page_size", "varlen", "varlen_layout"};
+    "op", "kv_lens", "page_size", "varlen", "varlen_layout",
+    "num_splits_plan"};
 
 LogicalResult LaunchManifest::verify(FunctionOpInterface kernelOp) const {
   auto fail = [&](const Twine &why) {
@@ -562,6 +574,8 @@ json::Object LaunchManifest::toJSON() const {
   }
   if (tiles)
     o["tiles"] = tiles->toJSON();
+  if (numSplitsPlan)
+    o["num_splits_plan"] = numSplitsPlan->toJSON();
   for (const auto &[key, value] : schedule)
     o[key] = value;
   return o;

@@ -345,6 +345,27 @@ static std::vector<KernelParam> kernelParams(OpBuilder &b,
   return params;
 }
 
+/// split-kv: the measured number of chunks for a launch (fa.decode's
+/// plan_kernel_splits, measured on the H200: bench/results/
+/// decode_h200_2026-12-02_s14): as many CTAs as fit one wave (one more is a
+/// second wave), chunks of at least kMinSplitBlocks key blocks, at most
+/// kMaxSplits; then as few chunks as give the same chunk length. At least 1
+/// (no tile, no key: 1).
+static SizeExpr splitKVPlan(int64_t blockKV) {
+  using Sym = SizeSymbol;
+  constexpr int64_t kMinSplitBlocks = 2, kMaxSplits = 128;
+  SizeExpr tiles = SizeExpr::mul(
+      {Sym::B, Sym::Hq, SizeExpr::ceilDiv(Sym::Nq, kSM90BlockQ)});
+  SizeExpr blocks = SizeExpr::ceilDiv(Sym::Nk, blockKV);
+  SizeExpr most = SizeExpr::max(
+      {1, SizeExpr::min({SizeExpr::floorDiv(Sym::NumSMs,
+                                            SizeExpr::max({1, tiles})),
+                         SizeExpr::floorDiv(blocks, kMinSplitBlocks),
+                         kMaxSplits})});
+  SizeExpr perChunk = SizeExpr::max({1, SizeExpr::ceilDiv(blocks, most)});
+  return SizeExpr::max({1, SizeExpr::ceilDiv(blocks, perChunk)});
+}
+
 /// The launch manifest of the kernel.
 static LaunchManifest buildManifest(const KernelConfig &cfg,
                                     std::vector<KernelParam> params) {
@@ -462,6 +483,8 @@ static LaunchManifest buildManifest(const KernelConfig &cfg,
                      cfg.splitKV ? SizeExpr::mul({Sym::B, Sym::NumSplits})
                                  : SizeExpr(Sym::B)};
   }
+  if (cfg.splitKV)
+    manifest.numSplitsPlan = splitKVPlan(cfg.blockKV);
   manifest.block = {cfg.threads, 1, 1};
   manifest.dynamicSharedMemoryBytes = cfg.smem.dynamicBytes;
   // One 8-byte mbarrier per slot.

@@ -51,6 +51,8 @@ StringRef getSizeSymbolName(SizeSymbol symbol);
 ///         | {"mul": [expr, expr, ...]}
 ///         | {"min": [expr, expr, ...]}
 ///         | {"add": [expr, expr, ...]}
+///         | {"floor_div": [expr, expr]}
+///         | {"max": [expr, expr, ...]}
 ///   symbol := "B" | "Hq" | "Hkv" | "Nq" | "Nk" | "D" | "num_sms"
 ///           | "num_pages" | "max_pages" | "max_seqlen_q" | "num_splits"
 class SizeExpr {
@@ -61,11 +63,13 @@ public:
   static SizeExpr mul(ArrayRef<SizeExpr> factors);
   static SizeExpr min(ArrayRef<SizeExpr> operands);
   static SizeExpr add(ArrayRef<SizeExpr> terms);
+  static SizeExpr floorDiv(SizeExpr numerator, SizeExpr denominator);
+  static SizeExpr max(ArrayRef<SizeExpr> operands);
 
   llvm::json::Value toJSON() const;
 
 private:
-  enum class Kind { Literal, Symbol, CeilDiv, Mul, Min, Add };
+  enum class Kind { Literal, Symbol, CeilDiv, Mul, Min, Add, FloorDiv, Max };
   SizeExpr(Kind kind, ArrayRef<SizeExpr> operands);
 
   Kind kind;
@@ -226,6 +230,9 @@ struct LaunchManifest {
   std::vector<KernelParam> params;
   SmallVector<SizeExpr, 3> grid;  ///< x, y, z
   std::optional<SizeExpr> tiles;  ///< persistent kernels: the work tiles
+  /// split-kv kernels: the measured num_splits for the launch sizes and the
+  /// device's SM count ("num_splits_plan"; a runtime's default).
+  std::optional<SizeExpr> numSplitsPlan;
   std::array<int64_t, 3> block = {0, 0, 0};
   int64_t dynamicSharedMemoryBytes = 0, staticSharedMemoryBytes = 0;
   std::vector<TensorMapSpec> tensorMaps;
