@@ -301,9 +301,19 @@ Value BackwardSchedule::statPair(Value stats, Value stage, int64_t which,
                                 stats, ValueRange{off});
 }
 
-SmallVector<Value> BackwardSchedule::probabilityTile(
-    Value stats, Value stage, Value quadLane, Value head, Value q0,
-    ArrayRef<Value> keys, bool masked, TileElement score) const {
+SmallVector<Value> BackwardSchedule::statPairs(Value stats, Value stage,
+                                               int64_t which, Value quadLane,
+                                               int64_t count) const {
+  SmallVector<Value> pairs;
+  for (int64_t n = 0; n < std::min(count, cfg.blockQ / 8); ++n)
+    pairs.push_back(statPair(stats, stage, which, quadLane, n));
+  return pairs;
+}
+
+SmallVector<Value>
+BackwardSchedule::probabilityTile(StatPairAt lse2At, Value quadLane, Value head,
+                                  Value q0, ArrayRef<Value> keys, bool masked,
+                                  TileElement score) const {
   Value colBase = kb.add(q0, kb.mul(quadLane, kb.idx(2)));
   KeyBand band[2];
   if (masked)
@@ -316,7 +326,7 @@ SmallVector<Value> BackwardSchedule::probabilityTile(
                  head);
   SmallVector<Value> out[2], dfac[2];
   for (int64_t n = 0; n < cfg.blockQ / 8; ++n) {
-    Value lse2 = statPair(stats, stage, 0, quadLane, n);
+    Value lse2 = lse2At(n);
     for (int r = 0; r < 2; ++r)
       for (int64_t c = 0; c < 2; ++c) {
         Value v = score(n, r, c);
@@ -344,13 +354,13 @@ SmallVector<Value> BackwardSchedule::probabilityTile(
   return flat;
 }
 
-SmallVector<Value> BackwardSchedule::gradScoreTile(Value stats, Value stage,
-                                                   Value quadLane, ValueRange p,
+SmallVector<Value> BackwardSchedule::gradScoreTile(StatPairAt deltaAt,
+                                                   ValueRange p,
                                                    TileElement dp) const {
   int64_t perRow = cfg.blockQ / 4;
   SmallVector<Value> ds[2];
   for (int64_t n = 0; n < cfg.blockQ / 8; ++n) {
-    Value delta = statPair(stats, stage, 1, quadLane, n);
+    Value delta = deltaAt(n);
     for (int r = 0; r < 2; ++r)
       for (int64_t c = 0; c < 2; ++c) {
         Value v = dp(n, r, c);

@@ -104,8 +104,10 @@ void StepBuilder::accumulate(ArrayRef<Value> a, Value row,
 SmallVector<Value> StepBuilder::probabilities(const Tile &s,
                                               bool masked) const {
   return schedule.probabilityTile(
-      buf.stats, step.stage, tile.quadLane, step.head, step.q0, tile.keys,
-      masked,
+      [&](int64_t n) {
+        return schedule.statPair(buf.stats, step.stage, 0, tile.quadLane, n);
+      },
+      tile.quadLane, step.head, step.q0, tile.keys, masked,
       [&](int64_t n, int r, int64_t c) -> Value {
         return vector::ExtractOp::create(kb.b, kb.loc, s[n],
                                          ArrayRef<int64_t>{r, c});
@@ -227,7 +229,10 @@ void mlir::fa::sm80::buildBackwardStep(
   // dS^T = P^T (dP^T - delta) (* (1 - tanh^2)), dP^T = V dO^T.
   Tile dp = sb.keysTimesQueries(plan.vRow, sb.doRow);
   SmallVector<Value> ds = schedule.gradScoreTile(
-      buf.stats, step.stage, tile.quadLane, res,
+      [&](int64_t n) {
+        return schedule.statPair(buf.stats, step.stage, 1, tile.quadLane, n);
+      },
+      res,
       [&](int64_t n, int r, int64_t c) -> Value {
         return vector::ExtractOp::create(b, loc, dp[n], ArrayRef<int64_t>{r, c});
       });

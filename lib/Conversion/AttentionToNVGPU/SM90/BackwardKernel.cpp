@@ -27,6 +27,8 @@ constexpr int64_t kSubTileElems = 64; ///< 16-bit elements per row
 constexpr int64_t kAlignBytes = 1024; ///< the swizzle atom
 constexpr int64_t kWarpgroupKeys = 64;
 constexpr int64_t kThreads = 256;
+/// lse / delta pairs loaded before the wgmma wait that precedes their use.
+constexpr int64_t kPreloadedStatPairs = 2;
 } // namespace
 
 BackwardSharedMemoryPlan
@@ -98,8 +100,8 @@ struct GradBuilder {
   /// The A registers of an accumulator tile of 64 columns (f16x2 pairs).
   SmallVector<Value> pack(ArrayRef<Value> row0, ArrayRef<Value> row1) const;
   /// P^T (and the softcap derivative) of the S^T accumulator.
-  SmallVector<Value> probabilities(Value s, Value stage, Value head, Value q0,
-                                   bool masked) const;
+  SmallVector<Value> probabilities(Value s, ArrayRef<Value> lse2, Value head,
+                                   Value q0, bool masked, Value stage) const;
   void writeGradScoresT(ArrayRef<Value> ds0, ArrayRef<Value> ds1) const;
   void gradQuery(const BackwardStep &step) const;
   void step(Value t, Value stage, Value &dK, Value &dV) const;
@@ -210,12 +212,19 @@ SmallVector<Value> GradBuilder::pack(ArrayRef<Value> row0,
   return regs;
 }
 
-SmallVector<Value> GradBuilder::probabilities(Value s, Value stage,
-                                              Value head, Value q0,
-                                              bool masked) const {
+SmallVector<Value> GradBuilder::probabilities(Value s, ArrayRef<Value> lse2,
+                                              Value head, Value q0, bool masked,
+                                              Value stage) const {
   return schedule.probabilityTile(
-      sh.stats, stage, th.quadLane, head, q0, th.keys, masked,
-      [&](int64_t n, int r, int64_t c) { return kb.extract(s, 4 * n + 2 * r + c); });
+      [&](int64_t n) {
+        return n < static_cast<int64_t>(lse2.size())
+                   ? lse2[n]
+                   : schedule.statPair(sh.stats, stage, 0, th.quadLane, n);
+      },
+      th.quadLane, head, q0, th.keys, masked,
+      [&](int64_t n, int r, int64_t c) {
+        return kb.extract(s, 4 * n + 2 * r + c);
+      });
 }
 
 void GradBuilder::writeGradScoresT(ArrayRef<Value> ds0, ArrayRef<Value> ds1) const {
@@ -304,9 +313,15 @@ void GradBuilder::gradQuery(const BackwardStep &step) const {
   gpu::BarrierOp::create(b, loc);
   if (cfg.deterministic)
     schedule.waitForGradQueryTurn(step);
-  Value row = th.tid;
+  // A warp issues its threads' bulk reduces one thread at a time (each has
+  // its own addresses), so the rows are spread over all 8 warps, 8 lanes
+  // each: with rows = threads 0..63, warps 0-1 issued 32 each while the
+  // other six waited at the next step's barrier (ncu: a fifth of the
+  // kernel's stall samples).
+  constexpr int64_t kRowsPerWarp = kGradBlockQ / (kThreads / 32);
+  Value row = kb.add(kb.mul(kb.div(th.tid, 32), kb.idx(kRowsPerWarp)), th.lane);
   Value inRows = arith::AndIOp::create(
-      b, loc, kb.cmp(arith::CmpIPredicate::ult, row, kb.idx(kGradBlockQ)),
+      b, loc, kb.cmp(arith::CmpIPredicate::ult, th.lane, kb.idx(kRowsPerWarp)),
       kb.cmp(arith::CmpIPredicate::slt, kb.add(step.q0, row),
              args.sizes.queryLength));
   kb.ifThen(inRows, [&] {
@@ -350,6 +365,11 @@ void GradBuilder::step(Value t, Value stage, Value &dK, Value &dV) const {
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
   Value dp = keysTimesQueries(plan.vOffset, stageDesc, plan.doOffset);
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  // The step's first lse pairs, read while the products run (the rest
+  // where they are used: more of them held across the wait spill at D = 128,
+  // and measured slower at D = 64).
+  SmallVector<Value> lse2 =
+      schedule.statPairs(sh.stats, stage, 0, th.quadLane, kPreloadedStatPairs);
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1); // S^T
 
   // P^T, masked only where the block pair straddles the band or Nk.
@@ -363,9 +383,11 @@ void GradBuilder::step(Value t, Value stage, Value &dK, Value &dV) const {
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&maskIf.getThenRegion().front());
-    scf::YieldOp::create(b, loc, probabilities(s, stage, st.head, st.q0, true));
+    scf::YieldOp::create(b, loc,
+                         probabilities(s, lse2, st.head, st.q0, true, stage));
     b.setInsertionPointToStart(&maskIf.getElseRegion().front());
-    scf::YieldOp::create(b, loc, probabilities(s, stage, st.head, st.q0, false));
+    scf::YieldOp::create(b, loc,
+                         probabilities(s, lse2, st.head, st.q0, false, stage));
   }
   ValueRange res = maskIf.getResults();
   SmallVector<Value> p[2] = {SmallVector<Value>(res.slice(0, perRow)),
@@ -375,13 +397,22 @@ void GradBuilder::step(Value t, Value stage, Value &dK, Value &dV) const {
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   dV = accumulate(dV, pRegs, stageDesc, plan.doOffset);
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  SmallVector<Value> delta =
+      schedule.statPairs(sh.stats, stage, 1, th.quadLane, kPreloadedStatPairs);
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1); // dP^T
 
   // dS^T = P^T (dP^T - delta) (* (1 - tanh^2)); dK += dS^T Q (scaled once,
   // at the end), in flight while dS^T goes to shared memory for dQ.
   SmallVector<Value> dsAll = schedule.gradScoreTile(
-      sh.stats, stage, th.quadLane, res,
-      [&](int64_t n, int r, int64_t c) { return kb.extract(dp, 4 * n + 2 * r + c); });
+      [&](int64_t n) {
+        return n < static_cast<int64_t>(delta.size())
+                   ? delta[n]
+                   : schedule.statPair(sh.stats, stage, 1, th.quadLane, n);
+      },
+      res,
+      [&](int64_t n, int r, int64_t c) {
+        return kb.extract(dp, 4 * n + 2 * r + c);
+      });
   ArrayRef<Value> ds[2] = {ArrayRef(dsAll).take_front(perRow),
                            ArrayRef(dsAll).drop_front(perRow)};
   SmallVector<Value> dsRegs = pack(ds[0], ds[1]);

@@ -159,6 +159,15 @@ struct BackwardSchedule {
   /// accumulator's columns.
   Value statPair(Value stats, Value stage, int64_t which, Value quadLane,
                  int64_t n) const;
+  /// statPair of the first `count` n-tiles of a step, loaded at once:
+  /// issued before a wgmma wait, their latency hides under the products
+  /// (loaded where they are used, the first use stalled the warps the wait
+  /// had just released).
+  SmallVector<Value> statPairs(Value stats, Value stage, int64_t which,
+                               Value quadLane, int64_t count) const;
+  /// The statPair of n-tile n (loaded where the tile needs it, or taken
+  /// from statPairs).
+  using StatPairAt = llvm::function_ref<Value(int64_t n)>;
 
   /// The score of n-tile n, row half r (key keys[r]), column c (query
   /// q0 + 8 n + 2 quadLane + c) of a thread's accumulator tile.
@@ -167,14 +176,13 @@ struct BackwardSchedule {
   /// the band's mask when `masked`, mask_mod always): row 0's values (by
   /// 2 n + c), row 1's, then with hasScoreDerivative the derivatives in the
   /// same order.
-  SmallVector<Value> probabilityTile(Value stats, Value stage, Value quadLane,
-                                     Value head, Value q0,
-                                     ArrayRef<Value> keys, bool masked,
-                                     TileElement score) const;
+  SmallVector<Value> probabilityTile(StatPairAt lse2, Value quadLane,
+                                     Value head, Value q0, ArrayRef<Value> keys,
+                                     bool masked, TileElement score) const;
   /// dS^T of the tile (gradScore): row 0's, then row 1's; `p` is
   /// probabilityTile's result, `dp` dP^T's elements.
-  SmallVector<Value> gradScoreTile(Value stats, Value stage, Value quadLane,
-                                   ValueRange p, TileElement dp) const;
+  SmallVector<Value> gradScoreTile(StatPairAt delta, ValueRange p,
+                                   TileElement dp) const;
 
   /// Deterministic dQ: the CTAs whose keys a query block sees (consecutive
   /// key blocks: queryBlockRange grows with the key block) add into its dq
