@@ -64,6 +64,15 @@ def reference(q, k, v, do, window, scale, softcap):
     return o.detach(), lse.detach(), dq, dk, dv
 
 
+def dq_accum_ptr(kern, dq_acc, **sizes):
+    """What the kernel takes for dq_accum: the pointer to its CUtensorMap on
+    sm_90a (manifest "tensor_maps"; Kernel.grad_tensor_maps), the tensor's
+    address otherwise."""
+    if kern.manifest.get("tensor_maps"):
+        return kern.grad_tensor_maps(dq_acc, sizes).data_ptr()
+    return dq_acc.data_ptr()
+
+
 def launch(kern, q, k, v, o, lse, do):
     """What a runtime does for the backward: returns (dq, dk, dv)."""
     B, Hq, Nq, D = q.shape
@@ -72,10 +81,10 @@ def launch(kern, q, k, v, o, lse, do):
     dq_acc = torch.zeros(B, Hq, Nq, D, device=q.device, dtype=torch.float32)
     dk = torch.empty_like(k)
     dv = torch.empty_like(v)
+    sizes = dict(B=B, Hq=Hq, Hkv=Hkv, Nq=Nq, Nk=Nk)
     kern.launch_ptrs(q.data_ptr(), k.data_ptr(), v.data_ptr(), do.data_ptr(), lse.data_ptr(),
-                     delta.data_ptr(), dq_acc.data_ptr(), dk.data_ptr(), dv.data_ptr(),
-                     stream=torch.cuda.current_stream().cuda_stream,
-                     B=B, Hq=Hq, Hkv=Hkv, Nq=Nq, Nk=Nk)
+                     delta.data_ptr(), dq_accum_ptr(kern, dq_acc, **sizes), dk.data_ptr(),
+                     dv.data_ptr(), stream=torch.cuda.current_stream().cuda_stream, **sizes)
     return dq_acc.to(q.dtype), dk, dv
 
 
@@ -156,10 +165,11 @@ def bench(kdir, iters):
                     dq_acc = torch.zeros(B, H, n, d, device="cuda", dtype=torch.float32)
                     dk, dv = torch.empty_like(k), torch.empty_like(v)
                     stream = torch.cuda.current_stream().cuda_stream
+                    dq_ptr = dq_accum_ptr(kern, dq_acc, B=B, Hq=H, Hkv=H, Nq=n, Nk=n)
 
                     def kernel_only():
                         kern.launch_ptrs(q.data_ptr(), k.data_ptr(), v.data_ptr(), do.data_ptr(),
-                                         lse.data_ptr(), delta.data_ptr(), dq_acc.data_ptr(),
+                                         lse.data_ptr(), delta.data_ptr(), dq_ptr,
                                          dk.data_ptr(), dv.data_ptr(), stream=stream,
                                          B=B, Hq=H, Hkv=H, Nq=n, Nk=n)
                     row["kernel_ms"] = common.time_ms(kernel_only, iters)

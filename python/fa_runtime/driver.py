@@ -371,7 +371,6 @@ class Kernel:
         """The q, k, v CUtensorMaps (manifest "tensor_maps") in one device
         buffer of 3 x 128 bytes, on q's device; cached per (device, pointers,
         shapes). For fp8 kernels `v` is v_t (transpose_v_fp8)."""
-        import torch
         key = (q.device, q.data_ptr(), k.data_ptr(), v.data_ptr(), tuple(q.shape),
                tuple(k.shape), tuple(v.shape))
         cache = self.__dict__.setdefault("_maps", {})
@@ -384,20 +383,45 @@ class Kernel:
                 sizes = dict(B=B, Hq=Hq, Hkv=k.shape[1], Nq=Nq, Nk=k.shape[2])
                 if self.page_size:  # a page pool [num_pages, Hkv, S, D]
                     sizes["num_pages"] = k.shape[0]
-            env = dict(sizes, D=self.manifest["head_dim"])
             addr = {"q": q.data_ptr(), "k": k.data_ptr(), "v": v.data_ptr(),
                     "v_t": v.data_ptr()}
-            tensor_of = {p["name"]: p["tensor"] for p in self._ptr_params}
-            blob = b"".join(encode_tensor_map(m, addr[tensor_of[m["param"]]], env)
-                            for m in self.manifest["tensor_maps"])
-            host = torch.frombuffer(bytearray(blob), dtype=torch.uint8)
             if len(cache) > 64:
                 cache.clear()
-            # Allocations are 512-byte aligned. non_blocking: from pageable memory CUDA
-            # stages the 384 bytes before returning, so the copy is ordered on the
-            # current stream without the stream synchronization that a blocking copy
-            # costs on every call with new pointers.
-            cache[key] = host.to(q.device, non_blocking=True)
+            cache[key] = self._device_maps(addr, sizes, q.device)
+        return cache[key]
+
+    def _device_maps(self, addr, sizes, device):
+        """The manifest's CUtensorMaps, in its order, over the tensors at `addr`
+        (tensor name -> device address) at launch sizes `sizes`, copied into
+        one device buffer of 128 bytes per map on `device`."""
+        import torch
+        env = dict(sizes, D=self.manifest["head_dim"])
+        tensor_of = {p["name"]: p["tensor"] for p in self._ptr_params}
+        blob = b"".join(encode_tensor_map(m, addr[tensor_of[m["param"]]], env)
+                        for m in self.manifest["tensor_maps"])
+        host = torch.frombuffer(bytearray(blob), dtype=torch.uint8)
+        # Allocations are 512-byte aligned. non_blocking: from pageable memory CUDA
+        # stages the bytes before returning, so the copy is ordered on the current
+        # stream without the stream synchronization that a blocking copy costs on
+        # every call with new pointers.
+        return host.to(device, non_blocking=True)
+
+    def grad_tensor_maps(self, dq_accum, sizes):
+        """A backward kernel's CUtensorMaps (manifest "tensor_maps": the sm_90a
+        kernel's dq_accum_map) over `dq_accum` ([B, Hq, Nq, D] f32, a torch
+        tensor) at launch sizes `sizes` (B, Hq, Hkv, Nq, Nk), in one device
+        buffer of 128 bytes per map on dq_accum's device, in the manifest's
+        order; cached per (device, address, sizes). The pointer of map i is
+        the buffer's address + 128 i (launch_ptrs takes it in the tensormap
+        parameter's place)."""
+        key = (dq_accum.device, dq_accum.data_ptr(), tuple(sorted(sizes.items())))
+        cache = self.__dict__.setdefault("_grad_maps", {})
+        if key not in cache:
+            _ensure_context(cuda_ordinal(dq_accum.device, "dq_accum"))
+            if len(cache) > 64:
+                cache.clear()
+            cache[key] = self._device_maps({"dq_accum": dq_accum.data_ptr()}, sizes,
+                                           dq_accum.device)
         return cache[key]
 
     def check(self, q, k, v, out=None, lse=None, copy_inputs=True, num_splits=None, **extra):
@@ -625,9 +649,6 @@ class Kernel:
         if self.op != "attention_grad":
             raise ValueError(f"kernel {self.manifest['kernel']} computes {self.op}, not "
                              f"attention_grad: launch it by calling it")
-        if self.manifest.get("tensor_maps"):
-            raise ValueError(f"kernel {self.manifest['kernel']}: backward kernels with tensor "
-                             f"maps are not supported by this runtime")
         extra = {n: t for n, t in inputs.items() if t is not None}
         plan = self.check(q, k, v, None, lse, do=do, o=o, grad_lse=grad_lse, **extra)
         import torch
@@ -658,7 +679,13 @@ class Kernel:
             blocks = -(-s["Nq"] // self.manifest["block_q"])
             tensors["dq_semaphore"] = torch.zeros((s["B"], s["Hq"], blocks),
                                                   device=q.device, dtype=torch.int32)
-        ptrs = [tensors[p["tensor"]].data_ptr() for p in self._ptr_params]
+        if self._map_slot:  # sm_90a: dq_accum through its tensor map
+            maps = self.grad_tensor_maps(dq_accum, s)
+            ptrs = [maps.data_ptr() + 128 * self._map_slot[p["name"]]
+                    if p["type"] == "tensormap" else tensors[p["tensor"]].data_ptr()
+                    for p in self._ptr_params]
+        else:
+            ptrs = [tensors[p["tensor"]].data_ptr() for p in self._ptr_params]
         stream = current_stream(torch, q.device)
         self._launch(ptrs, s, stream, plan.device)
         return dq_accum.to(q.dtype), dk, dv

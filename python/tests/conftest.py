@@ -51,12 +51,13 @@ def fresh_caches(tmp_path, monkeypatch):
     bundle._bundles.clear()
 
 
-def grad_manifest(variant, block_kv=64, smem=40960):
+def grad_manifest(variant, block_kv=64, smem=40960, tensor_map=False):
     """The launch manifest of `variant`'s backward kernel (a Variant with
     grad) as the compiler's contract says it (docs/Backward.md, "op":
     "attention_grad"): written by hand, so that the runtime and the autograd
     plumbing are tested without the kernel. test_grad.py checks it against a
-    compiled one where the compiler has the kernel."""
+    compiled one where the compiler has the kernel. `tensor_map`: the sm_90a
+    kernel's form, dq_accum reached through the tensor map dq_accum_map."""
     assert variant.grad
     name = variant.func_name()
     dt = variant.dtype
@@ -69,6 +70,15 @@ def grad_manifest(variant, block_kv=64, smem=40960):
               ptr("lse", "f32", rows, 4), ptr("delta", "f32", rows, 4),
               ptr("dq_accum", "f32", qs, 4), ptr("dk", dt, kvs), ptr("dv", dt, kvs)]
     params += [{"name": s, "type": "i32"} for s in ("B", "Hq", "Hkv", "Nq", "Nk")]
+    maps = []
+    if tensor_map:
+        params[6].update(name="dq_accum_map", type="tensormap", align_bytes=16)
+        maps.append({"param": "dq_accum_map", "rank": 3,
+                     "dims": ["D", "Nq", {"mul": ["B", "Hq"]}],
+                     "strides_bytes": [{"mul": ["D", 4]}, {"mul": ["Nq", "D", 4]}],
+                     "box": [32, 64, 1], "element_strides": [1, 1, 1],
+                     "cuda_enums": {"tensorDataType": 7, "interleave": 0, "swizzle": 3,
+                                    "l2Promotion": 0, "oobFill": 0}})
     return {"schema_version": 1, "op": "attention_grad", "kernel": name + "_kernel",
             "function": name, "ptx": name + "_kernel.ptx", "chip": variant.chip, "dtype": dt,
             "head_dim": variant.head_dim, "causal": variant.causal,
@@ -76,7 +86,7 @@ def grad_manifest(variant, block_kv=64, smem=40960):
             "scale": variant.scale, "block_q": 64, "block_kv": block_kv, "params": params,
             "grid": [{"ceil_div": ["Nk", block_kv]}, "Hkv", "B"], "block": [128, 1, 1],
             "dynamic_shared_memory_bytes": smem, "static_shared_memory_bytes": 0,
-            "tensor_maps": []}
+            "tensor_maps": maps}
 
 
 def grad_bundle(directory, specs, chip="sm_90a"):

@@ -240,17 +240,23 @@ def test_compiled_grad_kernel_matches_the_contract(chip, spec):
         assert m["window"] == list(v.window)
     ptrs = [p for p in m["params"] if p["type"] != "i32"]
     assert [(p["tensor"], p["dtype"], p["shape"]) for p in ptrs] == CONTRACT_PARAMS
-    assert all(p["type"] == "ptr" for p in ptrs) and not m.get("tensor_maps")
+    # sm_90a: dq_accum through a tensor map (TMA reduce-adds of dQ tiles).
+    sm90 = chip == "sm_90a"
+    assert [p["type"] for p in ptrs] == ["ptr"] * 6 + ["tensormap" if sm90 else "ptr"] + \
+        ["ptr"] * 2
+    assert [m_["param"] for m_ in m["tensor_maps"]] == (["dq_accum_map"] if sm90 else [])
     assert [p["name"] for p in m["params"] if p["type"] == "i32"] == \
         ["B", "Hq", "Hkv", "Nq", "Nk"]
     assert m["grid"] == [{"ceil_div": ["Nk", m["block_kv"]]}, "Hkv", "B"]
     assert m["block"] == [32 * (m["block_kv"] // 16), 1, 1]  # a warp per 16 keys
     # The hand-written manifest the other tests use says the same.
-    hand = grad_manifest(v, block_kv=m["block_kv"])
+    hand = grad_manifest(v, block_kv=m["block_kv"], tensor_map=sm90)
     assert [(p["name"], p["type"], p.get("tensor"), p.get("dtype"), p.get("shape"))
             for p in m["params"]] == \
         [(p["name"], p["type"], p.get("tensor"), p.get("dtype"), p.get("shape"))
          for p in hand["params"]]
+    for compiled, written in zip(m["tensor_maps"], hand["tensor_maps"]):
+        assert {key: compiled[key] for key in written} == written
     assert f".target {chip}" in k.ptx and f".entry {m['kernel']}" in k.ptx
     if ptxas():
         path = os.path.join(os.environ["FA_CACHE_DIR"], "grad.ptx")

@@ -11,7 +11,7 @@
 // fa-to-ptx{deterministic}: the backward kernels add dQ key block by key
 // block. A counter per (batch, query head, query block) in dq_semaphore
 // (zeroed by the runtime) says whose turn it is: thread 0 spins on an
-// acquire load until it equals the CTA's turn, the CTA adds (sm_90a: bulk
+// acquire load until it equals the CTA's turn, the CTA adds (sm_90a: TMA
 // reduce-adds, waited for; sm_80: atomics), fences, and thread 0 increments
 // the counter with a release.
 
@@ -35,7 +35,7 @@
 // SM90: .target sm_90a
 // SM90: %nctaid.x
 // SM90: ld.acquire.gpu.global.u32
-// SM90: cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32
+// SM90: cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile.bulk_group
 // SM90: cp.async.bulk.wait_group 0;
 // SM90-NEXT: fence.proxy.async.global;
 // SM90-NEXT: fence.acq_rel.gpu;

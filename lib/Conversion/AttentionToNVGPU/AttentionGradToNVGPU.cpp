@@ -117,6 +117,8 @@ static LaunchManifest gradManifest(const kernel::BackwardConfig &cfg,
     manifest.schedule.push_back({"softcap", *cfg.softcap});
   if (cfg.deterministic)
     manifest.schedule.push_back({"deterministic", 1});
+  if (cfg.gradQueryTensorMap)
+    manifest.tensorMaps.push_back(sm90::gradQueryTensorMap());
   return manifest;
 }
 
@@ -186,6 +188,7 @@ LogicalResult mlir::fa::buildAttentionGradKernel(
   cfg.softcap = mods.softcap;
   cfg.modifiers = std::move(*regions);
   cfg.deterministic = options.deterministic;
+  cfg.gradQueryTensorMap = wgmma;
   OpBuilder b(func);
   std::vector<KernelParam> params =
       kernel::getBackwardKernelParams(b.getContext(), cfg);

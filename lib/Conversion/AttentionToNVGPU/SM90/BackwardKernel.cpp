@@ -44,12 +44,27 @@ BackwardSharedMemoryPlan::of(const BackwardConfig &cfg) {
   p.dsOffset = p.qOffset + 2 * p.stageBytes;
   p.statsOffset = p.dsOffset + kGradBlockKV * kRowBytes;
   p.dqOffset = p.statsOffset + 2 * 2 * kGradBlockQ * 4;
-  // 32 bytes of padding: a half-warp's 8-byte stores of 4 rows x 4 column
-  // pairs hit distinct banks.
-  p.dqRowBytes = cfg.headDim * 4 + 32;
-  p.totalBytes = p.dqOffset + kGradBlockQ * p.dqRowBytes;
+  assert(p.dqOffset % kAlignBytes == 0 && "a swizzled box starts at 1024");
+  p.totalBytes = p.dqOffset + kGradBlockQ * cfg.headDim * 4;
   p.dynamicBytes = p.totalBytes + kAlignBytes;
   return p;
+}
+
+TensorMapSpec mlir::fa::sm90::gradQueryTensorMap() {
+  using Sym = SizeSymbol;
+  TensorMapSpec m;
+  m.param = "dq_accum_map";
+  m.tensor = "dq_accum";
+  m.layout = "dq_accum [B, Hq, Nq, D] contiguous, f32";
+  m.dtype = "f32";
+  m.dataType = cuda::TensorMapDataType::Float32;
+  m.dims = {Sym::D, Sym::Nq, SizeExpr::mul({Sym::B, Sym::Hq})};
+  m.stridesBytes = {SizeExpr::mul({Sym::D, 4}),
+                    SizeExpr::mul({Sym::Nq, Sym::D, 4})};
+  m.box = {kGradQueryBoxCols, kGradBlockQ, 1};
+  m.elementStrides = {1, 1, 1};
+  m.swizzle = cuda::TensorMapSwizzle::B128;
+  return m;
 }
 
 namespace {
@@ -66,7 +81,7 @@ struct Shared {
   Value descIndex; ///< the same as an index
   Value addr;     ///< the base's shared-memory address (index)
   Value flat32;   ///< the buffer as [totalBytes / 4] f32 (the dQ tile)
-  Value dqAccumAddr; ///< dq_accum's global address (index)
+  Value dqAccumAddr; ///< dq_accum_map's global address (index)
   Value flat;     ///< [totalBytes / 2] 16-bit elements
   Value stats;    ///< the row statistics, f32
 };
@@ -282,29 +297,39 @@ void GradBuilder::gradQuery(const BackwardStep &step) const {
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
 
-  // scale dQ into the [64 x D] f32 tile, then one bulk reduce-add per row
-  // into dq_accum (rows past Nq left out): FlashAttention-3's dQ, with
-  // row copies instead of a TMA tensor map.
+  // scale dQ into the [64 x D] f32 tile, laid out as dq_accum_map's boxes
+  // ([64 rows x 32 columns], 16-byte chunk c of row r at c ^ (r % 8)), then
+  // one TMA reduce-add per box into dq_accum (rows past Nq are outside the
+  // map): FlashAttention-3's dQ. A pair (8 bytes) stays in its chunk.
   auto v2f32 = VectorType::get({2}, b.getF32Type());
-  Value col0 = kb.add(kb.mul(th.quadLane, kb.idx(2)),
-                      kb.mul(th.warpgroup, kb.idx(n)));
   Value scale = kb.f32(cfg.scale);
+  // This thread's columns: (n w + 2 quadLane) + 8 j, j < n / 8; n w is a
+  // multiple of 32, so column 8 j + 2 quadLane of the warpgroup's half is in
+  // box (n w) / 32 + j / 4 at chunk 2 (j % 4) + quadLane / 2, word
+  // 2 (quadLane % 2).
+  Value boxBase = kb.mul(th.warpgroup, kb.idx(n / kGradQueryBoxCols));
+  Value chunkBase = kb.div(th.quadLane, 2);
+  Value word = kb.mul(kb.rem(th.quadLane, 2), kb.idx(2));
+  constexpr int64_t kBoxWords = kGradBlockQ * kGradQueryBoxCols;
   for (int r = 0; r < 2; ++r) {
     Value row = kb.add(kb.mul(th.warp, kb.idx(16)),
                        kb.add(th.group, kb.idx(8 * r)));
     Value rowBase = kb.add(kb.idx(plan.dqOffset / 4),
-                           kb.mul(row, kb.idx(plan.dqRowBytes / 4)));
+                           kb.mul(row, kb.idx(kGradQueryBoxCols)));
     for (int64_t j = 0; j < n / 8; ++j) {
+      Value chunk = arith::XOrIOp::create(
+          b, loc, kb.add(chunkBase, kb.idx(2 * (j % 4))), th.group);
+      Value at = kb.add(kb.add(rowBase, kb.mul(kb.add(boxBase, kb.idx(j / 4)),
+                                               kb.idx(kBoxWords))),
+                        kb.add(kb.mul(chunk, kb.idx(4)), word));
       Value pair = vector::FromElementsOp::create(
           b, loc, v2f32,
           ValueRange{arith::MulFOp::create(
                          b, loc, kb.extract(acc, 4 * j + 2 * r), scale),
                      arith::MulFOp::create(
                          b, loc, kb.extract(acc, 4 * j + 2 * r + 1), scale)});
-      vector::StoreOp::create(b, loc, pair, sh.flat32,
-                              ValueRange{kb.add(rowBase,
-                                                kb.add(col0, kb.idx(8 * j)))},
-                              false, llvm::MaybeAlign(8));
+      vector::StoreOp::create(b, loc, pair, sh.flat32, ValueRange{at}, false,
+                              llvm::MaybeAlign(8));
     }
   }
   NVVM::FenceProxyOp::create(
@@ -313,30 +338,22 @@ void GradBuilder::gradQuery(const BackwardStep &step) const {
   gpu::BarrierOp::create(b, loc);
   if (cfg.deterministic)
     schedule.waitForGradQueryTurn(step);
-  // A warp issues its threads' bulk reduces one thread at a time (each has
-  // its own addresses), so the rows are spread over all 8 warps, 8 lanes
-  // each: with rows = threads 0..63, warps 0-1 issued 32 each while the
-  // other six waited at the next step's barrier (ncu: a fifth of the
-  // kernel's stall samples).
-  constexpr int64_t kRowsPerWarp = kGradBlockQ / (kThreads / 32);
-  Value row = kb.add(kb.mul(kb.div(th.tid, 32), kb.idx(kRowsPerWarp)), th.lane);
-  Value inRows = arith::AndIOp::create(
-      b, loc, kb.cmp(arith::CmpIPredicate::ult, th.lane, kb.idx(kRowsPerWarp)),
-      kb.cmp(arith::CmpIPredicate::slt, kb.add(step.q0, row),
-             args.sizes.queryLength));
-  kb.ifThen(inRows, [&] {
-    Value dst = kb.add(
-        sh.dqAccumAddr,
-        kb.mul(kb.add(step.qRowBase, kb.add(step.q0, row)),
-               kb.idx(cfg.headDim * 4)));
-    Value src = kb.add(sh.addr, kb.add(kb.idx(plan.dqOffset),
-                                       kb.mul(row, kb.idx(plan.dqRowBytes))));
-    emitInlinePTXEffect(
-        kb, ValueRange{kb.toI64(dst), kb.toI32(src), kb.i32c(cfg.headDim * 4)},
-        "{\n.reg .u64 g;\ncvta.to.global.u64 g, $0;\n"
-        "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [g], "
-        "[$1], $2;\ncp.async.bulk.commit_group;\n}",
-        "l,r,r");
+  // One thread issues the D / 32 reduce-adds (one bulk group) at (column,
+  // query row, plane = batch * Hq + head).
+  Value plane = kb.add(kb.mul(cta.batch, args.sizes.queryHeads), step.head);
+  kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, th.tid, kb.idx(0)), [&] {
+    for (int64_t box = 0; box < cfg.headDim / kGradQueryBoxCols; ++box) {
+      Value src = kb.add(sh.addr, kb.idx(plan.dqOffset + box * kBoxWords * 4));
+      emitInlinePTXEffect(
+          kb,
+          ValueRange{kb.toI64(sh.dqAccumAddr), kb.toI32(src),
+                     kb.i32c(box * kGradQueryBoxCols), kb.toI32(step.q0),
+                     kb.toI32(plane)},
+          "cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile."
+          "bulk_group [$0, {$2, $3, $4}], [$1];",
+          "l,r,r,r,r");
+    }
+    emitInlinePTXEffect(kb, ValueRange{}, "cp.async.bulk.commit_group;", "");
   });
   if (cfg.deterministic)
     schedule.passGradQueryTurn(step, /*bulkAdds=*/true);

@@ -42,6 +42,9 @@ struct BackwardConfig {
   /// dQ added in a fixed order (key block by key block, through the
   /// dq_semaphore parameter), so dq is the same bits on every run.
   bool deterministic = false;
+  /// sm_90a: dq_accum is reached through a tensor map (parameter
+  /// dq_accum_map), dQ tiles added by TMA reduce-adds.
+  bool gradQueryTensorMap = false;
   /// Deterministic turns from the last key block that sees a query block
   /// down to the first, with the grid running the key blocks backwards.
   /// With a right window edge (causal) a key block's query blocks start
@@ -66,8 +69,9 @@ struct BackwardConfig {
 };
 
 /// The kernel's parameters in launch order: q, k, v, do, lse, delta,
-/// dq_accum, dk, dv, dq_semaphore (deterministic), the tensors the regions
-/// read (arg<N>), then B, Hq, Hkv, Nq, Nk.
+/// dq_accum (dq_accum_map with gradQueryTensorMap), dk, dv, dq_semaphore
+/// (deterministic), the tensors the regions read (arg<N>), then B, Hq, Hkv, Nq,
+/// Nk.
 std::vector<KernelParam> getBackwardKernelParams(MLIRContext *ctx,
                                                  const BackwardConfig &cfg);
 

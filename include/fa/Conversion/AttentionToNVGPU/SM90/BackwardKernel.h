@@ -7,12 +7,12 @@
 //   S^T = K Q^T, dP^T = V dO^T      wgmma, both operands in shared memory
 //   dV += P^T dO, dK += dS^T Q      wgmma, P^T / dS^T from the registers
 //   dQ  = dS K                      wgmma, dS^T through shared memory (read
-//                                   MN-major); a bulk reduce-add per row
-//                                   into dq_accum
+//                                   MN-major); TMA reduce-adds of the
+//                                   [64 x D] f32 tile into dq_accum
 // dK and dV stay in the accumulators of the warpgroup owning the keys. Tiles
 // come by cp.async into the 128-byte-swizzled layout wgmma reads (Q and dO
-// double-buffered); no TMA and no warp specialization yet (FlashAttention-3
-// has both). The runtime contract is the sm_80 kernel's (Common/Backward.h).
+// double-buffered); no TMA loads and no warp specialization yet
+// (FlashAttention-3 has both). The runtime contract is the sm_80 kernel's (Common/Backward.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef FA_CONVERSION_ATTENTIONTONVGPU_SM90_BACKWARDKERNEL_H
@@ -33,10 +33,21 @@ struct BackwardSharedMemoryPlan {
   int64_t qOffset, doOffset, stageBytes; ///< stage s at + s * stageBytes
   int64_t dsOffset;    ///< dS^T [128 keys x 64 queries], one sub-tile
   int64_t statsOffset; ///< [2 stages x (lse2, delta) x 64] f32
-  int64_t dqOffset, dqRowBytes; ///< the step's dQ, [64 x D] f32, padded rows
+  /// The step's dQ, [64 x D] f32 as D / 32 boxes of [64 rows x 128 bytes]
+  /// with the 128-byte swizzle (dq_accum_map's boxes).
+  int64_t dqOffset;
   int64_t totalBytes, dynamicBytes;
   static BackwardSharedMemoryPlan of(const kernel::BackwardConfig &cfg);
 };
+
+/// Columns of dQ per box of dq_accum_map: 128 bytes of f32, the widest
+/// box the 128-byte swizzle allows.
+constexpr int64_t kGradQueryBoxCols = 32;
+
+/// The tensor map of dq_accum [B, Hq, Nq, D] f32 as (D, Nq, B * Hq) with
+/// boxes of (32, 64, 1), 128-byte swizzle: rows past Nq are outside the
+/// tensor, so the reduce-adds leave them out.
+TensorMapSpec gradQueryTensorMap();
 
 /// Builds, at the builder's insertion point (inside a module), the
 /// gpu.module holding the backward kernel for `cfg` (blockKV 128, blockQ
