@@ -450,6 +450,38 @@ def ttype(shape, elt):
     return "tensor<" + "x".join(str(d) for d in shape) + "x" + elt + ">"
 
 
+def emit_const(w, name, arr, elt, conv, dyn_dims=None):
+    """Writes (through `w`) %name as a dense constant of `arr` (elements `elt`,
+    each written by `conv`); with `dyn_dims` (dimension indices) it is cast
+    to a tensor type with those dimensions dynamic. Returns %name's type."""
+    t = ttype(arr.shape, elt)
+    if dyn_dims is None:
+        w(f"  %{name} = arith.constant dense<{dense(arr, conv)}> : {t}")
+        return t
+    dt = ttype(["?" if d in dyn_dims else n for d, n in enumerate(arr.shape)], elt)
+    w(f"  %{name}c = arith.constant dense<{dense(arr, conv)}> : {t}")
+    w(f"  %{name} = tensor.cast %{name}c : {t} to {dt}")
+    return dt
+
+
+def emit_print_f32(w, val, shape, elt, dyn_t):
+    """Writes (through `w`) the lines that print tensor %val, of type `dyn_t`
+    and `elt` elements, static shape `shape`, as f32 with printMemrefF32."""
+    st = ttype(shape, elt)
+    src = f"%{val}"
+    if dyn_t != st:
+        w(f"  %{val}s = tensor.cast %{val} : {dyn_t} to {st}")
+        src = f"%{val}s"
+    if elt != "f32":
+        w(f"  %{val}f = arith.extf {src} : {st} to {ttype(shape, 'f32')}")
+        src = f"%{val}f"
+    ft = ttype(shape, "f32")
+    mt = "memref<" + "x".join(str(d) for d in shape) + "xf32>"
+    w(f"  %{val}m = bufferization.to_buffer {src} : {ft} to {mt}")
+    w(f"  %{val}u = memref.cast %{val}m : {mt} to memref<*xf32>")
+    w(f"  call @printMemrefF32(%{val}u) : (memref<*xf32>) -> ()")
+
+
 def emit(a, ins):
     B, Hq, Hkv, Nq, Nk, D, Dv = a.B, a.Hq, a.Hkv, a.Nq, a.Nk, a.D, a.Dv
     E, Eo = a.in_type, a.out_type
@@ -521,24 +553,9 @@ def emit(a, ins):
     w(f"  {lhs} = fa.attention %q, %k, %v{clauses}{attr} : "
       f"{names['q']}, {names['k']}, {names['v']} -> {res}")
 
-    def printf32(val, shape, elt, dyn_t):
-        st = ttype(shape, elt)
-        src = f"%{val}"
-        if dyn_t != st:
-            w(f"  %{val}s = tensor.cast %{val} : {dyn_t} to {st}")
-            src = f"%{val}s"
-        if elt != "f32":
-            w(f"  %{val}f = arith.extf {src} : {st} to {ttype(shape, 'f32')}")
-            src = f"%{val}f"
-        ft = ttype(shape, "f32")
-        mt = "memref<" + "x".join(str(d) for d in shape) + "xf32>"
-        w(f"  %{val}m = bufferization.to_buffer {src} : {ft} to {mt}")
-        w(f"  %{val}u = memref.cast %{val}m : {mt} to memref<*xf32>")
-        w(f"  call @printMemrefF32(%{val}u) : (memref<*xf32>) -> ()")
-
-    printf32("o", oshape, Eo, ot)
+    emit_print_f32(w, "o", oshape, Eo, ot)
     if a.lse:
-        printf32("l", lshape, "f32", lt)
+        emit_print_f32(w, "l", lshape, "f32", lt)
     w("  return")
     w("}")
     return "\n".join(L) + "\n"
@@ -644,23 +661,27 @@ def compare(name, got, ref, tol, dead):
     return True, "", mabs, mrel, float(ratio[worst])
 
 
-def check(a, ins):
-    out, lse, alive, acc, V = reference(a, ins)
+def check_printed(path, out, lse, alive, acc, V, out_type, dead_rows="fully masked rows"):
+    """Compares the arrays printed to `path` (out, then lse unless `lse` is
+    None) with the float64 references: out within its type's rounding plus the
+    accumulation bound `acc * V`, lse within `acc`, rows where `alive` is false
+    (named `dead_rows`) compared exactly. Prints one PASS / FAIL line; returns
+    the exit status."""
     try:
-        arrays = parse_output(a.output)
+        arrays = parse_output(path)
     except (OSError, ValueError, AttributeError, IndexError) as e:
-        print(f"FAIL cannot parse {a.output}: {e}")
+        print(f"FAIL cannot parse {path}: {e}")
         return 1
-    want = 2 if a.lse else 1
+    want = 1 if lse is None else 2
     if len(arrays) != want:
         print(f"FAIL expected {want} printed arrays, found {len(arrays)}")
         return 1
-    uo = OUT_UNIT[a.out_type]
-    tol_out = ((uo + PRINT_REL) * np.abs(out) + OUT_ABS[a.out_type]
+    uo = OUT_UNIT[out_type]
+    tol_out = ((uo + PRINT_REL) * np.abs(out) + OUT_ABS[out_type]
                + (1 + uo) * (acc * V)[..., None])
     dead = ~alive
     results = [("out", arrays[0], out, tol_out, np.broadcast_to(dead[..., None], out.shape))]
-    if a.lse:
+    if lse is not None:
         tol_lse = PRINT_REL * np.abs(np.where(np.isinf(lse), 0.0, lse)) + acc
         results.append(("lse", arrays[1], lse, tol_lse, dead))
     msgs, ok_all = [], True
@@ -672,8 +693,13 @@ def check(a, ins):
                     f"worst err/tol {ratio:.3g}")
     nd = int(dead.sum())
     print(("PASS " if ok_all else "FAIL ") + "; ".join(msgs)
-          + (f"; {nd} fully masked rows" if nd else ""))
+          + (f"; {nd} {dead_rows}" if nd else ""))
     return 0 if ok_all else 1
+
+
+def check(a, ins):
+    out, lse, alive, acc, V = reference(a, ins)
+    return check_printed(a.output, out, lse if a.lse else None, alive, acc, V, a.out_type)
 
 
 def main(argv):
