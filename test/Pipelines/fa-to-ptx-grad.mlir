@@ -49,7 +49,7 @@
 // MANIFEST: "name": "delta",
 // MANIFEST: "align_bytes": 16,
 // MANIFEST-NEXT: "dtype": "f32",
-// MANIFEST-NEXT: "meaning": "[B, Hq, Nq, D] f32, zero-filled before the launch; receives dq (scale applied) by atomic or bulk reduce-adds; dq = dq_accum in q's dtype",
+// MANIFEST-NEXT: "meaning": "[B, Hq, Nq, D] f32, zero-filled before the launch; receives dq (scale applied) by atomic adds; dq = dq_accum in q's dtype",
 // MANIFEST: "name": "dq_accum",
 // MANIFEST: "name": "dk",
 // MANIFEST: "name": "dv",

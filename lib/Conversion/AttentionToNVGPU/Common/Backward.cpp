@@ -46,20 +46,18 @@ mlir::fa::kernel::getBackwardKernelParams(MLIRContext *ctx,
   tensor("delta", fTy, "f32", rowShape, 4,
          "rowsum(do * out) over D [B, Hq, Nq], f32, computed before the "
          "launch");
+  // 16: a tensor map's global address (sm_90a), a float4-aligned buffer.
+  tensor("dq_accum", fTy, "f32", qShape, 16,
+         cfg.gradQueryTensorMap
+             ? "pointer to the CUtensorMap of dq_accum (device memory, 64-byte "
+               "aligned): [B, Hq, Nq, D] f32, zero-filled before the launch; "
+               "receives dq (scale applied) by TMA reduce-adds; dq = dq_accum "
+               "in q's dtype"
+             : "[B, Hq, Nq, D] f32, zero-filled before the launch; receives "
+               "dq (scale applied) by atomic adds; dq = dq_accum in q's dtype");
   if (cfg.gradQueryTensorMap) {
-    // 16: a tensor map's global address.
-    tensor("dq_accum", fTy, "f32", qShape, 16,
-           "pointer to the CUtensorMap of dq_accum (device memory, 64-byte "
-           "aligned): [B, Hq, Nq, D] f32, zero-filled before the launch; "
-           "receives dq (scale applied) by TMA reduce-adds; dq = dq_accum in "
-           "q's dtype");
     params.back().name = "dq_accum_map";
     params.back().kind = ParamKind::TensorMap;
-  } else {
-    tensor("dq_accum", fTy, "f32", qShape, 16,
-           "[B, Hq, Nq, D] f32, zero-filled before the launch; receives dq "
-           "(scale applied) by atomic or bulk reduce-adds; dq = dq_accum in "
-           "q's dtype");
   }
   tensor("dk", gTy, elt, kvShape, 4,
          "gradient of k [B, Hkv, Nk, D], contiguous, " + elt + ", written");

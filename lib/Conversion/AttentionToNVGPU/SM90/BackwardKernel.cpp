@@ -117,6 +117,10 @@ struct GradBuilder {
   /// P^T (and the softcap derivative) of the S^T accumulator.
   SmallVector<Value> probabilities(Value s, ArrayRef<Value> lse2, Value head,
                                    Value q0, bool masked, Value stage) const;
+  /// The stage's statPair `which` of n-tile n: from `preloaded`
+  /// (statPairs) when it holds it, loaded here otherwise.
+  Value statAt(ArrayRef<Value> preloaded, Value stage, int64_t which,
+               int64_t n) const;
   void writeGradScoresT(ArrayRef<Value> ds0, ArrayRef<Value> ds1) const;
   void gradQuery(const BackwardStep &step) const;
   void step(Value t, Value stage, Value &dK, Value &dV) const;
@@ -231,15 +235,18 @@ SmallVector<Value> GradBuilder::probabilities(Value s, ArrayRef<Value> lse2,
                                               Value head, Value q0, bool masked,
                                               Value stage) const {
   return schedule.probabilityTile(
-      [&](int64_t n) {
-        return n < static_cast<int64_t>(lse2.size())
-                   ? lse2[n]
-                   : schedule.statPair(sh.stats, stage, 0, th.quadLane, n);
-      },
-      th.quadLane, head, q0, th.keys, masked,
+      [&](int64_t n) { return statAt(lse2, stage, 0, n); }, th.quadLane, head,
+      q0, th.keys, masked,
       [&](int64_t n, int r, int64_t c) {
         return kb.extract(s, 4 * n + 2 * r + c);
       });
+}
+
+Value GradBuilder::statAt(ArrayRef<Value> preloaded, Value stage, int64_t which,
+                          int64_t n) const {
+  return n < static_cast<int64_t>(preloaded.size())
+             ? preloaded[n]
+             : schedule.statPair(sh.stats, stage, which, th.quadLane, n);
 }
 
 void GradBuilder::writeGradScoresT(ArrayRef<Value> ds0, ArrayRef<Value> ds1) const {
@@ -421,12 +428,7 @@ void GradBuilder::step(Value t, Value stage, Value &dK, Value &dV) const {
   // dS^T = P^T (dP^T - delta) (* (1 - tanh^2)); dK += dS^T Q (scaled once,
   // at the end), in flight while dS^T goes to shared memory for dQ.
   SmallVector<Value> dsAll = schedule.gradScoreTile(
-      [&](int64_t n) {
-        return n < static_cast<int64_t>(delta.size())
-                   ? delta[n]
-                   : schedule.statPair(sh.stats, stage, 1, th.quadLane, n);
-      },
-      res,
+      [&](int64_t n) { return statAt(delta, stage, 1, n); }, res,
       [&](int64_t n, int r, int64_t c) {
         return kb.extract(dp, 4 * n + 2 * r + c);
       });

@@ -12,7 +12,8 @@
 // dK and dV stay in the accumulators of the warpgroup owning the keys. Tiles
 // come by cp.async into the 128-byte-swizzled layout wgmma reads (Q and dO
 // double-buffered); no TMA loads and no warp specialization yet
-// (FlashAttention-3 has both). The runtime contract is the sm_80 kernel's (Common/Backward.h).
+// (FlashAttention-3 has both). The runtime contract is the sm_80 kernel's
+// (Common/Backward.h) but for dq_accum, which it takes as a tensor map.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FA_CONVERSION_ATTENTIONTONVGPU_SM90_BACKWARDKERNEL_H
