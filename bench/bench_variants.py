@@ -63,6 +63,12 @@ for c in ("full", "causal"):
         causal=causal, score_mod=lambda s, b, h, i, j: 30.0 * torch.tanh(s / 30.0))
     VARIANTS[f"alibi_{c}"] = dict(
         causal=causal, score_mod=lambda s, b, h, i, j: s + alibi_slope(h) * (j - i))
+    # A reversed, doubled ALiBi through the other forms a kernel keeps per row (the key
+    # distance's sums and differences with constants, an fma with a constant addend, a
+    # negation, a difference with the score).
+    VARIANTS[f"relpos_{c}"] = dict(
+        causal=causal,
+        score_mod=lambda s, b, h, i, j: s + (-2 * alibi_slope(h) * (j - i + 0.25) + 1.5))
     VARIANTS[f"doc_{c}"] = dict(causal=causal,
                                 mask_mod=lambda b, h, i, j: docs()[i] == docs()[j],
                                 inputs=lambda B, H, Nq, Nk: {"arg3": docs()})
@@ -171,7 +177,8 @@ def check(kdir, chip, rows, shapes=None, controls=True):
                   f"{'OK' if ok else 'FAIL'}", flush=True)
     # Negative controls: the check must catch a kernel that computes another variant.
     for name, wrong in () if not controls else (("alibi_causal", "plain_causal"), ("prefixlm", "plain_causal"),
-                        ("doc_full", "plain_full"), ("softcapmod_full", "plain_full")):
+                        ("doc_full", "plain_full"), ("softcapmod_full", "plain_full"),
+                        ("relpos_full", "alibi_full")):
         if not common.has_kernel(kdir, "var_" + name) or name not in VARIANTS \
                 or wrong not in VARIANTS:
             continue

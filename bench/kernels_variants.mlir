@@ -148,3 +148,63 @@ func.func @var_boolmask_causal(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128x
   %o = fa.attention %q, %k, %v mask(%m : tensor<?x1x?x?xi1>) {causal} : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
   return %o : tensor<?x?x?x128xbf16>
 }
+
+func.func @var_relpos_full(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
+  %o = fa.attention %q, %k, %v {} score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %c1 = arith.constant 1 : index
+    %m = arith.constant -0.5 : f32
+    %quarter = arith.constant 0.25 : f32
+    %half = arith.constant 0.5 : f32
+    %zero = arith.constant 0.0 : f32
+    %shift = arith.constant 1.5 : f32
+    %minus2 = arith.constant -2.0 : f32
+    %h1 = arith.addi %h, %c1 : index
+    %hi = arith.index_cast %h1 : index to i32
+    %hf = arith.sitofp %hi : i32 to f32
+    %e = arith.mulf %hf, %m : f32
+    %slope = math.exp2 %e : f32
+    %d = arith.subi %i, %j : index
+    %di = arith.index_cast %d : index to i32
+    %df = arith.sitofp %di : i32 to f32
+    %a = arith.addf %df, %quarter : f32
+    %u = arith.subf %a, %half : f32
+    %w = arith.subf %zero, %u : f32
+    %g = arith.mulf %slope, %minus2 : f32
+    %x = math.fma %w, %g, %shift : f32
+    %n = arith.negf %x : f32
+    %t = arith.subf %s, %n : f32
+    fa.yield %t : f32
+  } : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
+  return %o : tensor<?x?x?x128xbf16>
+}
+
+func.func @var_relpos_causal(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
+  %o = fa.attention %q, %k, %v {causal} score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %c1 = arith.constant 1 : index
+    %m = arith.constant -0.5 : f32
+    %quarter = arith.constant 0.25 : f32
+    %half = arith.constant 0.5 : f32
+    %zero = arith.constant 0.0 : f32
+    %shift = arith.constant 1.5 : f32
+    %minus2 = arith.constant -2.0 : f32
+    %h1 = arith.addi %h, %c1 : index
+    %hi = arith.index_cast %h1 : index to i32
+    %hf = arith.sitofp %hi : i32 to f32
+    %e = arith.mulf %hf, %m : f32
+    %slope = math.exp2 %e : f32
+    %d = arith.subi %i, %j : index
+    %di = arith.index_cast %d : index to i32
+    %df = arith.sitofp %di : i32 to f32
+    %a = arith.addf %df, %quarter : f32
+    %u = arith.subf %a, %half : f32
+    %w = arith.subf %zero, %u : f32
+    %g = arith.mulf %slope, %minus2 : f32
+    %x = math.fma %w, %g, %shift : f32
+    %n = arith.negf %x : f32
+    %t = arith.subf %s, %n : f32
+    fa.yield %t : f32
+  } : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
+  return %o : tensor<?x?x?x128xbf16>
+}

@@ -13,6 +13,10 @@
 // RUN: FileCheck %s --check-prefix=ALIBI < %t/alibi_kernel.ptx
 // RUN: grep -c cvt.rn.f32.s32 %t/alibi_kernel.ptx | FileCheck %s --check-prefix=ALIBICVT
 // RUN: %ptxas -arch=sm_90a -v %t/alibi_kernel.ptx -o %t/alibi.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL --implicit-check-not=warning
+// RUN: FileCheck %s --check-prefix=AFFINE < %t/alibi_kernel.ptx
+// RUN: FileCheck %s --check-prefix=AFFINE < %t/relpos_kernel.ptx
+// RUN: grep -c neg.f32 %t/relpos_kernel.ptx | FileCheck %s --check-prefix=RELPOSNEG
+// RUN: %ptxas -arch=sm_90a -v %t/relpos_kernel.ptx -o %t/relpos.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL --implicit-check-not=warning
 // RUN: FileCheck %s --check-prefix=PREFIX < %t/prefixlm_kernel.ptx
 // RUN: FileCheck %s --check-prefix=UNSCALED < %t/prefixlm_kernel.ptx
 // RUN: %ptxas -arch=sm_90a -v %t/prefixlm_kernel.ptx -o %t/prefixlm.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL --implicit-check-not=warning
@@ -29,6 +33,8 @@
 // RUN: %ptxas -arch=sm_80 %t80/boolean_kernel.ptx -o %t80/boolean.cubin
 // RUN: FileCheck %s --check-prefix=PREFIX < %t80/prefixlm_kernel.ptx
 // RUN: %ptxas -arch=sm_80 %t80/alibi_kernel.ptx -o %t80/alibi.cubin
+// RUN: FileCheck %s --check-prefix=AFFINE < %t80/relpos_kernel.ptx
+// RUN: %ptxas -arch=sm_80 %t80/relpos_kernel.ptx -o %t80/relpos.cubin
 // RUN: %ptxas -arch=sm_80 %t80/prefixlm_kernel.ptx -o %t80/prefixlm.cubin
 // RUN: %ptxas -arch=sm_80 %t80/doc_kernel.ptx -o %t80/doc.cubin
 
@@ -37,6 +43,15 @@
 // The key distance moves with the fragment's column: converted once per row
 // (the base) and offset as a float, not one conversion per score (256).
 // ALIBICVT: {{^[0-9]$}}
+// The bias slope * (base + offset) stays per row until the score: one fma
+// of the column offset (here 8 or -8), then one fma of the raw score by the scale
+// 1/sqrt(128) (the scaling contracted into the addition): no per-score
+// multiply by the scale, no conversion, no negation.
+// AFFINE-NOT: mul.rn.f32 {{.*}}0f3DB504F3
+// AFFINE: fma.rn.f32 %r[[BIAS:[0-9]+]], %r{{[0-9]+}}, 0f{{41|C1}}000000, %r{{[0-9]+}};
+// AFFINE-NEXT: fma.rn.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0f3DB504F3, %r[[BIAS]];
+// AFFINE-NOT: mul.rn.f32 {{.*}}0f3DB504F3
+// RELPOSNEG: {{^[0-9]$}}
 // PREFIX: vote.sync.ballot.b32
 // A mask_mod alone leaves the scores unscaled (the softmax's exponent
 // scales them): no multiply by the scale 1/sqrt(128) per score.
@@ -129,6 +144,41 @@ func.func @alibi(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: ten
     %di = arith.index_cast %d : index to i32
     %df = arith.sitofp %di : i32 to f32
     %t = math.fma %slope, %df, %s : f32
+    fa.yield %t : f32
+  } : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
+  return %o : tensor<?x?x?x128xbf16>
+}
+
+// -----
+
+// The key distance through sums and differences with row constants, an fma
+// with a constant addend, a negation and a subtraction from the score: the
+// same two fmas per score as ALiBi (-2 slope (j - i + 0.25) + 1.5 added).
+func.func @relpos(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
+  %o = fa.attention %q, %k, %v score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %c1 = arith.constant 1 : index
+    %m = arith.constant -0.5 : f32
+    %quarter = arith.constant 0.25 : f32
+    %half = arith.constant 0.5 : f32
+    %zero = arith.constant 0.0 : f32
+    %shift = arith.constant 1.5 : f32
+    %minus2 = arith.constant -2.0 : f32
+    %h1 = arith.addi %h, %c1 : index
+    %hi = arith.index_cast %h1 : index to i32
+    %hf = arith.sitofp %hi : i32 to f32
+    %e = arith.mulf %hf, %m : f32
+    %slope = math.exp2 %e : f32
+    %d = arith.subi %i, %j : index
+    %di = arith.index_cast %d : index to i32
+    %df = arith.sitofp %di : i32 to f32
+    %a = arith.addf %df, %quarter : f32
+    %u = arith.subf %a, %half : f32
+    %w = arith.subf %zero, %u : f32
+    %g = arith.mulf %slope, %minus2 : f32
+    %x = math.fma %w, %g, %shift : f32
+    %n = arith.negf %x : f32
+    %t = arith.subf %s, %n : f32
     fa.yield %t : f32
   } : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
   return %o : tensor<?x?x?x128xbf16>

@@ -190,6 +190,15 @@ KernelScoreModifiers::Row KernelScoreModifiers::row(Value rowQ) const {
   return r;
 }
 
+/// `flags` with contraction allowed.
+static arith::FastMathFlagsAttr
+withContraction(OpBuilder &b, arith::FastMathFlagsAttr flags) {
+  arith::FastMathFlags f =
+      flags ? flags.getValue() : arith::FastMathFlags::none;
+  return arith::FastMathFlagsAttr::get(b.getContext(),
+                                       f | arith::FastMathFlags::contract);
+}
+
 /// Integer ops whose index form is computed in i32 in the kernel.
 static bool isNarrowableIntOp(Operation &op) {
   return isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::DivSIOp,
@@ -232,11 +241,45 @@ KernelScoreModifiers::inlineRegion(Region &region,
         matchPattern(add.getRhs(), m_ConstantInt(&offset)))
       columnAffine[arg] = {narrow(add.getLhs()), offset.getSExtValue()};
   }
+  // Float values that move with the key column: base + k * offset (k null
+  // for 1), with `base` and `k` kernel values constant along the row and
+  // `offset` the fragment's column offset. They come from an int-to-float
+  // conversion of a `columnAffine` value and stay in this form through
+  // products with and sums with row-constant values (`perScore` tells those
+  // apart), so ALiBi's slope * (j - i) costs one fma per score: slope *
+  // (base + offset) is evaluated as fma(slope, offset, slope * base), one
+  // more rounding (of slope * base) than the region's order.
+  struct FloatAffine {
+    Value base, k;
+    int64_t offset;
+  };
+  DenseMap<Value, FloatAffine> floatAffine;
+  // Region values that differ from score to score: the float arguments (the
+  // score) and the last one (the key position `j`), and all they flow into.
+  DenseSet<Value> perScore;
+  for (BlockArgument arg : body.getArguments())
+    if (!arg.getType().isIndex() ||
+        arg.getArgNumber() + 1 == body.getNumArguments())
+      perScore.insert(arg);
+  // base + k * offset: one fma (or add) per score.
+  auto materialize = [&](const FloatAffine &a) -> Value {
+    if (a.offset == 0)
+      return a.base;
+    Value offset = kb.f32(double(a.offset));
+    if (a.k)
+      return math::FmaOp::create(b, loc, a.k, offset, a.base);
+    return arith::AddFOp::create(b, loc, a.base, offset);
+  };
   // The kernel value of `v` (i32 for an index `v`). Constants from above are
-  // cloned where used.
+  // cloned where used; a `floatAffine` value is formed where first used.
   auto lookup = [&](Value v) -> Value {
     if (Value m = map.lookupOrNull(v))
       return m;
+    if (auto it = floatAffine.find(v); it != floatAffine.end()) {
+      Value x = materialize(it->second);
+      map.map(v, x);
+      return x;
+    }
     Operation *def = v.getDefiningOp();
     assert(def && matchPattern(v, m_Constant()) &&
            "checkModifierRegionForKernel admits constants and arguments");
@@ -261,8 +304,103 @@ KernelScoreModifiers::inlineRegion(Region &region,
       return arith::ExtSIOp::create(b, loc, to, x);
     return arith::TruncIOp::create(b, loc, to, x);
   };
+  // Keeps `op` (a float op) in `floatAffine` form when it can.
+  auto foldFloatAffine = [&](Operation &op) -> bool {
+    Value res = op.getResult(0);
+    auto affineOf = [&](Value v) -> const FloatAffine * {
+      auto it = floatAffine.find(v);
+      return it == floatAffine.end() ? nullptr : &it->second;
+    };
+    auto rowConstant = [&](Value v) {
+      return v.getType().isF32() && !perScore.contains(v) && !affineOf(v);
+    };
+    // -(base + k offset) = -base + k (-offset), exact.
+    auto negated = [&](FloatAffine a) {
+      a.base = arith::NegFOp::create(b, loc, a.base);
+      a.offset = -a.offset;
+      return a;
+    };
+    if (auto toFloat = dyn_cast<arith::SIToFPOp>(op)) {
+      auto it = columnAffine.find(toFloat.getIn());
+      if (it == columnAffine.end() ||
+          std::abs(it->second.second) >= (int64_t(1) << 24))
+        return false;
+      floatAffine[res] = {
+          arith::SIToFPOp::create(b, loc, res.getType(), it->second.first),
+          Value(), it->second.second};
+      return true;
+    }
+    if (auto neg = dyn_cast<arith::NegFOp>(op)) {
+      const FloatAffine *a = affineOf(neg.getOperand());
+      if (!a)
+        return false;
+      FloatAffine n = negated(*a);
+      floatAffine[res] = n;
+      return true;
+    }
+    if (!isa<arith::MulFOp, arith::AddFOp, arith::SubFOp, math::FmaOp>(op))
+      return false;
+    Value lhs = op.getOperand(0), rhs = op.getOperand(1);
+    if (isa<arith::AddFOp, arith::SubFOp>(op) &&
+        !affineOf(lhs) != !affineOf(rhs) &&
+        !rowConstant(affineOf(lhs) ? rhs : lhs)) {
+      // A score plus or minus the affine value: one add (contractible with
+      // the score's scaling) after the affine one; y - a as y + (-a).
+      bool negate = isa<arith::SubFOp>(op) && affineOf(rhs);
+      FloatAffine a = *affineOf(affineOf(lhs) ? lhs : rhs);
+      if (negate)
+        a = negated(a);
+      Value y = lookup(affineOf(lhs) ? rhs : lhs);
+      Value sum = isa<arith::SubFOp>(op) && !negate
+                      ? arith::SubFOp::create(b, loc, materialize(a), y,
+                                              withContraction(b, {}))
+                            .getResult()
+                      : arith::AddFOp::create(b, loc, y, materialize(a),
+                                              withContraction(b, {}))
+                            .getResult();
+      map.map(res, sum);
+      return true;
+    }
+    bool affineLhs = affineOf(lhs) && rowConstant(rhs);
+    if (!affineLhs && !(affineOf(rhs) && rowConstant(lhs)))
+      return false;
+    auto fma = dyn_cast<math::FmaOp>(op);
+    if (fma && affineOf(fma.getC()))
+      return false;
+    FloatAffine a = *affineOf(affineLhs ? lhs : rhs);
+    Value x = lookup(affineLhs ? rhs : lhs);
+    if (isa<arith::AddFOp>(op)) {
+      a.base = arith::AddFOp::create(b, loc, a.base, x);
+    } else if (isa<arith::SubFOp>(op) && affineLhs) {
+      a.base = arith::SubFOp::create(b, loc, a.base, x);
+    } else if (isa<arith::SubFOp>(op)) {
+      a = negated(a);
+      a.base = arith::AddFOp::create(b, loc, x, a.base);
+    } else {
+      // x (base + k offset) = x base + (x k) offset.
+      a.base = arith::MulFOp::create(b, loc, a.base, x);
+      a.k = a.k ? arith::MulFOp::create(b, loc, a.k, x).getResult() : x;
+    }
+    if (fma && !rowConstant(fma.getC())) {
+      // A score plus the product: one add, contractible with the score's
+      // scaling.
+      map.map(res,
+              arith::AddFOp::create(b, loc, lookup(fma.getC()), materialize(a),
+                                    withContraction(b, {})));
+      return true;
+    }
+    if (fma)
+      a.base = arith::AddFOp::create(b, loc, a.base, lookup(fma.getC()));
+    floatAffine[res] = a;
+    return true;
+  };
   for (Operation &op : body.without_terminator()) {
     Value res = op.getNumResults() ? op.getResult(0) : Value();
+    if (llvm::any_of(op.getOperands(),
+                     [&](Value o) { return perScore.contains(o); }))
+      perScore.insert(op.result_begin(), op.result_end());
+    if (res && res.getType().isF32() && foldFloatAffine(op))
+      continue;
     if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
       auto arg = cast<BlockArgument>(extract.getTensor());
       RankedTensorType ty = extract.getTensor().getType();
@@ -336,21 +474,6 @@ KernelScoreModifiers::inlineRegion(Region &region,
       }
       continue;
     }
-    if (auto toFloat = dyn_cast<arith::SIToFPOp>(op)) {
-      auto it = columnAffine.find(toFloat.getIn());
-      if (it != columnAffine.end() && res.getType().isF32() &&
-          std::abs(it->second.second) < (int64_t(1) << 24)) {
-        Value base = arith::SIToFPOp::create(b, loc, res.getType(),
-                                             it->second.first);
-        map.map(res, it->second.second == 0
-                         ? base
-                         : arith::AddFOp::create(
-                               b, loc, base,
-                               kb.f32(double(it->second.second)))
-                               .getResult());
-        continue;
-      }
-    }
     // math.tanh with afn: the MUFU's tanh.approx (as the built-in softcap);
     // without it, libdevice's __nv_tanhf through convert-gpu-to-nvvm.
     if (auto tanh = dyn_cast<math::TanhOp>(op);
@@ -363,6 +486,11 @@ KernelScoreModifiers::inlineRegion(Region &region,
     for (Value o : op.getOperands())
       operands.map(o, asRegionType(o));
     Operation *c = b.clone(op, operands);
+    // Contraction allowed (nvcc's default): a product that feeds a sum may
+    // become one fma, the scale's product in `apply` among them.
+    if (auto fm = dyn_cast<arith::ArithFastMathInterface>(c))
+      c->setAttr(fm.getFastMathAttrName(),
+                 withContraction(b, fm.getFastMathFlagsAttr()));
     for (auto [r, cr] : llvm::zip_equal(op.getResults(), c->getResults()))
       map.map(r, narrow(cr));
   }
@@ -384,9 +512,14 @@ Value KernelScoreModifiers::apply(Value s, double scale, const Row &r,
     // error).
     Value t = kb.tanhApprox(arith::MulFOp::create(
         b, loc, s, kb.f32(scale / *spec.softcap)));
-    s = arith::MulFOp::create(b, loc, kb.f32(*spec.softcap), t);
+    s = softcapInExponent()
+            ? t
+            : arith::MulFOp::create(b, loc, kb.f32(*spec.softcap), t)
+                  .getResult();
   } else if (scalesFirst(scale)) {
-    s = arith::MulFOp::create(b, loc, s, kb.f32(scale));
+    // Contractible: a mask or score_mod that adds to the score makes it one
+    // fma.
+    s = arith::MulFOp::create(b, loc, s, kb.f32(scale), withContraction(b, {}));
   }
   Value keep;
   if (spec.mask) {
@@ -399,7 +532,7 @@ Value KernelScoreModifiers::apply(Value s, double scale, const Row &r,
     } else {
       if (!m.getType().isF32())
         m = arith::ExtFOp::create(b, loc, b.getF32Type(), m);
-      s = arith::AddFOp::create(b, loc, s, m);
+      s = arith::AddFOp::create(b, loc, s, m, withContraction(b, {}));
     }
   }
   if (spec.scoreMod)

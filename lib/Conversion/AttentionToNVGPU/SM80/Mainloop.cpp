@@ -353,9 +353,9 @@ ValueRange mlir::fa::sm80::buildMainloop(KernelBuilder &kb,
   Step step{kb, cfg, plan, loads, in, modifiers, {}};
   // With a positive scale the max commutes with it: scores stay raw and
   // exp2(s * scale - max) is one FFMA + MUFU. Modifiers that act on scaled
-  // scores have them scaled first (scalesFirst): log2(e) is left.
-  step.softmax.scaleLog2e =
-      modifiers.scalesFirst(cfg.scale) ? M_LOG2E : cfg.scale * M_LOG2E;
+  // scores have them scaled first (scalesFirst): log2(e) (or softcap *
+  // log2(e)) is left.
+  step.softmax.scaleLog2e = modifiers.exponentScale(cfg.scale);
   step.softmax.scaleInExponent = step.softmax.scaleLog2e > 0;
   step.softmax.maxReduction = OnlineSoftmaxConfig::MaxReduction::Chain;
   step.build(loop, zeroAcc);
