@@ -255,11 +255,13 @@ KernelScoreModifiers::inlineRegion(Region &region,
   };
   DenseMap<Value, FloatAffine> floatAffine;
   // Region values that differ from score to score: the float arguments (the
-  // score) and the last one (the key position `j`), and all they flow into.
+  // score) and the positions that move with the fragment's column (`j` in
+  // the forward, `i` in the backward's transposed tiles), and all they flow
+  // into. Only a cost hint: the algebra above holds for any values, and
+  // folding a per-score value into `base` would only cost more.
   DenseSet<Value> perScore;
   for (BlockArgument arg : body.getArguments())
-    if (!arg.getType().isIndex() ||
-        arg.getArgNumber() + 1 == body.getNumArguments())
+    if (!arg.getType().isIndex() || columnAffine.count(arg))
       perScore.insert(arg);
   // base + k * offset: one fma (or add) per score.
   auto materialize = [&](const FloatAffine &a) -> Value {
