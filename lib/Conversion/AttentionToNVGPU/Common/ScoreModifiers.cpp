@@ -514,14 +514,15 @@ Value KernelScoreModifiers::apply(Value s, double scale, const Row &r,
     // error).
     Value t = kb.tanhApprox(arith::MulFOp::create(
         b, loc, s, kb.f32(scale / *spec.softcap)));
-    s = softcapInExponent()
-            ? t
-            : arith::MulFOp::create(b, loc, kb.f32(*spec.softcap), t)
-                  .getResult();
+    s = arith::MulFOp::create(b, loc, kb.f32(*spec.softcap), t);
   } else if (scalesFirst(scale)) {
-    // Contractible: a mask or score_mod that adds to the score makes it one
-    // fma.
-    s = arith::MulFOp::create(b, loc, s, kb.f32(scale), withContraction(b, {}));
+    // Contractible for a score_mod: an add to the score makes it one fma.
+    // (Not with the additive mask: its add contracted spilled 100 bytes
+    // more at d128 on sm_90a.)
+    s = arith::MulFOp::create(b, loc, s, kb.f32(scale),
+                              spec.scoreMod && !spec.mask
+                                  ? withContraction(b, {})
+                                  : arith::FastMathFlagsAttr());
   }
   Value keep;
   if (spec.mask) {
@@ -534,7 +535,7 @@ Value KernelScoreModifiers::apply(Value s, double scale, const Row &r,
     } else {
       if (!m.getType().isF32())
         m = arith::ExtFOp::create(b, loc, b.getF32Type(), m);
-      s = arith::AddFOp::create(b, loc, s, m, withContraction(b, {}));
+      s = arith::AddFOp::create(b, loc, s, m);
     }
   }
   if (spec.scoreMod)

@@ -353,8 +353,7 @@ ValueRange mlir::fa::sm80::buildMainloop(KernelBuilder &kb,
   Step step{kb, cfg, plan, loads, in, modifiers, {}};
   // With a positive scale the max commutes with it: scores stay raw and
   // exp2(s * scale - max) is one FFMA + MUFU. Modifiers that act on scaled
-  // scores have them scaled first (scalesFirst): log2(e) (or softcap *
-  // log2(e)) is left.
+  // scores have them scaled first (scalesFirst): log2(e) is left.
   step.softmax.scaleLog2e = modifiers.exponentScale(cfg.scale);
   step.softmax.scaleInExponent = step.softmax.scaleLog2e > 0;
   step.softmax.maxReduction = OnlineSoftmaxConfig::MaxReduction::Chain;

@@ -91,7 +91,7 @@ ConsumerMainloop::ConsumerMainloop(KernelBuilder &kb, const KernelConfig &cfg,
       descales(descales) {
   MLIRContext *ctx = kb.b.getContext();
   // Modifiers that act on scaled scores have them scaled first: only
-  // log2(e) (or softcap * log2(e)) is left for the exponent.
+  // log2(e) is left for the exponent.
   softmaxCfg.scaleLog2e = modifiers.exponentScale(cfg.desc.scale);
   // fp8: the descales are part of the scale (per block: set per step).
   if (descales && !descales->perBlock())
