@@ -162,51 +162,44 @@ def describe(t):
                       str(t.device), tuple(t.stride()), t.data_ptr())
 
 
-# The tile counters of kernels with dynamic tiles ("tile_counter" [2] int32), one per
-# (device, stream): zeroed once here, and every launch leaves its counter at zero (its last
-# CTA resets it), so launches on one stream (which run one after another) share one without
-# a memset per launch; two streams never share one.
-_TILE_COUNTERS = {}
+# Buffers of launches, per (device ordinal, stream handle) and name: flat tensors that grow
+# (never shrink) to the largest launch's element count. Launches on one stream run one after
+# another, so they share them; two streams never do. A zeroed buffer is zeroed when
+# allocated and every launch leaves it zero (the kernel's last CTA resets it): the tile
+# counter of kernels with dynamic tiles, split-KV's split_counter; no memset per launch.
+# The others are uninitialized scratch (split_o, split_lse). A grown buffer replaces the
+# old one, which torch's caching allocator reuses only for work of the same stream (the
+# stream it was allocated on: the launch's), ordered after the launches that still read it.
+_STREAM_BUFFERS = {}
 
 
-def tile_counter(device, stream):
-    """The zeroed tile counter of (device ordinal, stream handle), allocated on the first use."""
-    counter = _TILE_COUNTERS.get((device, stream))
-    if counter is None:
-        import torch
-        # Zeroed on the device's current stream: the launch's (Kernel.__call__).
-        counter = torch.zeros((2,), dtype=torch.int32, device=f"cuda:{device}")
-        _TILE_COUNTERS[(device, stream)] = counter
-    return counter
-
-
-# The workspaces of split-KV kernels (SPLIT_KV_TENSORS), per (device, stream): flat
-# buffers that grow (never shrink) to the largest launch's element count. split_o and
-# split_lse (f32) are scratch, uninitialized; split_counter (i32) is zeroed when allocated
-# and every launch leaves it zero (the last CTA of a tile resets its counter), as for
-# tile_counter. Launches on one stream run one after another, so they share the buffers;
-# two streams never do. A grown buffer replaces the old one, which torch's caching
-# allocator reuses only for work of the same stream (the stream it was allocated on:
-# the launch's), ordered after the launches that still read it.
-_SPLIT_KV_WORKSPACES = {}
-
-
-def split_kv_workspace(device, stream, name, numel):
-    """The workspace `name` (split_o, split_lse: float32, uninitialized;
-    split_counter: int32, zero) of (device ordinal, stream handle): a flat
-    tensor of at least `numel` elements (at least 1), allocated on the first
-    use and reallocated (the counter zeroed) when a launch needs more."""
-    bufs = _SPLIT_KV_WORKSPACES.setdefault((device, stream), {})
+def stream_buffer(device, stream, name, dtype, numel, zeroed):
+    """The buffer `name` ("i32" or "f32" `dtype`, at least `numel` elements and 1;
+    zero when `zeroed`, else uninitialized) of (device ordinal, stream handle),
+    allocated on the first use and reallocated when a launch needs more."""
+    bufs = _STREAM_BUFFERS.setdefault((device, stream), {})
     buf = bufs.get(name)
     if buf is None or int(buf.shape[0]) < numel:
         import torch
         # On the device's current stream: the launch's (Kernel.__call__).
-        if SPLIT_KV_TENSORS[name] == "i32":
-            buf = torch.zeros((max(numel, 1),), dtype=torch.int32, device=f"cuda:{device}")
-        else:
-            buf = torch.empty((max(numel, 1),), dtype=torch.float32, device=f"cuda:{device}")
+        make = torch.zeros if zeroed else torch.empty
+        buf = make((max(numel, 1),), dtype=torch.int32 if dtype == "i32" else torch.float32,
+                   device=f"cuda:{device}")
         bufs[name] = buf
     return buf
+
+
+def tile_counter(device, stream):
+    """The zeroed tile counter ([2] int32) of (device ordinal, stream handle)."""
+    return stream_buffer(device, stream, "tile_counter", "i32", 2, zeroed=True)
+
+
+def split_kv_workspace(device, stream, name, numel):
+    """The split-KV workspace `name` (SPLIT_KV_TENSORS: split_o, split_lse:
+    float32, uninitialized; split_counter: int32, zero) of (device ordinal,
+    stream handle), at least `numel` elements."""
+    i32 = SPLIT_KV_TENSORS[name] == "i32"
+    return stream_buffer(device, stream, name, "i32" if i32 else "f32", numel, zeroed=i32)
 
 
 def longest_sequence(cu_seqlens_q, Nq):

@@ -235,7 +235,7 @@ SPLIT_KINDS = "pppppppp" + "iiiiii"
 @pytest.fixture
 def split_fake(fake, monkeypatch):
     import fa_runtime.driver as driver
-    monkeypatch.setattr(driver, "_SPLIT_KV_WORKSPACES", {})
+    monkeypatch.setattr(driver, "_STREAM_BUFFERS", {})
     return fake
 
 
@@ -258,7 +258,7 @@ def test_split_kv_launch(split_fake):
     assert "grid 8 8 8 block 384" in launch and "stream 0x5000" in launch
     p = params(launch)
     assert p[8:] == "2 8 2 1000 3000 4".split()
-    ws = driver._SPLIT_KV_WORKSPACES[(0, 0x5000)]
+    ws = driver._STREAM_BUFFERS[(0, 0x5000)]
     assert p[3:8] == [hex(x.data_ptr()) for x in (out, lse, ws["split_o"], ws["split_lse"],
                                                    ws["split_counter"])]
     # Flat buffers of the contracts' element counts; the counter int32 and zero.
@@ -289,9 +289,9 @@ def test_split_kv_launch(split_fake):
     qa, ka, va = fake_qkv(t, device="cuda:1")
     fake.log(SPLIT_KINDS)
     kern(qa, ka, va, num_splits=2)
-    assert set(driver._SPLIT_KV_WORKSPACES) == {(0, 0x5000), (1, 0x5001)}
+    assert set(driver._STREAM_BUFFERS) == {(0, 0x5000), (1, 0x5001)}
     assert params(launches(fake.log())[0])[5] == \
-        hex(driver._SPLIT_KV_WORKSPACES[(1, 0x5001)]["split_o"].data_ptr())
+        hex(driver._STREAM_BUFFERS[(1, 0x5001)]["split_o"].data_ptr())
 
 
 @needs_fake
@@ -306,15 +306,15 @@ def test_split_kv_default_and_one_split(split_fake):
     kern(q, k, v)
     (launch,) = launches(fake.log())
     assert "grid 8 8 2 " in launch and params(launch)[-1] == "1"
-    ws = driver._SPLIT_KV_WORKSPACES[(0, 0x5000)]
+    ws = driver._STREAM_BUFFERS[(0, 0x5000)]
     assert ws["split_o"].shape == (1,) and ws["split_lse"].shape == (1,)
     assert ws["split_counter"].shape == (2 * 8 * 8,)
     assert all(int(x, 16) for x in params(launch)[5:8])
     # Nothing to compute: no launch, no workspace.
-    driver._SPLIT_KV_WORKSPACES.clear()
+    driver._STREAM_BUFFERS.clear()
     fake.log(SPLIT_KINDS)
     kern(*fake_qkv(t, Nq=0), num_splits=8)
-    assert launches(fake.log()) == [] and driver._SPLIT_KV_WORKSPACES == {}
+    assert launches(fake.log()) == [] and driver._STREAM_BUFFERS == {}
 
 
 @needs_fake
@@ -331,12 +331,12 @@ def test_split_kv_given_workspaces(split_fake):
     (launch,) = launches(fake.log())
     assert params(launch)[5:8] == [hex(mine[n].data_ptr()) for n in
                                    ("split_o", "split_lse", "split_counter")]
-    assert driver._SPLIT_KV_WORKSPACES == {}
+    assert driver._STREAM_BUFFERS == {}
     # One given, the others the stream's.
     fake.log(SPLIT_KINDS)
     kern(q, k, v, num_splits=3, split_counter=mine["split_counter"])
     p = params(launches(fake.log())[0])
-    ws = driver._SPLIT_KV_WORKSPACES[(0, 0x5000)]
+    ws = driver._STREAM_BUFFERS[(0, 0x5000)]
     assert p[5:8] == [hex(ws["split_o"].data_ptr()), hex(ws["split_lse"].data_ptr()),
                       hex(mine["split_counter"].data_ptr())]
     assert "split_counter" not in ws
