@@ -207,9 +207,9 @@ static bool isNarrowableIntOp(Operation &op) {
              arith::CmpIOp>(op);
 }
 
-SmallVector<Value>
-KernelScoreModifiers::inlineRegion(Region &region,
-                                   ArrayRef<Value> args) const {
+SmallVector<Value> KernelScoreModifiers::inlineRegion(Region &region,
+                                                      ArrayRef<Value> args,
+                                                      bool fuseFloats) const {
   // Index values of the region are computed in i32: positions, batch and
   // head are below 2^31 (the kernel's sizes are i32 parameters), and 64-bit
   // integer math and conversions would cost registers and issue slots per
@@ -401,7 +401,9 @@ KernelScoreModifiers::inlineRegion(Region &region,
     if (llvm::any_of(op.getOperands(),
                      [&](Value o) { return perScore.contains(o); }))
       perScore.insert(op.result_begin(), op.result_end());
-    if (res && res.getType().isF32() && foldFloatAffine(op))
+    // (The conversion's fold is the backward's too.)
+    if (res && res.getType().isF32() &&
+        (fuseFloats || isa<arith::SIToFPOp>(op)) && foldFloatAffine(op))
       continue;
     if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
       auto arg = cast<BlockArgument>(extract.getTensor());
@@ -490,7 +492,7 @@ KernelScoreModifiers::inlineRegion(Region &region,
     Operation *c = b.clone(op, operands);
     // Contraction allowed (nvcc's default): a product that feeds a sum may
     // become one fma, the scale's product in `apply` among them.
-    if (auto fm = dyn_cast<arith::ArithFastMathInterface>(c))
+    if (auto fm = dyn_cast<arith::ArithFastMathInterface>(c); fm && fuseFloats)
       c->setAttr(fm.getFastMathAttrName(),
                  withContraction(b, fm.getFastMathFlagsAttr()));
     for (auto [r, cr] : llvm::zip_equal(op.getResults(), c->getResults()))
@@ -539,9 +541,11 @@ Value KernelScoreModifiers::apply(Value s, double scale, const Row &r,
     }
   }
   if (spec.scoreMod)
-    s = inlineRegion(*spec.scoreMod, {s, batch, head, r.i, j})[0];
+    s = inlineRegion(*spec.scoreMod, {s, batch, head, r.i, j},
+                     /*fuseFloats=*/true)[0];
   if (spec.maskMod && (maskModApplied || !classifiesBlocks())) {
-    Value k = inlineRegion(*spec.maskMod, {batch, head, r.i, j})[0];
+    Value k = inlineRegion(*spec.maskMod, {batch, head, r.i, j},
+                           /*fuseFloats=*/true)[0];
     keep = keep ? arith::AndIOp::create(b, loc, keep, k).getResult() : k;
   }
   if (keep)

@@ -285,8 +285,14 @@ private:
                                            Value lo, Value hi, int64_t maxSpan,
                                            const LaneSubset *lanes) const;
   /// Clones `region`'s body with its block arguments bound to `args` and
-  /// returns the yielded values.
-  SmallVector<Value> inlineRegion(Region &region, ArrayRef<Value> args) const;
+  /// returns the yielded values. With `fuseFloats` (the forward's) a float
+  /// that moves with the key column stays base + k * offset through
+  /// row-constant arithmetic, and the float ops may be contracted into fmas
+  /// (docs/Attention.md); without it (the backward's: not measured with
+  /// them yet) only the int-to-float conversion of a column-affine value is
+  /// folded, the float ops cloned as they are.
+  SmallVector<Value> inlineRegion(Region &region, ArrayRef<Value> args,
+                                  bool fuseFloats = false) const;
 
   KernelBuilder &kb;
   const ScoreModifierSpec &spec;
