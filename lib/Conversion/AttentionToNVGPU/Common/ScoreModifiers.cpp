@@ -207,6 +207,159 @@ static bool isNarrowableIntOp(Operation &op) {
              arith::CmpIOp>(op);
 }
 
+namespace {
+/// Float values of a region that move with the key column: base + k * offset
+/// (k null for 1), with `base` and `k` kernel values constant along the row
+/// and `offset` the fragment's column offset. They come from an int-to-float
+/// conversion of a column-affine integer and stay in this form through
+/// products, sums and differences with row-constant values, negations and
+/// fmas, so ALiBi's slope * (j - i) costs one fma per score: slope * (base +
+/// offset) is evaluated as fma(slope, offset, slope * base), one more
+/// rounding (of slope * base) than the region's order.
+class ColumnFloats {
+public:
+  struct FloatAffine {
+    Value base, k;
+    int64_t offset;
+  };
+  /// Region integer -> (kernel value of the tile's base, constant offset).
+  using ColumnInts = DenseMap<Value, std::pair<Value, int64_t>>;
+
+  ColumnFloats(KernelBuilder &kb, const ColumnInts &columnAffine, Block &body)
+      : kb(kb), b(kb.b), loc(kb.loc), columnAffine(columnAffine) {
+    // Values that differ from score to score: the float arguments (the
+    // score) and the positions that move with the fragment's column (`j` in
+    // the forward, `i` in the backward's transposed tiles), and all they
+    // flow into. Only a cost hint: the algebra holds for any values, and
+    // folding a per-score value into `base` would only cost more.
+    for (BlockArgument arg : body.getArguments())
+      if (!arg.getType().isIndex() || columnAffine.count(arg))
+        perScore.insert(arg);
+  }
+
+  /// Marks `op`'s results per score when an operand is.
+  void track(Operation &op) {
+    if (llvm::any_of(op.getOperands(),
+                     [&](Value o) { return perScore.contains(o); }))
+      perScore.insert(op.result_begin(), op.result_end());
+  }
+
+  const FloatAffine *affineOf(Value v) const {
+    auto it = affine.find(v);
+    return it == affine.end() ? nullptr : &it->second;
+  }
+
+  /// base + k * offset: one fma (or add) per score.
+  Value materialize(const FloatAffine &a) const {
+    if (a.offset == 0)
+      return a.base;
+    Value offset = kb.f32(double(a.offset));
+    if (a.k)
+      return math::FmaOp::create(b, loc, a.k, offset, a.base);
+    return arith::AddFOp::create(b, loc, a.base, offset);
+  }
+
+  /// Keeps `op` (a float op) in affine form when it can, or maps its result
+  /// in `map` to a score-plus-affine sum; false: `op` is the caller's.
+  bool fold(Operation &op, function_ref<Value(Value)> lookup, IRMapping &map);
+
+private:
+  bool rowConstant(Value v) const {
+    return v.getType().isF32() && !perScore.contains(v) && !affineOf(v);
+  }
+  /// -(base + k offset) = -base + k (-offset), exact.
+  FloatAffine negated(FloatAffine a) const {
+    a.base = arith::NegFOp::create(b, loc, a.base);
+    a.offset = -a.offset;
+    return a;
+  }
+
+  KernelBuilder &kb;
+  OpBuilder &b;
+  Location loc;
+  const ColumnInts &columnAffine;
+  DenseSet<Value> perScore;
+  DenseMap<Value, FloatAffine> affine;
+};
+} // namespace
+
+bool ColumnFloats::fold(Operation &op, function_ref<Value(Value)> lookup,
+                        IRMapping &map) {
+  Value res = op.getResult(0);
+  if (auto toFloat = dyn_cast<arith::SIToFPOp>(op)) {
+    auto it = columnAffine.find(toFloat.getIn());
+    if (it == columnAffine.end() ||
+        std::abs(it->second.second) >= (int64_t(1) << 24))
+      return false;
+    affine[res] = {
+        arith::SIToFPOp::create(b, loc, res.getType(), it->second.first),
+        Value(), it->second.second};
+    return true;
+  }
+  if (auto neg = dyn_cast<arith::NegFOp>(op)) {
+    const FloatAffine *a = affineOf(neg.getOperand());
+    if (!a)
+      return false;
+    FloatAffine n = negated(*a);
+    affine[res] = n;
+    return true;
+  }
+  if (!isa<arith::MulFOp, arith::AddFOp, arith::SubFOp, math::FmaOp>(op))
+    return false;
+  Value lhs = op.getOperand(0), rhs = op.getOperand(1);
+  if (isa<arith::AddFOp, arith::SubFOp>(op) &&
+      !affineOf(lhs) != !affineOf(rhs) &&
+      !rowConstant(affineOf(lhs) ? rhs : lhs)) {
+    // A score plus or minus the affine value: one add (contractible with
+    // the score's scaling) after the affine one; y - a as y + (-a).
+    bool negate = isa<arith::SubFOp>(op) && affineOf(rhs);
+    FloatAffine a = *affineOf(affineOf(lhs) ? lhs : rhs);
+    if (negate)
+      a = negated(a);
+    Value y = lookup(affineOf(lhs) ? rhs : lhs);
+    Value sum = isa<arith::SubFOp>(op) && !negate
+                    ? arith::SubFOp::create(b, loc, materialize(a), y,
+                                            withContraction(b, {}))
+                          .getResult()
+                    : arith::AddFOp::create(b, loc, y, materialize(a),
+                                            withContraction(b, {}))
+                          .getResult();
+    map.map(res, sum);
+    return true;
+  }
+  bool affineLhs = affineOf(lhs) && rowConstant(rhs);
+  if (!affineLhs && !(affineOf(rhs) && rowConstant(lhs)))
+    return false;
+  auto fma = dyn_cast<math::FmaOp>(op);
+  if (fma && affineOf(fma.getC()))
+    return false;
+  FloatAffine a = *affineOf(affineLhs ? lhs : rhs);
+  Value x = lookup(affineLhs ? rhs : lhs);
+  if (isa<arith::AddFOp>(op)) {
+    a.base = arith::AddFOp::create(b, loc, a.base, x);
+  } else if (isa<arith::SubFOp>(op) && affineLhs) {
+    a.base = arith::SubFOp::create(b, loc, a.base, x);
+  } else if (isa<arith::SubFOp>(op)) {
+    a = negated(a);
+    a.base = arith::AddFOp::create(b, loc, x, a.base);
+  } else {
+    // x (base + k offset) = x base + (x k) offset.
+    a.base = arith::MulFOp::create(b, loc, a.base, x);
+    a.k = a.k ? arith::MulFOp::create(b, loc, a.k, x).getResult() : x;
+  }
+  if (fma && !rowConstant(fma.getC())) {
+    // A score plus the product: one add, contractible with the score's
+    // scaling.
+    map.map(res, arith::AddFOp::create(b, loc, lookup(fma.getC()),
+                                       materialize(a), withContraction(b, {})));
+    return true;
+  }
+  if (fma)
+    a.base = arith::AddFOp::create(b, loc, a.base, lookup(fma.getC()));
+  affine[res] = a;
+  return true;
+}
+
 SmallVector<Value> KernelScoreModifiers::inlineRegion(Region &region,
                                                       ArrayRef<Value> args,
                                                       bool fuseFloats) const {
@@ -241,44 +394,14 @@ SmallVector<Value> KernelScoreModifiers::inlineRegion(Region &region,
         matchPattern(add.getRhs(), m_ConstantInt(&offset)))
       columnAffine[arg] = {narrow(add.getLhs()), offset.getSExtValue()};
   }
-  // Float values that move with the key column: base + k * offset (k null
-  // for 1), with `base` and `k` kernel values constant along the row and
-  // `offset` the fragment's column offset. They come from an int-to-float
-  // conversion of a `columnAffine` value and stay in this form through
-  // products with and sums with row-constant values (`perScore` tells those
-  // apart), so ALiBi's slope * (j - i) costs one fma per score: slope *
-  // (base + offset) is evaluated as fma(slope, offset, slope * base), one
-  // more rounding (of slope * base) than the region's order.
-  struct FloatAffine {
-    Value base, k;
-    int64_t offset;
-  };
-  DenseMap<Value, FloatAffine> floatAffine;
-  // Region values that differ from score to score: the float arguments (the
-  // score) and the positions that move with the fragment's column (`j` in
-  // the forward, `i` in the backward's transposed tiles), and all they flow
-  // into. Only a cost hint: the algebra above holds for any values, and
-  // folding a per-score value into `base` would only cost more.
-  DenseSet<Value> perScore;
-  for (BlockArgument arg : body.getArguments())
-    if (!arg.getType().isIndex() || columnAffine.count(arg))
-      perScore.insert(arg);
-  // base + k * offset: one fma (or add) per score.
-  auto materialize = [&](const FloatAffine &a) -> Value {
-    if (a.offset == 0)
-      return a.base;
-    Value offset = kb.f32(double(a.offset));
-    if (a.k)
-      return math::FmaOp::create(b, loc, a.k, offset, a.base);
-    return arith::AddFOp::create(b, loc, a.base, offset);
-  };
+  ColumnFloats floats(kb, columnAffine, body);
   // The kernel value of `v` (i32 for an index `v`). Constants from above are
-  // cloned where used; a `floatAffine` value is formed where first used.
+  // cloned where used; a ColumnFloats value is formed where first used.
   auto lookup = [&](Value v) -> Value {
     if (Value m = map.lookupOrNull(v))
       return m;
-    if (auto it = floatAffine.find(v); it != floatAffine.end()) {
-      Value x = materialize(it->second);
+    if (const ColumnFloats::FloatAffine *a = floats.affineOf(v)) {
+      Value x = floats.materialize(*a);
       map.map(v, x);
       return x;
     }
@@ -306,104 +429,13 @@ SmallVector<Value> KernelScoreModifiers::inlineRegion(Region &region,
       return arith::ExtSIOp::create(b, loc, to, x);
     return arith::TruncIOp::create(b, loc, to, x);
   };
-  // Keeps `op` (a float op) in `floatAffine` form when it can.
-  auto foldFloatAffine = [&](Operation &op) -> bool {
-    Value res = op.getResult(0);
-    auto affineOf = [&](Value v) -> const FloatAffine * {
-      auto it = floatAffine.find(v);
-      return it == floatAffine.end() ? nullptr : &it->second;
-    };
-    auto rowConstant = [&](Value v) {
-      return v.getType().isF32() && !perScore.contains(v) && !affineOf(v);
-    };
-    // -(base + k offset) = -base + k (-offset), exact.
-    auto negated = [&](FloatAffine a) {
-      a.base = arith::NegFOp::create(b, loc, a.base);
-      a.offset = -a.offset;
-      return a;
-    };
-    if (auto toFloat = dyn_cast<arith::SIToFPOp>(op)) {
-      auto it = columnAffine.find(toFloat.getIn());
-      if (it == columnAffine.end() ||
-          std::abs(it->second.second) >= (int64_t(1) << 24))
-        return false;
-      floatAffine[res] = {
-          arith::SIToFPOp::create(b, loc, res.getType(), it->second.first),
-          Value(), it->second.second};
-      return true;
-    }
-    if (auto neg = dyn_cast<arith::NegFOp>(op)) {
-      const FloatAffine *a = affineOf(neg.getOperand());
-      if (!a)
-        return false;
-      FloatAffine n = negated(*a);
-      floatAffine[res] = n;
-      return true;
-    }
-    if (!isa<arith::MulFOp, arith::AddFOp, arith::SubFOp, math::FmaOp>(op))
-      return false;
-    Value lhs = op.getOperand(0), rhs = op.getOperand(1);
-    if (isa<arith::AddFOp, arith::SubFOp>(op) &&
-        !affineOf(lhs) != !affineOf(rhs) &&
-        !rowConstant(affineOf(lhs) ? rhs : lhs)) {
-      // A score plus or minus the affine value: one add (contractible with
-      // the score's scaling) after the affine one; y - a as y + (-a).
-      bool negate = isa<arith::SubFOp>(op) && affineOf(rhs);
-      FloatAffine a = *affineOf(affineOf(lhs) ? lhs : rhs);
-      if (negate)
-        a = negated(a);
-      Value y = lookup(affineOf(lhs) ? rhs : lhs);
-      Value sum = isa<arith::SubFOp>(op) && !negate
-                      ? arith::SubFOp::create(b, loc, materialize(a), y,
-                                              withContraction(b, {}))
-                            .getResult()
-                      : arith::AddFOp::create(b, loc, y, materialize(a),
-                                              withContraction(b, {}))
-                            .getResult();
-      map.map(res, sum);
-      return true;
-    }
-    bool affineLhs = affineOf(lhs) && rowConstant(rhs);
-    if (!affineLhs && !(affineOf(rhs) && rowConstant(lhs)))
-      return false;
-    auto fma = dyn_cast<math::FmaOp>(op);
-    if (fma && affineOf(fma.getC()))
-      return false;
-    FloatAffine a = *affineOf(affineLhs ? lhs : rhs);
-    Value x = lookup(affineLhs ? rhs : lhs);
-    if (isa<arith::AddFOp>(op)) {
-      a.base = arith::AddFOp::create(b, loc, a.base, x);
-    } else if (isa<arith::SubFOp>(op) && affineLhs) {
-      a.base = arith::SubFOp::create(b, loc, a.base, x);
-    } else if (isa<arith::SubFOp>(op)) {
-      a = negated(a);
-      a.base = arith::AddFOp::create(b, loc, x, a.base);
-    } else {
-      // x (base + k offset) = x base + (x k) offset.
-      a.base = arith::MulFOp::create(b, loc, a.base, x);
-      a.k = a.k ? arith::MulFOp::create(b, loc, a.k, x).getResult() : x;
-    }
-    if (fma && !rowConstant(fma.getC())) {
-      // A score plus the product: one add, contractible with the score's
-      // scaling.
-      map.map(res,
-              arith::AddFOp::create(b, loc, lookup(fma.getC()), materialize(a),
-                                    withContraction(b, {})));
-      return true;
-    }
-    if (fma)
-      a.base = arith::AddFOp::create(b, loc, a.base, lookup(fma.getC()));
-    floatAffine[res] = a;
-    return true;
-  };
   for (Operation &op : body.without_terminator()) {
     Value res = op.getNumResults() ? op.getResult(0) : Value();
-    if (llvm::any_of(op.getOperands(),
-                     [&](Value o) { return perScore.contains(o); }))
-      perScore.insert(op.result_begin(), op.result_end());
+    floats.track(op);
     // (The conversion's fold is the backward's too.)
     if (res && res.getType().isF32() &&
-        (fuseFloats || isa<arith::SIToFPOp>(op)) && foldFloatAffine(op))
+        (fuseFloats || isa<arith::SIToFPOp>(op)) &&
+        floats.fold(op, lookup, map))
       continue;
     if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
       auto arg = cast<BlockArgument>(extract.getTensor());
