@@ -64,13 +64,17 @@ def reference(q, k, v, do, window, scale, softcap):
     return o.detach(), lse.detach(), dq, dk, dv
 
 
-def dq_accum_ptr(kern, dq_acc, **sizes):
-    """What the kernel takes for dq_accum: the pointer to its CUtensorMap on
-    sm_90a (manifest "tensor_maps"; Kernel.grad_tensor_maps), the tensor's
-    address otherwise."""
-    if kern.manifest.get("tensor_maps"):
-        return kern.grad_tensor_maps(dq_acc, sizes).data_ptr()
-    return dq_acc.data_ptr()
+def launch_pointers(kern, tensors, **sizes):
+    """The kernel's pointer arguments in launch order (`tensors`: tensor name
+    -> torch tensor): a tensormap parameter (sm_90a: q_map, do_map,
+    dq_accum_map) gets the pointer to its CUtensorMap
+    (Kernel.grad_tensor_maps), a ptr parameter the tensor's address."""
+    maps = kern.manifest.get("tensor_maps") or []
+    slot = {m["param"]: i for i, m in enumerate(maps)}
+    blob = kern.grad_tensor_maps(tensors, sizes).data_ptr() if maps else None
+    return [blob + 128 * slot[p["name"]] if p["type"] == "tensormap"
+            else tensors[p["tensor"]].data_ptr()
+            for p in kern.manifest["params"] if p["type"] in ("ptr", "tensormap")]
 
 
 def launch(kern, q, k, v, o, lse, do):
@@ -82,9 +86,9 @@ def launch(kern, q, k, v, o, lse, do):
     dk = torch.empty_like(k)
     dv = torch.empty_like(v)
     sizes = dict(B=B, Hq=Hq, Hkv=Hkv, Nq=Nq, Nk=Nk)
-    kern.launch_ptrs(q.data_ptr(), k.data_ptr(), v.data_ptr(), do.data_ptr(), lse.data_ptr(),
-                     delta.data_ptr(), dq_accum_ptr(kern, dq_acc, **sizes), dk.data_ptr(),
-                     dv.data_ptr(), stream=torch.cuda.current_stream().cuda_stream, **sizes)
+    ptrs = launch_pointers(kern, dict(q=q, k=k, v=v, do=do, lse=lse, delta=delta,
+                                      dq_accum=dq_acc, dk=dk, dv=dv), **sizes)
+    kern.launch_ptrs(*ptrs, stream=torch.cuda.current_stream().cuda_stream, **sizes)
     return dq_acc.to(q.dtype), dk, dv
 
 
@@ -165,13 +169,13 @@ def bench(kdir, iters):
                     dq_acc = torch.zeros(B, H, n, d, device="cuda", dtype=torch.float32)
                     dk, dv = torch.empty_like(k), torch.empty_like(v)
                     stream = torch.cuda.current_stream().cuda_stream
-                    dq_ptr = dq_accum_ptr(kern, dq_acc, B=B, Hq=H, Hkv=H, Nq=n, Nk=n)
+                    ptrs = launch_pointers(
+                        kern, dict(q=q, k=k, v=v, do=do, lse=lse, delta=delta,
+                                   dq_accum=dq_acc, dk=dk, dv=dv),
+                        B=B, Hq=H, Hkv=H, Nq=n, Nk=n)
 
                     def kernel_only():
-                        kern.launch_ptrs(q.data_ptr(), k.data_ptr(), v.data_ptr(), do.data_ptr(),
-                                         lse.data_ptr(), delta.data_ptr(), dq_ptr,
-                                         dk.data_ptr(), dv.data_ptr(), stream=stream,
-                                         B=B, Hq=H, Hkv=H, Nq=n, Nk=n)
+                        kern.launch_ptrs(*ptrs, stream=stream, B=B, Hq=H, Hkv=H, Nq=n, Nk=n)
                     row["kernel_ms"] = common.time_ms(kernel_only, iters)
                     row["ours_ms"] = common.time_ms(lambda: launch(kern, q, k, v, o, lse, do),
                                                     iters)

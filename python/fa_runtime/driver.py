@@ -399,22 +399,27 @@ class Kernel:
         # every call with new pointers.
         return host.to(device, non_blocking=True)
 
-    def grad_tensor_maps(self, dq_accum, sizes):
+    def grad_tensor_maps(self, tensors, sizes):
         """A backward kernel's CUtensorMaps (manifest "tensor_maps": the sm_90a
-        kernel's dq_accum_map) over `dq_accum` ([B, Hq, Nq, D] f32, a torch
-        tensor) at launch sizes `sizes` (B, Hq, Hkv, Nq, Nk), in one device
-        buffer of 128 bytes per map on dq_accum's device, in the manifest's
-        order; cached per (device, address, sizes). The pointer of map i is
-        the buffer's address + 128 i (launch_ptrs takes it in the tensormap
-        parameter's place)."""
-        key = (dq_accum.device, dq_accum.data_ptr(), tuple(sorted(sizes.items())))
+        kernel's q_map, do_map and dq_accum_map) over `tensors` (tensor name
+        -> torch tensor, at least the maps' tensors: q and do [B, Hq, Nq, D]
+        contiguous, dq_accum [B, Hq, Nq, D] f32) at launch sizes `sizes` (B,
+        Hq, Hkv, Nq, Nk), in one device buffer of 128 bytes per map on
+        dq_accum's device, in the manifest's order; cached per (device,
+        addresses, sizes). The pointer of map i is the buffer's address +
+        128 i (launch_ptrs takes it in the tensormap parameter's place)."""
+        tensor_of = {p["name"]: p["tensor"] for p in self._ptr_params}
+        names = [tensor_of[m["param"]] for m in self.manifest["tensor_maps"]]
+        device = tensors[names[-1]].device
+        key = (device, tuple(tensors[n].data_ptr() for n in names),
+               tuple(sorted(sizes.items())))
         cache = self.__dict__.setdefault("_grad_maps", {})
         if key not in cache:
-            _ensure_context(cuda_ordinal(dq_accum.device, "dq_accum"))
+            _ensure_context(cuda_ordinal(device, names[-1]))
             if len(cache) > 64:
                 cache.clear()
-            cache[key] = self._device_maps({"dq_accum": dq_accum.data_ptr()}, sizes,
-                                           dq_accum.device)
+            cache[key] = self._device_maps({n: tensors[n].data_ptr() for n in names},
+                                           sizes, device)
         return cache[key]
 
     def check(self, q, k, v, out=None, lse=None, copy_inputs=True, num_splits=None, **extra):
@@ -672,8 +677,8 @@ class Kernel:
             blocks = -(-s["Nq"] // self.manifest["block_q"])
             tensors["dq_semaphore"] = torch.zeros((s["B"], s["Hq"], blocks),
                                                   device=q.device, dtype=torch.int32)
-        if self._map_slot:  # sm_90a: dq_accum through its tensor map
-            maps = self.grad_tensor_maps(dq_accum, s)
+        if self._map_slot:  # sm_90a: q, do, dq_accum through tensor maps
+            maps = self.grad_tensor_maps(tensors, s)
             ptrs = [maps.data_ptr() + 128 * self._map_slot[p["name"]]
                     if p["type"] == "tensormap" else tensors[p["tensor"]].data_ptr()
                     for p in self._ptr_params]

@@ -529,12 +529,13 @@ def test_grad_launch(fake, tmp_path):
         kern.grad(q, k, k, Tensor((B, Hq, Nq, 32), t.float16), lse, do)
 
 
-def test_grad_launch_with_dq_accum_map(fake, tmp_path):
-    """The sm_90a backward kernel's form (manifest tensor map dq_accum_map):
-    Kernel.grad encodes the map over the zeroed dq_accum ([D, Nq, B * Hq] f32,
-    boxes of 32 x 64 rows, 128-byte swizzle) and passes its device copy in
-    dq_accum's place; dq is still dq_accum in q's dtype. The map is encoded
-    once per (address, sizes)."""
+def test_grad_launch_with_tensor_maps(fake, tmp_path):
+    """The sm_90a backward kernel's form (manifest tensor maps q_map, do_map,
+    dq_accum_map): Kernel.grad encodes the maps of q and do ([D, Nq, B * Hq]
+    f16, boxes of 64 x 64 rows) and of the zeroed dq_accum ([D, Nq, B * Hq]
+    f32, boxes of 32 x 64 rows), 128-byte swizzle, into one device buffer and
+    passes their device copies in those tensors' places; dq is still dq_accum
+    in q's dtype. The maps are encoded once per (addresses, sizes)."""
     t = fake.torch
     v = fa.Variant.parse("f16,d64,causal,grad")
     kern = fa.Kernel(grad_manifest(v, tensor_map=True), "// no code\n").runtime
@@ -544,24 +545,31 @@ def test_grad_launch_with_dq_accum_map(fake, tmp_path):
     o = Tensor((B, Hq, Nq, D), t.float16)
     lse = Tensor((B, Hq, Nq), t.float32)
     fake.log(GRAD_KINDS)
-    dq, dk, dv = kern.grad(q, k, k, o, lse, o)
+    do = Tensor((B, Hq, Nq, D), t.float16)
+    dq, dk, dv = kern.grad(q, k, k, o, lse, do)
     lines = fake.log()
     (launch,) = launches(lines)
     encodes = [x for x in lines if x.startswith("cuTensorMapEncodeTiled")]
-    assert len(encodes) == 1
+    assert len(encodes) == 3
     dq_accum = dq.source
     assert (dq_accum.shape, str(dq_accum.dtype)) == ((B, Hq, Nq, D), "torch.float32")
     assert not dq_accum.data.any()
+    for tensor, line in zip((q, do), encodes):
+        assert f"addr {hex(tensor.data_ptr())} dims 64 3 8 strides 128 384 box 64 64 1 " \
+            in line
     assert f"addr {hex(dq_accum.data_ptr())} dims 64 3 8 strides 256 768 box 32 64 1 " \
-        in encodes[0]
-    maps = _live[int(params(launch)[6], 16)]
-    assert maps is not dq_accum and maps.shape == (128,) and str(maps.dtype) == "torch.uint8"
-    assert [int(x, 16) for x in params(launch)[:3]] == [x.data_ptr() for x in (q, k, k)]
+        in encodes[2]
+    ptr = [int(x, 16) for x in params(launch)[:9]]
+    maps = _live[ptr[0]]
+    assert maps is not dq_accum and maps.shape == (3 * 128,) and \
+        str(maps.dtype) == "torch.uint8"
+    assert [ptr[0] + 128 * i for i in range(3)] == [ptr[0], ptr[3], ptr[6]]
+    assert ptr[1:3] == [k.data_ptr(), k.data_ptr()]
     assert params(launch)[9:] == ["2", "4", "2", "3", "130"]
     # The same call again: the map of the same dq_accum address is not encoded again.
     # The map is encoded again only for a dq_accum at another address.
     fake.log(GRAD_KINDS)
-    dq2 = kern.grad(q, k, k, o, lse, o)[0]
+    dq2 = kern.grad(q, k, k, o, lse, do)[0]
     encoded = any(x.startswith("cuTensorMapEncodeTiled") for x in fake.log())
     assert encoded == (dq2.source.data_ptr() != dq_accum.data_ptr())
 

@@ -117,8 +117,13 @@ static LaunchManifest gradManifest(const kernel::BackwardConfig &cfg,
     manifest.schedule.push_back({"softcap", *cfg.softcap});
   if (cfg.deterministic)
     manifest.schedule.push_back({"deterministic", 1});
-  if (cfg.gradQueryTensorMap)
-    manifest.tensorMaps.push_back(sm90::gradQueryTensorMap());
+  if (cfg.tensorMaps) {
+    if (cfg.stages != sm90::kGradDefaultStages)
+      manifest.schedule.push_back({"stages", cfg.stages});
+    manifest.tensorMaps = {sm90::gradInputTensorMap("q", cfg),
+                           sm90::gradInputTensorMap("do", cfg),
+                           sm90::gradQueryTensorMap()};
+  }
   return manifest;
 }
 
@@ -168,6 +173,19 @@ LogicalResult mlir::fa::buildAttentionGradKernel(
              << attr;
     blockKV = i.getInt();
   }
+  int64_t stages = sm90::kGradDefaultStages;
+  if (Attribute attr = func->getAttr("fa.grad.stages")) {
+    if (!wgmma)
+      return func.emitError("convert-fa-to-nvgpu: fa.grad.stages applies to "
+                            "the wgmma backward kernel only (chip=sm_90a: its "
+                            "Q / dO buffers; the mma.sync kernel has two)");
+    auto i = dyn_cast<IntegerAttr>(attr);
+    if (!i || (i.getInt() != 2 && i.getInt() != 3))
+      return func.emitError("convert-fa-to-nvgpu: fa.grad.stages must be an "
+                            "integer, 2 or 3, got ")
+             << attr;
+    stages = i.getInt();
+  }
   FailureOr<std::string> original = prepareKernelFunction(func, false);
   if (failed(original))
     return failure();
@@ -188,7 +206,8 @@ LogicalResult mlir::fa::buildAttentionGradKernel(
   cfg.softcap = mods.softcap;
   cfg.modifiers = std::move(*regions);
   cfg.deterministic = options.deterministic;
-  cfg.gradQueryTensorMap = wgmma;
+  cfg.tensorMaps = wgmma;
+  cfg.stages = stages;
   OpBuilder b(func);
   std::vector<KernelParam> params =
       kernel::getBackwardKernelParams(b.getContext(), cfg);

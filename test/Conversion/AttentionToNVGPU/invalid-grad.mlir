@@ -60,3 +60,23 @@ func.func @block_kv(%q: tensor<1x4x16x128xf16>, %k: tensor<1x2x16x128xf16>, %v: 
   %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %l, %do : tensor<1x4x16x128xf16>, tensor<1x2x16x128xf16>, tensor<1x2x16x128xf16>, tensor<1x4x16x128xf16>, tensor<1x4x16xf32>, tensor<1x4x16x128xf16> -> tensor<1x4x16x128xf16>, tensor<1x2x16x128xf16>, tensor<1x2x16x128xf16>
   return %dq, %dk, %dv : tensor<1x4x16x128xf16>, tensor<1x2x16x128xf16>, tensor<1x2x16x128xf16>
 }
+
+// -----
+
+// fa.grad.stages: 2 or 3, and only where the wgmma kernel runs (its Q / dO
+// ring).
+// expected-error-re @+1 {{{{fa.grad.stages must be an integer, 2 or 3, got 4 : i64|fa.grad.stages applies to the wgmma backward kernel only}}}}
+func.func @stages(%q: tensor<1x4x16x128xf16>, %k: tensor<1x2x16x128xf16>, %v: tensor<1x2x16x128xf16>,
+                  %o: tensor<1x4x16x128xf16>, %l: tensor<1x4x16xf32>, %do: tensor<1x4x16x128xf16>) -> (tensor<1x4x16x128xf16>, tensor<1x2x16x128xf16>, tensor<1x2x16x128xf16>) attributes {fa.grad.stages = 4 : i64} {
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %l, %do : tensor<1x4x16x128xf16>, tensor<1x2x16x128xf16>, tensor<1x2x16x128xf16>, tensor<1x4x16x128xf16>, tensor<1x4x16xf32>, tensor<1x4x16x128xf16> -> tensor<1x4x16x128xf16>, tensor<1x2x16x128xf16>, tensor<1x2x16x128xf16>
+  return %dq, %dk, %dv : tensor<1x4x16x128xf16>, tensor<1x2x16x128xf16>, tensor<1x2x16x128xf16>
+}
+
+// -----
+
+// expected-error-re @+1 {{{{fa.grad.stages must be an integer, 2 or 3, got 2.000000e\+00 : f32|fa.grad.stages applies to the wgmma backward kernel only}}}}
+func.func @stages_float(%q: tensor<1x4x16x128xf16>, %k: tensor<1x2x16x128xf16>, %v: tensor<1x2x16x128xf16>,
+                        %o: tensor<1x4x16x128xf16>, %l: tensor<1x4x16xf32>, %do: tensor<1x4x16x128xf16>) -> (tensor<1x4x16x128xf16>, tensor<1x2x16x128xf16>, tensor<1x2x16x128xf16>) attributes {fa.grad.stages = 2.0 : f32} {
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %l, %do : tensor<1x4x16x128xf16>, tensor<1x2x16x128xf16>, tensor<1x2x16x128xf16>, tensor<1x4x16x128xf16>, tensor<1x4x16xf32>, tensor<1x4x16x128xf16> -> tensor<1x4x16x128xf16>, tensor<1x2x16x128xf16>, tensor<1x2x16x128xf16>
+  return %dq, %dk, %dv : tensor<1x4x16x128xf16>, tensor<1x2x16x128xf16>, tensor<1x2x16x128xf16>
+}

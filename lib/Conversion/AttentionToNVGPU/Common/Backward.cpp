@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -34,12 +35,28 @@ mlir::fa::kernel::getBackwardKernelParams(MLIRContext *ctx,
                        SmallVector<SizeExpr, 4>(shape), align}});
   };
   // 16 bytes: cp.async; 4: scalar f32 loads and atomics, f16x2 stores.
+  // With tensor maps (sm_90a) q, do and dq_accum are passed as pointers to
+  // their CUtensorMaps (device memory, 64-byte aligned): q's and do's as
+  // !llvm.ptr, which the kernel casts to TMA descriptors; dq_accum's as a
+  // memref whose address the reduce-adds' inline PTX takes.
+  auto asTensorMap = [&](StringRef tensorName) {
+    if (!cfg.tensorMaps)
+      return;
+    if (tensorName != "dq_accum")
+      params.back().type = LLVM::LLVMPointerType::get(ctx);
+    params.back().name = (tensorName + "_map").str();
+    params.back().kind = ParamKind::TensorMap;
+    params.back().meaning = "pointer to the CUtensorMap of " +
+                            tensorName.str() + ": " + params.back().meaning;
+  };
   tensor("q", gTy, elt, qShape, 16, "query [B, Hq, Nq, D], contiguous, " + elt);
+  asTensorMap("q");
   tensor("k", gTy, elt, kvShape, 16, "key [B, Hkv, Nk, D], contiguous, " + elt);
   tensor("v", gTy, elt, kvShape, 16,
          "value [B, Hkv, Nk, D], contiguous, " + elt);
   tensor("do", gTy, elt, qShape, 16,
          "gradient of the output [B, Hq, Nq, D], contiguous, " + elt);
+  asTensorMap("do");
   tensor("lse", fTy, "f32", rowShape, 4,
          "the forward's log-sum-exp [B, Hq, Nq], f32 (ln; -inf on rows that "
          "see no key)");
@@ -48,17 +65,13 @@ mlir::fa::kernel::getBackwardKernelParams(MLIRContext *ctx,
          "launch");
   // 16: a tensor map's global address (sm_90a), a float4-aligned buffer.
   tensor("dq_accum", fTy, "f32", qShape, 16,
-         cfg.gradQueryTensorMap
-             ? "pointer to the CUtensorMap of dq_accum (device memory, 64-byte "
-               "aligned): [B, Hq, Nq, D] f32, zero-filled before the launch; "
-               "receives dq (scale applied) by TMA reduce-adds; dq = dq_accum "
-               "in q's dtype"
+         cfg.tensorMaps
+             ? "[B, Hq, Nq, D] f32, zero-filled before the launch; receives "
+               "dq (scale applied) by TMA reduce-adds; dq = dq_accum in q's "
+               "dtype"
              : "[B, Hq, Nq, D] f32, zero-filled before the launch; receives "
                "dq (scale applied) by atomic adds; dq = dq_accum in q's dtype");
-  if (cfg.gradQueryTensorMap) {
-    params.back().name = "dq_accum_map";
-    params.back().kind = ParamKind::TensorMap;
-  }
+  asTensorMap("dq_accum");
   tensor("dk", gTy, elt, kvShape, 4,
          "gradient of k [B, Hkv, Nk, D], contiguous, " + elt + ", written");
   tensor("dv", gTy, elt, kvShape, 4,

@@ -29,6 +29,8 @@ constexpr int64_t kWarpgroupKeys = 64;
 constexpr int64_t kThreads = 256;
 /// lse / delta pairs loaded before the wgmma wait that precedes their use.
 constexpr int64_t kPreloadedStatPairs = 2;
+/// mbarrier.try_wait suspend-time hint, in ns (as the forward's ring).
+constexpr int64_t kTryWaitTicks = 10000000;
 } // namespace
 
 BackwardSharedMemoryPlan
@@ -41,7 +43,8 @@ BackwardSharedMemoryPlan::of(const BackwardConfig &cfg) {
   p.qOffset = 2 * kvBytes;
   p.doOffset = p.qOffset + qBytes;
   p.stageBytes = 2 * qBytes;
-  p.dsOffset = p.qOffset + 2 * p.stageBytes;
+  p.stages = cfg.stages;
+  p.dsOffset = p.qOffset + p.stages * p.stageBytes;
   p.statsOffset = p.dsOffset + kGradBlockKV * kRowBytes;
   p.dqOffset = p.statsOffset + 2 * 2 * kGradBlockQ * 4;
   assert(p.dqOffset % kAlignBytes == 0 && "a swizzled box starts at 1024");
@@ -67,6 +70,28 @@ TensorMapSpec mlir::fa::sm90::gradQueryTensorMap() {
   return m;
 }
 
+TensorMapSpec mlir::fa::sm90::gradInputTensorMap(StringRef tensor,
+                                                 const BackwardConfig &cfg) {
+  using Sym = SizeSymbol;
+  TensorMapSpec m;
+  m.param = (tensor + "_map").str();
+  m.tensor = tensor.str();
+  m.layout = (tensor + " [B, Hq, Nq, D] contiguous").str();
+  bool f16 = cfg.elementType.isF16();
+  m.dtype = f16 ? "f16" : "bf16";
+  m.dataType = f16 ? cuda::TensorMapDataType::Float16
+                   : cuda::TensorMapDataType::BFloat16;
+  m.dims = {Sym::D, Sym::Nq, SizeExpr::mul({Sym::B, Sym::Hq})};
+  m.stridesBytes = {SizeExpr::mul({Sym::D, 2}),
+                    SizeExpr::mul({Sym::Nq, Sym::D, 2})};
+  m.box = {kSubTileElems, kGradBlockQ, 1};
+  m.elementStrides = {1, 1, 1};
+  m.swizzle = cuda::TensorMapSwizzle::B128;
+  m.l2Promotion = cuda::TensorMapL2Promotion::B128;
+  m.oobFill = cuda::TensorMapFloatOOBFill::None;
+  return m;
+}
+
 namespace {
 /// The thread's place in the CTA.
 struct Thread {
@@ -86,6 +111,13 @@ struct Shared {
   Value stats;    ///< the row statistics, f32
 };
 
+/// The TMA ring of the step's Q and dO: buffer s is filled under mbarrier
+/// s (one arrival: the issuing thread's expect_tx).
+struct QueryTileRing {
+  Value bars;        ///< !nvgpu.mbarrier.group of `stages`
+  Value qMap, doMap; ///< the tensor maps
+};
+
 struct GradBuilder {
   KernelBuilder &kb;
   const BackwardConfig &cfg;
@@ -95,6 +127,7 @@ struct GradBuilder {
   const Thread &th;
   const Shared &sh;
   const BackwardSchedule &schedule;
+  const QueryTileRing &ring;
 
   /// The element index of (row, col) of the swizzled tile at `tileByte`
   /// with `rows` rows; `row % 8` given as `row8` when it is known.
@@ -104,7 +137,10 @@ struct GradBuilder {
   /// past `nRows` zero-filled. One async group.
   Value loadTile(Value tileByte, int64_t rows, Value gmem, Value base,
                  Value rowStart, Value nRows) const;
-  void prefetch(Value t, Value stage) const;
+  /// Thread 0's TMA loads of step t's Q and dO into ring buffer `buffer`.
+  void issueQueryTiles(Value t, Value buffer) const;
+  /// Blocks until ring buffer `buffer` holds step t's tiles.
+  void waitQueryTiles(Value t, Value buffer) const;
   /// acc = (64 rows at `aByte`, K-major) x (the stage's 64 rows at
   /// `bByte`, K-major)^T over D: S^T or dP^T.
   Value keysTimesQueries(int64_t aByte, Value stageDesc, int64_t bByte) const;
@@ -123,7 +159,7 @@ struct GradBuilder {
                int64_t n) const;
   void writeGradScoresT(ArrayRef<Value> ds0, ArrayRef<Value> ds1) const;
   void gradQuery(const BackwardStep &step) const;
-  void step(Value t, Value stage, Value &dK, Value &dV) const;
+  void step(Value t, Value stage, Value buffer, Value &dK, Value &dV) const;
   void storeGradients(Value dK, Value dV) const;
 };
 } // namespace
@@ -167,16 +203,58 @@ Value GradBuilder::loadTile(Value tileByte, int64_t rows, Value gmem, Value base
   return nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, tokTy, tokens);
 }
 
-void GradBuilder::prefetch(Value t, Value stage) const {
-  BackwardStep s = schedule.at(t, stage);
-  Value nq = args.sizes.queryLength;
-  Value qBase = kb.mul(s.qRowBase, kb.idx(cfg.headDim));
-  Value rowStart = schedule.firstRow(t, s);
-  Value off = kb.mul(stage, kb.idx(plan.stageBytes));
-  loadTile(kb.add(off, kb.idx(plan.qOffset)), kGradBlockQ, args.q, qBase,
-           rowStart, nq);
-  loadTile(kb.add(off, kb.idx(plan.doOffset)), kGradBlockQ, args.gradOut,
-           qBase, rowStart, nq);
+void GradBuilder::issueQueryTiles(Value t, Value buffer) const {
+  MLIRContext *ctx = kb.b.getContext();
+  auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto boxTy = MemRefType::get({1, kGradBlockQ, kSubTileElems}, cfg.elementType,
+                               MemRefLayoutAttrInterface{}, wg);
+  // The step's (query row, plane) in 32-bit arithmetic: the 64-bit
+  // division of BackwardSchedule::at, in the loop, spilled (92 bytes at
+  // D = 128) the registers around this one thread's branch.
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  auto i32 = [&](Value v) { return kb.toI32(v); };
+  auto index = [&](Value v) {
+    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
+  };
+  Value blocks =
+      arith::MaxSIOp::create(b, loc, i32(schedule.numQBlocks), kb.i32c(1));
+  Value tc = i32(t);
+  Value inGroup = arith::DivUIOp::create(b, loc, tc, blocks);
+  Value block =
+      arith::AddIOp::create(b, loc, i32(schedule.qbBegin),
+                            arith::RemUIOp::create(b, loc, tc, blocks));
+  Value q0 = arith::MulIOp::create(b, loc, block, kb.i32c(cfg.blockQ));
+  // plane = batch * Hq + kvHead * group + t / blocks
+  Value plane =
+      arith::AddIOp::create(b, loc,
+                            i32(kb.add(kb.mul(cta.batch, args.sizes.queryHeads),
+                                       kb.mul(cta.kvHead, cta.groupSize))),
+                            inGroup);
+  Value off = kb.mul(buffer, kb.idx(plan.stageBytes));
+  nvgpu::MBarrierArriveExpectTxOp::create(
+      kb.b, kb.loc, ring.bars, kb.idx(plan.stageBytes), buffer, Value());
+  for (auto [map, tileByte] : {std::pair(ring.qMap, plan.qOffset),
+                               std::pair(ring.doMap, plan.doOffset)})
+    for (int64_t sub = 0; sub < cfg.headDim / kSubTileElems; ++sub) {
+      Value byte =
+          kb.add(off, kb.idx(tileByte + sub * kGradBlockQ * kRowBytes));
+      Value dst = memref::ViewOp::create(kb.b, kb.loc, boxTy, sh.raw,
+                                         kb.add(sh.shift, byte), ValueRange{});
+      nvgpu::TmaAsyncLoadOp::create(
+          kb.b, kb.loc, dst, ring.bars, map,
+          ValueRange{kb.idx(sub * kSubTileElems), index(q0), index(plane)},
+          buffer, Value(), Value());
+    }
+}
+
+void GradBuilder::waitQueryTiles(Value t, Value buffer) const {
+  // Buffer b is filled at steps b, b + stages, ...: phase t / stages.
+  Value parity =
+      arith::TruncIOp::create(kb.b, kb.loc, kb.b.getI1Type(),
+                              kb.toI32(kb.rem(kb.div(t, plan.stages), 2)));
+  nvgpu::MBarrierTryWaitParityOp::create(kb.b, kb.loc, ring.bars, parity,
+                                         kb.idx(kTryWaitTicks), buffer);
 }
 
 Value GradBuilder::keysTimesQueries(int64_t aByte, Value stageDesc,
@@ -375,12 +453,14 @@ static void waitBulkGroups(KernelBuilder &kb, bool read) {
                       "");
 }
 
-void GradBuilder::step(Value t, Value stage, Value &dK, Value &dV) const {
+void GradBuilder::step(Value t, Value stage, Value buffer, Value &dK,
+                       Value &dV) const {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   BackwardStep st = schedule.at(t, stage);
   Value stageDesc = arith::AddIOp::create(
-      b, loc, sh.descBase, kb.toI64(kb.mul(stage, kb.idx(plan.stageBytes / 16))));
+      b, loc, sh.descBase,
+      kb.toI64(kb.mul(buffer, kb.idx(plan.stageBytes / 16))));
 
   // Four wgmma groups, each waited for only where its result is needed:
   // P is computed under dP^T's products, dS under dV's.
@@ -496,6 +576,32 @@ static Thread threadOf(KernelBuilder &kb, const BackwardCTA &cta) {
   return th;
 }
 
+/// The ring's mbarriers and the Q / dO tensor maps (q_map, do_map).
+static QueryTileRing createQueryTileRing(KernelBuilder &kb,
+                                         const BackwardConfig &cfg,
+                                         const BackwardArgs &args) {
+  MLIRContext *ctx = kb.b.getContext();
+  auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  QueryTileRing ring;
+  ring.bars = nvgpu::MBarrierCreateOp::create(
+      kb.b, kb.loc, nvgpu::MBarrierGroupType::get(ctx, wg, cfg.stages));
+  auto mapTy = nvgpu::TensorMapDescriptorType::get(
+      ctx,
+      MemRefType::get({1, kGradBlockQ, kSubTileElems}, cfg.elementType,
+                      MemRefLayoutAttrInterface{}, wg),
+      nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+      nvgpu::TensorMapL2PromoKind::L2PROMO_128B,
+      nvgpu::TensorMapOOBKind::OOB_ZERO,
+      nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+  auto cast = [&](Value arg) {
+    return UnrealizedConversionCastOp::create(kb.b, kb.loc, mapTy, arg)
+        .getResult(0);
+  };
+  ring.qMap = cast(args.q);
+  ring.doMap = cast(args.gradOut);
+  return ring;
+}
+
 static Shared allocateShared(KernelBuilder &kb, const BackwardConfig &cfg,
                              const BackwardSharedMemoryPlan &plan) {
   MLIRContext *ctx = kb.b.getContext();
@@ -549,16 +655,34 @@ gpu::GPUFuncOp mlir::fa::sm90::buildBackwardKernel(
   Value steps = kb.mul(numQBlocks, cta.groupSize);
   BackwardSchedule schedule{kb,     cfg,     args,       cta,
                             th.tid, qbBegin, numQBlocks, steps};
-  GradBuilder bld{kb, cfg, plan, args, cta, th, sh, schedule};
+  QueryTileRing ring = createQueryTileRing(kb, cfg, args);
+  GradBuilder bld{kb, cfg, plan, args, cta, th, sh, schedule, ring};
 
-  // K and V of the CTA (rows past Nk zero-filled), the first step's Q, dO.
+  // Thread 0 issues the loads of the ring's first stages - 1 steps; the
+  // opening barrier of step 0 publishes the mbarriers' initialization.
+  Value isIssuer = kb.cmp(arith::CmpIPredicate::eq, th.tid, kb.idx(0));
+  kb.ifThen(isIssuer, [&] {
+    for (int64_t i = 0; i < plan.stages; ++i)
+      nvgpu::MBarrierInitOp::create(b, loc, ring.bars, kb.idx(1), kb.idx(i),
+                                    Value());
+    NVVM::FenceMbarrierInitOp::create(b, loc);
+    for (int64_t i = 0; i + 1 < plan.stages; ++i)
+      kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, kb.idx(i), steps),
+                [&] { bld.issueQueryTiles(kb.idx(i), kb.idx(i)); });
+  });
+  // K and V of the CTA (rows past Nk zero-filled), landed and visible to
+  // wgmma (the async proxy) before the loop.
   Value kBase = kb.mul(cta.kRowBase, kb.idx(cfg.headDim));
   bld.loadTile(kb.idx(plan.kOffset), kGradBlockKV, args.k, kBase, cta.kv0,
                args.sizes.keyLength);
   Value tok = bld.loadTile(kb.idx(plan.vOffset), kGradBlockKV, args.v, kBase,
                            cta.kv0, args.sizes.keyLength);
-  bld.prefetch(kb.idx(0), kb.idx(0));
   schedule.storeRowStat(schedule.loadRowStat(kb.idx(0)), kb.idx(0), sh.stats);
+  nvgpu::DeviceAsyncWaitOp::create(b, loc, tok, b.getI32IntegerAttr(0));
+  NVVM::FenceProxyOp::create(
+      b, loc, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(b.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
 
   MLIRContext *ctx = b.getContext();
   Value zero = LLVM::ZeroOp::create(b, loc,
@@ -571,30 +695,34 @@ gpu::GPUFuncOp mlir::fa::sm90::buildBackwardKernel(
     Value t = loop.getInductionVar();
     Value stage = kb.rem(t, 2);
     Value next = kb.sub(kb.idx(1), stage);
-    // This step's tiles (issued during the last step) landed: visible to
-    // wgmma (async proxy). After the barrier every thread is done with the
-    // last step, whose stage, dS^T and statistics are free.
-    nvgpu::DeviceAsyncWaitOp::create(b, loc, tok, b.getI32IntegerAttr(0));
-    NVVM::FenceProxyOp::create(
-        b, loc, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+    Value buffer = kb.rem(t, plan.stages);
+    // After the barrier every thread is done with the last step, whose ring
+    // buffer, dS^T and statistics are free: thread 0 refills the buffer
+    // with step t + stages - 1's Q and dO, under this step's math. (Issued
+    // after the last step's dQ reduce-adds instead, by the same thread, the
+    // loads queue behind them: 1.01-1.12x the cp.async kernel against
+    // 1.10-1.18x here, bench/results/backward_h200_2026-12-02_s17/run2.)
     gpu::BarrierOp::create(b, loc);
-    // The next step's loads into the other stage, under this step's math;
-    // its statistics stored at the end of this one.
-    bld.prefetch(kb.add(t, kb.idx(1)), next);
+    Value ahead = kb.add(t, kb.idx(plan.stages - 1));
+    kb.ifThen(
+        arith::AndIOp::create(b, loc, isIssuer,
+                              kb.cmp(arith::CmpIPredicate::slt, ahead, steps)),
+        [&] { bld.issueQueryTiles(ahead, kb.rem(ahead, plan.stages)); });
+    // The next step's statistics, stored at the end of this one.
     Value nextStat = schedule.loadRowStat(kb.add(t, kb.idx(1)));
+    bld.waitQueryTiles(t, buffer);
     Value dK = loop.getRegionIterArgs()[0], dV = loop.getRegionIterArgs()[1];
     // The descriptors derive from an opaque copy of the base, computed where
     // they are used: hoisted out of the loop, the 2 x D / 16 + ... of them
     // would stay live in registers (as the forward kernel does).
     Shared stepShared = sh;
     stepShared.descBase = kb.toI64(opaqueIndex(kb, sh.descIndex));
-    GradBuilder stepBld{kb, cfg, plan, args, cta, th, stepShared, schedule};
-    stepBld.step(t, stage, dK, dV);
+    GradBuilder stepBld{kb, cfg,        plan,     args, cta,
+                        th, stepShared, schedule, ring};
+    stepBld.step(t, stage, buffer, dK, dV);
     schedule.storeRowStat(nextStat, next, sh.stats);
     scf::YieldOp::create(b, loc, ValueRange{dK, dV});
   }
-  nvgpu::DeviceAsyncWaitOp::create(b, loc, tok, b.getI32IntegerAttr(0));
   waitBulkGroups(kb, /*read=*/false);
   bld.storeGradients(loop.getResult(0), loop.getResult(1));
   gpu::ReturnOp::create(b, loc);

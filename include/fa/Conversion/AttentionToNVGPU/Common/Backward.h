@@ -42,9 +42,12 @@ struct BackwardConfig {
   /// dQ added in a fixed order (key block by key block, through the
   /// dq_semaphore parameter), so dq is the same bits on every run.
   bool deterministic = false;
-  /// sm_90a: dq_accum is reached through a tensor map (parameter
-  /// dq_accum_map), dQ tiles added by TMA reduce-adds.
-  bool gradQueryTensorMap = false;
+  /// sm_90a: q, do and dq_accum are reached through tensor maps (parameters
+  /// q_map, do_map, dq_accum_map): Q and dO tiles loaded by TMA, dQ tiles
+  /// added by TMA reduce-adds.
+  bool tensorMaps = false;
+  /// sm_90a: the Q / dO buffers of the TMA ring (2 or 3; fa.grad.stages).
+  int64_t stages = 2;
   /// Deterministic turns from the last key block that sees a query block
   /// down to the first, with the grid running the key blocks backwards.
   /// With a right window edge (causal) a key block's query blocks start
@@ -69,7 +72,7 @@ struct BackwardConfig {
 };
 
 /// The kernel's parameters in launch order: q, k, v, do, lse, delta,
-/// dq_accum (dq_accum_map with gradQueryTensorMap), dk, dv, dq_semaphore
+/// dq_accum (q_map, do_map, dq_accum_map with tensorMaps), dk, dv, dq_semaphore
 /// (deterministic), the tensors the regions read (arg<N>), then B, Hq, Hkv, Nq,
 /// Nk.
 std::vector<KernelParam> getBackwardKernelParams(MLIRContext *ctx,
@@ -133,7 +136,8 @@ struct BackwardStep {
   Value head;     ///< query head
   Value q0;       ///< first query row
   Value qRowBase; ///< (batch * Hq + head) * Nq
-  Value stage;    ///< 0 or 1: the buffers holding its Q, dO, lse, delta
+  Value stage;    ///< 0 or 1: the buffers holding its lse, delta (sm_80: and
+                  ///< Q, dO; sm_90a: Q, dO in a ring of its own)
 };
 
 /// The steps of a CTA: for each query head of the group, each query block

@@ -9,11 +9,12 @@
 //   dQ  = dS K                      wgmma, dS^T through shared memory (read
 //                                   MN-major); TMA reduce-adds of the
 //                                   [64 x D] f32 tile into dq_accum
-// dK and dV stay in the accumulators of the warpgroup owning the keys. Tiles
-// come by cp.async into the 128-byte-swizzled layout wgmma reads (Q and dO
-// double-buffered); no TMA loads and no warp specialization yet
-// (FlashAttention-3 has both). The runtime contract is the sm_80 kernel's
-// (Common/Backward.h) but for dq_accum, which it takes as a tensor map.
+// dK and dV stay in the accumulators of the warpgroup owning the keys. K and
+// V come once by cp.async, Q and dO by TMA into a ring of 2 or 3 buffers
+// (an mbarrier each), all in the 128-byte-swizzled layout wgmma reads; no
+// producer warp and no warp specialization yet (FlashAttention-3 has both).
+// The runtime contract is the sm_80 kernel's (Common/Backward.h) but for q,
+// do and dq_accum, which it takes as tensor maps.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FA_CONVERSION_ATTENTIONTONVGPU_SM90_BACKWARDKERNEL_H
@@ -25,13 +26,16 @@ namespace mlir::fa::sm90 {
 
 /// Keys per CTA (two warpgroups of 64) and query rows per step.
 constexpr int64_t kGradBlockKV = 128, kGradBlockQ = 64;
+/// Q / dO buffers unless the function's fa.grad.stages says otherwise.
+constexpr int64_t kGradDefaultStages = 2;
 
 /// Byte offsets from the 1024-aligned base of the dynamic shared memory.
 /// Every 16-bit tile is stored as D / 64 sub-tiles of [rows x 128 bytes]
 /// with the 128-byte swizzle (16-byte chunk c of row r at c ^ (r % 8)).
 struct BackwardSharedMemoryPlan {
   int64_t kOffset, vOffset; ///< [128 x D] each
-  int64_t qOffset, doOffset, stageBytes; ///< stage s at + s * stageBytes
+  int64_t qOffset, doOffset, stageBytes; ///< buffer s at + s * stageBytes
+  int64_t stages;                        ///< Q / dO buffers
   int64_t dsOffset;    ///< dS^T [128 keys x 64 queries], one sub-tile
   int64_t statsOffset; ///< [2 stages x (lse2, delta) x 64] f32
   /// The step's dQ, [64 x D] f32 as D / 32 boxes of [64 rows x 128 bytes]
@@ -49,6 +53,12 @@ constexpr int64_t kGradQueryBoxCols = 32;
 /// boxes of (32, 64, 1), 128-byte swizzle: rows past Nq are outside the
 /// tensor, so the reduce-adds leave them out.
 TensorMapSpec gradQueryTensorMap();
+
+/// The tensor map of `tensor` ("q" or "do") [B, Hq, Nq, D] as (D, Nq,
+/// B * Hq) with boxes of (64, 64, 1), 128-byte swizzle: a box is one
+/// [64 rows x 128 bytes] sub-tile of a step's Q or dO, rows past Nq zero.
+TensorMapSpec gradInputTensorMap(StringRef tensor,
+                                 const kernel::BackwardConfig &cfg);
 
 /// Builds, at the builder's insertion point (inside a module), the
 /// gpu.module holding the backward kernel for `cfg` (blockKV 128, blockQ
