@@ -12,33 +12,44 @@
 // [64 rows x 32 f32] and added into dq_accum by one TMA reduce-add per box,
 // issued by thread 0 through the tensor map dq_accum_map (the manifest's).
 // K and V come once by cp.async; each step's Q and dO by TMA (q_map, do_map:
-// D / 64 boxes of [64 rows x 64] each), issued by thread 0 a step ahead into
-// a ring of two buffers (fa.grad.stages = 3: three), an mbarrier each.
+// D / 64 boxes of [64 rows x 64] each) into a ring of two buffers
+// (fa.grad.stages = 3: three), an mbarrier each, issued by thread 0: the
+// prologue fills the ring, step t refills its buffer for step t + stages.
 
 // IR-LABEL: gpu.func @grad_d128_kernel
 // IR-SAME: known_block_size = array<i32: 256, 1, 1>
 // IR: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
 // IR: nvgpu.mbarrier.init
+// The prologue fills both buffers (steps 0 and 1), then K and V by cp.async.
+// IR: nvgpu.mbarrier.arrive.expect_tx
+// IR-COUNT-4: nvgpu.tma.async.load
 // IR: nvgpu.mbarrier.arrive.expect_tx
 // IR-COUNT-4: nvgpu.tma.async.load
 // IR: nvgpu.device_async_copy
-// IR: scf.for
 // IR: gpu.barrier
-// IR: nvgpu.mbarrier.arrive.expect_tx
-// IR-COUNT-4: nvgpu.tma.async.load
+// IR: scf.for
 // IR: nvgpu.mbarrier.try_wait.parity
 // IR: nvvm.wgmma.fence.aligned
 // IR: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 64, k = 16>, D[<f32>, <zero>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
 // IR: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// Two barriers per step (dS^T's, the dQ tile's); after the second, thread 0
+// refills the step's buffer (step t + 2), then issues the dQ adds.
 // IR: nvvm.fence.proxy
+// IR: gpu.barrier
 // IR: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 64, k = 16>, D[<f32>, <zero>], A[<f16>, <one>, <col>], B[<f16>, <one>, <row>]
+// IR: gpu.barrier
+// IR-NOT: gpu.barrier
+// IR: nvgpu.mbarrier.arrive.expect_tx
+// IR-COUNT-4: nvgpu.tma.async.load
 // IR-COUNT-4: cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile.bulk_group [$0, {$2, $3, $4}], [$1];
 // IR: cp.async.bulk.commit_group;
+// IR-NOT: gpu.barrier
+// IR: scf.yield
 // IR-NOT: cp.reduce.async.bulk.global
 // IR-NOT: nvgpu.device_async_copy
 // IR-LABEL: gpu.func @grad_d128_stages3_kernel
 // IR: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 3>
-// IR-COUNT-8: nvgpu.tma.async.load
+// IR-COUNT-12: nvgpu.tma.async.load
 // IR: scf.for
 
 // MANIFEST: "block": [
@@ -94,9 +105,9 @@
 
 // PTX: .target sm_90a
 // PTX: .shared .align 8 .b8 __mbarrier[16];
-// PTX-COUNT-4: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// PTX-COUNT-8: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // PTX: cp.async.cg.shared.global
-// PTX-COUNT-4: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// PTX-DAG: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // PTX-DAG: mbarrier.try_wait.parity.shared.b64
@@ -104,11 +115,11 @@
 // PTX-DAG: cp.async.bulk.wait_group.read 0
 
 // Three buffers: 32,768 bytes more shared memory (215,040), three mbarriers,
-// the prologue loads two steps.
+// the prologue loads three steps.
 // STAGES3: "dynamic_shared_memory_bytes": 215040,
 // STAGES3: "stages": 3,
 // PTX3: .shared .align 8 .b8 __mbarrier[24];
-// PTX3-COUNT-12: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// PTX3-COUNT-16: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 
 func.func @grad_d128(%q: tensor<?x?x?x128xf16>, %k: tensor<?x?x?x128xf16>, %v: tensor<?x?x?x128xf16>, %o: tensor<?x?x?x128xf16>, %l: tensor<?x?x?xf32>, %do: tensor<?x?x?x128xf16>) -> (tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>) {
   %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %l, %do {causal} : tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?xf32>, tensor<?x?x?x128xf16> -> tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>

@@ -158,8 +158,13 @@ struct GradBuilder {
   Value statAt(ArrayRef<Value> preloaded, Value stage, int64_t which,
                int64_t n) const;
   void writeGradScoresT(ArrayRef<Value> ds0, ArrayRef<Value> ds1) const;
-  void gradQuery(const BackwardStep &step) const;
-  void step(Value t, Value stage, Value buffer, Value &dK, Value &dV) const;
+  /// dQ of the step; thread 0 calls `refill` before it issues the adds.
+  void gradQuery(const BackwardStep &step,
+                 llvm::function_ref<void()> refill) const;
+  /// Step t; `nextStat` (step t + 1's row statistics) is staged before
+  /// the barrier that publishes dS^T.
+  void step(Value t, Value stage, Value buffer, Value nextStat, Value &dK,
+            Value &dV) const;
   void storeGradients(Value dK, Value dV) const;
 };
 } // namespace
@@ -352,7 +357,8 @@ void GradBuilder::writeGradScoresT(ArrayRef<Value> ds0, ArrayRef<Value> ds1) con
                                  NVVM::SharedSpace::shared_cta));
 }
 
-void GradBuilder::gradQuery(const BackwardStep &step) const {
+void GradBuilder::gradQuery(const BackwardStep &step,
+                            llvm::function_ref<void()> refill) const {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   MLIRContext *ctx = b.getContext();
@@ -427,6 +433,7 @@ void GradBuilder::gradQuery(const BackwardStep &step) const {
   // query row, plane = batch * Hq + head).
   Value plane = kb.add(kb.mul(cta.batch, args.sizes.queryHeads), step.head);
   kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, th.tid, kb.idx(0)), [&] {
+    refill();
     for (int64_t box = 0; box < cfg.headDim / kGradQueryBoxCols; ++box) {
       Value src = kb.add(sh.addr, kb.idx(plan.dqOffset + box * kBoxWords * 4));
       emitInlinePTXEffect(
@@ -453,8 +460,8 @@ static void waitBulkGroups(KernelBuilder &kb, bool read) {
                       "");
 }
 
-void GradBuilder::step(Value t, Value stage, Value buffer, Value &dK,
-                       Value &dV) const {
+void GradBuilder::step(Value t, Value stage, Value buffer, Value nextStat,
+                       Value &dK, Value &dV) const {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   BackwardStep st = schedule.at(t, stage);
@@ -519,10 +526,22 @@ void GradBuilder::step(Value t, Value stage, Value buffer, Value &dK,
   dK = accumulate(dK, dsRegs, stageDesc, plan.qOffset);
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
   writeGradScoresT(ds[0], ds[1]);
+  // Step t + 1's statistics into the other stage (read last in step t - 1,
+  // before its barriers); the barrier below publishes them.
+  schedule.storeRowStat(nextStat, kb.sub(kb.idx(1), stage), sh.stats);
   // The last step's row reduces have read the dQ tile it is about to reuse.
   waitBulkGroups(kb, /*read=*/true);
   gpu::BarrierOp::create(b, loc);
-  gradQuery(st);
+  // Past gradQuery's barrier every thread has waited for all of the step's
+  // wgmma groups, so its ring buffer is free: thread 0 refills it with step
+  // t + stages's Q and dO, ahead of the reduce-adds (after them, the loads
+  // queued behind the adds: run2 of
+  // bench/results/backward_h200_2026-12-02_s17).
+  Value refillStep = kb.add(t, kb.idx(plan.stages));
+  gradQuery(st, [&] {
+    kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, refillStep, schedule.steps),
+              [&] { issueQueryTiles(refillStep, buffer); });
+  });
 }
 
 void GradBuilder::storeGradients(Value dK, Value dV) const {
@@ -658,15 +677,15 @@ gpu::GPUFuncOp mlir::fa::sm90::buildBackwardKernel(
   QueryTileRing ring = createQueryTileRing(kb, cfg, args);
   GradBuilder bld{kb, cfg, plan, args, cta, th, sh, schedule, ring};
 
-  // Thread 0 issues the loads of the ring's first stages - 1 steps; the
-  // opening barrier of step 0 publishes the mbarriers' initialization.
+  // Thread 0 issues the loads of the ring's first `stages` steps (step t
+  // refills its buffer for step t + stages).
   Value isIssuer = kb.cmp(arith::CmpIPredicate::eq, th.tid, kb.idx(0));
   kb.ifThen(isIssuer, [&] {
     for (int64_t i = 0; i < plan.stages; ++i)
       nvgpu::MBarrierInitOp::create(b, loc, ring.bars, kb.idx(1), kb.idx(i),
                                     Value());
     NVVM::FenceMbarrierInitOp::create(b, loc);
-    for (int64_t i = 0; i + 1 < plan.stages; ++i)
+    for (int64_t i = 0; i < plan.stages; ++i)
       kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, kb.idx(i), steps),
                 [&] { bld.issueQueryTiles(kb.idx(i), kb.idx(i)); });
   });
@@ -683,6 +702,9 @@ gpu::GPUFuncOp mlir::fa::sm90::buildBackwardKernel(
       b, loc, NVVM::ProxyKind::async_shared,
       NVVM::SharedSpaceAttr::get(b.getContext(),
                                  NVVM::SharedSpace::shared_cta));
+  // Publishes K, V, step 0's statistics and the mbarriers' initialization;
+  // in the loop, each step's two barriers publish what the next one reads.
+  gpu::BarrierOp::create(b, loc);
 
   MLIRContext *ctx = b.getContext();
   Value zero = LLVM::ZeroOp::create(b, loc,
@@ -694,21 +716,7 @@ gpu::GPUFuncOp mlir::fa::sm90::buildBackwardKernel(
     b.setInsertionPointToStart(loop.getBody());
     Value t = loop.getInductionVar();
     Value stage = kb.rem(t, 2);
-    Value next = kb.sub(kb.idx(1), stage);
     Value buffer = kb.rem(t, plan.stages);
-    // After the barrier every thread is done with the last step, whose ring
-    // buffer, dS^T and statistics are free: thread 0 refills the buffer
-    // with step t + stages - 1's Q and dO, under this step's math. (Issued
-    // after the last step's dQ reduce-adds instead, by the same thread, the
-    // loads queue behind them: 1.01-1.12x the cp.async kernel against
-    // 1.10-1.18x here, bench/results/backward_h200_2026-12-02_s17/run2.)
-    gpu::BarrierOp::create(b, loc);
-    Value ahead = kb.add(t, kb.idx(plan.stages - 1));
-    kb.ifThen(
-        arith::AndIOp::create(b, loc, isIssuer,
-                              kb.cmp(arith::CmpIPredicate::slt, ahead, steps)),
-        [&] { bld.issueQueryTiles(ahead, kb.rem(ahead, plan.stages)); });
-    // The next step's statistics, stored at the end of this one.
     Value nextStat = schedule.loadRowStat(kb.add(t, kb.idx(1)));
     bld.waitQueryTiles(t, buffer);
     Value dK = loop.getRegionIterArgs()[0], dV = loop.getRegionIterArgs()[1];
@@ -719,8 +727,7 @@ gpu::GPUFuncOp mlir::fa::sm90::buildBackwardKernel(
     stepShared.descBase = kb.toI64(opaqueIndex(kb, sh.descIndex));
     GradBuilder stepBld{kb, cfg,        plan,     args, cta,
                         th, stepShared, schedule, ring};
-    stepBld.step(t, stage, buffer, dK, dV);
-    schedule.storeRowStat(nextStat, next, sh.stats);
+    stepBld.step(t, stage, buffer, nextStat, dK, dV);
     scf::YieldOp::create(b, loc, ValueRange{dK, dV});
   }
   waitBulkGroups(kb, /*read=*/false);
