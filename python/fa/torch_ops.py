@@ -13,7 +13,7 @@ from typing import Optional, Tuple
 import torch
 
 from . import decode, dispatch
-from fa_runtime.driver import check_indices_default
+from fa_runtime.driver import check_indices_default, multiprocessor_count
 from fa_runtime.manifest import check_index_values
 
 from .validation import AttentionInputError, UnsupportedError, check_inputs, unsupported_reason
@@ -222,7 +222,6 @@ def check_indices(q, k, kv_lens, page_table):
         raise AttentionInputError(f"fa.attention: {e}") from None
 
 
-_sms = {}
 _SPLIT_KV = os.environ.get("FA_SPLIT_KV", "1").lower() not in ("0", "false", "no", "off")
 
 
@@ -232,9 +231,7 @@ _SPLIT_KV_KERNEL = os.environ.get("FA_SPLIT_KV_KERNEL", "1").lower() not in (
 
 def _num_sms(q):
     idx = q.device.index if q.device.index is not None else torch.cuda.current_device()
-    if idx not in _sms:
-        _sms[idx] = torch.cuda.get_device_properties(idx).multi_processor_count
-    return _sms[idx]
+    return multiprocessor_count(idx)
 
 
 def _run_split_kernel(q, k, v, causal, window, scale, softcap, return_lse, kv_lens=None,

@@ -79,8 +79,9 @@ def _ensure_context(device=0):
 _sms = {}
 
 
-def _num_sms(device):
-    """Multiprocessor count of CUDA device `device`."""
+def multiprocessor_count(device):
+    """Multiprocessor count of CUDA device `device` (an ordinal), cached; the
+    split-KV plans take it (fa_runtime and fa.torch_ops)."""
     if device not in _sms:
         _init()
         cu = _cuda()
@@ -292,7 +293,7 @@ class Kernel:
         this runs on every launch, and at short sequence lengths the host's
         launch path is as long as the kernel."""
         if self._grid_needs_sms and num_sms is None:
-            num_sms = _num_sms(device)
+            num_sms = multiprocessor_count(device)
         key = (tuple(sizes.items()), num_sms)  # names and values (an order: one more entry)
         memo = self.__dict__.setdefault("_grids", {})
         if key not in memo:
@@ -312,7 +313,7 @@ class Kernel:
         if self._split_plan is None:
             return 1
         if num_sms is None:
-            num_sms = _num_sms(device)
+            num_sms = multiprocessor_count(device)
         return max(int(self._split_plan(dict(sizes, D=self.manifest["head_dim"],
                                              num_sms=num_sms))), 1)
 
