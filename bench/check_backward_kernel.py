@@ -66,15 +66,9 @@ def reference(q, k, v, do, window, scale, softcap):
 
 def launch_pointers(kern, tensors, **sizes):
     """The kernel's pointer arguments in launch order (`tensors`: tensor name
-    -> torch tensor): a tensormap parameter (sm_90a: q_map, do_map,
-    dq_accum_map) gets the pointer to its CUtensorMap
-    (Kernel.grad_tensor_maps), a ptr parameter the tensor's address."""
-    maps = kern.manifest.get("tensor_maps") or []
-    slot = {m["param"]: i for i, m in enumerate(maps)}
-    blob = kern.grad_tensor_maps(tensors, sizes).data_ptr() if maps else None
-    return [blob + 128 * slot[p["name"]] if p["type"] == "tensormap"
-            else tensors[p["tensor"]].data_ptr()
-            for p in kern.manifest["params"] if p["type"] in ("ptr", "tensormap")]
+    -> torch tensor): fa_runtime's Kernel.grad_pointers (tensor maps on
+    sm_90a)."""
+    return kern.grad_pointers(tensors, sizes)
 
 
 def launch(kern, q, k, v, o, lse, do):

@@ -423,6 +423,18 @@ class Kernel:
                                            sizes, device)
         return cache[key]
 
+    def grad_pointers(self, tensors, sizes):
+        """A backward kernel's pointer arguments in launch order over `tensors`
+        (tensor name -> torch tensor, every tensor the parameters name): a
+        tensormap parameter (sm_90a: q_map, do_map, dq_accum_map) gets the
+        pointer to its CUtensorMap (grad_tensor_maps), a ptr parameter the
+        tensor's address."""
+        if not self._map_slot:
+            return [tensors[p["tensor"]].data_ptr() for p in self._ptr_params]
+        maps = self.grad_tensor_maps(tensors, sizes).data_ptr()
+        return [maps + 128 * self._map_slot[p["name"]] if p["type"] == "tensormap"
+                else tensors[p["tensor"]].data_ptr() for p in self._ptr_params]
+
     def check(self, q, k, v, out=None, lse=None, copy_inputs=True, num_splits=None, **extra):
         """fa_runtime.manifest.check_launch on torch tensors: the LaunchPlan, or
         ValueError naming the argument that does not fit the kernel. `extra`:
@@ -678,13 +690,7 @@ class Kernel:
             blocks = -(-s["Nq"] // self.manifest["block_q"])
             tensors["dq_semaphore"] = torch.zeros((s["B"], s["Hq"], blocks),
                                                   device=q.device, dtype=torch.int32)
-        if self._map_slot:  # sm_90a: q, do, dq_accum through tensor maps
-            maps = self.grad_tensor_maps(tensors, s)
-            ptrs = [maps.data_ptr() + 128 * self._map_slot[p["name"]]
-                    if p["type"] == "tensormap" else tensors[p["tensor"]].data_ptr()
-                    for p in self._ptr_params]
-        else:
-            ptrs = [tensors[p["tensor"]].data_ptr() for p in self._ptr_params]
+        ptrs = self.grad_pointers(tensors, s)
         stream = current_stream(torch, q.device)
         self._launch(ptrs, s, stream, plan.device)
         return dq_accum.to(q.dtype), dk, dv
