@@ -402,9 +402,10 @@ class Kernel:
 
     def grad_tensor_maps(self, tensors, sizes):
         """A backward kernel's CUtensorMaps (manifest "tensor_maps": the sm_90a
-        kernel's q_map, do_map and dq_accum_map) over `tensors` (tensor name
-        -> torch tensor, at least the maps' tensors: q and do [B, Hq, Nq, D]
-        contiguous, dq_accum [B, Hq, Nq, D] f32) at launch sizes `sizes` (B,
+        kernel's q_map, k_map, v_map, do_map and dq_accum_map) over `tensors`
+        (tensor name -> torch tensor, at least the maps' tensors: q and do
+        [B, Hq, Nq, D], k and v [B, Hkv, Nk, D] contiguous, dq_accum
+        [B, Hq, Nq, D] f32) at launch sizes `sizes` (B,
         Hq, Hkv, Nq, Nk), in one device buffer of 128 bytes per map on
         dq_accum's device, in the manifest's order; cached per (device,
         addresses, sizes). The pointer of map i is the buffer's address +
@@ -426,7 +427,8 @@ class Kernel:
     def grad_pointers(self, tensors, sizes):
         """A backward kernel's pointer arguments in launch order over `tensors`
         (tensor name -> torch tensor, every tensor the parameters name): a
-        tensormap parameter (sm_90a: q_map, do_map, dq_accum_map) gets the
+        tensormap parameter (sm_90a: q_map, k_map, v_map, do_map,
+        dq_accum_map) gets the
         pointer to its CUtensorMap (grad_tensor_maps), a ptr parameter the
         tensor's address."""
         if not self._map_slot:

@@ -57,8 +57,8 @@ def grad_manifest(variant, block_kv=64, smem=40960, tensor_map=False):
     "attention_grad"): written by hand, so that the runtime and the autograd
     plumbing are tested without the kernel. test_grad.py checks it against a
     compiled one where the compiler has the kernel. `tensor_map`: the sm_90a
-    kernel's form, q, do and dq_accum reached through the tensor maps q_map,
-    do_map and dq_accum_map."""
+    kernel's form, q, k, v, do and dq_accum reached through the tensor maps
+    q_map, k_map, v_map, do_map and dq_accum_map."""
     assert variant.grad
     name = variant.func_name()
     dt = variant.dtype
@@ -73,14 +73,15 @@ def grad_manifest(variant, block_kv=64, smem=40960, tensor_map=False):
     params += [{"name": s, "type": "i32"} for s in ("B", "Hq", "Hkv", "Nq", "Nk")]
     maps = []
     if tensor_map:
-        for i in (0, 3, 6):
+        for i in (0, 1, 2, 3, 6):
             params[i].update(name=params[i]["tensor"] + "_map", type="tensormap",
                              align_bytes=16)
-        for name in ("q_map", "do_map"):  # f16 6, bf16 9; 128-byte L2 promotion
+        for name in ("q_map", "k_map", "v_map", "do_map"):  # f16 6, bf16 9
+            n, h, rows = ("Nk", "Hkv", 128) if name in ("k_map", "v_map") else ("Nq", "Hq", 64)
             maps.append({"param": name, "rank": 3,
-                         "dims": ["D", "Nq", {"mul": ["B", "Hq"]}],
-                         "strides_bytes": [{"mul": ["D", 2]}, {"mul": ["Nq", "D", 2]}],
-                         "box": [64, 64, 1], "element_strides": [1, 1, 1],
+                         "dims": ["D", n, {"mul": ["B", h]}],
+                         "strides_bytes": [{"mul": ["D", 2]}, {"mul": [n, "D", 2]}],
+                         "box": [64, rows, 1], "element_strides": [1, 1, 1],
                          "cuda_enums": {"tensorDataType": 6 if dt == "f16" else 9,
                                         "interleave": 0, "swizzle": 3, "l2Promotion": 2,
                                         "oobFill": 0}})

@@ -240,14 +240,14 @@ def test_compiled_grad_kernel_matches_the_contract(chip, spec):
         assert m["window"] == list(v.window)
     ptrs = [p for p in m["params"] if p["type"] != "i32"]
     assert [(p["tensor"], p["dtype"], p["shape"]) for p in ptrs] == CONTRACT_PARAMS
-    # sm_90a: q and do through tensor maps (TMA loads of the Q / dO tiles),
+    # sm_90a: q, k, v and do through tensor maps (TMA loads of the tiles),
     # dq_accum through one too (TMA reduce-adds of dQ tiles).
     sm90 = chip == "sm_90a"
-    mapped = (0, 3, 6) if sm90 else ()
+    mapped = (0, 1, 2, 3, 6) if sm90 else ()
     assert [p["type"] for p in ptrs] == ["tensormap" if i in mapped else "ptr"
                                          for i in range(9)]
     assert [m_["param"] for m_ in m["tensor_maps"]] == \
-        (["q_map", "do_map", "dq_accum_map"] if sm90 else [])
+        (["q_map", "k_map", "v_map", "do_map", "dq_accum_map"] if sm90 else [])
     assert [p["name"] for p in m["params"] if p["type"] == "i32"] == \
         ["B", "Hq", "Hkv", "Nq", "Nk"]
     assert m["grid"] == [{"ceil_div": ["Nk", m["block_kv"]]}, "Hkv", "B"]

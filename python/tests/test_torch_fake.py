@@ -530,10 +530,11 @@ def test_grad_launch(fake, tmp_path):
 
 
 def test_grad_launch_with_tensor_maps(fake, tmp_path):
-    """The sm_90a backward kernel's form (manifest tensor maps q_map, do_map,
-    dq_accum_map): Kernel.grad encodes the maps of q and do ([D, Nq, B * Hq]
-    f16, boxes of 64 x 64 rows) and of the zeroed dq_accum ([D, Nq, B * Hq]
-    f32, boxes of 32 x 64 rows), 128-byte swizzle, into one device buffer and
+    """The sm_90a backward kernel's form (manifest tensor maps q_map, k_map,
+    v_map, do_map, dq_accum_map): Kernel.grad encodes the maps of q and do
+    ([D, Nq, B * Hq] f16, boxes of 64 x 64 rows), of k and v ([D, Nk, B * Hkv],
+    boxes of 64 x 128 rows) and of the zeroed dq_accum ([D, Nq, B * Hq] f32,
+    boxes of 32 x 64 rows), 128-byte swizzle, into one device buffer and
     passes their device copies in those tensors' places; dq is still dq_accum
     in q's dtype. The maps are encoded once per (addresses, sizes)."""
     t = fake.torch
@@ -550,21 +551,23 @@ def test_grad_launch_with_tensor_maps(fake, tmp_path):
     lines = fake.log()
     (launch,) = launches(lines)
     encodes = [x for x in lines if x.startswith("cuTensorMapEncodeTiled")]
-    assert len(encodes) == 3
+    assert len(encodes) == 5
     dq_accum = dq.source
     assert (dq_accum.shape, str(dq_accum.dtype)) == ((B, Hq, Nq, D), "torch.float32")
     assert not dq_accum.data.any()
-    for tensor, line in zip((q, do), encodes):
+    for tensor, line in zip((q, do), (encodes[0], encodes[3])):
         assert f"addr {hex(tensor.data_ptr())} dims 64 3 8 strides 128 384 box 64 64 1 " \
             in line
+    for line in encodes[1:3]:  # k passed as k and as v
+        assert f"addr {hex(k.data_ptr())} dims 64 130 4 strides 128 16640 box 64 128 1 " \
+            in line
     assert f"addr {hex(dq_accum.data_ptr())} dims 64 3 8 strides 256 768 box 32 64 1 " \
-        in encodes[2]
+        in encodes[4]
     ptr = [int(x, 16) for x in params(launch)[:9]]
     maps = _live[ptr[0]]
-    assert maps is not dq_accum and maps.shape == (3 * 128,) and \
+    assert maps is not dq_accum and maps.shape == (5 * 128,) and \
         str(maps.dtype) == "torch.uint8"
-    assert [ptr[0] + 128 * i for i in range(3)] == [ptr[0], ptr[3], ptr[6]]
-    assert ptr[1:3] == [k.data_ptr(), k.data_ptr()]
+    assert [ptr[0] + 128 * i for i in range(5)] == [ptr[0], ptr[1], ptr[2], ptr[3], ptr[6]]
     assert params(launch)[9:] == ["2", "4", "2", "3", "130"]
     # The same call again: the map of the same dq_accum address is not encoded again.
     # The map is encoded again only for a dq_accum at another address.

@@ -1,4 +1,5 @@
 // RUN: fa-opt %s '--convert-fa-to-nvgpu=chip=sm_90a' | FileCheck %s --check-prefix=IR
+// RUN: fa-opt %s '--convert-fa-to-nvgpu=chip=sm_90a' | FileCheck %s --check-prefix=NOCPASYNC
 // RUN: rm -rf %t && fa-opt %s '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a},fa-dump-kernel{dir=%t})' -o /dev/null
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/grad_d128_kernel.json
 // RUN: FileCheck %s --check-prefix=PTX < %t/grad_d128_kernel.ptx
@@ -11,22 +12,25 @@
 // from dS^T read MN-major (transposed A), staged in four swizzled boxes of
 // [64 rows x 32 f32] and added into dq_accum by one TMA reduce-add per box,
 // issued by thread 0 through the tensor map dq_accum_map (the manifest's).
-// K and V come once by cp.async; each step's Q and dO by TMA (q_map, do_map:
-// D / 64 boxes of [64 rows x 64] each) into a ring of two buffers
-// (fa.grad.stages = 3: three), an mbarrier each, issued by thread 0: the
-// prologue fills the ring, step t refills its buffer for step t + stages.
+// All loads are TMA boxes issued by thread 0: K and V once (k_map, v_map: D / 64
+// boxes of [128 rows x 64] each, under an mbarrier of their own), each step's Q
+// and dO (q_map, do_map: D / 64 boxes of [64 rows x 64] each) into a ring of
+// two buffers (fa.grad.stages = 3: three), an mbarrier each: the prologue
+// fills the ring, step t refills its buffer for step t + stages.
 
 // IR-LABEL: gpu.func @grad_d128_kernel
 // IR-SAME: known_block_size = array<i32: 256, 1, 1>
-// IR: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+// IR: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 3>
 // IR: nvgpu.mbarrier.init
-// The prologue fills both buffers (steps 0 and 1), then K and V by cp.async.
-// IR: nvgpu.mbarrier.arrive.expect_tx
+// The prologue: K and V (mbarrier 2, 64 KiB), then both buffers (steps 0, 1).
+// IR: nvgpu.mbarrier.arrive.expect_tx {{.*}}, %c65536
 // IR-COUNT-4: nvgpu.tma.async.load
 // IR: nvgpu.mbarrier.arrive.expect_tx
 // IR-COUNT-4: nvgpu.tma.async.load
-// IR: nvgpu.device_async_copy
+// IR: nvgpu.mbarrier.arrive.expect_tx
+// IR-COUNT-4: nvgpu.tma.async.load
 // IR: gpu.barrier
+// IR: nvgpu.mbarrier.try_wait.parity
 // IR: scf.for
 // IR: nvgpu.mbarrier.try_wait.parity
 // IR: nvvm.wgmma.fence.aligned
@@ -48,9 +52,12 @@
 // IR-NOT: cp.reduce.async.bulk.global
 // IR-NOT: nvgpu.device_async_copy
 // IR-LABEL: gpu.func @grad_d128_stages3_kernel
-// IR: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 3>
-// IR-COUNT-12: nvgpu.tma.async.load
+// IR: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
+// IR-COUNT-16: nvgpu.tma.async.load
 // IR: scf.for
+
+// No cp.async anywhere: every tile comes by TMA.
+// NOCPASYNC-NOT: nvgpu.device_async_copy
 
 // MANIFEST: "block": [
 // MANIFEST-NEXT: 256,
@@ -64,8 +71,10 @@
 // MANIFEST-NEXT: "name": "q_map",
 // MANIFEST: "tensor": "q",
 // MANIFEST-NEXT: "type": "tensormap"
-// MANIFEST: "name": "k",
-// MANIFEST: "type": "ptr"
+// MANIFEST: "name": "k_map",
+// MANIFEST: "tensor": "k",
+// MANIFEST-NEXT: "type": "tensormap"
+// MANIFEST: "name": "v_map",
 // MANIFEST: "meaning": "pointer to the CUtensorMap of do: gradient
 // MANIFEST-NEXT: "name": "do_map",
 // MANIFEST: "name": "delta",
@@ -74,8 +83,9 @@
 // MANIFEST: "tensor": "dq_accum",
 // MANIFEST-NEXT: "type": "tensormap"
 // MANIFEST-NOT: "stages"
-// The maps in the parameters' order: q_map, do_map (f16, boxes of 64 x 64),
-// dq_accum_map (f32, boxes of 32 x 64); all 128-byte swizzled.
+// The maps in the parameters' order: q_map, k_map, v_map, do_map (f16, boxes
+// of 64 x 64 and 64 x 128 rows), dq_accum_map (f32, boxes of 32 x 64); all
+// 128-byte swizzled.
 // MANIFEST: "tensor_maps": [
 // MANIFEST-NEXT: {
 // MANIFEST-NEXT: "box": [
@@ -91,6 +101,16 @@
 // MANIFEST-NEXT: "tensor": "q [B, Hq, Nq, D] contiguous"
 // MANIFEST: "box": [
 // MANIFEST-NEXT: 64,
+// MANIFEST-NEXT: 128,
+// MANIFEST: "dims": [
+// MANIFEST-NEXT: "D",
+// MANIFEST-NEXT: "Nk",
+// MANIFEST: "param": "k_map",
+// MANIFEST: "tensor": "k [B, Hkv, Nk, D] contiguous"
+// MANIFEST: "param": "v_map",
+// MANIFEST: "box": [
+// MANIFEST-NEXT: 64,
+// MANIFEST-NEXT: 64,
 // MANIFEST: "param": "do_map",
 // MANIFEST: "tensor": "do [B, Hq, Nq, D] contiguous"
 // MANIFEST: "box": [
@@ -104,9 +124,10 @@
 // MANIFEST-NEXT: "tensor": "dq_accum [B, Hq, Nq, D] contiguous, f32"
 
 // PTX: .target sm_90a
-// PTX: .shared .align 8 .b8 __mbarrier[16];
-// PTX-COUNT-8: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-// PTX: cp.async.cg.shared.global
+// PTX: .shared .align 8 .b8 __mbarrier[24];
+// PTX-NOT: cp.async.cg.shared.global
+// PTX-COUNT-12: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// PTX-NOT: cp.async.cg.shared.global
 // PTX-DAG: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
@@ -118,8 +139,8 @@
 // the prologue loads three steps.
 // STAGES3: "dynamic_shared_memory_bytes": 215040,
 // STAGES3: "stages": 3,
-// PTX3: .shared .align 8 .b8 __mbarrier[24];
-// PTX3-COUNT-16: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// PTX3: .shared .align 8 .b8 __mbarrier[32];
+// PTX3-COUNT-20: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 
 func.func @grad_d128(%q: tensor<?x?x?x128xf16>, %k: tensor<?x?x?x128xf16>, %v: tensor<?x?x?x128xf16>, %o: tensor<?x?x?x128xf16>, %l: tensor<?x?x?xf32>, %do: tensor<?x?x?x128xf16>) -> (tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>) {
   %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %l, %do {causal} : tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?xf32>, tensor<?x?x?x128xf16> -> tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>

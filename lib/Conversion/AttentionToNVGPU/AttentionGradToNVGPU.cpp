@@ -120,9 +120,11 @@ static LaunchManifest gradManifest(const kernel::BackwardConfig &cfg,
   if (cfg.tensorMaps) {
     if (cfg.stages != sm90::kGradDefaultStages)
       manifest.schedule.push_back({"stages", cfg.stages});
-    manifest.tensorMaps = {sm90::gradInputTensorMap("q", cfg),
-                           sm90::gradInputTensorMap("do", cfg),
-                           sm90::gradQueryTensorMap()};
+    // In the parameters' order.
+    manifest.tensorMaps = {
+        sm90::gradInputTensorMap("q", cfg), sm90::gradInputTensorMap("k", cfg),
+        sm90::gradInputTensorMap("v", cfg), sm90::gradInputTensorMap("do", cfg),
+        sm90::gradQueryTensorMap()};
   }
   return manifest;
 }

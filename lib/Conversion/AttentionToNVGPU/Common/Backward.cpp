@@ -35,10 +35,10 @@ mlir::fa::kernel::getBackwardKernelParams(MLIRContext *ctx,
                        SmallVector<SizeExpr, 4>(shape), align}});
   };
   // 16 bytes: cp.async; 4: scalar f32 loads and atomics, f16x2 stores.
-  // With tensor maps (sm_90a) q, do and dq_accum are passed as pointers to
-  // their CUtensorMaps (device memory, 64-byte aligned): q's and do's as
-  // !llvm.ptr, which the kernel casts to TMA descriptors; dq_accum's as a
-  // memref whose address the reduce-adds' inline PTX takes.
+  // With tensor maps (sm_90a) q, k, v, do and dq_accum are passed as
+  // pointers to their CUtensorMaps (device memory, 64-byte aligned): the
+  // inputs' as !llvm.ptr, which the kernel casts to TMA descriptors;
+  // dq_accum's as a memref whose address the reduce-adds' inline PTX takes.
   auto asTensorMap = [&](StringRef tensorName) {
     if (!cfg.tensorMaps)
       return;
@@ -52,8 +52,10 @@ mlir::fa::kernel::getBackwardKernelParams(MLIRContext *ctx,
   tensor("q", gTy, elt, qShape, 16, "query [B, Hq, Nq, D], contiguous, " + elt);
   asTensorMap("q");
   tensor("k", gTy, elt, kvShape, 16, "key [B, Hkv, Nk, D], contiguous, " + elt);
+  asTensorMap("k");
   tensor("v", gTy, elt, kvShape, 16,
          "value [B, Hkv, Nk, D], contiguous, " + elt);
+  asTensorMap("v");
   tensor("do", gTy, elt, qShape, 16,
          "gradient of the output [B, Hq, Nq, D], contiguous, " + elt);
   asTensorMap("do");

@@ -73,18 +73,22 @@ TensorMapSpec mlir::fa::sm90::gradQueryTensorMap() {
 TensorMapSpec mlir::fa::sm90::gradInputTensorMap(StringRef tensor,
                                                  const BackwardConfig &cfg) {
   using Sym = SizeSymbol;
+  bool keys = tensor == "k" || tensor == "v";
+  Sym heads = keys ? Sym::Hkv : Sym::Hq, length = keys ? Sym::Nk : Sym::Nq;
   TensorMapSpec m;
   m.param = (tensor + "_map").str();
   m.tensor = tensor.str();
-  m.layout = (tensor + " [B, Hq, Nq, D] contiguous").str();
+  m.layout = (tensor + " [B, " + getSizeSymbolName(heads) + ", " +
+              getSizeSymbolName(length) + ", D] contiguous")
+                 .str();
   bool f16 = cfg.elementType.isF16();
   m.dtype = f16 ? "f16" : "bf16";
   m.dataType = f16 ? cuda::TensorMapDataType::Float16
                    : cuda::TensorMapDataType::BFloat16;
-  m.dims = {Sym::D, Sym::Nq, SizeExpr::mul({Sym::B, Sym::Hq})};
+  m.dims = {Sym::D, length, SizeExpr::mul({Sym::B, heads})};
   m.stridesBytes = {SizeExpr::mul({Sym::D, 2}),
-                    SizeExpr::mul({Sym::Nq, Sym::D, 2})};
-  m.box = {kSubTileElems, kGradBlockQ, 1};
+                    SizeExpr::mul({length, Sym::D, 2})};
+  m.box = {kSubTileElems, keys ? kGradBlockKV : kGradBlockQ, 1};
   m.elementStrides = {1, 1, 1};
   m.swizzle = cuda::TensorMapSwizzle::B128;
   m.l2Promotion = cuda::TensorMapL2Promotion::B128;
@@ -111,11 +115,12 @@ struct Shared {
   Value stats;    ///< the row statistics, f32
 };
 
-/// The TMA ring of the step's Q and dO: buffer s is filled under mbarrier
-/// s (one arrival: the issuing thread's expect_tx).
+/// The TMA loads: the ring of the step's Q and dO, buffer s filled under
+/// mbarrier s, and the CTA's K and V under mbarrier `stages` (one arrival
+/// each: the issuing thread's expect_tx).
 struct QueryTileRing {
-  Value bars;        ///< !nvgpu.mbarrier.group of `stages`
-  Value qMap, doMap; ///< the tensor maps
+  Value bars;                    ///< !nvgpu.mbarrier.group of `stages` + 1
+  Value qMap, doMap, kMap, vMap; ///< the tensor maps
 };
 
 struct GradBuilder {
@@ -132,11 +137,10 @@ struct GradBuilder {
   /// The element index of (row, col) of the swizzled tile at `tileByte`
   /// with `rows` rows; `row % 8` given as `row8` when it is known.
   Value swizzled(Value tileByte, int64_t rows, Value row, Value col) const;
-  /// cp.async of rows [rowStart, +rows) of the [*, D] matrix at element
-  /// `base` of `gmem` into the swizzled tile at byte `tileByte`; rows at or
-  /// past `nRows` zero-filled. One async group.
-  Value loadTile(Value tileByte, int64_t rows, Value gmem, Value base,
-                 Value rowStart, Value nRows) const;
+  /// Thread 0's TMA loads of the CTA's K and V (rows past Nk zero).
+  void issueKeyValueTiles() const;
+  /// Blocks until K and V have landed.
+  void waitKeyValueTiles() const;
   /// Thread 0's TMA loads of step t's Q and dO into ring buffer `buffer`.
   void issueQueryTiles(Value t, Value buffer) const;
   /// Blocks until ring buffer `buffer` holds step t's tiles.
@@ -184,28 +188,36 @@ Value GradBuilder::swizzled(Value tileByte, int64_t rows, Value row,
   return kb.div(byte, 2);
 }
 
-Value GradBuilder::loadTile(Value tileByte, int64_t rows, Value gmem, Value base,
-                        Value rowStart, Value nRows) const {
-  OpBuilder &b = kb.b;
-  Location loc = kb.loc;
-  int64_t chunksPerRow = cfg.headDim / 8;
-  auto tokTy = nvgpu::DeviceAsyncTokenType::get(b.getContext());
-  SmallVector<Value> tokens;
-  for (int64_t i = 0; i < rows * chunksPerRow / kThreads; ++i) {
-    Value c = kb.add(th.tid, kb.idx(i * kThreads));
-    Value row = kb.div(c, chunksPerRow);
-    Value col = kb.mul(kb.rem(c, chunksPerRow), kb.idx(8));
-    Value grow = kb.add(rowStart, row);
-    Value valid = kb.cmp(arith::CmpIPredicate::slt, grow, nRows);
-    Value srcRow = arith::SelectOp::create(b, loc, valid, grow, kb.idx(0));
-    Value src = kb.add(base, kb.add(kb.mul(srcRow, kb.idx(cfg.headDim)), col));
-    Value n = arith::SelectOp::create(b, loc, valid, kb.idx(8), kb.idx(0));
-    tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
-        b, loc, tokTy, sh.flat,
-        ValueRange{swizzled(tileByte, rows, row, col)}, gmem,
-        ValueRange{src}, b.getIndexAttr(8), n, b.getUnitAttr()));
-  }
-  return nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, tokTy, tokens);
+void GradBuilder::issueKeyValueTiles() const {
+  auto wg = gpu::AddressSpaceAttr::get(kb.b.getContext(),
+                                       gpu::AddressSpace::Workgroup);
+  auto boxTy =
+      MemRefType::get({1, kGradBlockKV, kSubTileElems}, cfg.elementType,
+                      MemRefLayoutAttrInterface{}, wg);
+  Value bar = kb.idx(plan.stages);
+  Value plane = kb.add(kb.mul(cta.batch, args.sizes.kvHeads), cta.kvHead);
+  nvgpu::MBarrierArriveExpectTxOp::create(
+      kb.b, kb.loc, ring.bars, kb.idx(2 * kGradBlockKV * cfg.headDim * 2), bar,
+      Value());
+  for (auto [map, tileByte] :
+       {std::pair(ring.kMap, plan.kOffset), std::pair(ring.vMap, plan.vOffset)})
+    for (int64_t sub = 0; sub < cfg.headDim / kSubTileElems; ++sub) {
+      Value byte = kb.idx(tileByte + sub * kGradBlockKV * kRowBytes);
+      Value dst = memref::ViewOp::create(kb.b, kb.loc, boxTy, sh.raw,
+                                         kb.add(sh.shift, byte), ValueRange{});
+      nvgpu::TmaAsyncLoadOp::create(
+          kb.b, kb.loc, dst, ring.bars, map,
+          ValueRange{kb.idx(sub * kSubTileElems), cta.kv0, plane}, bar, Value(),
+          Value());
+    }
+}
+
+void GradBuilder::waitKeyValueTiles() const {
+  Value parity =
+      arith::ConstantOp::create(kb.b, kb.loc, kb.b.getBoolAttr(false));
+  nvgpu::MBarrierTryWaitParityOp::create(kb.b, kb.loc, ring.bars, parity,
+                                         kb.idx(kTryWaitTicks),
+                                         kb.idx(plan.stages));
 }
 
 void GradBuilder::issueQueryTiles(Value t, Value buffer) const {
@@ -595,7 +607,7 @@ static Thread threadOf(KernelBuilder &kb, const BackwardCTA &cta) {
   return th;
 }
 
-/// The ring's mbarriers and the Q / dO tensor maps (q_map, do_map).
+/// The loads' mbarriers and the tensor maps (q_map, do_map, k_map, v_map).
 static QueryTileRing createQueryTileRing(KernelBuilder &kb,
                                          const BackwardConfig &cfg,
                                          const BackwardArgs &args) {
@@ -603,21 +615,23 @@ static QueryTileRing createQueryTileRing(KernelBuilder &kb,
   auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   QueryTileRing ring;
   ring.bars = nvgpu::MBarrierCreateOp::create(
-      kb.b, kb.loc, nvgpu::MBarrierGroupType::get(ctx, wg, cfg.stages));
-  auto mapTy = nvgpu::TensorMapDescriptorType::get(
-      ctx,
-      MemRefType::get({1, kGradBlockQ, kSubTileElems}, cfg.elementType,
-                      MemRefLayoutAttrInterface{}, wg),
-      nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
-      nvgpu::TensorMapL2PromoKind::L2PROMO_128B,
-      nvgpu::TensorMapOOBKind::OOB_ZERO,
-      nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
-  auto cast = [&](Value arg) {
+      kb.b, kb.loc, nvgpu::MBarrierGroupType::get(ctx, wg, cfg.stages + 1));
+  auto cast = [&](Value arg, int64_t rows) {
+    auto mapTy = nvgpu::TensorMapDescriptorType::get(
+        ctx,
+        MemRefType::get({1, rows, kSubTileElems}, cfg.elementType,
+                        MemRefLayoutAttrInterface{}, wg),
+        nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+        nvgpu::TensorMapL2PromoKind::L2PROMO_128B,
+        nvgpu::TensorMapOOBKind::OOB_ZERO,
+        nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
     return UnrealizedConversionCastOp::create(kb.b, kb.loc, mapTy, arg)
         .getResult(0);
   };
-  ring.qMap = cast(args.q);
-  ring.doMap = cast(args.gradOut);
+  ring.qMap = cast(args.q, kGradBlockQ);
+  ring.doMap = cast(args.gradOut, kGradBlockQ);
+  ring.kMap = cast(args.k, kGradBlockKV);
+  ring.vMap = cast(args.v, kGradBlockKV);
   return ring;
 }
 
@@ -677,34 +691,24 @@ gpu::GPUFuncOp mlir::fa::sm90::buildBackwardKernel(
   QueryTileRing ring = createQueryTileRing(kb, cfg, args);
   GradBuilder bld{kb, cfg, plan, args, cta, th, sh, schedule, ring};
 
-  // Thread 0 issues the loads of the ring's first `stages` steps (step t
-  // refills its buffer for step t + stages).
+  // Thread 0 issues the loads of K and V and of the ring's first `stages`
+  // steps (step t refills its buffer for step t + stages).
   Value isIssuer = kb.cmp(arith::CmpIPredicate::eq, th.tid, kb.idx(0));
   kb.ifThen(isIssuer, [&] {
-    for (int64_t i = 0; i < plan.stages; ++i)
+    for (int64_t i = 0; i <= plan.stages; ++i)
       nvgpu::MBarrierInitOp::create(b, loc, ring.bars, kb.idx(1), kb.idx(i),
                                     Value());
     NVVM::FenceMbarrierInitOp::create(b, loc);
+    bld.issueKeyValueTiles();
     for (int64_t i = 0; i < plan.stages; ++i)
       kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, kb.idx(i), steps),
                 [&] { bld.issueQueryTiles(kb.idx(i), kb.idx(i)); });
   });
-  // K and V of the CTA (rows past Nk zero-filled), landed and visible to
-  // wgmma (the async proxy) before the loop.
-  Value kBase = kb.mul(cta.kRowBase, kb.idx(cfg.headDim));
-  bld.loadTile(kb.idx(plan.kOffset), kGradBlockKV, args.k, kBase, cta.kv0,
-               args.sizes.keyLength);
-  Value tok = bld.loadTile(kb.idx(plan.vOffset), kGradBlockKV, args.v, kBase,
-                           cta.kv0, args.sizes.keyLength);
   schedule.storeRowStat(schedule.loadRowStat(kb.idx(0)), kb.idx(0), sh.stats);
-  nvgpu::DeviceAsyncWaitOp::create(b, loc, tok, b.getI32IntegerAttr(0));
-  NVVM::FenceProxyOp::create(
-      b, loc, NVVM::ProxyKind::async_shared,
-      NVVM::SharedSpaceAttr::get(b.getContext(),
-                                 NVVM::SharedSpace::shared_cta));
-  // Publishes K, V, step 0's statistics and the mbarriers' initialization;
-  // in the loop, each step's two barriers publish what the next one reads.
+  // Publishes step 0's statistics and the mbarriers' initialization; in the
+  // loop, each step's two barriers publish what the next one reads.
   gpu::BarrierOp::create(b, loc);
+  bld.waitKeyValueTiles();
 
   MLIRContext *ctx = b.getContext();
   Value zero = LLVM::ZeroOp::create(b, loc,

@@ -42,9 +42,9 @@ struct BackwardConfig {
   /// dQ added in a fixed order (key block by key block, through the
   /// dq_semaphore parameter), so dq is the same bits on every run.
   bool deterministic = false;
-  /// sm_90a: q, do and dq_accum are reached through tensor maps (parameters
-  /// q_map, do_map, dq_accum_map): Q and dO tiles loaded by TMA, dQ tiles
-  /// added by TMA reduce-adds.
+  /// sm_90a: q, k, v, do and dq_accum are reached through tensor maps
+  /// (parameters q_map, k_map, v_map, do_map, dq_accum_map): the tiles
+  /// loaded by TMA, dQ tiles added by TMA reduce-adds.
   bool tensorMaps = false;
   /// sm_90a: the Q / dO buffers of the TMA ring (2 or 3; fa.grad.stages).
   int64_t stages = 2;
@@ -72,7 +72,8 @@ struct BackwardConfig {
 };
 
 /// The kernel's parameters in launch order: q, k, v, do, lse, delta,
-/// dq_accum (q_map, do_map, dq_accum_map with tensorMaps), dk, dv, dq_semaphore
+/// dq_accum (q_map, k_map, v_map, do_map, dq_accum_map with tensorMaps), dk,
+/// dv, dq_semaphore
 /// (deterministic), the tensors the regions read (arg<N>), then B, Hq, Hkv, Nq,
 /// Nk.
 std::vector<KernelParam> getBackwardKernelParams(MLIRContext *ctx,

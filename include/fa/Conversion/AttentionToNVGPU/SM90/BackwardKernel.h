@@ -10,11 +10,11 @@
 //                                   MN-major); TMA reduce-adds of the
 //                                   [64 x D] f32 tile into dq_accum
 // dK and dV stay in the accumulators of the warpgroup owning the keys. K and
-// V come once by cp.async, Q and dO by TMA into a ring of 2 or 3 buffers
-// (an mbarrier each), all in the 128-byte-swizzled layout wgmma reads; no
+// V come once by TMA, Q and dO by TMA into a ring of 2 or 3 buffers (an
+// mbarrier each), all in the 128-byte-swizzled layout wgmma reads; no
 // producer warp and no warp specialization yet (FlashAttention-3 has both).
 // The runtime contract is the sm_80 kernel's (Common/Backward.h) but for q,
-// do and dq_accum, which it takes as tensor maps.
+// k, v, do and dq_accum, which it takes as tensor maps.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FA_CONVERSION_ATTENTIONTONVGPU_SM90_BACKWARDKERNEL_H
@@ -54,9 +54,10 @@ constexpr int64_t kGradQueryBoxCols = 32;
 /// tensor, so the reduce-adds leave them out.
 TensorMapSpec gradQueryTensorMap();
 
-/// The tensor map of `tensor` ("q" or "do") [B, Hq, Nq, D] as (D, Nq,
-/// B * Hq) with boxes of (64, 64, 1), 128-byte swizzle: a box is one
-/// [64 rows x 128 bytes] sub-tile of a step's Q or dO, rows past Nq zero.
+/// The tensor map of `tensor`: "q" or "do" [B, Hq, Nq, D] as (D, Nq, B * Hq)
+/// with boxes of (64, 64, 1), or "k" or "v" [B, Hkv, Nk, D] as (D, Nk,
+/// B * Hkv) with boxes of (64, 128, 1); 128-byte swizzle: a box is one
+/// [rows x 128 bytes] sub-tile of a tile, rows past the length zero.
 TensorMapSpec gradInputTensorMap(StringRef tensor,
                                  const kernel::BackwardConfig &cfg);
 
