@@ -8,12 +8,12 @@ import json
 import os
 import threading
 
-from .manifest import (SPLIT_KV_TENSORS, TensorDesc, check_cu_seqlens, check_index_values,
-                       check_launch, check_manifest, check_num_splits, check_pointers,
-                       check_size, check_sizes, compile_expr, cuda_ordinal, op_of,
-                       output_shapes,
-                       packed_sizes, page_size, takes_kv_lens, takes_split_kv, takes_varlen,
-                       tensor_map_args, tensor_params, uses_symbol, varlen_layout)
+from .manifest import (AUXILIARY_OPS, SPLIT_KV_TENSORS, TensorDesc, auxiliary_manifests,
+                       check_cu_seqlens, check_index_values, check_launch, check_manifest,
+                       check_num_splits, check_pointers, check_size, check_sizes, compile_expr,
+                       cuda_ordinal, op_of, output_shapes, packed_sizes, page_size,
+                       takes_kv_lens, takes_split_kv, takes_varlen, tensor_map_args,
+                       tensor_params, uses_symbol, varlen_layout)
 
 # Driver constants that are not part of a kernel's contract (cuda.h names).
 _CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
@@ -216,11 +216,19 @@ class Kernel:
     """One kernel of a manifest: loads its PTX once per device (on the first
     launch there), launches it many times."""
 
-    def __init__(self, manifest, ptx_bytes):
-        check_manifest(manifest)  # ManifestError (a ValueError) before anything else
+    def __init__(self, manifest, ptx_bytes, _module_owner=None):
+        # ManifestError (a ValueError) before anything else
+        check_manifest(manifest, _auxiliary=_module_owner is not None)
         self.manifest = manifest
         self._ptx = ptx_bytes
         self._funcs = {}  # device ordinal -> (CUmodule, CUfunction)
+        # An auxiliary kernel takes its function from the module its owner loaded
+        # (one PTX, JIT-compiled once per device).
+        self._module_owner = _module_owner
+        # op -> Kernel: the manifest's auxiliary kernels (the backward's
+        # preprocess and postprocess), launched by grad.
+        self._aux = {op: Kernel(m, ptx_bytes, _module_owner=self)
+                     for op, m in auxiliary_manifests(manifest).items()}
         self.dyn_smem = int(manifest.get("dynamic_shared_memory_bytes", 0))
         self._grid_code = [compile_expr(e, f"grid[{i}]") for i, e in enumerate(manifest["grid"])]
         self._grid_needs_sms = any(uses_symbol(e, "num_sms") for e in manifest["grid"])
@@ -272,9 +280,13 @@ class Kernel:
         _ensure_context(device)
         if device not in self._funcs:
             cu = _cuda()
-            module = ctypes.c_void_p()
-            _check(cu.cuModuleLoadData(ctypes.byref(module), ctypes.c_char_p(self._ptx)),
-                   "cuModuleLoadData")
+            if self._module_owner is not None:
+                self._module_owner._function(device)
+                module = self._module_owner._funcs[device][0]
+            else:
+                module = ctypes.c_void_p()
+                _check(cu.cuModuleLoadData(ctypes.byref(module), ctypes.c_char_p(self._ptx)),
+                       "cuModuleLoadData")
             func = ctypes.c_void_p()
             _check(cu.cuModuleGetFunction(ctypes.byref(func), module,
                                           self.manifest["kernel"].encode()),
@@ -651,9 +663,11 @@ class Kernel:
         the term delta multiplies. Checked first (Kernel.check): q, k, v, do,
         lse non-contiguous are copied; o and grad_lse may have any strides.
         Then, on the current torch stream of the tensors' device: delta =
-        rowsum(do * o) in f32, dq_accum = 0 (f32), the kernel (which adds
+        rowsum(do * o) in f32 and dq_accum = 0 (f32), the kernel (which adds
         scale * dS K into dq_accum atomically and writes dk, dv whole), and
-        dq = dq_accum rounded to q's dtype. dk, dv have k's shape (GQA: summed
+        dq = dq_accum rounded to q's dtype; before and after the kernel by the
+        manifest's auxiliary kernels (its preprocess: o is then copied when not
+        contiguous; its postprocess), else by torch. dk, dv have k's shape (GQA: summed
         over the query heads of a group). A deterministic kernel (manifest
         parameter dq_semaphore) also gets its zeroed counters, and its dq is
         bitwise the same on every run. `inputs`: the tensors the op's
@@ -676,12 +690,25 @@ class Kernel:
             return (torch.zeros((s["B"], s["Hq"], s["Nq"], D), device=q.device, dtype=q.dtype),
                     torch.zeros(kv_shape, device=q.device, dtype=q.dtype),
                     torch.zeros(kv_shape, device=q.device, dtype=q.dtype))
-        # do is contiguous here, so do.float() and the row sums are too.
-        delta = do.float().mul_(o).sum(-1)
+        q_shape = (s["B"], s["Hq"], s["Nq"], D)
+        pre, post = (self._aux.get(op) for op in AUXILIARY_OPS)
+        stream = current_stream(torch, q.device)
+        if pre is not None:
+            # The compiled preprocess: delta and dq_accum's zeros in one pass. It
+            # reads o in 16-byte vectors: contiguous and 16-byte aligned.
+            o = o.contiguous()
+            if o.data_ptr() % 16:
+                o = o.clone()
+            delta = torch.empty(q_shape[:3], device=q.device, dtype=torch.float32)
+            dq_accum = torch.empty(q_shape, device=q.device, dtype=torch.float32)
+            pre._launch([do.data_ptr(), o.data_ptr(), delta.data_ptr(), dq_accum.data_ptr()],
+                        s, stream, plan.device)
+        else:
+            # do is contiguous here, so do.float() and the row sums are too.
+            delta = do.float().mul_(o).sum(-1)
+            dq_accum = torch.zeros(q_shape, device=q.device, dtype=torch.float32)
         if grad_lse is not None:
             delta.sub_(grad_lse)
-        dq_accum = torch.zeros((s["B"], s["Hq"], s["Nq"], D), device=q.device,
-                               dtype=torch.float32)
         dk = torch.empty(kv_shape, device=q.device, dtype=q.dtype)
         dv = torch.empty(kv_shape, device=q.device, dtype=q.dtype)
         tensors = {**inputs, "q": q, "k": k, "v": v, "do": do, "lse": lse,
@@ -693,6 +720,9 @@ class Kernel:
             tensors["dq_semaphore"] = torch.zeros((s["B"], s["Hq"], blocks),
                                                   device=q.device, dtype=torch.int32)
         ptrs = self.grad_pointers(tensors, s)
-        stream = current_stream(torch, q.device)
         self._launch(ptrs, s, stream, plan.device)
-        return dq_accum.to(q.dtype), dk, dv
+        if post is None:
+            return dq_accum.to(q.dtype), dk, dv
+        dq = torch.empty(q_shape, device=q.device, dtype=q.dtype)
+        post._launch([dq_accum.data_ptr(), dq.data_ptr()], s, stream, plan.device)
+        return dq, dk, dv

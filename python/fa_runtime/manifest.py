@@ -89,7 +89,9 @@ TENSOR_MAP_ALIGN = 64
 #   params    the exact set of tensor parameters the runtime passes, or None
 #             when the manifest decides (the forward's fp8, mask, captured args).
 # attention_grad: delta = rowsum(do * o) (minus grad_lse) and the zero-filled
-# f32 dq_accum are computed by the runtime (driver.Kernel.grad, docs/Backward.md).
+# f32 dq_accum are computed before the launch, dq = dq_accum in q's dtype after
+# it: by the manifest's auxiliary kernels where it has them, else with torch
+# (driver.Kernel.grad, docs/Backward.md).
 #   optional  a regex of the tensor parameters a kernel may take besides
 #             `params` (the backward's dq_semaphore of a deterministic kernel,
 #             allocated by the runtime, and argN, the tensors its score_mod /
@@ -105,7 +107,34 @@ OPS = {
         {"o": "do", "grad_lse": "lse"},
         frozenset(("q", "k", "v", "do", "lse", "delta", "dq_accum", "dk", "dv")),
         re.compile(r"dq_semaphore|arg[0-9]+")),
+    # The backward's auxiliary kernels (manifest "auxiliary_kernels", launched by
+    # driver.Kernel.grad around the backward kernel): delta and dq_accum's zeros
+    # before it, dq after it.
+    "attention_grad_preprocess": OpContract(
+        ("do", "out"), frozenset(("delta", "dq_accum")), {},
+        frozenset(("do", "out", "delta", "dq_accum")), None),
+    "attention_grad_postprocess": OpContract(
+        ("dq_accum",), frozenset(("dq",)), {}, frozenset(("dq_accum", "dq")), None),
 }
+# The ops an attention_grad manifest's auxiliary kernels compute.
+AUXILIARY_OPS = ("attention_grad_preprocess", "attention_grad_postprocess")
+
+
+def auxiliary_manifests(manifest):
+    """op -> the manifest of each of the kernel's "auxiliary_kernels" (kernels of
+    the same PTX a launch runs around it: the backward's preprocess and
+    postprocess, docs/Manifest.md): the kernel's own manifest with that
+    kernel's op, entry, parameters, grid and block, and no shared memory or
+    tensor maps."""
+    out = {}
+    for aux in manifest.get("auxiliary_kernels") or []:
+        sub = {k: v for k, v in manifest.items()
+               if k not in ("auxiliary_kernels", "tensor_maps")}
+        sub.update(op=aux.get("op"), kernel=aux.get("kernel"), params=aux.get("params"),
+                   grid=aux.get("grid"), block=aux.get("block"), tensor_maps=[],
+                   dynamic_shared_memory_bytes=0, static_shared_memory_bytes=0)
+        out[aux.get("op")] = sub
+    return out
 
 
 def op_of(manifest):
@@ -265,7 +294,7 @@ def _require(obj, key, types, where):
     return v
 
 
-def check_manifest(manifest, where="manifest"):
+def check_manifest(manifest, where="manifest", _auxiliary=False):
     """Raises ManifestError unless `manifest` is of a schema version this runtime
     knows and has what a launch reads (kernel, params, grid, block, head dim,
     tensor maps), with every size expression in the grammar."""
@@ -288,9 +317,10 @@ def check_manifest(manifest, where="manifest"):
     _require(manifest, "dtype", str, where)
     _require(manifest, "head_dim", int, where)
     op = op_of(manifest)
-    if op not in OPS:
+    if op not in OPS or (op in AUXILIARY_OPS) != _auxiliary:
+        ops = AUXILIARY_OPS if _auxiliary else [o for o in OPS if o not in AUXILIARY_OPS]
         raise ManifestError(f"{where}: op {op!r} is not one this runtime launches "
-                            f"({', '.join(OPS)})")
+                            f"({', '.join(ops)})")
     varlen = manifest.get("varlen", False)
     if not isinstance(varlen, bool):
         raise ManifestError(f"{where}: 'varlen' is {varlen!r}")
@@ -344,6 +374,20 @@ def check_manifest(manifest, where="manifest"):
         check_expr(manifest["num_splits_plan"], f"{where}: num_splits_plan")
         if uses_symbol(manifest["num_splits_plan"], "num_splits"):
             raise ManifestError(f"{where}: num_splits_plan uses num_splits, which it gives")
+    aux = manifest.get("auxiliary_kernels")
+    if aux is not None:
+        if op != "attention_grad" or not isinstance(aux, list) \
+                or not all(isinstance(a, dict) for a in aux):
+            raise ManifestError(f"{where}: 'auxiliary_kernels' must be a list of objects, "
+                                f"in an attention_grad manifest only")
+        ops = [a.get("op") for a in aux]
+        if sorted(ops) != sorted(AUXILIARY_OPS):
+            raise ManifestError(f"{where}: auxiliary_kernels compute {ops}, not one each of "
+                                f"{', '.join(AUXILIARY_OPS)}")
+        for sub in auxiliary_manifests(manifest).values():
+            if sub["kernel"] == manifest["kernel"]:
+                raise ManifestError(f"{where}: an auxiliary kernel is the kernel itself")
+            check_manifest(sub, f"{where}: auxiliary kernel", _auxiliary=True)
     grid = _require(manifest, "grid", list, where)
     block = _require(manifest, "block", list, where)
     if len(grid) != 3 or len(block) != 3:

@@ -51,14 +51,15 @@ def fresh_caches(tmp_path, monkeypatch):
     bundle._bundles.clear()
 
 
-def grad_manifest(variant, block_kv=64, smem=40960, tensor_map=False):
+def grad_manifest(variant, block_kv=64, smem=40960, tensor_map=False, auxiliary=False):
     """The launch manifest of `variant`'s backward kernel (a Variant with
     grad) as the compiler's contract says it (docs/Backward.md, "op":
     "attention_grad"): written by hand, so that the runtime and the autograd
     plumbing are tested without the kernel. test_grad.py checks it against a
     compiled one where the compiler has the kernel. `tensor_map`: the sm_90a
     kernel's form, q, k, v, do and dq_accum reached through the tensor maps
-    q_map, k_map, v_map, do_map and dq_accum_map."""
+    q_map, k_map, v_map, do_map and dq_accum_map. `auxiliary`: with the
+    compiler's preprocess and postprocess kernels ("auxiliary_kernels")."""
     assert variant.grad
     name = variant.func_name()
     dt = variant.dtype
@@ -91,7 +92,17 @@ def grad_manifest(variant, block_kv=64, smem=40960, tensor_map=False):
                      "box": [32, 64, 1], "element_strides": [1, 1, 1],
                      "cuda_enums": {"tensorDataType": 7, "interleave": 0, "swizzle": 3,
                                     "l2Promotion": 0, "oobFill": 0}})
-    return {"schema_version": 1, "op": "attention_grad", "kernel": name + "_kernel",
+    sizes = [{"name": s, "type": "i32"} for s in ("B", "Hq", "Hkv", "Nq", "Nk")]
+    rows_grid = [{"ceil_div": ["Nq", 64]}, "Hq", "B"]
+    aux = [{"op": "attention_grad_preprocess", "kernel": name + "_kernel_preprocess",
+            "params": [ptr("do", dt, qs), ptr("out", dt, qs), ptr("delta", "f32", ["B", "Hq", "Nq"], 4),
+                       ptr("dq_accum", "f32", qs)] + sizes,
+            "grid": rows_grid, "block": [256, 1, 1]},
+           {"op": "attention_grad_postprocess", "kernel": name + "_kernel_postprocess",
+            "params": [ptr("dq_accum", "f32", qs), ptr("dq", dt, qs)] + sizes,
+            "grid": rows_grid, "block": [256, 1, 1]}]
+    extra = {"auxiliary_kernels": aux} if auxiliary else {}
+    return {**extra, "schema_version": 1, "op": "attention_grad", "kernel": name + "_kernel",
             "function": name, "ptx": name + "_kernel.ptx", "chip": variant.chip, "dtype": dt,
             "head_dim": variant.head_dim, "causal": variant.causal,
             "window": list(variant.window) if variant.window else None,

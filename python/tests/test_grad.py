@@ -120,6 +120,34 @@ def test_grad_manifest_is_valid():
     del m["params"][5]  # delta
     with pytest.raises(ManifestError, match="an attention_grad kernel takes the tensors .*delta"):
         check_manifest(m)
+    # The preprocess and postprocess kernels: one of each, well formed, only
+    # in an attention_grad manifest, never a manifest's own op.
+    check_manifest(grad_manifest(GV, auxiliary=True))
+    m = grad_manifest(GV, auxiliary=True)
+    del m["auxiliary_kernels"][1]
+    with pytest.raises(ManifestError, match="auxiliary_kernels compute .'attention_grad_pre"
+                                            "process'., not one each of"):
+        check_manifest(m)
+    m = grad_manifest(GV, auxiliary=True)
+    del m["auxiliary_kernels"][0]["params"][2]  # delta
+    with pytest.raises(ManifestError, match="auxiliary kernel of .*_preprocess: an "
+                                            "attention_grad_preprocess kernel takes the tensors"):
+        check_manifest(m)
+    m = grad_manifest(GV, auxiliary=True)
+    m["auxiliary_kernels"][1]["grid"] = ["Nq", "Hq"]
+    with pytest.raises(ManifestError, match="_postprocess: grid and block need 3 entries"):
+        check_manifest(m)
+    m = grad_manifest(GV)
+    m["op"] = "attention_grad_preprocess"
+    with pytest.raises(ManifestError, match="op 'attention_grad_preprocess' is not one this "
+                                            "runtime launches .attention, attention_grad.$"):
+        check_manifest(m)
+    m = grad_manifest(GV, auxiliary=True)
+    m["op"] = None
+    m.pop("op")
+    with pytest.raises(ManifestError, match="'auxiliary_kernels' must be a list of objects, "
+                                            "in an attention_grad manifest only"):
+        check_manifest(m)
 
 
 def test_grad_launch_accepted():
@@ -260,6 +288,17 @@ def test_compiled_grad_kernel_matches_the_contract(chip, spec):
          for p in hand["params"]]
     for compiled, written in zip(m["tensor_maps"], hand["tensor_maps"]):
         assert {key: compiled[key] for key in written} == written
+    # The preprocess and postprocess kernels, in the same PTX.
+    hand_aux = grad_manifest(v, auxiliary=True)["auxiliary_kernels"]
+    assert [{key: a[key] for key in ("op", "kernel", "grid", "block")}
+            for a in m["auxiliary_kernels"]] == \
+        [{key: a[key] for key in ("op", "kernel", "grid", "block")} for a in hand_aux]
+    for compiled, written in zip(m["auxiliary_kernels"], hand_aux):
+        assert [{key: p.get(key) for key in ("name", "type", "tensor", "dtype", "shape")}
+                for p in compiled["params"]] == \
+            [{key: p.get(key) for key in ("name", "type", "tensor", "dtype", "shape")}
+             for p in written["params"]]
+        assert f".entry {compiled['kernel']}" in k.ptx
     assert f".target {chip}" in k.ptx and f".entry {m['kernel']}" in k.ptx
     if ptxas():
         path = os.path.join(os.environ["FA_CACHE_DIR"], "grad.ptx")

@@ -473,7 +473,9 @@ class Ctx:
         self.materialize = value
 
 
-GRAD_KINDS = "ppppppppp" + "iiiii"  # q k v do lse delta dq_accum dk dv, B Hq Hkv Nq Nk
+# q k v do lse delta dq_accum dk dv, B Hq Hkv Nq Nk; the auxiliary kernels' (the
+# fake decodes a launch's parameters by the kinds of its function's name suffix).
+GRAD_KINDS = "ppppppppp" + "iiiii" + ";_preprocess=ppppiiiii;_postprocess=ppiiiii"
 
 
 def params(launch):
@@ -575,6 +577,54 @@ def test_grad_launch_with_tensor_maps(fake, tmp_path):
     dq2 = kern.grad(q, k, k, o, lse, do)[0]
     encoded = any(x.startswith("cuTensorMapEncodeTiled") for x in fake.log())
     assert encoded == (dq2.source.data_ptr() != dq_accum.data_ptr())
+
+
+def test_grad_launch_with_auxiliary_kernels(fake, tmp_path):
+    """A manifest with the compiler's "auxiliary_kernels": Kernel.grad launches
+    the preprocess (do, o, delta, dq_accum: grid [ceil(Nq / 64), Hq, B], 256
+    threads), then the backward kernel on that delta and dq_accum, then the
+    postprocess (dq_accum, dq), on one stream, all three from one loaded
+    module; no torch pass computes delta, zeroes dq_accum or converts dq. A
+    non-contiguous o is copied first; grad_lse is still subtracted from
+    delta between the preprocess and the kernel."""
+    t = fake.torch
+    v = fa.Variant.parse("f16,d64,causal,grad")
+    m = grad_manifest(v, auxiliary=True)
+    kern = fa.Kernel(m, "// no code\n").runtime
+    B, Hq, Hkv, Nq, Nk, D = 2, 4, 2, 3, 130, 64
+    q = Tensor((B, Hq, Nq, D), t.float16)
+    k = Tensor((B, Hkv, Nk, D), t.float16)
+    lse = Tensor((B, Hq, Nq), t.float32)
+    do = Tensor((B, Hq, Nq, D), t.float16)
+    o = Tensor((B, Hq, Nq, D), t.float16, strides=(Hq * Nq * D, D, Hq * D, 1))
+    gl = Tensor((B, Hq, Nq), t.float32, data=np.ones((B, Hq, Nq), np.float32))
+    # empty as zeros here, to see grad_lse subtracted from what the preprocess left.
+    t.empty = lambda shape, device, dtype: Tensor(shape, dtype, str(device),
+                                                  data=np.zeros(shape, dtype.np))
+    fake.log(GRAD_KINDS)
+    dq, dk, dv = kern.grad(q, k, k, o, lse, do, grad_lse=gl)
+    lines = fake.log()
+    assert [x.split()[1] for x in lines if x.startswith("launch ")] == \
+        [m["kernel"] + "_preprocess", m["kernel"], m["kernel"] + "_postprocess"]
+    assert sum(x.startswith("cuModuleLoadData") for x in lines) == 1
+    pre, main, post = launches(lines)
+    for launch in (pre, post):
+        assert "grid 1 4 2 block 256 1 1 smem 0 stream 0x5000" in launch  # ceil(3 / 64), Hq, B
+        assert params(launch)[-5:] == ["2", "4", "2", "3", "130"]
+    assert "grid 3 2 2 block 128 1 1 smem 40960 stream 0x5000" in main
+    pre_ptrs = [_live[int(x, 16)] for x in params(pre)[:4]]
+    assert pre_ptrs[0] is do
+    assert pre_ptrs[1] is not o and pre_ptrs[1].stride() == contiguous_strides(o.shape)
+    delta, dq_accum = pre_ptrs[2], pre_ptrs[3]
+    assert (delta.shape, str(delta.dtype)) == ((B, Hq, Nq), "torch.float32")
+    assert (dq_accum.shape, str(dq_accum.dtype)) == ((B, Hq, Nq, D), "torch.float32")
+    # delta as the preprocess left it (the fake runs no kernel: zeros), minus grad_lse.
+    np.testing.assert_array_equal(delta.data, -gl.data)
+    assert [int(x, 16) for x in params(main)[5:7]] == [delta.data_ptr(), dq_accum.data_ptr()]
+    assert [int(x, 16) for x in params(post)[:2]] == [dq_accum.data_ptr(), dq.data_ptr()]
+    assert getattr(dq, "source", None) is None  # not a torch conversion of dq_accum
+    assert str(dq.dtype) == "torch.float16" and dq.shape == q.shape
+    assert dk.shape == dv.shape == (B, Hkv, Nk, D)
 
 
 def _grad_setup(fake, tmp_path, specs=("f16,d128,causal,grad",)):
@@ -732,7 +782,9 @@ def test_backward_with_a_compiled_kernel(fake):
         if "no GPU lowering" in str(e):
             pytest.skip("the compiler has no GPU backward kernel yet")
         raise
-    (launch,) = launches(fake.log())
+    # The compiled manifest's preprocess, the kernel, its postprocess.
+    pre, launch, post = launches(fake.log())
+    assert "grid 2 4 2 block 256 1 1" in pre and "grid 2 4 2 block 256 1 1" in post
     kern = fa.dispatch.kernel(fa.Variant.parse("f16,d64,causal,grad", chip="sm_80"))
     bkv = kern.manifest["block_kv"]
     threads = kern.manifest["block"][0]

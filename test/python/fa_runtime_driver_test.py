@@ -125,7 +125,7 @@ class Driver(unittest.TestCase):
         self.assertEqual(lines[5:], [
             "cuDeviceGet 1", "cuDevicePrimaryCtxRetain device 101", "cuCtxSetCurrent 0xc0065",
             lines[8], "cuModuleGetFunction attn_f16_d128_causal_lse_kernel",
-            "cuFuncSetAttribute 8 52352",
+            "cuFuncSetAttribute 8 52352", "launch attn_f16_d128_causal_lse_kernel",
             "cuLaunchKernel grid 8 8 2 block 128 1 1 smem 52352 stream 0x55 extra null params "
             + " ".join(hex(a) for a in p) + " 2 8 2 1000 1000"])
         self.assertRegex(lines[8], r"^cuModuleLoadData \d+ bytes, has .entry$")
@@ -133,6 +133,7 @@ class Driver(unittest.TestCase):
         k.launch_ptrs(*p, stream=0x55, B=1, Hq=2, Hkv=1, Nq=129, Nk=7)
         lines = log()
         self.assertEqual(lines[5:], ["cuCtxSetCurrent 0xc0065",
+                                     "launch attn_f16_d128_causal_lse_kernel",
                                      "cuLaunchKernel grid 2 2 1 block 128 1 1 smem 52352 stream "
                                      "0x55 extra null params " + " ".join(hex(a) for a in p)
                                      + " 1 2 1 129 7"])

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fa/Conversion/AttentionToNVGPU/AttentionToNVGPU.h"
+#include "fa/Conversion/AttentionToNVGPU/Common/BackwardRowKernels.h"
 #include "fa/Conversion/AttentionToNVGPU/Common/ScoreModifiers.h"
 #include "fa/Conversion/AttentionToNVGPU/SM80/BackwardKernel.h"
 #include "fa/Conversion/AttentionToNVGPU/SM90/BackwardKernel.h"
@@ -226,6 +227,10 @@ LogicalResult mlir::fa::buildAttentionGradKernel(
   LaunchManifest manifest =
       gradManifest(cfg, chip, *original, std::move(params), dynamicBytes,
                    threads);
+  // delta and dq_accum's zeros before the kernel, dq after it: two small
+  // kernels of the same module (Common/BackwardRowKernels).
+  manifest.auxiliaryKernels = kernel::buildGradRowKernels(
+      b, op.getLoc(), kfn->getParentOfType<gpu::GPUModuleOp>(), cfg);
   if (failed(manifest.verify(kfn)))
     return failure();
   auto module = func->getParentOfType<ModuleOp>();

@@ -2,8 +2,11 @@
 // they are checked): each call the runtime makes is appended to a log that
 // the Python test reads back (fake_cuda_log), with the values it was given;
 // cuLaunchKernel decodes its kernel parameters by the kinds the test sets
-// (fake_cuda_set_param_kinds: 'p' a pointer, 'i' an i32). Devices: a pointer's
-// device ordinal is bits 40..43 of its address; every device has 132 SMs.
+// (fake_cuda_set_param_kinds: 'p' a pointer, 'i' an i32;
+// "KINDS;SUFFIX=KINDS;..." gives the functions whose names end in SUFFIX their
+// own) and logs the function's name on a line "launch NAME" before its own.
+// Devices: a pointer's device ordinal is bits 40..43 of its address; every
+// device has 132 SMs.
 #include <cuda.h>
 
 #include <cstdarg>
@@ -11,8 +14,31 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 static std::string logText, paramKinds;
+static std::vector<std::string> functionNames; // function i: handle 0xf0000 + i
+
+/// The kinds of function `name`'s parameters: the entry "SUFFIX=KINDS" of the
+/// set kinds whose SUFFIX ends `name`, else the entry without '='.
+static std::string kindsOf(const std::string &name) {
+  std::string fallback;
+  size_t start = 0;
+  while (start <= paramKinds.size()) {
+    size_t end = paramKinds.find(';', start);
+    if (end == std::string::npos)
+      end = paramKinds.size();
+    std::string entry = paramKinds.substr(start, end - start);
+    size_t eq = entry.find('=');
+    if (eq == std::string::npos)
+      fallback = entry;
+    else if (name.size() >= eq &&
+             name.compare(name.size() - eq, eq, entry, 0, eq) == 0)
+      return entry.substr(eq + 1);
+    start = end + 1;
+  }
+  return fallback;
+}
 
 static void logf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void logf(const char *fmt, ...) {
@@ -76,7 +102,9 @@ CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image) {
 CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod,
                                      const char *name) {
   logf("cuModuleGetFunction %s", name);
-  *hfunc = reinterpret_cast<CUfunction>(uintptr_t(0xf0000));
+  functionNames.push_back(name);
+  *hfunc = reinterpret_cast<CUfunction>(
+      uintptr_t(0xf0000 + functionNames.size() - 1));
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib,
@@ -90,10 +118,14 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX,
                                 unsigned int blockDimZ,
                                 unsigned int sharedMemBytes, CUstream hStream,
                                 void **kernelParams, void **extra) {
+  size_t index = uintptr_t(f) - 0xf0000;
+  std::string name = index < functionNames.size() ? functionNames[index] : "?";
+  std::string kinds = kindsOf(name);
+  logf("launch %s", name.c_str());
   std::string params;
   char buf[64];
-  for (size_t i = 0; i < paramKinds.size(); ++i) {
-    if (paramKinds[i] == 'p')
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    if (kinds[i] == 'p')
       snprintf(buf, sizeof buf, " %#llx",
                (unsigned long long)*static_cast<uint64_t *>(kernelParams[i]));
     else

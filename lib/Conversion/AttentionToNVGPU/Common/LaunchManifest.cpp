@@ -2,6 +2,7 @@
 #include "fa/Conversion/AttentionToNVGPU/Common/LaunchManifest.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -468,13 +469,34 @@ json::Value TensorMapSpec::toJSON() const {
 //===----------------------------------------------------------------------===//
 
 /// The top-level keys toJSON writes besides the schedule keys.
-static constexpr StringLiteral kSchemaKeys[] = {
-    "schema_version", "kernel", "ptx", "chip", "dtype", "head_dim",
-    "causal", "window", "scale", "lse", "block_q", "block_kv", "params",
-    "grid", "tiles", "block", "dynamic_shared_memory_bytes",
-    "static_shared_memory_bytes", "tensor_maps", "out_dtype", "v_key_order",
-    "op", "kv_lens", "page_size", "varlen", "varlen_layout",
-    "num_splits_plan"};
+static constexpr StringLiteral kSchemaKeys[] = {"schema_version",
+                                                "kernel",
+                                                "ptx",
+                                                "chip",
+                                                "dtype",
+                                                "head_dim",
+                                                "causal",
+                                                "window",
+                                                "scale",
+                                                "lse",
+                                                "block_q",
+                                                "block_kv",
+                                                "params",
+                                                "grid",
+                                                "tiles",
+                                                "block",
+                                                "dynamic_shared_memory_bytes",
+                                                "static_shared_memory_bytes",
+                                                "tensor_maps",
+                                                "out_dtype",
+                                                "v_key_order",
+                                                "op",
+                                                "kv_lens",
+                                                "page_size",
+                                                "varlen",
+                                                "varlen_layout",
+                                                "num_splits_plan",
+                                                "auxiliary_kernels"};
 
 LogicalResult LaunchManifest::verify(FunctionOpInterface kernelOp) const {
   auto fail = [&](const Twine &why) {
@@ -529,7 +551,39 @@ LogicalResult LaunchManifest::verify(FunctionOpInterface kernelOp) const {
   SmallVector<Type> want = getKernelArgumentTypes(params);
   if (!llvm::equal(kernelOp.getArgumentTypes(), want))
     return fail("the kernel's argument types are not its parameters' types");
+  llvm::StringSet<> auxNames;
+  for (const AuxiliaryKernel &aux : auxiliaryKernels) {
+    if (aux.kernel == kernel || !auxNames.insert(aux.kernel).second)
+      return fail("auxiliary kernel '" + aux.kernel + "' named twice");
+    auto fn = dyn_cast_or_null<FunctionOpInterface>(
+        SymbolTable::lookupNearestSymbolFrom(
+            kernelOp, StringAttr::get(kernelOp->getContext(), aux.kernel)));
+    if (!fn)
+      return fail("auxiliary kernel '" + aux.kernel +
+                  "' is no function of the kernel's module");
+    if (aux.op.empty() || aux.grid.size() != 3 ||
+        llvm::any_of(aux.block, [](int64_t b) { return b <= 0; }) ||
+        llvm::any_of(aux.params, [](const KernelParam &p) {
+          return p.kind == ParamKind::TensorMap;
+        }))
+      return fail("auxiliary kernel '" + aux.kernel +
+                  "' needs an op, a grid and block of 3 and no tensor maps");
+    if (!llvm::equal(fn.getArgumentTypes(), getKernelArgumentTypes(aux.params)))
+      return fail("auxiliary kernel '" + aux.kernel +
+                  "': argument types are not its parameters' types");
+  }
   return success();
+}
+
+json::Value AuxiliaryKernel::toJSON() const {
+  json::Array paramArray;
+  for (const KernelParam &p : params)
+    paramArray.push_back(p.toJSON());
+  return json::Object{{"op", op},
+                      {"kernel", kernel},
+                      {"params", std::move(paramArray)},
+                      {"grid", toJSONArray(grid)},
+                      {"block", json::Array(block)}};
 }
 
 json::Object LaunchManifest::toJSON() const {
@@ -576,6 +630,12 @@ json::Object LaunchManifest::toJSON() const {
     o["tiles"] = tiles->toJSON();
   if (numSplitsPlan)
     o["num_splits_plan"] = numSplitsPlan->toJSON();
+  if (!auxiliaryKernels.empty()) {
+    json::Array aux;
+    for (const AuxiliaryKernel &k : auxiliaryKernels)
+      aux.push_back(k.toJSON());
+    o["auxiliary_kernels"] = std::move(aux);
+  }
   for (const auto &[key, value] : schedule)
     o[key] = value;
   return o;

@@ -196,6 +196,22 @@ struct TensorMapSpec {
   llvm::json::Value toJSON() const;
 };
 
+/// A kernel of the same PTX module that a launch of the manifest's kernel
+/// runs before or after it ("auxiliary_kernels"; the backward's preprocess
+/// and postprocess, docs/Backward.md): its own entry, parameters, grid and
+/// block, no dynamic shared memory.
+struct AuxiliaryKernel {
+  /// What it computes ("op"): attention_grad_preprocess,
+  /// attention_grad_postprocess.
+  std::string op;
+  std::string kernel; ///< the gpu.func (and PTX entry) name
+  std::vector<KernelParam> params;
+  SmallVector<SizeExpr, 3> grid;
+  std::array<int64_t, 3> block = {0, 0, 0};
+
+  llvm::json::Value toJSON() const;
+};
+
 /// The launch contract of one kernel.
 struct LaunchManifest {
   /// The op the kernel computes when it is not fa.attention ("op";
@@ -236,6 +252,8 @@ struct LaunchManifest {
   std::array<int64_t, 3> block = {0, 0, 0};
   int64_t dynamicSharedMemoryBytes = 0, staticSharedMemoryBytes = 0;
   std::vector<TensorMapSpec> tensorMaps;
+  /// Kernels a launch also runs, in the order listed (in the same PTX).
+  std::vector<AuxiliaryKernel> auxiliaryKernels;
   /// Chip-specific schedule keys (switches, stages, rows per warp), written
   /// as top-level keys; not read by the runtime.
   SmallVector<std::pair<std::string, llvm::json::Value>> schedule;
@@ -244,7 +262,8 @@ struct LaunchManifest {
   /// sizes named by size symbols, each tensormap parameter with one tensor
   /// map, ranks consistent, grid and block of 3, schedule keys not shadowing
   /// a schema key) and that `kernel`'s argument types are the parameters'
-  /// types in order; emits an error at `kernel` otherwise.
+  /// types in order, and the same of each auxiliary kernel (a gpu.func of
+  /// `kernel`'s module); emits an error at `kernel` otherwise.
   LogicalResult verify(FunctionOpInterface kernel) const;
 
   llvm::json::Object toJSON() const;
