@@ -441,6 +441,28 @@ static StringRef getOOBFillName(cuda::TensorMapFloatOOBFill f) {
   llvm_unreachable("unknown TensorMapFloatOOBFill");
 }
 
+TensorMapSpec TensorMapSpec::headMajor(StringRef tensor, StringRef dtype,
+                                       cuda::TensorMapDataType dataType,
+                                       int64_t elementBytes, SizeSymbol heads,
+                                       SizeSymbol length, int64_t boxColumns,
+                                       int64_t boxRows) {
+  using Sym = SizeSymbol;
+  TensorMapSpec m;
+  m.param = (tensor + "_map").str();
+  m.tensor = tensor.str();
+  m.layout = (tensor + " [B, " + getSizeSymbolName(heads) + ", " +
+              getSizeSymbolName(length) + ", D] contiguous")
+                 .str();
+  m.dtype = dtype.str();
+  m.dataType = dataType;
+  m.dims = {Sym::D, length, SizeExpr::mul({Sym::B, heads})};
+  m.stridesBytes = {SizeExpr::mul({Sym::D, elementBytes}),
+                    SizeExpr::mul({length, Sym::D, elementBytes})};
+  m.box = {boxColumns, boxRows, 1};
+  m.elementStrides = {1, 1, 1};
+  return m;
+}
+
 json::Value TensorMapSpec::toJSON() const {
   auto num = [](auto e) { return int64_t(static_cast<unsigned>(e)); };
   return json::Object{

@@ -54,18 +54,10 @@ BackwardSharedMemoryPlan::of(const BackwardConfig &cfg) {
 }
 
 TensorMapSpec mlir::fa::sm90::gradQueryTensorMap() {
-  using Sym = SizeSymbol;
-  TensorMapSpec m;
-  m.param = "dq_accum_map";
-  m.tensor = "dq_accum";
-  m.layout = "dq_accum [B, Hq, Nq, D] contiguous, f32";
-  m.dtype = "f32";
-  m.dataType = cuda::TensorMapDataType::Float32;
-  m.dims = {Sym::D, Sym::Nq, SizeExpr::mul({Sym::B, Sym::Hq})};
-  m.stridesBytes = {SizeExpr::mul({Sym::D, 4}),
-                    SizeExpr::mul({Sym::Nq, Sym::D, 4})};
-  m.box = {kGradQueryBoxCols, kGradBlockQ, 1};
-  m.elementStrides = {1, 1, 1};
+  TensorMapSpec m = TensorMapSpec::headMajor(
+      "dq_accum", "f32", cuda::TensorMapDataType::Float32, 4, SizeSymbol::Hq,
+      SizeSymbol::Nq, kGradQueryBoxCols, kGradBlockQ);
+  m.layout += ", f32";
   m.swizzle = cuda::TensorMapSwizzle::B128;
   return m;
 }
@@ -74,22 +66,13 @@ TensorMapSpec mlir::fa::sm90::gradInputTensorMap(StringRef tensor,
                                                  const BackwardConfig &cfg) {
   using Sym = SizeSymbol;
   bool keys = tensor == "k" || tensor == "v";
-  Sym heads = keys ? Sym::Hkv : Sym::Hq, length = keys ? Sym::Nk : Sym::Nq;
-  TensorMapSpec m;
-  m.param = (tensor + "_map").str();
-  m.tensor = tensor.str();
-  m.layout = (tensor + " [B, " + getSizeSymbolName(heads) + ", " +
-              getSizeSymbolName(length) + ", D] contiguous")
-                 .str();
   bool f16 = cfg.elementType.isF16();
-  m.dtype = f16 ? "f16" : "bf16";
-  m.dataType = f16 ? cuda::TensorMapDataType::Float16
-                   : cuda::TensorMapDataType::BFloat16;
-  m.dims = {Sym::D, length, SizeExpr::mul({Sym::B, heads})};
-  m.stridesBytes = {SizeExpr::mul({Sym::D, 2}),
-                    SizeExpr::mul({length, Sym::D, 2})};
-  m.box = {kSubTileElems, keys ? kGradBlockKV : kGradBlockQ, 1};
-  m.elementStrides = {1, 1, 1};
+  TensorMapSpec m = TensorMapSpec::headMajor(
+      tensor, f16 ? "f16" : "bf16",
+      f16 ? cuda::TensorMapDataType::Float16
+          : cuda::TensorMapDataType::BFloat16,
+      2, keys ? Sym::Hkv : Sym::Hq, keys ? Sym::Nk : Sym::Nq, kSubTileElems,
+      keys ? kGradBlockKV : kGradBlockQ);
   m.swizzle = cuda::TensorMapSwizzle::B128;
   m.l2Promotion = cuda::TensorMapL2Promotion::B128;
   m.oobFill = cuda::TensorMapFloatOOBFill::None;

@@ -401,25 +401,19 @@ static LaunchManifest buildManifest(const KernelConfig &cfg,
   // swizzle, zero fill out of bounds (readKernelArgs' descriptor types).
   int64_t eltBytes = d.elementType.getIntOrFloatBitWidth() / 8;
   auto tensorMap = [&](StringRef tensor, Sym n, Sym h, int64_t rows) {
-    TensorMapSpec m;
-    m.param = (tensor + "_map").str();
-    m.tensor = tensor.str();
-    m.layout = (tensor + " [B, " + getSizeSymbolName(h) + ", " +
-                getSizeSymbolName(n) + ", D] contiguous")
-                   .str();
-    m.dtype = manifest.dtype;
-    m.dataType = d.isFP8()              ? cuda::TensorMapDataType::UInt8
-                 : d.elementType.isF16() ? cuda::TensorMapDataType::Float16
-                                         : cuda::TensorMapDataType::BFloat16;
+    TensorMapSpec m = TensorMapSpec::headMajor(
+        tensor, manifest.dtype,
+        d.isFP8()               ? cuda::TensorMapDataType::UInt8
+        : d.elementType.isF16() ? cuda::TensorMapDataType::Float16
+                                : cuda::TensorMapDataType::BFloat16,
+        eltBytes, h, n, cfg.swizzleElems, rows);
     // varlen: batch 1, h planes of the packed length.
-    m.dims = {Sym::D, n,
-              d.varlen ? SizeExpr(h) : SizeExpr::mul({Sym::B, h})};
-    if (d.varlen)
+    if (d.varlen) {
+      m.dims[2] = h;
       m.layout = (tensor + " [1, " + getSizeSymbolName(h) + ", " +
                   getSizeSymbolName(n) + ", D] contiguous (packed sequences)")
                      .str();
-    m.stridesBytes = {SizeExpr::mul({Sym::D, eltBytes}),
-                      SizeExpr::mul({n, Sym::D, eltBytes})};
+    }
     if (d.varlenTokenMajor) {
       // [N, H, D] seen as (D, N, H): rows H * D elements apart, planes D.
       m.layout = (tensor + " [" + getSizeSymbolName(n) + ", " +
@@ -429,8 +423,6 @@ static LaunchManifest buildManifest(const KernelConfig &cfg,
       m.stridesBytes = {SizeExpr::mul({h, Sym::D, eltBytes}),
                         SizeExpr::mul({Sym::D, eltBytes})};
     }
-    m.box = {cfg.swizzleElems, rows, 1};
-    m.elementStrides = {1, 1, 1};
     // fp8 at head dim 64: Q and K rows of 64 bytes, the 64-byte swizzle
     // (readKernelArgs' descriptor types, the S GEMM's descriptors).
     m.swizzle = cfg.qkSwizzle64() ? cuda::TensorMapSwizzle::B64

@@ -194,6 +194,17 @@ struct TensorMapSpec {
   cuda::TensorMapFloatOOBFill oobFill = cuda::TensorMapFloatOOBFill::None;
 
   llvm::json::Value toJSON() const;
+
+  /// The map of a contiguous [B, `heads`, `length`, D] tensor as the 3-D
+  /// (D, `length`, B * `heads`) one the TMA kernels here read and add to,
+  /// with elements of `dataType` (`dtype`, `elementBytes`) and boxes
+  /// (`boxColumns`, `boxRows`, 1); parameter `<tensor>_map`. Swizzle, L2
+  /// promotion and fill are left to the caller (none).
+  static TensorMapSpec headMajor(StringRef tensor, StringRef dtype,
+                                 cuda::TensorMapDataType dataType,
+                                 int64_t elementBytes, SizeSymbol heads,
+                                 SizeSymbol length, int64_t boxColumns,
+                                 int64_t boxRows);
 };
 
 /// A kernel of the same PTX module that a launch of the manifest's kernel
