@@ -2,6 +2,8 @@
 import sys, json
 sys.path.insert(0, "bench"); sys.path.insert(0, "python")
 import torch, common
+# Session 15's record: dq_accum_ptr was bench/check_backward_kernel.py's then (gone since
+# session 17); ../backward_h200_2026-12-02_s17/cmp.py is the script to rerun.
 from check_backward_kernel import dq_accum_ptr
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
