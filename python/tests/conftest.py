@@ -95,7 +95,8 @@ def grad_manifest(variant, block_kv=64, smem=40960, tensor_map=False, auxiliary=
     sizes = [{"name": s, "type": "i32"} for s in ("B", "Hq", "Hkv", "Nq", "Nk")]
     rows_grid = [{"ceil_div": ["Nq", 64]}, "Hq", "B"]
     aux = [{"op": "attention_grad_preprocess", "kernel": name + "_kernel_preprocess",
-            "params": [ptr("do", dt, qs), ptr("out", dt, qs), ptr("delta", "f32", ["B", "Hq", "Nq"], 4),
+            "params": [ptr("do", dt, qs), ptr("out", dt, qs),
+                       ptr("delta", "f32", ["B", "Hq", "Nq"], 4),
                        ptr("dq_accum", "f32", qs)] + sizes,
             "grid": rows_grid, "block": [256, 1, 1]},
            {"op": "attention_grad_postprocess", "kernel": name + "_kernel_postprocess",
