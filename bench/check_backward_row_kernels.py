@@ -44,13 +44,13 @@ def sizes_of(B, H, N):
 
 
 def run_pre(pre, do, o, delta, dq_accum, s):
-    pre._launch([do.data_ptr(), o.data_ptr(), delta.data_ptr(), dq_accum.data_ptr()], s,
-                torch.cuda.current_stream().cuda_stream, torch.cuda.current_device())
+    ptrs = pre.grad_pointers(dict(do=do, out=o, delta=delta, dq_accum=dq_accum), s)
+    pre._launch(ptrs, s, torch.cuda.current_stream().cuda_stream, torch.cuda.current_device())
 
 
 def run_post(post, dq_accum, dq, s):
-    post._launch([dq_accum.data_ptr(), dq.data_ptr()], s,
-                 torch.cuda.current_stream().cuda_stream, torch.cuda.current_device())
+    ptrs = post.grad_pointers(dict(dq_accum=dq_accum, dq=dq), s)
+    post._launch(ptrs, s, torch.cuda.current_stream().cuda_stream, torch.cuda.current_device())
 
 
 def check(kern, pre, post, dtype, D):

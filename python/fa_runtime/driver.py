@@ -437,12 +437,11 @@ class Kernel:
         return cache[key]
 
     def grad_pointers(self, tensors, sizes):
-        """A backward kernel's pointer arguments in launch order over `tensors`
-        (tensor name -> torch tensor, every tensor the parameters name): a
-        tensormap parameter (sm_90a: q_map, k_map, v_map, do_map,
-        dq_accum_map) gets the
-        pointer to its CUtensorMap (grad_tensor_maps), a ptr parameter the
-        tensor's address."""
+        """A backward kernel's (or its auxiliary kernel's) pointer arguments in
+        launch order over `tensors` (tensor name -> torch tensor, every tensor
+        the parameters name): a tensormap parameter (sm_90a: q_map, k_map,
+        v_map, do_map, dq_accum_map) gets the pointer to its CUtensorMap
+        (grad_tensor_maps), a ptr parameter the tensor's address."""
         if not self._map_slot:
             return [tensors[p["tensor"]].data_ptr() for p in self._ptr_params]
         maps = self.grad_tensor_maps(tensors, sizes).data_ptr()
@@ -701,8 +700,9 @@ class Kernel:
                 o = o.clone()
             delta = torch.empty(q_shape[:3], device=q.device, dtype=torch.float32)
             dq_accum = torch.empty(q_shape, device=q.device, dtype=torch.float32)
-            pre._launch([do.data_ptr(), o.data_ptr(), delta.data_ptr(), dq_accum.data_ptr()],
-                        s, stream, plan.device)
+            pre._launch(pre.grad_pointers(
+                {"do": do, "out": o, "delta": delta, "dq_accum": dq_accum}, s),
+                s, stream, plan.device)
         else:
             # do is contiguous here, so do.float() and the row sums are too.
             delta = do.float().mul_(o).sum(-1)
@@ -724,5 +724,6 @@ class Kernel:
         if post is None:
             return dq_accum.to(q.dtype), dk, dv
         dq = torch.empty(q_shape, device=q.device, dtype=q.dtype)
-        post._launch([dq_accum.data_ptr(), dq.data_ptr()], s, stream, plan.device)
+        post._launch(post.grad_pointers({"dq_accum": dq_accum, "dq": dq}, s), s, stream,
+                     plan.device)
         return dq, dk, dv
