@@ -6,6 +6,8 @@
 // RUN: rm -rf %t && fa-opt %s -split-input-file '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a},fa-dump-kernel{dir=%t})' -o /dev/null
 // RUN: %ptxas -arch=sm_90a -v %t/grad_d128_f16_kernel.ptx -o %t/c.cubin 2>&1 | FileCheck %s --check-prefix=SM90
 // RUN: %ptxas -arch=sm_90a -v %t/grad_d64_f16_causal_kernel.ptx -o %t/d.cubin 2>&1 | FileCheck %s --check-prefix=SM90D64
+// RUN: %ptxas -arch=sm_90a -v %t/grad_d128_f16_kernel.ptx -o %t/c.cubin 2>&1 | FileCheck %s --check-prefix=SM90WARN
+// RUN: %ptxas -arch=sm_90a -v %t/grad_d64_f16_causal_kernel.ptx -o %t/d.cubin 2>&1 | FileCheck %s --check-prefix=SM90WARN
 
 // The backward kernels assemble for both chips; nothing spills but the
 // mma.sync kernel at head dim 128 (sm_80).
@@ -18,6 +20,13 @@
 // SM90: Compiling entry function 'grad_d128_f16_kernel' for 'sm_90a'
 // SM90: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // SM90: Used {{[0-9]+}} registers
+// The warp-specialized wgmma kernels: setmaxnreg takes effect (C7508: "ignored;
+// unable to determine register count at entry" without the kernel's .maxnreg),
+// and no wgmma is serialized (C7512: too few registers, C7514: an accumulator
+// read while its wgmma may run, e.g. a copy across the loop's back edge).
+// SM90WARN-NOT: C7508
+// SM90WARN-NOT: C7512
+// SM90WARN-NOT: C7514
 // The wgmma kernel at head dim 64: nothing spills, and no register that a
 // wgmma reads is written after its fence (ptxas would inject an arrive).
 // SM90D64-NOT: C7519

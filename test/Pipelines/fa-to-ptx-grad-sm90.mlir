@@ -7,62 +7,103 @@
 // RUN: FileCheck %s --check-prefix=PTX3 < %t/grad_d128_stages3_kernel.ptx
 
 // On sm_90a the backward is the wgmma kernel (SM90/BackwardKernel; here at
-// head dim 128, at 64 in fa-to-ptx-grad.mlir): two warpgroups of 64 keys, S^T and dP^T with both
-// operands in shared memory, dV and dK with P^T / dS^T from registers, dQ
-// from dS^T read MN-major (transposed A), staged in four swizzled boxes of
-// [64 rows x 32 f32] and added into dq_accum by one TMA reduce-add per box,
-// issued by thread 0 through the tensor map dq_accum_map (the manifest's).
-// All loads are TMA boxes issued by thread 0: K and V once (k_map, v_map: D / 64
-// boxes of [128 rows x 64] each, under an mbarrier of their own), each step's Q
-// and dO (q_map, do_map: D / 64 boxes of [64 rows x 64] each) into a ring of
-// two buffers (fa.grad.stages = 3: three), an mbarrier each: the prologue
-// fills the ring, step t refills its buffer for step t + stages.
+// head dim 128, at 64 in fa-to-ptx-grad.mlir), warp specialized as
+// FlashAttention-3's: 384 threads, two consumer warpgroups of 64 keys
+// (setmaxnreg 240) and a producer warpgroup (setmaxnreg 24) whose warp 0
+// streams the TMA loads and whose warp 1 adds the dQ tiles. Consumers: S^T
+// and dP^T with both operands in shared memory, dV and dK with P^T / dS^T
+// from registers, dQ from dS^T read MN-major (transposed A), each
+// warpgroup's half staged in swizzled boxes of [64 rows x 32 f32] and handed
+// to the writer through named barriers (2 + w full, 4 + w free; 160
+// threads), which adds it into dq_accum by one TMA reduce-add per box
+// through the tensor map dq_accum_map (the manifest's). The loader: K and V
+// once (k_map, v_map: D / 64 boxes of [128 rows x 64] each, under an
+// mbarrier of their own), then each step's Q and dO (q_map, do_map) into a
+// ring of two buffers (fa.grad.stages = 3: three), a "full" mbarrier each
+// (its expect_tx) and a "released" one (one arrival per consumer warp).
 
 // IR-LABEL: gpu.func @grad_d128_kernel
-// IR-SAME: known_block_size = array<i32: 256, 1, 1>
-// IR: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 3>
-// IR: nvgpu.mbarrier.init
-// The prologue: K and V (mbarrier 2, 64 KiB), then both buffers (steps 0, 1).
-// IR: nvgpu.mbarrier.arrive.expect_tx {{.*}}, %c65536
-// IR-COUNT-4: nvgpu.tma.async.load
-// IR: nvgpu.mbarrier.arrive.expect_tx
-// IR-COUNT-4: nvgpu.tma.async.load
-// IR: nvgpu.mbarrier.arrive.expect_tx
-// IR-COUNT-4: nvgpu.tma.async.load
-// IR: gpu.barrier
-// IR: nvgpu.mbarrier.try_wait.parity
-// IR: scf.for
-// IR: nvgpu.mbarrier.try_wait.parity
-// IR: nvvm.wgmma.fence.aligned
-// IR: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 64, k = 16>, D[<f32>, <zero>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
-// IR: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
-// Two barriers per step (dS^T's, the dQ tile's); after the second, thread 0
-// refills the step's buffer (step t + 2), then issues the dQ adds.
-// IR: nvvm.fence.proxy
-// IR: gpu.barrier
-// IR: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 64, k = 16>, D[<f32>, <zero>], A[<f16>, <one>, <col>], B[<f16>, <one>, <row>]
+// IR-SAME: known_block_size = array<i32: 384, 1, 1>
+// IR-SAME: nvvm.maxnreg = 168 : i32
+// IR: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 5>
+// Full (one arrival) x 2, K / V (one), released (8 consumer warps) x 2.
+// IR: nvgpu.mbarrier.init %{{.*}}, %c1
+// IR: nvgpu.mbarrier.init %{{.*}}, %c1
+// IR: nvgpu.mbarrier.init %{{.*}}, %c1
+// IR: nvgpu.mbarrier.init %{{.*}}, %c8
+// IR: nvgpu.mbarrier.init %{{.*}}, %c8
 // IR: gpu.barrier
 // IR-NOT: gpu.barrier
-// IR: nvgpu.mbarrier.arrive.expect_tx
+// The producer: the loader (K and V, 64 KiB; then per step Q and dO, after
+// the buffer's release from step t - 2), then the writer.
+// IR: nvvm.setmaxregister  decrease 24
+// IR: nvgpu.mbarrier.arrive.expect_tx {{.*}}, %c65536
 // IR-COUNT-4: nvgpu.tma.async.load
-// IR-COUNT-4: cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile.bulk_group [$0, {$2, $3, $4}], [$1];
+// IR: scf.for
+// IR: nvgpu.mbarrier.try_wait.parity
+// IR: nvgpu.mbarrier.arrive.expect_tx {{.*}}, %c32768
+// IR-COUNT-4: nvgpu.tma.async.load
+// IR: scf.for
+// IR: nvvm.barrier.arrive id = %c4_i32 number_of_threads = %c160_i32
+// IR: nvvm.barrier.arrive id = %c5_i32 number_of_threads = %c160_i32
+// IR: nvvm.barrier id = %c2_i32 number_of_threads = %c160_i32
+// IR-COUNT-2: cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile.bulk_group [$0, {$2, $3, $4}], [$1];
+// IR: nvvm.barrier id = %c3_i32 number_of_threads = %c160_i32
+// IR-COUNT-2: cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile.bulk_group [$0, {$2, $3, $4}], [$1];
 // IR: cp.async.bulk.commit_group;
+// IR: cp.async.bulk.wait_group.read 0;
+// IR: cp.async.bulk.wait_group 0;
+// The consumers: step 0's S^T before the loop, each step the next one's.
+// IR: nvvm.setmaxregister  increase 240
+// IR: nvgpu.mbarrier.try_wait.parity
+// IR: nvgpu.mbarrier.try_wait.parity
+// IR: nvvm.wgmma.fence.aligned
+// IR-COUNT-8: <m = 64, n = 64, k = 16>, D[<f32>, {{.*}}], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// IR: nvvm.wgmma.wait.group.sync.aligned 0
+// IR: scf.for
+// IR: nvvm.wgmma.fence.aligned
+// IR-COUNT-8: <m = 64, n = 64, k = 16>, D[<f32>, {{.*}}], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// IR: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// IR: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// dS^T to shared memory, then the consumers' one barrier of the step.
+// IR: nvvm.fence.proxy
+// IR: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
+// IR-COUNT-8: <m = 64, n = 64, k = 16>, D[<f32>, {{.*}}], A[<f16>, <one>, <col>], B[<f16>, <one>, <row>]
+// dQ complete: the ring buffer released, the tile free, half of it stored,
+// the next step's S^T issued, the other half stored, handed over.
+// IR: nvvm.wgmma.wait.group.sync.aligned 0
+// IR: nvgpu.mbarrier.arrive
+// IR: nvvm.barrier id = %{{.*}} number_of_threads = %c160_i32
+// IR-COUNT-8: vector.store {{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// IR: nvgpu.mbarrier.try_wait.parity
+// IR: nvvm.wgmma.fence.aligned
+// IR-COUNT-8: <m = 64, n = 64, k = 16>, D[<f32>, {{.*}}], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// IR-COUNT-8: vector.store {{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// IR: nvvm.fence.proxy
+// IR: nvvm.barrier.arrive id = %{{.*}} number_of_threads = %c160_i32
+// IR: nvvm.wgmma.wait.group.sync.aligned 0
 // IR-NOT: gpu.barrier
 // IR: scf.yield
 // IR-NOT: cp.reduce.async.bulk.global
 // IR-NOT: nvgpu.device_async_copy
 // IR-LABEL: gpu.func @grad_d128_stages3_kernel
-// IR: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
-// IR-COUNT-16: nvgpu.tma.async.load
+// IR: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 7>
+// IR: scf.for
+// IR-COUNT-4: nvgpu.tma.async.load
 // IR: scf.for
 
 // No cp.async anywhere: every tile comes by TMA.
 // NOCPASYNC-NOT: nvgpu.device_async_copy
 
+// The row kernels' blocks (256 threads), then the kernel's.
 // MANIFEST: "block": [
 // MANIFEST-NEXT: 256,
-// The dQ tile: 64 rows x 512 bytes, unpadded (184,320 with padded rows).
-// MANIFEST: "dynamic_shared_memory_bytes": 182272,
+// MANIFEST: "block": [
+// MANIFEST-NEXT: 256,
+// MANIFEST: "block": [
+// MANIFEST-NEXT: 384,
+// Two dS^T buffers (16,384 bytes each) and the dQ tile, 64 rows x 512 bytes.
+// MANIFEST: "dynamic_shared_memory_bytes": 198656,
 // MANIFEST: "ceil_div": [
 // MANIFEST-NEXT: "Nk",
 // MANIFEST-NEXT: 128
@@ -124,9 +165,9 @@
 // MANIFEST-NEXT: "tensor": "dq_accum [B, Hq, Nq, D] contiguous, f32"
 
 // PTX: .target sm_90a
-// PTX: .shared .align 8 .b8 __mbarrier[24];
-// PTX-NOT: cp.async.cg.shared.global
-// PTX-COUNT-12: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// PTX: .maxntid 384, 1, 1
+// PTX-NEXT: .maxnreg 168
+// PTX: .shared .align 8 .b8 __mbarrier[40];
 // PTX-NOT: cp.async.cg.shared.global
 // PTX-DAG: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
@@ -134,13 +175,14 @@
 // PTX-DAG: mbarrier.try_wait.parity.shared.b64
 // PTX-DAG: cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile.bulk_group
 // PTX-DAG: cp.async.bulk.wait_group.read 0
+// PTX-DAG: setmaxnreg.dec.sync.aligned.u32 24;
+// PTX-DAG: setmaxnreg.inc.sync.aligned.u32 240;
 
-// Three buffers: 32,768 bytes more shared memory (215,040), three mbarriers,
-// the prologue loads three steps.
-// STAGES3: "dynamic_shared_memory_bytes": 215040,
+// Three buffers: 32,768 bytes more shared memory (231,424), three full and
+// three released mbarriers.
+// STAGES3: "dynamic_shared_memory_bytes": 231424,
 // STAGES3: "stages": 3,
-// PTX3: .shared .align 8 .b8 __mbarrier[32];
-// PTX3-COUNT-20: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// PTX3: .shared .align 8 .b8 __mbarrier[56];
 
 func.func @grad_d128(%q: tensor<?x?x?x128xf16>, %k: tensor<?x?x?x128xf16>, %v: tensor<?x?x?x128xf16>, %o: tensor<?x?x?x128xf16>, %l: tensor<?x?x?xf32>, %do: tensor<?x?x?x128xf16>) -> (tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>) {
   %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %l, %do {causal} : tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?xf32>, tensor<?x?x?x128xf16> -> tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>

@@ -222,7 +222,7 @@ LogicalResult mlir::fa::buildAttentionGradKernel(
   int64_t dynamicBytes =
       wgmma ? sm90::BackwardSharedMemoryPlan::of(cfg).dynamicBytes
             : sm80::BackwardSharedMemoryPlan::of(cfg).bytes + 128;
-  int64_t threads = wgmma ? 256 : cfg.threads();
+  int64_t threads = wgmma ? sm90::kGradThreads : cfg.threads();
 
   LaunchManifest manifest =
       gradManifest(cfg, chip, *original, std::move(params), dynamicBytes,

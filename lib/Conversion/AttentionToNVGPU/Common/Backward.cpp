@@ -124,19 +124,26 @@ BackwardArgs mlir::fa::kernel::readBackwardArgs(KernelBuilder &kb,
 
 BackwardCTA mlir::fa::kernel::getBackwardCTA(KernelBuilder &kb,
                                              const BackwardConfig &cfg,
-                                             const BackwardArgs &args) {
+                                             const BackwardArgs &args,
+                                             bool opaque) {
   const ProblemSizes &sz = args.sizes;
   BackwardCTA c;
-  Value kvBlock = gpu::BlockIdOp::create(kb.b, kb.loc, gpu::Dimension::x);
+  auto blockId = [&](gpu::Dimension d, StringRef reg) -> Value {
+    if (opaque)
+      return opaqueSpecialRegister(kb, reg);
+    return gpu::BlockIdOp::create(kb.b, kb.loc, d);
+  };
+  Value kvBlock = blockId(gpu::Dimension::x, "%ctaid.x");
   // Deterministic with turns from the last key block down: the grid runs
   // the key blocks backwards, so no CTA waits for one launched after it.
   if (cfg.descendingTurns())
     kvBlock = kb.sub(
-        kb.sub(gpu::GridDimOp::create(kb.b, kb.loc, gpu::Dimension::x),
+        kb.sub(opaque ? opaqueSpecialRegister(kb, "%nctaid.x")
+                      : gpu::GridDimOp::create(kb.b, kb.loc, gpu::Dimension::x),
                kb.idx(1)),
         kvBlock);
-  c.kvHead = gpu::BlockIdOp::create(kb.b, kb.loc, gpu::Dimension::y);
-  c.batch = gpu::BlockIdOp::create(kb.b, kb.loc, gpu::Dimension::z);
+  c.kvHead = blockId(gpu::Dimension::y, "%ctaid.y");
+  c.batch = blockId(gpu::Dimension::z, "%ctaid.z");
   c.groupSize = arith::DivUIOp::create(kb.b, kb.loc, sz.queryHeads, sz.kvHeads);
   c.kv0 = kb.mul(kvBlock, kb.idx(cfg.blockKV));
   c.kRowBase =
@@ -477,39 +484,46 @@ Value BackwardSchedule::gradQueryTurn(Value qb) const {
   return kb.sub(own, first);
 }
 
-void BackwardSchedule::waitForGradQueryTurn(const BackwardStep &s) const {
+void BackwardSchedule::spinUntilGradQueryTurn(const BackwardStep &s) const {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
-  kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, tid, kb.idx(0)), [&] {
-    Value turn = kb.toI32(gradQueryTurn(kb.div(s.q0, cfg.blockQ)));
-    Value addr = gradQuerySemaphore(s);
-    // Spin on an acquire load: what the previous key block added is
-    // visible once its increment is.
-    scf::WhileOp::create(
-        b, loc, TypeRange{}, ValueRange{},
-        [&](OpBuilder &, Location, ValueRange) {
-          Value count = emitInlinePTX(
-              kb, b.getI32Type(), ValueRange{addr},
-              "{\n.reg .u64 g;\ncvta.to.global.u64 g, $1;\n"
-              "ld.acquire.gpu.global.u32 $0, [g];\n}",
-              "=r,l");
-          scf::ConditionOp::create(
-              b, loc,
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, count,
-                                    turn),
-              ValueRange{});
-        },
-        [&](OpBuilder &, Location, ValueRange) {
-          scf::YieldOp::create(b, loc);
-        });
-  });
-  gpu::BarrierOp::create(b, loc);
+  Value turn = kb.toI32(gradQueryTurn(kb.div(s.q0, cfg.blockQ)));
+  Value addr = gradQuerySemaphore(s);
+  // Spin on an acquire load: what the previous key block added is visible
+  // once its increment is.
+  scf::WhileOp::create(
+      b, loc, TypeRange{}, ValueRange{},
+      [&](OpBuilder &, Location, ValueRange) {
+        Value count =
+            emitInlinePTX(kb, b.getI32Type(), ValueRange{addr},
+                          "{\n.reg .u64 g;\ncvta.to.global.u64 g, $1;\n"
+                          "ld.acquire.gpu.global.u32 $0, [g];\n}",
+                          "=r,l");
+        scf::ConditionOp::create(b, loc,
+                                 arith::CmpIOp::create(b, loc,
+                                                       arith::CmpIPredicate::ne,
+                                                       count, turn),
+                                 ValueRange{});
+      },
+      [&](OpBuilder &, Location, ValueRange) { scf::YieldOp::create(b, loc); });
+}
+
+void BackwardSchedule::incrementGradQueryTurn(const BackwardStep &s) const {
+  Value addr = gradQuerySemaphore(s);
+  emitInlinePTXEffect(kb, ValueRange{addr},
+                      "{\n.reg .u64 g;\ncvta.to.global.u64 g, $0;\n"
+                      "red.release.gpu.global.add.u32 [g], 1;\n}",
+                      "l");
+}
+
+void BackwardSchedule::waitForGradQueryTurn(const BackwardStep &s) const {
+  kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, tid, kb.idx(0)),
+            [&] { spinUntilGradQueryTurn(s); });
+  gpu::BarrierOp::create(kb.b, kb.loc);
 }
 
 void BackwardSchedule::passGradQueryTurn(const BackwardStep &s,
                                          bool bulkAdds) const {
-  OpBuilder &b = kb.b;
-  Location loc = kb.loc;
   // Each thread's adds complete and ordered before the CTA's barrier; then
   // one release increment publishes them all.
   emitInlinePTXEffect(kb, ValueRange{},
@@ -518,14 +532,9 @@ void BackwardSchedule::passGradQueryTurn(const BackwardStep &s,
                                  "fence.acq_rel.gpu;"
                                : "fence.acq_rel.gpu;",
                       "");
-  gpu::BarrierOp::create(b, loc);
-  kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, tid, kb.idx(0)), [&] {
-    Value addr = gradQuerySemaphore(s);
-    emitInlinePTXEffect(kb, ValueRange{addr},
-                        "{\n.reg .u64 g;\ncvta.to.global.u64 g, $0;\n"
-                        "red.release.gpu.global.add.u32 [g], 1;\n}",
-                        "l");
-  });
+  gpu::BarrierOp::create(kb.b, kb.loc);
+  kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, tid, kb.idx(0)),
+            [&] { incrementGradQueryTurn(s); });
 }
 
 KeyBand mlir::fa::kernel::keyBand(KernelBuilder &kb, const BackwardConfig &cfg,

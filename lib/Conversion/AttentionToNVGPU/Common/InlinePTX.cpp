@@ -45,8 +45,13 @@ Value mlir::fa::kernel::opaqueIndex(KernelBuilder &kb, Value v) {
 }
 
 Value mlir::fa::kernel::opaqueThreadIdX(KernelBuilder &kb) {
+  return opaqueSpecialRegister(kb, "%tid.x");
+}
+
+Value mlir::fa::kernel::opaqueSpecialRegister(KernelBuilder &kb,
+                                              StringRef reg) {
   return kb.asIndex(emitInlinePTX(kb, kb.b.getI32Type(), ValueRange{},
-                                  "mov.u32 $0, %tid.x;", "=r"));
+                                  ("mov.u32 $0, " + reg + ";").str(), "=r"));
 }
 
 SmallVector<Value> mlir::fa::kernel::keepRegistersLive(KernelBuilder &kb,

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "fa/Conversion/AttentionToNVGPU/SM90/BackwardKernel.h"
 #include "fa/Conversion/AttentionToNVGPU/Common/InlinePTX.h"
+#include "fa/Conversion/AttentionToNVGPU/SM90/BackwardBuilder.h"
 #include "fa/Conversion/AttentionToNVGPU/SM90/Wgmma.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -20,17 +21,19 @@ using namespace mlir;
 using namespace mlir::fa;
 using namespace mlir::fa::kernel;
 using namespace mlir::fa::sm90;
+using namespace mlir::fa::sm90::grad;
 
 namespace {
-constexpr int64_t kRowBytes = 128;    ///< a swizzled sub-tile row
-constexpr int64_t kSubTileElems = 64; ///< 16-bit elements per row
-constexpr int64_t kAlignBytes = 1024; ///< the swizzle atom
-constexpr int64_t kWarpgroupKeys = 64;
-constexpr int64_t kThreads = 256;
 /// lse / delta pairs loaded before the wgmma wait that precedes their use.
 constexpr int64_t kPreloadedStatPairs = 2;
-/// mbarrier.try_wait suspend-time hint, in ns (as the forward's ring).
-constexpr int64_t kTryWaitTicks = 10000000;
+
+/// The column groups (of a thread's D / 16) of the dQ tile stored before the
+/// next step's S^T is issued: none at D = 64 (issued before dQ is waited
+/// for), half at D = 128 (with both accumulators whole, ptxas serializes
+/// the wgmmas for lack of registers: C7512).
+int64_t nextScoresAfter(const BackwardConfig &cfg) {
+  return cfg.headDim == 64 ? 0 : cfg.headDim / 32;
+}
 } // namespace
 
 BackwardSharedMemoryPlan
@@ -45,7 +48,8 @@ BackwardSharedMemoryPlan::of(const BackwardConfig &cfg) {
   p.stageBytes = 2 * qBytes;
   p.stages = cfg.stages;
   p.dsOffset = p.qOffset + p.stages * p.stageBytes;
-  p.statsOffset = p.dsOffset + kGradBlockKV * kRowBytes;
+  p.dsBytes = kGradBlockKV * kRowBytes;
+  p.statsOffset = p.dsOffset + 2 * p.dsBytes;
   p.dqOffset = p.statsOffset + 2 * 2 * kGradBlockQ * 4;
   assert(p.dqOffset % kAlignBytes == 0 && "a swizzled box starts at 1024");
   p.totalBytes = p.dqOffset + kGradBlockQ * cfg.headDim * 4;
@@ -79,83 +83,6 @@ TensorMapSpec mlir::fa::sm90::gradInputTensorMap(StringRef tensor,
   return m;
 }
 
-namespace {
-/// The thread's place in the CTA.
-struct Thread {
-  Value tid, warpgroup, warp, lane, group, quadLane;
-  std::array<Value, 2> keys; ///< its accumulator rows' keys
-};
-
-/// The dynamic shared memory from a 1024-aligned base.
-struct Shared {
-  Value raw, shift;
-  Value descBase; ///< the base address >> 4 (i64), for descriptors
-  Value descIndex; ///< the same as an index
-  Value addr;     ///< the base's shared-memory address (index)
-  Value flat32;   ///< the buffer as [totalBytes / 4] f32 (the dQ tile)
-  Value dqAccumAddr; ///< dq_accum_map's global address (index)
-  Value flat;     ///< [totalBytes / 2] 16-bit elements
-  Value stats;    ///< the row statistics, f32
-};
-
-/// The TMA loads: the ring of the step's Q and dO, buffer s filled under
-/// mbarrier s, and the CTA's K and V under mbarrier `stages` (one arrival
-/// each: the issuing thread's expect_tx).
-struct QueryTileRing {
-  Value bars;                    ///< !nvgpu.mbarrier.group of `stages` + 1
-  Value qMap, doMap, kMap, vMap; ///< the tensor maps
-};
-
-struct GradBuilder {
-  KernelBuilder &kb;
-  const BackwardConfig &cfg;
-  const BackwardSharedMemoryPlan &plan;
-  const BackwardArgs &args;
-  const BackwardCTA &cta;
-  const Thread &th;
-  const Shared &sh;
-  const BackwardSchedule &schedule;
-  const QueryTileRing &ring;
-
-  /// The element index of (row, col) of the swizzled tile at `tileByte`
-  /// with `rows` rows; `row % 8` given as `row8` when it is known.
-  Value swizzled(Value tileByte, int64_t rows, Value row, Value col) const;
-  /// Thread 0's TMA loads of the CTA's K and V (rows past Nk zero).
-  void issueKeyValueTiles() const;
-  /// Blocks until K and V have landed.
-  void waitKeyValueTiles() const;
-  /// Thread 0's TMA loads of step t's Q and dO into ring buffer `buffer`.
-  void issueQueryTiles(Value t, Value buffer) const;
-  /// Blocks until ring buffer `buffer` holds step t's tiles.
-  void waitQueryTiles(Value t, Value buffer) const;
-  /// acc = (64 rows at `aByte`, K-major) x (the stage's 64 rows at
-  /// `bByte`, K-major)^T over D: S^T or dP^T.
-  Value keysTimesQueries(int64_t aByte, Value stageDesc, int64_t bByte) const;
-  /// acc += (per 16-query chunk: 4 x b32 A registers) x (the stage's
-  /// [64 x D] tile at `bByte`, MN-major): dV or dK.
-  Value accumulate(Value acc, ArrayRef<Value> a, Value stageDesc,
-                   int64_t bByte) const;
-  /// The A registers of an accumulator tile of 64 columns (f16x2 pairs).
-  SmallVector<Value> pack(ArrayRef<Value> row0, ArrayRef<Value> row1) const;
-  /// P^T (and the softcap derivative) of the S^T accumulator.
-  SmallVector<Value> probabilities(Value s, ArrayRef<Value> lse2, Value head,
-                                   Value q0, bool masked, Value stage) const;
-  /// The stage's statPair `which` of n-tile n: from `preloaded`
-  /// (statPairs) when it holds it, loaded here otherwise.
-  Value statAt(ArrayRef<Value> preloaded, Value stage, int64_t which,
-               int64_t n) const;
-  void writeGradScoresT(ArrayRef<Value> ds0, ArrayRef<Value> ds1) const;
-  /// dQ of the step; thread 0 calls `refill` before it issues the adds.
-  void gradQuery(const BackwardStep &step,
-                 llvm::function_ref<void()> refill) const;
-  /// Step t; `nextStat` (step t + 1's row statistics) is staged before
-  /// the barrier that publishes dS^T.
-  void step(Value t, Value stage, Value buffer, Value nextStat, Value &dK,
-            Value &dV) const;
-  void storeGradients(Value dK, Value dV) const;
-};
-} // namespace
-
 Value GradBuilder::swizzled(Value tileByte, int64_t rows, Value row,
                         Value col) const {
   // byte = tile + (col / 64) rows 128 + row 128 + ((col % 64 / 8) ^ (row %
@@ -171,81 +98,12 @@ Value GradBuilder::swizzled(Value tileByte, int64_t rows, Value row,
   return kb.div(byte, 2);
 }
 
-void GradBuilder::issueKeyValueTiles() const {
-  auto wg = gpu::AddressSpaceAttr::get(kb.b.getContext(),
-                                       gpu::AddressSpace::Workgroup);
-  auto boxTy =
-      MemRefType::get({1, kGradBlockKV, kSubTileElems}, cfg.elementType,
-                      MemRefLayoutAttrInterface{}, wg);
-  Value bar = kb.idx(plan.stages);
-  Value plane = kb.add(kb.mul(cta.batch, args.sizes.kvHeads), cta.kvHead);
-  nvgpu::MBarrierArriveExpectTxOp::create(
-      kb.b, kb.loc, ring.bars, kb.idx(2 * kGradBlockKV * cfg.headDim * 2), bar,
-      Value());
-  for (auto [map, tileByte] :
-       {std::pair(ring.kMap, plan.kOffset), std::pair(ring.vMap, plan.vOffset)})
-    for (int64_t sub = 0; sub < cfg.headDim / kSubTileElems; ++sub) {
-      Value byte = kb.idx(tileByte + sub * kGradBlockKV * kRowBytes);
-      Value dst = memref::ViewOp::create(kb.b, kb.loc, boxTy, sh.raw,
-                                         kb.add(sh.shift, byte), ValueRange{});
-      nvgpu::TmaAsyncLoadOp::create(
-          kb.b, kb.loc, dst, ring.bars, map,
-          ValueRange{kb.idx(sub * kSubTileElems), cta.kv0, plane}, bar, Value(),
-          Value());
-    }
-}
-
 void GradBuilder::waitKeyValueTiles() const {
   Value parity =
       arith::ConstantOp::create(kb.b, kb.loc, kb.b.getBoolAttr(false));
   nvgpu::MBarrierTryWaitParityOp::create(kb.b, kb.loc, ring.bars, parity,
                                          kb.idx(kTryWaitTicks),
-                                         kb.idx(plan.stages));
-}
-
-void GradBuilder::issueQueryTiles(Value t, Value buffer) const {
-  MLIRContext *ctx = kb.b.getContext();
-  auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-  auto boxTy = MemRefType::get({1, kGradBlockQ, kSubTileElems}, cfg.elementType,
-                               MemRefLayoutAttrInterface{}, wg);
-  // The step's (query row, plane) in 32-bit arithmetic: the 64-bit
-  // division of BackwardSchedule::at, in the loop, spilled (92 bytes at
-  // D = 128) the registers around this one thread's branch.
-  OpBuilder &b = kb.b;
-  Location loc = kb.loc;
-  auto i32 = [&](Value v) { return kb.toI32(v); };
-  auto index = [&](Value v) {
-    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
-  };
-  Value blocks =
-      arith::MaxSIOp::create(b, loc, i32(schedule.numQBlocks), kb.i32c(1));
-  Value tc = i32(t);
-  Value inGroup = arith::DivUIOp::create(b, loc, tc, blocks);
-  Value block =
-      arith::AddIOp::create(b, loc, i32(schedule.qbBegin),
-                            arith::RemUIOp::create(b, loc, tc, blocks));
-  Value q0 = arith::MulIOp::create(b, loc, block, kb.i32c(cfg.blockQ));
-  // plane = batch * Hq + kvHead * group + t / blocks
-  Value plane =
-      arith::AddIOp::create(b, loc,
-                            i32(kb.add(kb.mul(cta.batch, args.sizes.queryHeads),
-                                       kb.mul(cta.kvHead, cta.groupSize))),
-                            inGroup);
-  Value off = kb.mul(buffer, kb.idx(plan.stageBytes));
-  nvgpu::MBarrierArriveExpectTxOp::create(
-      kb.b, kb.loc, ring.bars, kb.idx(plan.stageBytes), buffer, Value());
-  for (auto [map, tileByte] : {std::pair(ring.qMap, plan.qOffset),
-                               std::pair(ring.doMap, plan.doOffset)})
-    for (int64_t sub = 0; sub < cfg.headDim / kSubTileElems; ++sub) {
-      Value byte =
-          kb.add(off, kb.idx(tileByte + sub * kGradBlockQ * kRowBytes));
-      Value dst = memref::ViewOp::create(kb.b, kb.loc, boxTy, sh.raw,
-                                         kb.add(sh.shift, byte), ValueRange{});
-      nvgpu::TmaAsyncLoadOp::create(
-          kb.b, kb.loc, dst, ring.bars, map,
-          ValueRange{kb.idx(sub * kSubTileElems), index(q0), index(plane)},
-          buffer, Value(), Value());
-    }
+                                         kb.idx(ring.keyValueSlot()));
 }
 
 void GradBuilder::waitQueryTiles(Value t, Value buffer) const {
@@ -255,6 +113,16 @@ void GradBuilder::waitQueryTiles(Value t, Value buffer) const {
                               kb.toI32(kb.rem(kb.div(t, plan.stages), 2)));
   nvgpu::MBarrierTryWaitParityOp::create(kb.b, kb.loc, ring.bars, parity,
                                          kb.idx(kTryWaitTicks), buffer);
+}
+
+void GradBuilder::releaseQueryTiles(Value buffer) const {
+  // After the warp's wgmma.wait_group 0: every product that read the
+  // buffer (dV's and dK's) is complete.
+  kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, th.lane, kb.idx(0)), [&] {
+    nvgpu::MBarrierArriveOp::create(
+        kb.b, kb.loc, nvgpu::MBarrierTokenType::get(kb.b.getContext()),
+        ring.bars, kb.add(kb.idx(ring.releasedBase()), buffer));
+  });
 }
 
 Value GradBuilder::keysTimesQueries(int64_t aByte, Value stageDesc,
@@ -327,12 +195,15 @@ Value GradBuilder::statAt(ArrayRef<Value> preloaded, Value stage, int64_t which,
              : schedule.statPair(sh.stats, stage, which, th.quadLane, n);
 }
 
-void GradBuilder::writeGradScoresT(ArrayRef<Value> ds0, ArrayRef<Value> ds1) const {
+void GradBuilder::writeGradScoresT(ArrayRef<Value> ds0, ArrayRef<Value> ds1,
+                                   Value stage) const {
   ArrayRef<Value> ds[2] = {ds0, ds1};
   auto v2f32 = VectorType::get({2}, kb.b.getF32Type());
   auto v2elt = VectorType::get({2}, cfg.elementType);
   Value rowInCTA = kb.add(kb.mul(th.warpgroup, kb.idx(kWarpgroupKeys)),
                           kb.add(kb.mul(th.warp, kb.idx(16)), th.group));
+  Value tileByte =
+      kb.add(kb.idx(plan.dsOffset), kb.mul(stage, kb.idx(plan.dsBytes)));
   for (int r = 0; r < 2; ++r) {
     Value row = kb.add(rowInCTA, kb.idx(8 * r));
     for (int64_t n = 0; n < kGradBlockQ / 8; ++n) {
@@ -342,8 +213,8 @@ void GradBuilder::writeGradScoresT(ArrayRef<Value> ds0, ArrayRef<Value> ds1) con
       Value col = kb.add(kb.mul(th.quadLane, kb.idx(2)), kb.idx(8 * n));
       vector::StoreOp::create(
           kb.b, kb.loc, h, sh.flat,
-          ValueRange{swizzled(kb.idx(plan.dsOffset), kGradBlockKV, row, col)},
-          false, llvm::MaybeAlign(4));
+          ValueRange{swizzled(tileByte, kGradBlockKV, row, col)}, false,
+          llvm::MaybeAlign(4));
     }
   }
   NVVM::FenceProxyOp::create(
@@ -352,8 +223,7 @@ void GradBuilder::writeGradScoresT(ArrayRef<Value> ds0, ArrayRef<Value> ds1) con
                                  NVVM::SharedSpace::shared_cta));
 }
 
-void GradBuilder::gradQuery(const BackwardStep &step,
-                            llvm::function_ref<void()> refill) const {
+Value GradBuilder::gradQueryProduct(Value stage) const {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   MLIRContext *ctx = b.getContext();
@@ -369,11 +239,13 @@ void GradBuilder::gradQuery(const BackwardStep &step,
       kb.toI64(kb.mul(th.warpgroup,
                       kb.idx(n >= kSubTileElems ? kGradBlockKV * kRowBytes / 16
                                                 : n * 2 / 16))));
+  Value dsBase = arith::AddIOp::create(
+      b, loc, sh.descBase, kb.toI64(kb.mul(stage, kb.idx(plan.dsBytes / 16))));
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   for (int64_t kc = 0; kc < kGradBlockKV / 16; ++kc) {
-    Value da = wgmmaDescriptor128B(kb, sh.descBase,
-                                   plan.dsOffset + kc * 16 * kRowBytes,
-                                   kGradBlockKV * kRowBytes);
+    Value da =
+        wgmmaDescriptor128B(kb, dsBase, plan.dsOffset + kc * 16 * kRowBytes,
+                            kGradBlockKV * kRowBytes);
     Value db = wgmmaDescriptor128B(kb, bBase,
                                    plan.kOffset + kc * 16 * kRowBytes,
                                    kGradBlockKV * kRowBytes);
@@ -381,82 +253,101 @@ void GradBuilder::gradQuery(const BackwardStep &step,
                   /*transposeB=*/true, /*transposeA=*/true);
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  return acc;
+}
 
-  // scale dQ into the [64 x D] f32 tile, laid out as dq_accum_map's boxes
-  // ([64 rows x 32 columns], 16-byte chunk c of row r at c ^ (r % 8)), then
-  // one TMA reduce-add per box into dq_accum (rows past Nq are outside the
-  // map): FlashAttention-3's dQ. A pair (8 bytes) stays in its chunk.
+void GradBuilder::storeGradQueryTile(Value acc, int64_t split,
+                                     llvm::function_ref<void()> midway) const {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  MLIRContext *ctx = b.getContext();
+  int64_t n = cfg.headDim / 2;
+  // scale dQ into the warpgroup's half of the [64 x D] f32 tile, laid out
+  // as dq_accum_map's boxes ([64 rows x 32 columns], 16-byte chunk c of row
+  // r at c ^ (r % 8)), once the writer has read the last step's (its
+  // reduce-adds into dq_accum: FlashAttention-3's dQ). A pair (8 bytes)
+  // stays in its chunk.
+  // This warpgroup's handover barriers (the writer's per half).
+  Value freeBarrier =
+      kb.toI32(kb.add(kb.idx(kGradQueryTileFreeBase), th.warpgroup));
+  Value fullBarrier =
+      kb.toI32(kb.add(kb.idx(kGradQueryTileFullBase), th.warpgroup));
+  namedBarrier(kb, freeBarrier, kTileHandoverThreads, /*sync=*/true);
   auto v2f32 = VectorType::get({2}, b.getF32Type());
   Value scale = kb.f32(cfg.scale);
   // This thread's columns: (n w + 2 quadLane) + 8 j, j < n / 8; n w is a
   // multiple of 32, so column 8 j + 2 quadLane of the warpgroup's half is in
   // box (n w) / 32 + j / 4 at chunk 2 (j % 4) + quadLane / 2, word
-  // 2 (quadLane % 2).
+  // 2 (quadLane % 2), stored at chunk ^ (row % 8) = chunk ^ group.
+  // A half-warp stores 16 pairs of rows group 0..3 (or 4..7): in the same j
+  // they would meet in 4 chunks, two to a bank. So threads of odd groups
+  // store column group j ^ 2 where the others store j: the chunk
+  // (2 (j % 4) + quadLane / 2) ^ 4 (group % 2) ^ group then takes 8 values
+  // over a half-warp, one wavefront each store.
   Value boxBase = kb.mul(th.warpgroup, kb.idx(n / kGradQueryBoxCols));
   Value chunkBase = kb.div(th.quadLane, 2);
   Value word = kb.mul(kb.rem(th.quadLane, 2), kb.idx(2));
+  Value oddGroup = kb.rem(th.group, 2);
+  Value swapped = kb.cmp(arith::CmpIPredicate::ne, oddGroup, kb.idx(0));
+  Value chunkXor =
+      arith::XOrIOp::create(b, loc, th.group, kb.mul(oddGroup, kb.idx(4)));
   constexpr int64_t kBoxWords = kGradBlockQ * kGradQueryBoxCols;
+  Value rowBase[2];
   for (int r = 0; r < 2; ++r) {
     Value row = kb.add(kb.mul(th.warp, kb.idx(16)),
                        kb.add(th.group, kb.idx(8 * r)));
-    Value rowBase = kb.add(kb.idx(plan.dqOffset / 4),
-                           kb.mul(row, kb.idx(kGradQueryBoxCols)));
-    for (int64_t j = 0; j < n / 8; ++j) {
+    rowBase[r] = kb.add(kb.idx(plan.dqOffset / 4),
+                        kb.mul(row, kb.idx(kGradQueryBoxCols)));
+  }
+  // Column groups j and j ^ 2 are consumed together: before `split` (a
+  // multiple of 4) the registers of [0, split) are free.
+  for (int64_t j = 0; j < n / 8; ++j) {
+    if (j == split)
+      midway();
+    for (int r = 0; r < 2; ++r) {
       Value chunk = arith::XOrIOp::create(
-          b, loc, kb.add(chunkBase, kb.idx(2 * (j % 4))), th.group);
-      Value at = kb.add(kb.add(rowBase, kb.mul(kb.add(boxBase, kb.idx(j / 4)),
-                                               kb.idx(kBoxWords))),
-                        kb.add(kb.mul(chunk, kb.idx(4)), word));
+          b, loc, kb.add(chunkBase, kb.idx(2 * (j % 4))), chunkXor);
+      Value at =
+          kb.add(kb.add(rowBase[r], kb.mul(kb.add(boxBase, kb.idx(j / 4)),
+                                           kb.idx(kBoxWords))),
+                 kb.add(kb.mul(chunk, kb.idx(4)), word));
+      auto element = [&](int64_t c) {
+        Value v = arith::SelectOp::create(
+            b, loc, swapped, kb.extract(acc, 4 * (j ^ 2) + 2 * r + c),
+            kb.extract(acc, 4 * j + 2 * r + c));
+        return arith::MulFOp::create(b, loc, v, scale).getResult();
+      };
       Value pair = vector::FromElementsOp::create(
-          b, loc, v2f32,
-          ValueRange{arith::MulFOp::create(
-                         b, loc, kb.extract(acc, 4 * j + 2 * r), scale),
-                     arith::MulFOp::create(
-                         b, loc, kb.extract(acc, 4 * j + 2 * r + 1), scale)});
+          b, loc, v2f32, ValueRange{element(0), element(1)});
       vector::StoreOp::create(b, loc, pair, sh.flat32, ValueRange{at}, false,
                               llvm::MaybeAlign(8));
     }
   }
+  if (split >= n / 8)
+    midway();
   NVVM::FenceProxyOp::create(
       b, loc, NVVM::ProxyKind::async_shared,
       NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-  gpu::BarrierOp::create(b, loc);
-  if (cfg.deterministic)
-    schedule.waitForGradQueryTurn(step);
-  // One thread issues the D / 32 reduce-adds (one bulk group) at (column,
-  // query row, plane = batch * Hq + head).
-  Value plane = kb.add(kb.mul(cta.batch, args.sizes.queryHeads), step.head);
-  kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, th.tid, kb.idx(0)), [&] {
-    refill();
-    for (int64_t box = 0; box < cfg.headDim / kGradQueryBoxCols; ++box) {
-      Value src = kb.add(sh.addr, kb.idx(plan.dqOffset + box * kBoxWords * 4));
-      emitInlinePTXEffect(
-          kb,
-          ValueRange{kb.toI64(sh.dqAccumAddr), kb.toI32(src),
-                     kb.i32c(box * kGradQueryBoxCols), kb.toI32(step.q0),
-                     kb.toI32(plane)},
-          "cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile."
-          "bulk_group [$0, {$2, $3, $4}], [$1];",
-          "l,r,r,r,r");
-    }
-    emitInlinePTXEffect(kb, ValueRange{}, "cp.async.bulk.commit_group;", "");
-  });
-  if (cfg.deterministic)
-    schedule.passGradQueryTurn(step, /*bulkAdds=*/true);
+  namedBarrier(kb, fullBarrier, kTileHandoverThreads, /*sync=*/false);
 }
 
-/// Blocks until this thread's bulk reduces have read shared memory (`read`)
-/// or completed.
-static void waitBulkGroups(KernelBuilder &kb, bool read) {
-  emitInlinePTXEffect(kb, ValueRange{},
-                      read ? "cp.async.bulk.wait_group.read 0;"
-                           : "cp.async.bulk.wait_group 0;",
-                      "");
+Value GradBuilder::issueScores(Value t) const {
+  // Past the last step there is nothing to wait for: the product then reads
+  // a buffer no load writes any more, and its result goes unused.
+  Value buffer = kb.rem(t, plan.stages);
+  kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, t, schedule.steps),
+            [&] { waitQueryTiles(t, buffer); });
+  Value stageDesc = arith::AddIOp::create(
+      kb.b, kb.loc, sh.descBase,
+      kb.toI64(kb.mul(buffer, kb.idx(plan.stageBytes / 16))));
+  NVVM::WgmmaFenceAlignedOp::create(kb.b, kb.loc);
+  Value s = keysTimesQueries(plan.kOffset, stageDesc, plan.qOffset);
+  NVVM::WgmmaGroupSyncAlignedOp::create(kb.b, kb.loc);
+  return s;
 }
 
 void GradBuilder::step(Value t, Value stage, Value buffer, Value nextStat,
-                       Value &dK, Value &dV) const {
+                       Value &dK, Value &dV, Value &scores) const {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   BackwardStep st = schedule.at(t, stage);
@@ -464,19 +355,18 @@ void GradBuilder::step(Value t, Value stage, Value buffer, Value nextStat,
       b, loc, sh.descBase,
       kb.toI64(kb.mul(buffer, kb.idx(plan.stageBytes / 16))));
 
-  // Four wgmma groups, each waited for only where its result is needed:
-  // P is computed under dP^T's products, dS under dV's.
+  // Five wgmma groups, each waited for only where its result is needed:
+  // P is computed under dP^T's products, dS under dV's, and the dQ tile
+  // stored under the next step's S^T (complete here).
+  Value s = scores;
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
-  Value s = keysTimesQueries(plan.kOffset, stageDesc, plan.qOffset);
-  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
   Value dp = keysTimesQueries(plan.vOffset, stageDesc, plan.doOffset);
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-  // The step's first lse pairs, read while the products run (the rest
-  // where they are used: more of them held across the wait spill at D = 128,
-  // and measured slower at D = 64).
+  // The step's first lse pairs, read ahead (the rest where they are used:
+  // more of them held across a wgmma wait spilled at D = 128, and measured
+  // slower at D = 64).
   SmallVector<Value> lse2 =
       schedule.statPairs(sh.stats, stage, 0, th.quadLane, kPreloadedStatPairs);
-  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1); // S^T
 
   // P^T, masked only where the block pair straddles the band or Nk.
   int64_t perRow = kGradBlockQ / 4;
@@ -520,23 +410,29 @@ void GradBuilder::step(Value t, Value stage, Value buffer, Value nextStat,
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   dK = accumulate(dK, dsRegs, stageDesc, plan.qOffset);
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-  writeGradScoresT(ds[0], ds[1]);
+  // dS^T buffer t % 2: the other warpgroup may still be reading buffer
+  // (t - 1) % 2 in step t - 1's dQ product; buffer t % 2 was last read in
+  // step t - 2, before this warpgroup's barrier of step t - 1 (below).
+  writeGradScoresT(ds[0], ds[1], stage);
   // Step t + 1's statistics into the other stage (read last in step t - 1,
-  // before its barriers); the barrier below publishes them.
+  // before its barrier); the barrier below publishes them.
   schedule.storeRowStat(nextStat, kb.sub(kb.idx(1), stage), sh.stats);
-  // The last step's row reduces have read the dQ tile it is about to reuse.
-  waitBulkGroups(kb, /*read=*/true);
-  gpu::BarrierOp::create(b, loc);
-  // Past gradQuery's barrier every thread has waited for all of the step's
-  // wgmma groups, so its ring buffer is free: thread 0 refills it with step
-  // t + stages's Q and dO, ahead of the reduce-adds (after them, the loads
-  // queued behind the adds: run2 of
-  // bench/results/backward_h200_2026-12-02_s17).
-  Value refillStep = kb.add(t, kb.idx(plan.stages));
-  gradQuery(st, [&] {
-    kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, refillStep, schedule.steps),
-              [&] { issueQueryTiles(refillStep, buffer); });
-  });
+  namedBarrier(kb, kb.i32c(kGradScoresBarrier), kGradConsumerThreads,
+               /*sync=*/true);
+  Value dq = gradQueryProduct(stage);
+  // The next step's S^T runs under the dQ tile's stores (nextScoresAfter);
+  // it completes before the loop's back edge (an accumulator in flight
+  // there is copied, and ptxas then serializes every wgmma: C7514).
+  int64_t split = nextScoresAfter(cfg);
+  Value next = kb.add(t, kb.idx(1));
+  if (split == 0)
+    scores = issueScores(next);
+  // dQ is complete, and so is every product that read the ring buffer.
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, split == 0 ? 1 : 0);
+  releaseQueryTiles(buffer);
+  storeGradQueryTile(dq, split == 0 ? -1 : split,
+                     [&] { scores = issueScores(next); });
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
 }
 
 void GradBuilder::storeGradients(Value dK, Value dV) const {
@@ -575,9 +471,9 @@ void GradBuilder::storeGradients(Value dK, Value dV) const {
         });
 }
 
-static Thread threadOf(KernelBuilder &kb, const BackwardCTA &cta) {
+static Thread threadOf(KernelBuilder &kb, const BackwardCTA &cta, Value tid) {
   Thread th;
-  th.tid = gpu::ThreadIdOp::create(kb.b, kb.loc, gpu::Dimension::x);
+  th.tid = tid;
   th.warpgroup = kb.div(th.tid, 128);
   th.warp = kb.rem(kb.div(th.tid, 32), 4);
   th.lane = kb.rem(th.tid, 32);
@@ -597,8 +493,9 @@ static QueryTileRing createQueryTileRing(KernelBuilder &kb,
   MLIRContext *ctx = kb.b.getContext();
   auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   QueryTileRing ring;
+  ring.stages = cfg.stages;
   ring.bars = nvgpu::MBarrierCreateOp::create(
-      kb.b, kb.loc, nvgpu::MBarrierGroupType::get(ctx, wg, cfg.stages + 1));
+      kb.b, kb.loc, nvgpu::MBarrierGroupType::get(ctx, wg, ring.count()));
   auto cast = [&](Value arg, int64_t rows) {
     auto mapTy = nvgpu::TensorMapDescriptorType::get(
         ctx,
@@ -658,11 +555,17 @@ gpu::GPUFuncOp mlir::fa::sm90::buildBackwardKernel(
     ArrayRef<KernelParam> params) {
   BackwardSharedMemoryPlan plan = BackwardSharedMemoryPlan::of(cfg);
   OpBuilder::InsertionGuard topGuard(b);
-  gpu::GPUFuncOp kfn = createBackwardKernel(b, loc, cfg, params, kThreads);
+  gpu::GPUFuncOp kfn = createBackwardKernel(b, loc, cfg, params, kGradThreads);
+  // setmaxnreg needs the register count at entry: ptxas does not always
+  // derive it from .maxntid (C7508: "unable to determine register count at
+  // entry", then the consumers stay at 168 and spill).
+  kfn->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
+               b.getI32IntegerAttr(65536 / kGradThreads / 8 * 8));
   KernelBuilder kb{b, loc};
   BackwardArgs args = readBackwardArgs(kb, cfg, kfn);
   BackwardCTA cta = getBackwardCTA(kb, cfg, args);
-  Thread th = threadOf(kb, cta);
+  Thread th =
+      threadOf(kb, cta, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
   Shared sh = allocateShared(kb, cfg, plan);
   sh.dqAccumAddr = memref::ExtractAlignedPointerAsIndexOp::create(
       b, loc, args.dqAccum);
@@ -674,30 +577,50 @@ gpu::GPUFuncOp mlir::fa::sm90::buildBackwardKernel(
   QueryTileRing ring = createQueryTileRing(kb, cfg, args);
   GradBuilder bld{kb, cfg, plan, args, cta, th, sh, schedule, ring};
 
-  // Thread 0 issues the loads of K and V and of the ring's first `stages`
-  // steps (step t refills its buffer for step t + stages).
-  Value isIssuer = kb.cmp(arith::CmpIPredicate::eq, th.tid, kb.idx(0));
-  kb.ifThen(isIssuer, [&] {
-    for (int64_t i = 0; i <= plan.stages; ++i)
-      nvgpu::MBarrierInitOp::create(b, loc, ring.bars, kb.idx(1), kb.idx(i),
-                                    Value());
+  // Thread 0 initializes the mbarriers; the barrier below publishes them
+  // (and step 0's row statistics) to every warp, before the roles split.
+  kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, th.tid, kb.idx(0)), [&] {
+    for (int64_t i = 0; i < ring.count(); ++i) {
+      bool released = i >= ring.releasedBase();
+      nvgpu::MBarrierInitOp::create(
+          b, loc, ring.bars, kb.idx(released ? kGradConsumerThreads / 32 : 1),
+          kb.idx(i), Value());
+    }
     NVVM::FenceMbarrierInitOp::create(b, loc);
-    bld.issueKeyValueTiles();
-    for (int64_t i = 0; i < plan.stages; ++i)
-      kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, kb.idx(i), steps),
-                [&] { bld.issueQueryTiles(kb.idx(i), kb.idx(i)); });
   });
   schedule.storeRowStat(schedule.loadRowStat(kb.idx(0)), kb.idx(0), sh.stats);
-  // Publishes step 0's statistics and the mbarriers' initialization; in the
-  // loop, each step's two barriers publish what the next one reads.
   gpu::BarrierOp::create(b, loc);
+
+  auto roleIf = scf::IfOp::create(b, loc,
+                                  kb.cmp(arith::CmpIPredicate::eq, th.warpgroup,
+                                         kb.idx(kProducerWarpgroup)),
+                                  /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&roleIf.getThenRegion().front());
+    NVVM::SetMaxRegisterOp::create(b, loc, kGradProducerRegisters,
+                                   NVVM::SetMaxRegisterAction::decrease);
+    Value loader = arith::AndIOp::create(
+        b, loc, kb.cmp(arith::CmpIPredicate::eq, th.warp, kb.idx(kLoaderWarp)),
+        kb.cmp(arith::CmpIPredicate::eq, th.lane, kb.idx(0)));
+    kb.ifThen(loader, [&] { bld.streamQueryTiles(); });
+    kb.ifThen(kb.cmp(arith::CmpIPredicate::eq, th.warp, kb.idx(kWriterWarp)),
+              [&] { bld.addGradQueryTiles(); });
+  }
+  b.setInsertionPointToStart(&roleIf.getElseRegion().front());
+  NVVM::SetMaxRegisterOp::create(b, loc, kGradConsumerRegisters,
+                                 NVVM::SetMaxRegisterAction::increase);
   bld.waitKeyValueTiles();
 
   MLIRContext *ctx = b.getContext();
   Value zero = LLVM::ZeroOp::create(b, loc,
                                     wgmmaAccumulatorType(ctx, cfg.headDim));
+  // Step 0's S^T before the loop (complete at its top); each step issues
+  // the next one's.
+  Value scores0 = bld.issueScores(kb.idx(0));
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   auto loop = scf::ForOp::create(b, loc, kb.idx(0), steps, kb.idx(1),
-                                 ValueRange{zero, zero});
+                                 ValueRange{zero, zero, scores0});
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(loop.getBody());
@@ -705,8 +628,8 @@ gpu::GPUFuncOp mlir::fa::sm90::buildBackwardKernel(
     Value stage = kb.rem(t, 2);
     Value buffer = kb.rem(t, plan.stages);
     Value nextStat = schedule.loadRowStat(kb.add(t, kb.idx(1)));
-    bld.waitQueryTiles(t, buffer);
     Value dK = loop.getRegionIterArgs()[0], dV = loop.getRegionIterArgs()[1];
+    Value scores = loop.getRegionIterArgs()[2];
     // The descriptors derive from an opaque copy of the base, computed where
     // they are used: hoisted out of the loop, the 2 x D / 16 + ... of them
     // would stay live in registers (as the forward kernel does).
@@ -714,11 +637,18 @@ gpu::GPUFuncOp mlir::fa::sm90::buildBackwardKernel(
     stepShared.descBase = kb.toI64(opaqueIndex(kb, sh.descIndex));
     GradBuilder stepBld{kb, cfg,        plan,     args, cta,
                         th, stepShared, schedule, ring};
-    stepBld.step(t, stage, buffer, nextStat, dK, dV);
-    scf::YieldOp::create(b, loc, ValueRange{dK, dV});
+    stepBld.step(t, stage, buffer, nextStat, dK, dV, scores);
+    scf::YieldOp::create(b, loc, ValueRange{dK, dV, scores});
   }
-  waitBulkGroups(kb, /*read=*/false);
-  bld.storeGradients(loop.getResult(0), loop.getResult(1));
+  // The stores' addresses from the thread and block ids read again: kept
+  // live across the loop from the prologue, they spilled (8 bytes at
+  // D = 128).
+  BackwardCTA ctaAgain = getBackwardCTA(kb, cfg, args, /*opaque=*/true);
+  Thread thAgain = threadOf(kb, ctaAgain, opaqueThreadIdX(kb));
+  GradBuilder storeBld{kb,      cfg, plan,     args, ctaAgain,
+                       thAgain, sh,  schedule, ring};
+  storeBld.storeGradients(loop.getResult(0), loop.getResult(1));
+  b.setInsertionPointAfter(roleIf);
   gpu::ReturnOp::create(b, loc);
   return kfn;
 }

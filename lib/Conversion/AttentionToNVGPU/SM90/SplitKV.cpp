@@ -37,21 +37,15 @@ KVSplit KVSplit::fromGrid(KernelBuilder &kb, TileCoord &coord, Value count) {
   return s;
 }
 
-/// A special register through inline PTX: read where it is used, never
-/// CSE'd with an earlier read.
-static Value opaqueSpecial(KernelBuilder &kb, StringRef reg) {
-  return kb.asIndex(emitInlinePTX(kb, kb.b.getI32Type(), ValueRange{},
-                                  ("mov.u32 $0, " + reg + ";").str(), "=r"));
-}
-
 KVSplit KVSplit::again(KernelBuilder &kb, TileCoord &coord, bool longestFirst,
                        Value count) {
-  coord.qBlock = opaqueSpecial(kb, "%ctaid.x");
+  coord.qBlock = opaqueSpecialRegister(kb, "%ctaid.x");
   if (longestFirst)
     coord.qBlock =
-        kb.sub(kb.sub(opaqueSpecial(kb, "%nctaid.x"), kb.idx(1)), coord.qBlock);
-  coord.head = opaqueSpecial(kb, "%ctaid.y");
-  coord.batch = opaqueSpecial(kb, "%ctaid.z");
+        kb.sub(kb.sub(opaqueSpecialRegister(kb, "%nctaid.x"), kb.idx(1)),
+               coord.qBlock);
+  coord.head = opaqueSpecialRegister(kb, "%ctaid.y");
+  coord.batch = opaqueSpecialRegister(kb, "%ctaid.z");
   return fromGrid(kb, coord, count);
 }
 

@@ -104,8 +104,10 @@ struct BackwardCTA {
   Value kRowBase; ///< (batch * Hkv + kvHead) * Nk
   Value diag;     ///< Nk - Nq: the bottom-right diagonal
 };
+/// `opaque`: the block ids read through inline PTX, so what derives from
+/// them is recomputed here rather than kept live from an earlier read.
 BackwardCTA getBackwardCTA(KernelBuilder &kb, const BackwardConfig &cfg,
-                           const BackwardArgs &args);
+                           const BackwardArgs &args, bool opaque = false);
 
 /// The query blocks [begin, begin + count) that see some key of the CTA:
 /// query i sees key j iff -left <= j - (i + diag) <= right.
@@ -206,6 +208,11 @@ struct BackwardSchedule {
   /// reduce-adds with `bulkAdds`: waited for, then made visible to the
   /// generic proxy), then thread 0 passes the turn on.
   void passGradQueryTurn(const BackwardStep &s, bool bulkAdds) const;
+  /// The two halves for one issuing thread, with no barrier: spin until the
+  /// step's counter equals the CTA's turn; increment it (release: the
+  /// thread's adds before it must be complete and fenced).
+  void spinUntilGradQueryTurn(const BackwardStep &s) const;
+  void incrementGradQueryTurn(const BackwardStep &s) const;
 
 private:
   /// The global address (i64) of the step's counter in dq_semaphore.

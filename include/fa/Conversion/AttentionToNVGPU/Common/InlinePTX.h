@@ -41,6 +41,10 @@ Value opaqueIndex(KernelBuilder &kb, Value v);
 /// recomputed where it is used instead of being kept live from the first read.
 Value opaqueThreadIdX(KernelBuilder &kb);
 
+/// A special register (`reg`, e.g. "%ctaid.x") read through inline PTX
+/// (index): never merged with an earlier read.
+Value opaqueSpecialRegister(KernelBuilder &kb, StringRef reg);
+
 /// Keeps the i32 `regs` alive and unmodified up to this point (an empty asm
 /// that "rewrites" them); returns the rewritten values.
 SmallVector<Value> keepRegistersLive(KernelBuilder &kb, ArrayRef<Value> regs);

@@ -10,9 +10,13 @@
 //                                   MN-major); TMA reduce-adds of the
 //                                   [64 x D] f32 tile into dq_accum
 // dK and dV stay in the accumulators of the warpgroup owning the keys. K and
-// V come once by TMA, Q and dO by TMA into a ring of 2 or 3 buffers (an
-// mbarrier each), all in the 128-byte-swizzled layout wgmma reads; no
-// producer warp and no warp specialization yet (FlashAttention-3 has both).
+// V come once by TMA, Q and dO by TMA into a ring of 2 or 3 buffers, all in
+// the 128-byte-swizzled layout wgmma reads. Warp specialized, as
+// FlashAttention-3: the two consumer warpgroups compute; a third, the
+// producer (setmaxnreg.dec), has a loader warp that streams Q and dO into
+// the ring (an mbarrier "full" and "released" per buffer) and a writer warp
+// that issues the dQ tiles' reduce-adds (named barriers per consumer
+// warpgroup hand each half of the tile over and back).
 // The runtime contract is the sm_80 kernel's (Common/Backward.h) but for q,
 // k, v, do and dq_accum, which it takes as tensor maps.
 //
@@ -26,6 +30,25 @@ namespace mlir::fa::sm90 {
 
 /// Keys per CTA (two warpgroups of 64) and query rows per step.
 constexpr int64_t kGradBlockKV = 128, kGradBlockQ = 64;
+/// The two consumer warpgroups and the producer warpgroup (its warp 0 loads
+/// Q and dO, its warp 1 adds dQ; warps 2 and 3 exit).
+constexpr int64_t kGradConsumerThreads = 256, kGradThreads = 384;
+/// setmaxnreg: 240 x 256 + 24 x 128 fits the 168 x 384 a launch of 384
+/// threads gets.
+constexpr int64_t kGradConsumerRegisters = 240, kGradProducerRegisters = 24;
+
+/// The backward kernel's named barriers (0 is the CTA's barrier).
+enum GradNamedBarrier : int64_t {
+  /// The 256 consumer threads: dS^T (and the next step's row statistics)
+  /// written before dQ's wgmma reads them.
+  kGradScoresBarrier = 1,
+  /// + consumer warpgroup: its half of the dQ tile is written (its 128
+  /// threads arrive, the writer warp syncs: 160 threads).
+  kGradQueryTileFullBase = 2,
+  /// + consumer warpgroup: the writer's reduce-adds have read that half
+  /// (the writer arrives, the warpgroup syncs).
+  kGradQueryTileFreeBase = 4,
+};
 /// Q / dO buffers unless the function's fa.grad.stages says otherwise.
 constexpr int64_t kGradDefaultStages = 2;
 
@@ -36,7 +59,10 @@ struct BackwardSharedMemoryPlan {
   int64_t kOffset, vOffset; ///< [128 x D] each
   int64_t qOffset, doOffset, stageBytes; ///< buffer s at + s * stageBytes
   int64_t stages;                        ///< Q / dO buffers
-  int64_t dsOffset;    ///< dS^T [128 keys x 64 queries], one sub-tile
+  /// dS^T [128 keys x 64 queries], one sub-tile, twice: step t writes
+  /// buffer t % 2 while the other warpgroup's dQ product may still read
+  /// the other (the consumers meet once per step).
+  int64_t dsOffset, dsBytes;
   int64_t statsOffset; ///< [2 stages x (lse2, delta) x 64] f32
   /// The step's dQ, [64 x D] f32 as D / 32 boxes of [64 rows x 128 bytes]
   /// with the 128-byte swizzle (dq_accum_map's boxes).
