@@ -5,6 +5,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -573,18 +574,19 @@ mlir::fa::kernel::gradProbability(KernelBuilder &kb, const BackwardConfig &cfg,
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   double log2e = M_LOG2E;
+  // The exponent as one fma, x c - lse2 (lse2 = +inf: -inf, P = 0).
+  Value negLse2 = arith::NegFOp::create(b, loc, lse2);
   Value x, dfac;
   if (cfg.softcap) {
     // s' = c tanh(scale s / c); ds'/d(scale s) = 1 - tanh^2.
     Value t = kb.tanhApprox(
         arith::MulFOp::create(b, loc, s, kb.f32(cfg.scale / *cfg.softcap)));
-    x = arith::MulFOp::create(b, loc, t, kb.f32(*cfg.softcap * log2e));
+    x = math::FmaOp::create(b, loc, t, kb.f32(*cfg.softcap * log2e), negLse2);
     dfac = arith::SubFOp::create(b, loc, kb.f32(1.0),
                                  arith::MulFOp::create(b, loc, t, t));
   } else {
-    x = arith::MulFOp::create(b, loc, s, kb.f32(cfg.scale * log2e));
+    x = math::FmaOp::create(b, loc, s, kb.f32(cfg.scale * log2e), negLse2);
   }
-  x = arith::SubFOp::create(b, loc, x, lse2);
   if (band) {
     Value in = insideBand(kb, *band, o);
     x = arith::SelectOp::create(
@@ -598,9 +600,8 @@ std::pair<Value, Value> mlir::fa::kernel::gradProbability(
     Value lse2, const KeyBand *band, int64_t o) {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
-  Value x = arith::SubFOp::create(
-      b, loc, arith::MulFOp::create(b, loc, score.score, kb.f32(M_LOG2E)),
-      lse2);
+  Value x = math::FmaOp::create(b, loc, score.score, kb.f32(M_LOG2E),
+                                arith::NegFOp::create(b, loc, lse2));
   Value in = score.keep;
   if (band) {
     Value inBand = insideBand(kb, *band, o);
