@@ -1,5 +1,6 @@
 // RUN: fa-opt %s '--convert-fa-to-nvgpu=chip=sm_90a' | FileCheck %s --check-prefix=IR
 // RUN: fa-opt %s '--convert-fa-to-nvgpu=chip=sm_90a' | FileCheck %s --check-prefix=NOCPASYNC
+// RUN: fa-opt %s '--convert-fa-to-nvgpu=chip=sm_90a' | FileCheck %s --check-prefix=IR64
 // RUN: rm -rf %t && fa-opt %s '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a},fa-dump-kernel{dir=%t})' -o /dev/null
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/grad_d128_kernel.json
 // RUN: FileCheck %s --check-prefix=PTX < %t/grad_d128_kernel.ptx
@@ -69,16 +70,17 @@
 // IR: nvvm.fence.proxy
 // IR: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
 // IR-COUNT-8: <m = 64, n = 64, k = 16>, D[<f32>, {{.*}}], A[<f16>, <one>, <col>], B[<f16>, <one>, <row>]
-// dQ complete: the ring buffer released, the tile free, half of it stored,
-// the next step's S^T issued, the other half stored, handed over.
+// dQ complete: the ring buffer released, the tile free, all of it stored,
+// the next step's S^T issued, the tile handed over.
 // IR: nvvm.wgmma.wait.group.sync.aligned 0
 // IR: nvgpu.mbarrier.arrive
 // IR: nvvm.barrier id = %{{.*}} number_of_threads = %c160_i32
-// IR-COUNT-8: vector.store {{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// IR-COUNT-16: vector.store {{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// IR-NOT: vector.store
 // IR: nvgpu.mbarrier.try_wait.parity
 // IR: nvvm.wgmma.fence.aligned
 // IR-COUNT-8: <m = 64, n = 64, k = 16>, D[<f32>, {{.*}}], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
-// IR-COUNT-8: vector.store {{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// IR-NOT: vector.store
 // IR: nvvm.fence.proxy
 // IR: nvvm.barrier.arrive id = %{{.*}} number_of_threads = %c160_i32
 // IR: nvvm.wgmma.wait.group.sync.aligned 0
@@ -91,6 +93,26 @@
 // IR: scf.for
 // IR-COUNT-4: nvgpu.tma.async.load
 // IR: scf.for
+
+// At D = 64 the next step's S^T is issued right after dQ's product, before
+// dQ is waited for (wait_group 1), and runs under the dQ tile's stores.
+// IR64-LABEL: gpu.func @grad_d64_kernel
+// IR64: scf.for
+// IR64: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
+// IR64: nvvm.wgmma.fence.aligned
+// IR64: nvgpu.mbarrier.try_wait.parity
+// IR64: nvvm.wgmma.fence.aligned
+// IR64-COUNT-4: <m = 64, n = 64, k = 16>, D[<f32>, {{.*}}], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// IR64-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// IR64-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
+// IR64: nvgpu.mbarrier.arrive
+// IR64: nvvm.barrier id = %{{.*}} number_of_threads = %c160_i32
+// IR64-COUNT-8: vector.store {{.*}} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// IR64-NEXT: nvvm.fence.proxy
+// IR64-NEXT: arith.constant
+// IR64-NEXT: nvvm.barrier.arrive id = %{{.*}} number_of_threads = %c160_i32
+// IR64-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// IR64-NEXT: scf.yield
 
 // No cp.async anywhere: every tile comes by TMA.
 // NOCPASYNC-NOT: nvgpu.device_async_copy
@@ -192,4 +214,9 @@ func.func @grad_d128(%q: tensor<?x?x?x128xf16>, %k: tensor<?x?x?x128xf16>, %v: t
 func.func @grad_d128_stages3(%q: tensor<?x?x?x128xf16>, %k: tensor<?x?x?x128xf16>, %v: tensor<?x?x?x128xf16>, %o: tensor<?x?x?x128xf16>, %l: tensor<?x?x?xf32>, %do: tensor<?x?x?x128xf16>) -> (tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>) attributes {fa.grad.stages = 3 : i64} {
   %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %l, %do {causal} : tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?xf32>, tensor<?x?x?x128xf16> -> tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>
   return %dq, %dk, %dv : tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>
+}
+
+func.func @grad_d64(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: tensor<?x?x?x64xf16>, %o: tensor<?x?x?x64xf16>, %l: tensor<?x?x?xf32>, %do: tensor<?x?x?x64xf16>) -> (tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>) {
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %l, %do : tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?xf32>, tensor<?x?x?x64xf16> -> tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>
+  return %dq, %dk, %dv : tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>
 }

@@ -29,10 +29,13 @@ constexpr int64_t kPreloadedStatPairs = 2;
 
 /// The column groups (of a thread's D / 16) of the dQ tile stored before the
 /// next step's S^T is issued: none at D = 64 (issued before dQ is waited
-/// for), half at D = 128 (with both accumulators whole, ptxas serializes
-/// the wgmmas for lack of registers: C7512).
+/// for); all at D = 128, before the tile is handed to the writer. There,
+/// with both accumulators whole, ptxas serializes the wgmmas for lack of
+/// registers (C7512); after half of the stores it does not, but measured
+/// 1-2% slower without a mask and 2-4% slower causal than after all of
+/// them (session 20, run2; issued after the handover: 1-2% slower too).
 int64_t nextScoresAfter(const BackwardConfig &cfg) {
-  return cfg.headDim == 64 ? 0 : cfg.headDim / 32;
+  return cfg.headDim == 64 ? 0 : cfg.headDim / 16;
 }
 } // namespace
 
@@ -420,8 +423,9 @@ void GradBuilder::step(Value t, Value stage, Value buffer, Value nextStat,
   namedBarrier(kb, kb.i32c(kGradScoresBarrier), kGradConsumerThreads,
                /*sync=*/true);
   Value dq = gradQueryProduct(stage);
-  // The next step's S^T runs under the dQ tile's stores (nextScoresAfter);
-  // it completes before the loop's back edge (an accumulator in flight
+  // The next step's S^T is issued at the point nextScoresAfter picks (at
+  // D = 64 it runs under the dQ tile's stores); it completes before the
+  // loop's back edge (an accumulator in flight
   // there is copied, and ptxas then serializes every wgmma: C7514).
   int64_t split = nextScoresAfter(cfg);
   Value next = kb.add(t, kb.idx(1));

@@ -128,7 +128,8 @@ struct GradBuilder {
   Value gradQueryProduct(Value stage) const;
   /// The complete dQ scaled into this warpgroup's half of the dQ tile, once
   /// the writer has read the last step's, and handed over to the writer;
-  /// `midway` runs before column group `split` (of D / 16) is stored.
+  /// `midway` runs before column group `split` (of D / 16) is stored, or
+  /// after the last and before the handover when `split` is D / 16.
   void storeGradQueryTile(Value acc, int64_t split,
                           llvm::function_ref<void()> midway) const;
   /// Step t, its S^T (`scores`) issued: replaced by step t + 1's, issued
