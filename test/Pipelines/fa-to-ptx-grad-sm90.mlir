@@ -68,7 +68,7 @@
 // IR: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // dS^T to shared memory, then the consumers' one barrier of the step.
 // IR: nvvm.fence.proxy
-// IR: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
+// IR: nvvm.barrier id = %c1_i32{{[_0-9]*}} number_of_threads = %c256_i32{{[_0-9]*}}
 // IR-COUNT-8: <m = 64, n = 64, k = 16>, D[<f32>, {{.*}}], A[<f16>, <one>, <col>], B[<f16>, <one>, <row>]
 // dQ complete: the ring buffer released, the tile free, all of it stored,
 // the next step's S^T issued, the tile handed over.
@@ -86,6 +86,21 @@
 // IR: nvvm.wgmma.wait.group.sync.aligned 0
 // IR-NOT: gpu.barrier
 // IR: scf.yield
+// After the loop: dK (scaled) and dV rounded into shared memory rows of D + 8
+// = 136 elements (2 x 16 pairs of each per thread), over K and V (both
+// warpgroups past their last product),
+// then whole rows to global memory, 16 bytes a thread: 128 x 128 / 8 / 256
+// = 8 chunks of each.
+// IR: nvvm.barrier id = %c1_i32{{[_0-9]*}} number_of_threads = %c256_i32{{[_0-9]*}}
+// IR-COUNT-64: vector.store {{.*}} {alignment = 4 : i64} : memref<{{[0-9]+}}xf16, #gpu.address_space<workgroup>>, vector<2xf16>
+// IR-NEXT: arith.constant 1 : i32
+// IR-NEXT: arith.constant 256 : i32
+// IR-NEXT: nvvm.barrier id = %c1_i32{{[_0-9]*}} number_of_threads = %c256_i32{{[_0-9]*}}
+// IR: vector.load {{.*}} {alignment = 16 : i64} : memref<{{[0-9]+}}xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// IR-NEXT: vector.store %{{[0-9]+}}, %arg{{[0-9]+}}[%{{[0-9]+}}] {alignment = 16 : i64} : memref<{{[0-9]+}}xf16>, vector<8xf16>
+// IR-COUNT-15: vector.store %{{[0-9]+}}, %arg{{[0-9]+}}[%{{[0-9]+}}] {alignment = 16 : i64} : memref<{{[0-9]+}}xf16>, vector<8xf16>
+// IR-NOT: vector.store
+// IR: gpu.return
 // IR-NOT: cp.reduce.async.bulk.global
 // IR-NOT: nvgpu.device_async_copy
 // IR-LABEL: gpu.func @grad_d128_stages3_kernel
@@ -98,7 +113,7 @@
 // dQ is waited for (wait_group 1), and runs under the dQ tile's stores.
 // IR64-LABEL: gpu.func @grad_d64_kernel
 // IR64: scf.for
-// IR64: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
+// IR64: nvvm.barrier id = %c1_i32{{[_0-9]*}} number_of_threads = %c256_i32{{[_0-9]*}}
 // IR64: nvvm.wgmma.fence.aligned
 // IR64: nvgpu.mbarrier.try_wait.parity
 // IR64: nvvm.wgmma.fence.aligned

@@ -23,8 +23,17 @@
 // IR: nvgpu.ldmatrix {{.*}}transpose = true
 // dQ: f32 atomic adds into dq_accum.
 // IR: memref.atomic_rmw addf
-// dK and dV stored once, after the loop.
-// IR: vector.store
+// dK and dV stored once, after the loop: rounded into the K and V rows of
+// shared memory (rows of D + 8 = 72), then whole rows to global memory, 16
+// bytes a thread (128 x 64 / 8 / 256 = 4 chunks of each).
+// IR: gpu.barrier
+// IR-COUNT-32: vector.store {{.*}} {alignment = 4 : i64} : memref<512x72xf16, #gpu.address_space<workgroup>>, vector<2xf16>
+// IR-NEXT: gpu.barrier
+// IR: vector.load {{.*}} {alignment = 16 : i64} : memref<512x72xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// IR-NEXT: vector.store %{{[0-9]+}}, %arg{{[0-9]+}}[%{{[0-9]+}}] {alignment = 16 : i64} : memref<{{[0-9]+}}xf16>, vector<8xf16>
+// IR-COUNT-7: vector.store %{{[0-9]+}}, %arg{{[0-9]+}}[%{{[0-9]+}}] {alignment = 16 : i64} : memref<{{[0-9]+}}xf16>, vector<8xf16>
+// IR-NOT: vector.store
+// IR: gpu.return
 
 // MANIFEST: "block": [
 // MANIFEST-NEXT: 256,

@@ -94,39 +94,68 @@ static void prefetchTiles(KernelBuilder &kb, const BackwardConfig &cfg,
                  qBase, rowStart, nq, cfg.blockQ);
 }
 
-/// Stores dK (times the scale) and dV, rows past Nk left out.
+/// Stores dK (times the scale) and dV, rows past Nk left out. From the
+/// fragments, 4 bytes per thread and row, a warp's store would touch 8 rows
+/// x 16 bytes of global memory; so the tiles are rounded into the K and V
+/// rows of shared memory (padded: the pair stores meet no bank twice) and
+/// leave them as whole rows, 16 bytes per thread.
 static void storeGradients(KernelBuilder &kb, const BackwardConfig &cfg,
+                           const BackwardSharedMemoryPlan &plan,
                            const BackwardArgs &args, const BackwardTile &tile,
-                           ValueRange dK, ValueRange dV) {
+                           const BackwardBuffers &buf, ValueRange dK,
+                           ValueRange dV) {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   auto v2f32 = VectorType::get({2}, b.getF32Type());
   auto v2elt = VectorType::get({2}, cfg.elementType);
   Value scale = vector::BroadcastOp::create(b, loc, v2f32, kb.f32(cfg.scale));
   Value col0 = kb.mul(tile.quadLane, kb.idx(2));
-  for (int r = 0; r < 2; ++r)
+  // K and V are read by no one any more, the last prefetch has landed.
+  gpu::BarrierOp::create(b, loc);
+  for (int r = 0; r < 2; ++r) {
+    Value row = kb.sub(tile.keys[r], tile.cta.kv0);
+    for (int64_t n = 0; n < cfg.headDim / 8; ++n) {
+      Value col = kb.add(col0, kb.idx(8 * n));
+      Value k = arith::MulFOp::create(
+          b, loc,
+          vector::ExtractOp::create(b, loc, dK[n], ArrayRef<int64_t>{r}),
+          scale);
+      vector::StoreOp::create(b, loc, arith::TruncFOp::create(b, loc, v2elt, k),
+                              buf.tiles,
+                              ValueRange{kb.add(row, kb.idx(plan.kRow)), col},
+                              false, llvm::MaybeAlign(4));
+      Value v = vector::ExtractOp::create(b, loc, dV[n], ArrayRef<int64_t>{r});
+      vector::StoreOp::create(b, loc, arith::TruncFOp::create(b, loc, v2elt, v),
+                              buf.tiles,
+                              ValueRange{kb.add(row, kb.idx(plan.vRow)), col},
+                              false, llvm::MaybeAlign(4));
+    }
+  }
+  gpu::BarrierOp::create(b, loc);
+  // Chunk c = tid + threads i of a tile: row c / (D / 8), columns
+  // 8 (c % (D / 8)) and on.
+  auto v8elt = VectorType::get({8}, cfg.elementType);
+  int64_t rowChunks = cfg.headDim / 8;
+  for (int64_t i = 0; i < cfg.blockKV * rowChunks / cfg.threads(); ++i) {
+    Value c = kb.add(tile.tid, kb.idx(cfg.threads() * i));
+    Value row = kb.div(c, rowChunks);
+    Value col = kb.mul(kb.rem(c, rowChunks), kb.idx(8));
+    Value key = kb.add(tile.cta.kv0, row);
     kb.ifThen(
-        kb.cmp(arith::CmpIPredicate::slt, tile.keys[r], args.sizes.keyLength),
-        [&] {
-          Value base = kb.add(
-              kb.mul(kb.add(tile.cta.kRowBase, tile.keys[r]), kb.idx(cfg.headDim)),
-              col0);
-          for (int64_t n = 0; n < cfg.headDim / 8; ++n) {
-            Value at = kb.add(base, kb.idx(8 * n));
-            Value k = arith::MulFOp::create(
-                b, loc,
-                vector::ExtractOp::create(b, loc, dK[n], ArrayRef<int64_t>{r}),
-                scale);
-            vector::StoreOp::create(
-                b, loc, arith::TruncFOp::create(b, loc, v2elt, k), args.dk,
-                ValueRange{at});
-            Value v =
-                vector::ExtractOp::create(b, loc, dV[n], ArrayRef<int64_t>{r});
-            vector::StoreOp::create(
-                b, loc, arith::TruncFOp::create(b, loc, v2elt, v), args.dv,
-                ValueRange{at});
+        kb.cmp(arith::CmpIPredicate::slt, key, args.sizes.keyLength), [&] {
+          Value to = kb.add(
+              kb.mul(kb.add(tile.cta.kRowBase, key), kb.idx(cfg.headDim)), col);
+          for (auto [tileRow, out] :
+               {std::pair{plan.kRow, args.dk}, {plan.vRow, args.dv}}) {
+            Value chunk = vector::LoadOp::create(
+                b, loc, v8elt, buf.tiles,
+                ValueRange{kb.add(row, kb.idx(tileRow)), col}, false,
+                llvm::MaybeAlign(16));
+            vector::StoreOp::create(b, loc, chunk, out, ValueRange{to}, false,
+                                    llvm::MaybeAlign(16));
           }
         });
+  }
 }
 
 gpu::GPUFuncOp mlir::fa::sm80::buildBackwardKernel(
@@ -200,7 +229,7 @@ gpu::GPUFuncOp mlir::fa::sm80::buildBackwardKernel(
   }
   loads.wait(tok, 0);
   ValueRange res = loop.getResults();
-  storeGradients(kb, cfg, args, tile, res.take_front(nAcc),
+  storeGradients(kb, cfg, plan, args, tile, buf, res.take_front(nAcc),
                  res.drop_front(nAcc));
   gpu::ReturnOp::create(b, loc);
   return kfn;

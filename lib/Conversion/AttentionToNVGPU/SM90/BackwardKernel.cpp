@@ -55,6 +55,10 @@ BackwardSharedMemoryPlan::of(const BackwardConfig &cfg) {
   p.statsOffset = p.dsOffset + 2 * p.dsBytes;
   p.dqOffset = p.statsOffset + 2 * 2 * kGradBlockQ * 4;
   assert(p.dqOffset % kAlignBytes == 0 && "a swizzled box starts at 1024");
+  p.gradKVOffset = 0;
+  p.gradKVRowElems = cfg.headDim + 8;
+  assert(2 * kGradBlockKV * p.gradKVRowElems * 2 <= p.dsOffset &&
+         "dK and dV are staged before dS^T");
   p.totalBytes = p.dqOffset + kGradBlockQ * cfg.headDim * 4;
   p.dynamicBytes = p.totalBytes + kAlignBytes;
   return p;
@@ -444,35 +448,72 @@ void GradBuilder::storeGradients(Value dK, Value dV) const {
   Location loc = kb.loc;
   auto v2f32 = VectorType::get({2}, b.getF32Type());
   auto v2elt = VectorType::get({2}, cfg.elementType);
+  // Stored from the fragments, 4 bytes per thread and row, a warp's store
+  // would touch 8 rows x 16 bytes of global memory (ncu: two thirds of the
+  // kernel's global sectors were excess). So the tiles go through shared
+  // memory and leave it as whole rows, 16 bytes per thread. Both warpgroups
+  // first: the other's last dQ product may still read K.
+  namedBarrier(kb, kb.i32c(kGradScoresBarrier), kGradConsumerThreads,
+               /*sync=*/true);
+  int64_t rowElems = plan.gradKVRowElems;
+  int64_t tileElems = kGradBlockKV * rowElems;
   Value scale = kb.f32(cfg.scale);
   Value col0 = kb.mul(th.quadLane, kb.idx(2));
-  for (int r = 0; r < 2; ++r)
+  for (int r = 0; r < 2; ++r) {
+    Value base =
+        kb.add(kb.add(kb.idx(plan.gradKVOffset / 2),
+                      kb.mul(kb.sub(th.keys[r], cta.kv0), kb.idx(rowElems))),
+               col0);
+    for (int64_t n = 0; n < cfg.headDim / 8; ++n) {
+      int64_t i = 4 * n + 2 * r;
+      auto pair = [&](Value acc, Value factor) {
+        Value x = kb.extract(acc, i), y = kb.extract(acc, i + 1);
+        if (factor) {
+          x = arith::MulFOp::create(b, loc, x, factor);
+          y = arith::MulFOp::create(b, loc, y, factor);
+        }
+        return arith::TruncFOp::create(
+            b, loc, v2elt,
+            vector::FromElementsOp::create(b, loc, v2f32, ValueRange{x, y}));
+      };
+      Value at = kb.add(base, kb.idx(8 * n));
+      vector::StoreOp::create(b, loc, pair(dK, scale), sh.flat, ValueRange{at},
+                              false, llvm::MaybeAlign(4));
+      vector::StoreOp::create(b, loc, pair(dV, Value()), sh.flat,
+                              ValueRange{kb.add(at, kb.idx(tileElems))}, false,
+                              llvm::MaybeAlign(4));
+    }
+  }
+  namedBarrier(kb, kb.i32c(kGradScoresBarrier), kGradConsumerThreads,
+               /*sync=*/true);
+  // Chunk c = tid + 256 i of a tile: row c / (D / 8), columns 8 (c % (D / 8))
+  // and on; rows past Nk stay unwritten.
+  auto v8elt = VectorType::get({8}, cfg.elementType);
+  int64_t rowChunks = cfg.headDim / 8;
+  for (int64_t i = 0; i < kGradBlockKV * rowChunks / kGradConsumerThreads;
+       ++i) {
+    Value c = kb.add(th.tid, kb.idx(kGradConsumerThreads * i));
+    Value row = kb.div(c, rowChunks);
+    Value col = kb.mul(kb.rem(c, rowChunks), kb.idx(8));
+    Value key = kb.add(cta.kv0, row);
     kb.ifThen(
-        kb.cmp(arith::CmpIPredicate::slt, th.keys[r], args.sizes.keyLength),
-        [&] {
-          Value base = kb.add(
-              kb.mul(kb.add(cta.kRowBase, th.keys[r]), kb.idx(cfg.headDim)),
-              col0);
-          for (int64_t n = 0; n < cfg.headDim / 8; ++n) {
-            Value at = kb.add(base, kb.idx(8 * n));
-            int64_t i = 4 * n + 2 * r;
-            Value k = vector::FromElementsOp::create(
-                b, loc, v2f32,
-                ValueRange{arith::MulFOp::create(b, loc, kb.extract(dK, i),
-                                                 scale),
-                           arith::MulFOp::create(b, loc, kb.extract(dK, i + 1),
-                                                 scale)});
-            vector::StoreOp::create(
-                b, loc, arith::TruncFOp::create(b, loc, v2elt, k), args.dk,
-                ValueRange{at});
-            Value v = vector::FromElementsOp::create(
-                b, loc, v2f32,
-                ValueRange{kb.extract(dV, i), kb.extract(dV, i + 1)});
-            vector::StoreOp::create(
-                b, loc, arith::TruncFOp::create(b, loc, v2elt, v), args.dv,
-                ValueRange{at});
+        kb.cmp(arith::CmpIPredicate::slt, key, args.sizes.keyLength), [&] {
+          Value from = kb.add(kb.add(kb.idx(plan.gradKVOffset / 2),
+                                     kb.mul(row, kb.idx(rowElems))),
+                              col);
+          Value to = kb.add(
+              kb.mul(kb.add(cta.kRowBase, key), kb.idx(cfg.headDim)), col);
+          for (auto [offset, out] :
+               {std::pair{int64_t(0), args.dk}, {tileElems, args.dv}}) {
+            Value chunk =
+                vector::LoadOp::create(b, loc, v8elt, sh.flat,
+                                       ValueRange{kb.add(from, kb.idx(offset))},
+                                       false, llvm::MaybeAlign(16));
+            vector::StoreOp::create(b, loc, chunk, out, ValueRange{to}, false,
+                                    llvm::MaybeAlign(16));
           }
         });
+  }
 }
 
 static Thread threadOf(KernelBuilder &kb, const BackwardCTA &cta, Value tid) {

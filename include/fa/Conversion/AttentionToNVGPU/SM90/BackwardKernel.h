@@ -67,6 +67,10 @@ struct BackwardSharedMemoryPlan {
   /// The step's dQ, [64 x D] f32 as D / 32 boxes of [64 rows x 128 bytes]
   /// with the 128-byte swizzle (dq_accum_map's boxes).
   int64_t dqOffset;
+  /// After the loop: dK and dV rounded to [128 keys x (D + 8)] each (rows
+  /// padded, so the fragments' pair stores meet no bank twice), over K, V
+  /// and the ring, which no load or product reads any more.
+  int64_t gradKVOffset, gradKVRowElems;
   int64_t totalBytes, dynamicBytes;
   static BackwardSharedMemoryPlan of(const kernel::BackwardConfig &cfg);
 };
