@@ -27,7 +27,17 @@
 // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
 // CHECK: arith.truncf %{{.+}} : vector<2xf32> to vector<2xf16>
 // CHECK: nvgpu.ldmatrix %[[KS]][%{{.+}}, %{{.+}}] {numTiles = 4 : i32, transpose = true}
-// CHECK: vector.store %{{.+}}, %{{.+}}[%{{.+}}] : memref<1099511627776xf16>, vector<2xf16>
+// The epilogue: O normalized and rounded into rows [0, 128) of the buffer
+// (2 m-tiles x 2 rows x 16 pairs per thread), then whole rows to global
+// memory, 16 bytes a thread (128 x 128 / 8 / 128 threads = 16 chunks).
+// CHECK: gpu.barrier
+// CHECK-COUNT-64: vector.store %{{.+}}, %[[KS]][%{{.+}}, %{{.+}}] {alignment = 4 : i64} : memref<256x136xf16, #gpu.address_space<workgroup>>, vector<2xf16>
+// CHECK-NEXT: gpu.barrier
+// CHECK: vector.load %[[KS]][%{{.+}}, %{{.+}}] {alignment = 16 : i64} : memref<256x136xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK: vector.store %{{.+}}, %{{.+}}[%{{.+}}] {alignment = 16 : i64} : memref<1099511627776xf16>, vector<8xf16>
+// CHECK-COUNT-15: vector.store %{{.+}}, %{{.+}}[%{{.+}}] {alignment = 16 : i64} : memref<1099511627776xf16>, vector<8xf16>
+// CHECK-NOT: vector.store
+// CHECK: gpu.return
 // BQ64-LABEL: gpu.module @attn_d128_f16_kernels
 // BQ64: workgroup(%{{.+}} : memref<128x136xf16, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
 // R16-LABEL: gpu.module @attn_d128_f16_kernels

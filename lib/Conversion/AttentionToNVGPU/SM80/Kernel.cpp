@@ -230,7 +230,7 @@ gpu::GPUFuncOp mlir::fa::sm80::buildKernel(OpBuilder &b, Location loc,
   ValueRange results = buildMainloop(kb, cfg, plan, loads, in);
   // Drain the prefetches of the step past the last one.
   loads.wait(qTok, 0);
-  buildEpilogue(kb, cfg, args, tile, results, rows);
+  buildEpilogue(kb, cfg, plan, args, tile, smem, results, rows);
   gpu::ReturnOp::create(b, loc);
   return kfn;
 }
