@@ -248,10 +248,17 @@ BackwardStep BackwardSchedule::at(Value t, Value stage) const {
   Value last = arith::MaxSIOp::create(kb.b, kb.loc, kb.sub(steps, kb.idx(1)),
                                       kb.idx(0));
   Value tc = arith::MinSIOp::create(kb.b, kb.loc, t, last);
+  // In 32 bits (a step count fits): a 64-bit division is a long instruction
+  // sequence, and the kernels divide once or twice per step.
+  auto index = [&](Value v) {
+    return arith::IndexCastUIOp::create(kb.b, kb.loc, kb.b.getIndexType(), v);
+  };
+  Value tc32 = kb.toI32(tc), blocks32 = kb.toI32(blocks);
   BackwardStep s;
   s.head = kb.add(kb.mul(cta.kvHead, cta.groupSize),
-                  arith::DivUIOp::create(kb.b, kb.loc, tc, blocks));
-  s.q0 = kb.mul(kb.add(qbBegin, arith::RemUIOp::create(kb.b, kb.loc, tc, blocks)),
+                  index(arith::DivUIOp::create(kb.b, kb.loc, tc32, blocks32)));
+  s.q0 = kb.mul(kb.add(qbBegin, index(arith::RemUIOp::create(kb.b, kb.loc, tc32,
+                                                             blocks32))),
                 kb.idx(cfg.blockQ));
   s.qRowBase = kb.mul(kb.add(kb.mul(cta.batch, args.sizes.queryHeads), s.head),
                       args.sizes.queryLength);
