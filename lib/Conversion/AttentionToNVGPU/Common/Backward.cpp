@@ -30,10 +30,8 @@ mlir::fa::kernel::getBackwardKernelParams(MLIRContext *ctx,
   auto tensor = [&](StringRef name, Type type, StringRef dtype,
                     ArrayRef<SizeExpr> shape, int64_t align,
                     const Twine &meaning) {
-    params.push_back(KernelParam{
-        name.str(), ParamKind::Pointer, type, meaning.str(),
-        TensorContract{name.str(), dtype.str(),
-                       SmallVector<SizeExpr, 4>(shape), align}});
+    params.push_back(
+        KernelParam::pointer(name, type, dtype, shape, align, meaning));
   };
   // 16 bytes: cp.async; 4: scalar f32 loads and atomics, f16x2 stores.
   // With tensor maps (sm_90a) q, k, v, do and dq_accum are passed as

@@ -33,9 +33,9 @@ struct RowParams {
     SmallVector<SizeExpr, 4> shape = {S::B, S::Hq, S::Nq};
     if (!rowsOnly)
       shape.push_back(S::D);
-    params.push_back(KernelParam{
-        name.str(), ParamKind::Pointer, MemRefType::get({kGlobalExtent}, elt),
-        meaning.str(), TensorContract{name.str(), dtype.str(), shape, align}});
+    params.push_back(KernelParam::pointer(name,
+                                          MemRefType::get({kGlobalExtent}, elt),
+                                          dtype, shape, align, meaning));
   }
 };
 

@@ -597,6 +597,15 @@ LogicalResult LaunchManifest::verify(FunctionOpInterface kernelOp) const {
   return success();
 }
 
+KernelParam KernelParam::pointer(StringRef name, Type type, StringRef dtype,
+                                 ArrayRef<SizeExpr> shape, int64_t alignBytes,
+                                 const Twine &meaning) {
+  return KernelParam{name.str(), ParamKind::Pointer, type, meaning.str(),
+                     TensorContract{name.str(), dtype.str(),
+                                    SmallVector<SizeExpr, 4>(shape),
+                                    alignBytes}};
+}
+
 json::Value AuxiliaryKernel::toJSON() const {
   json::Array paramArray;
   for (const KernelParam &p : params)

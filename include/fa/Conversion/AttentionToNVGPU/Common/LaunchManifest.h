@@ -103,6 +103,12 @@ struct KernelParam {
   std::string meaning;
   std::optional<TensorContract> tensor; ///< set iff kind != I32
 
+  /// A device pointer to a contiguous tensor, the parameter named as the
+  /// tensor.
+  static KernelParam pointer(StringRef name, Type type, StringRef dtype,
+                             ArrayRef<SizeExpr> shape, int64_t alignBytes,
+                             const Twine &meaning);
+
   llvm::json::Value toJSON() const;
 };
 
