@@ -21,8 +21,25 @@
 // IR: nvgpu.mma.sync
 // IR: tanh.approx.f32
 // IR: nvgpu.ldmatrix {{.*}}transpose = true
-// dQ: f32 atomic adds into dq_accum.
-// IR: memref.atomic_rmw addf
+// dQ: f32 atomic adds into dq_accum. Lanes 4 apart swap one value of each
+// pair (select, shuffle xor 4, two selects) so that an add covers 4 rows x 8
+// consecutive columns; the adds of each row are guarded by row < Nq. At D = 64
+// a warp adds 32 columns of its 16 rows: 4 adds per row and pass.
+// IR: %[[ODD:[0-9]+]] = arith.cmpi eq, %{{[0-9]+}}, %c1{{[_0-9]*}} : index
+// IR: %[[SENT:[0-9]+]] = arith.select %[[ODD]], %[[V0:[0-9]+]], %[[V1:[0-9]+]] : f32
+// IR-NEXT: %[[GOT:[a-zA-Z_0-9]+]], %{{.*}} = gpu.shuffle xor %[[SENT]], %c4_i32, %c32_i32 : f32
+// IR-NEXT: %[[FIRST:[0-9]+]] = arith.select %[[ODD]], %[[GOT]], %[[V0]] : f32
+// IR-NEXT: %{{[0-9]+}} = arith.select %[[ODD]], %[[V1]], %[[GOT]] : f32
+// IR-COUNT-3: gpu.shuffle xor
+// IR-NOT: gpu.shuffle
+// IR: scf.if
+// IR: memref.atomic_rmw addf %[[FIRST]]
+// IR-COUNT-3: memref.atomic_rmw addf
+// IR-NEXT: }
+// IR-NEXT: arith.constant 1 : index
+// IR-NEXT: arith.addi
+// IR-NEXT: arith.cmpi slt
+// IR-NEXT: scf.if
 // dK and dV stored once, after the loop: rounded into the K and V rows of
 // shared memory (rows of D + 8 = 72), then whole rows to global memory, 16
 // bytes a thread (128 x 64 / 8 / 256 = 4 chunks of each).

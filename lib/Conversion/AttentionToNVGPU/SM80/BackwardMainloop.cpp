@@ -140,11 +140,19 @@ void StepBuilder::accumulateGradQuery(ArrayRef<Value> dsFrags) const {
   int64_t part = cfg.headDim / (cfg.warps() / rowGroups);
   Value rowGroup = kb.rem(tile.warp, rowGroups);
   Value partCol = kb.mul(kb.div(tile.warp, rowGroups), kb.idx(part));
-  Value rows[2];
-  rows[0] = kb.add(kb.add(step.q0, kb.mul(rowGroup, kb.idx(16))), tile.group);
-  rows[1] = kb.add(rows[0], kb.idx(8));
+  // The atomic adds: an add of the fragments' order covers 8 rows x 4
+  // columns 2 apart, 8 half-used sectors of 32 bytes. Groups g and g ^ 1 (4
+  // lanes apart) swap one value of each pair, so that each add covers rows
+  // 2 (g / 2) (first) or 2 (g / 2) + 1 (second) at column 2 quadLane + g % 2
+  // of each 8: 4 rows x 8 consecutive columns, 4 full sectors.
+  Value odd =
+      kb.cmp(arith::CmpIPredicate::eq, kb.rem(tile.group, 2), kb.idx(1));
+  Value pairRow = kb.add(kb.add(step.q0, kb.mul(rowGroup, kb.idx(16))),
+                         kb.sub(tile.group, kb.rem(tile.group, 2)));
+  Value laneCol = kb.add(kb.add(col0, kb.rem(tile.group, 2)), partCol);
   int64_t chunk = std::min<int64_t>(part, 64);
   Value scale = kb.f32(cfg.scale);
+  Value four = kb.i32c(4), width = kb.i32c(32);
   if (cfg.deterministic)
     schedule.waitForGradQueryTurn(step);
   for (int64_t dc = 0; dc < part / chunk; ++dc) {
@@ -163,23 +171,39 @@ void StepBuilder::accumulateGradQuery(ArrayRef<Value> dsFrags) const {
                                    dq[2 * np + h]);
       }
     }
-    for (int r = 0; r < 2; ++r)
-      kb.ifThen(
-          kb.cmp(arith::CmpIPredicate::slt, rows[r], args.sizes.queryLength),
-          [&] {
-            Value base = kb.add(
-                kb.mul(kb.add(step.qRowBase, rows[r]), kb.idx(cfg.headDim)),
-                kb.add(kb.add(col0, partCol), kb.idx(dc * chunk)));
-            for (int64_t n = 0; n < chunk / 8; ++n)
-              for (int64_t c = 0; c < 2; ++c) {
-                Value v = vector::ExtractOp::create(b, loc, dq[n],
-                                                    ArrayRef<int64_t>{r, c});
+    for (int r = 0; r < 2; ++r) {
+      SmallVector<Value> pairValues[2];
+      for (int64_t n = 0; n < chunk / 8; ++n) {
+        Value v[2];
+        for (int64_t c = 0; c < 2; ++c)
+          v[c] = arith::MulFOp::create(
+              b, loc,
+              vector::ExtractOp::create(b, loc, dq[n], ArrayRef<int64_t>{r, c}),
+              scale);
+        Value sent = arith::SelectOp::create(b, loc, odd, v[0], v[1]);
+        Value got = gpu::ShuffleOp::create(b, loc, sent, four, width,
+                                           gpu::ShuffleMode::XOR)
+                        .getShuffleResult();
+        pairValues[0].push_back(
+            arith::SelectOp::create(b, loc, odd, got, v[0]));
+        pairValues[1].push_back(
+            arith::SelectOp::create(b, loc, odd, v[1], got));
+      }
+      for (int64_t half = 0; half < 2; ++half) {
+        Value row = kb.add(pairRow, kb.idx(8 * r + half));
+        kb.ifThen(
+            kb.cmp(arith::CmpIPredicate::slt, row, args.sizes.queryLength),
+            [&] {
+              Value base = kb.add(
+                  kb.mul(kb.add(step.qRowBase, row), kb.idx(cfg.headDim)),
+                  kb.add(laneCol, kb.idx(dc * chunk)));
+              for (int64_t n = 0; n < chunk / 8; ++n)
                 memref::AtomicRMWOp::create(
-                    b, loc, arith::AtomicRMWKind::addf,
-                    arith::MulFOp::create(b, loc, v, scale), args.dqAccum,
-                    ValueRange{kb.add(base, kb.idx(8 * n + c))});
-              }
-          });
+                    b, loc, arith::AtomicRMWKind::addf, pairValues[half][n],
+                    args.dqAccum, ValueRange{kb.add(base, kb.idx(8 * n))});
+            });
+      }
+    }
   }
   if (cfg.deterministic)
     schedule.passGradQueryTurn(step, /*bulkAdds=*/false);
