@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fa/Conversion/AttentionToNVGPU/SM80/BackwardKernel.h"
+#include "fa/Conversion/AttentionToNVGPU/Common/Epilogue.h"
 #include "fa/Conversion/AttentionToNVGPU/SM80/BackwardMainloop.h"
 #include "fa/Conversion/AttentionToNVGPU/SM80/KernelState.h"
 #include "fa/Conversion/AttentionToNVGPU/SM80/LoadPipeline.h"
@@ -135,27 +136,28 @@ static void storeGradients(KernelBuilder &kb, const BackwardConfig &cfg,
   // Chunk c = tid + threads i of a tile: row c / (D / 8), columns
   // 8 (c % (D / 8)) and on.
   auto v8elt = VectorType::get({8}, cfg.elementType);
-  int64_t rowChunks = cfg.headDim / 8;
-  for (int64_t i = 0; i < cfg.blockKV * rowChunks / cfg.threads(); ++i) {
-    Value c = kb.add(tile.tid, kb.idx(cfg.threads() * i));
-    Value row = kb.div(c, rowChunks);
-    Value col = kb.mul(kb.rem(c, rowChunks), kb.idx(8));
-    Value key = kb.add(tile.cta.kv0, row);
-    kb.ifThen(
-        kb.cmp(arith::CmpIPredicate::slt, key, args.sizes.keyLength), [&] {
-          Value to = kb.add(
-              kb.mul(kb.add(tile.cta.kRowBase, key), kb.idx(cfg.headDim)), col);
-          for (auto [tileRow, out] :
-               {std::pair{plan.kRow, args.dk}, {plan.vRow, args.dv}}) {
-            Value chunk = vector::LoadOp::create(
-                b, loc, v8elt, buf.tiles,
-                ValueRange{kb.add(row, kb.idx(tileRow)), col}, false,
-                llvm::MaybeAlign(16));
-            vector::StoreOp::create(b, loc, chunk, out, ValueRange{to}, false,
-                                    llvm::MaybeAlign(16));
-          }
-        });
-  }
+  Value row, col, key;
+  forEachRowChunk(
+      kb, tile.tid, cfg.threads(), cfg.blockKV, cfg.headDim / 8,
+      [&](Value r, Value chunk) {
+        row = r;
+        col = kb.mul(chunk, kb.idx(8));
+        key = kb.add(tile.cta.kv0, row);
+        return kb.cmp(arith::CmpIPredicate::slt, key, args.sizes.keyLength);
+      },
+      [&] {
+        Value to = kb.add(
+            kb.mul(kb.add(tile.cta.kRowBase, key), kb.idx(cfg.headDim)), col);
+        for (auto [tileRow, out] :
+             {std::pair{plan.kRow, args.dk}, {plan.vRow, args.dv}}) {
+          Value chunk = vector::LoadOp::create(
+              b, loc, v8elt, buf.tiles,
+              ValueRange{kb.add(row, kb.idx(tileRow)), col}, false,
+              llvm::MaybeAlign(16));
+          vector::StoreOp::create(b, loc, chunk, out, ValueRange{to}, false,
+                                  llvm::MaybeAlign(16));
+        }
+      });
 }
 
 gpu::GPUFuncOp mlir::fa::sm80::buildBackwardKernel(

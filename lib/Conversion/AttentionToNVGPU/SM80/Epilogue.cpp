@@ -66,26 +66,24 @@ void mlir::fa::sm80::buildEpilogue(KernelBuilder &kb, const KernelConfig &cfg,
   // Chunk c = tid + threads i: row c / (D / 8), columns 8 (c % (D / 8)) and
   // on; rows past Nq stay unwritten.
   auto v8elt = VectorType::get({8}, cfg.elementType);
-  int64_t rowChunks = cfg.headDim / 8, chunks = cfg.blockQ * rowChunks;
   assert(plan.rows >= cfg.blockQ && "O is staged in the first block-q rows");
-  for (int64_t i = 0; i * cfg.threads() < chunks; ++i) {
-    Value c = kb.add(tid, kb.idx(cfg.threads() * i));
-    Value tileRow = kb.div(c, rowChunks);
-    Value col = kb.mul(kb.rem(c, rowChunks), kb.idx(8));
-    Value q = kb.add(q0, tileRow);
-    Value inside = kb.cmp(arith::CmpIPredicate::slt, q, nq);
-    if ((i + 1) * cfg.threads() > chunks)
-      inside = arith::AndIOp::create(
-          b, loc, inside, kb.cmp(arith::CmpIPredicate::slt, c, kb.idx(chunks)));
-    kb.ifThen(inside, [&] {
-      Value chunk =
-          vector::LoadOp::create(b, loc, v8elt, smem, ValueRange{tileRow, col},
-                                 false, llvm::MaybeAlign(16));
-      vector::StoreOp::create(
-          b, loc, chunk, args.out,
-          ValueRange{kb.add(
-              kb.mul(kb.add(tile.qRowBase, q), kb.idx(cfg.headDim)), col)},
-          false, llvm::MaybeAlign(16));
-    });
-  }
+  Value tileRow, col, q;
+  forEachRowChunk(
+      kb, tid, cfg.threads(), cfg.blockQ, cfg.headDim / 8,
+      [&](Value row, Value chunk) {
+        tileRow = row;
+        col = kb.mul(chunk, kb.idx(8));
+        q = kb.add(q0, tileRow);
+        return kb.cmp(arith::CmpIPredicate::slt, q, nq);
+      },
+      [&] {
+        Value chunk = vector::LoadOp::create(b, loc, v8elt, smem,
+                                             ValueRange{tileRow, col}, false,
+                                             llvm::MaybeAlign(16));
+        vector::StoreOp::create(
+            b, loc, chunk, args.out,
+            ValueRange{kb.add(
+                kb.mul(kb.add(tile.qRowBase, q), kb.idx(cfg.headDim)), col)},
+            false, llvm::MaybeAlign(16));
+      });
 }

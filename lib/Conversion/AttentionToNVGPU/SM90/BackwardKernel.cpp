@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fa/Conversion/AttentionToNVGPU/SM90/BackwardKernel.h"
+#include "fa/Conversion/AttentionToNVGPU/Common/Epilogue.h"
 #include "fa/Conversion/AttentionToNVGPU/Common/InlinePTX.h"
 #include "fa/Conversion/AttentionToNVGPU/SM90/BackwardBuilder.h"
 #include "fa/Conversion/AttentionToNVGPU/SM90/Wgmma.h"
@@ -489,31 +490,30 @@ void GradBuilder::storeGradients(Value dK, Value dV) const {
   // Chunk c = tid + 256 i of a tile: row c / (D / 8), columns 8 (c % (D / 8))
   // and on; rows past Nk stay unwritten.
   auto v8elt = VectorType::get({8}, cfg.elementType);
-  int64_t rowChunks = cfg.headDim / 8;
-  for (int64_t i = 0; i < kGradBlockKV * rowChunks / kGradConsumerThreads;
-       ++i) {
-    Value c = kb.add(th.tid, kb.idx(kGradConsumerThreads * i));
-    Value row = kb.div(c, rowChunks);
-    Value col = kb.mul(kb.rem(c, rowChunks), kb.idx(8));
-    Value key = kb.add(cta.kv0, row);
-    kb.ifThen(
-        kb.cmp(arith::CmpIPredicate::slt, key, args.sizes.keyLength), [&] {
-          Value from = kb.add(kb.add(kb.idx(plan.gradKVOffset / 2),
-                                     kb.mul(row, kb.idx(rowElems))),
-                              col);
-          Value to = kb.add(
-              kb.mul(kb.add(cta.kRowBase, key), kb.idx(cfg.headDim)), col);
-          for (auto [offset, out] :
-               {std::pair{int64_t(0), args.dk}, {tileElems, args.dv}}) {
-            Value chunk =
-                vector::LoadOp::create(b, loc, v8elt, sh.flat,
-                                       ValueRange{kb.add(from, kb.idx(offset))},
-                                       false, llvm::MaybeAlign(16));
-            vector::StoreOp::create(b, loc, chunk, out, ValueRange{to}, false,
-                                    llvm::MaybeAlign(16));
-          }
-        });
-  }
+  Value row, col, key;
+  forEachRowChunk(
+      kb, th.tid, kGradConsumerThreads, kGradBlockKV, cfg.headDim / 8,
+      [&](Value r, Value chunk) {
+        row = r;
+        col = kb.mul(chunk, kb.idx(8));
+        key = kb.add(cta.kv0, row);
+        return kb.cmp(arith::CmpIPredicate::slt, key, args.sizes.keyLength);
+      },
+      [&] {
+        Value from = kb.add(kb.add(kb.idx(plan.gradKVOffset / 2),
+                                   kb.mul(row, kb.idx(rowElems))),
+                            col);
+        Value to =
+            kb.add(kb.mul(kb.add(cta.kRowBase, key), kb.idx(cfg.headDim)), col);
+        for (auto [offset, out] :
+             {std::pair{int64_t(0), args.dk}, {tileElems, args.dv}}) {
+          Value chunk = vector::LoadOp::create(
+              b, loc, v8elt, sh.flat, ValueRange{kb.add(from, kb.idx(offset))},
+              false, llvm::MaybeAlign(16));
+          vector::StoreOp::create(b, loc, chunk, out, ValueRange{to}, false,
+                                  llvm::MaybeAlign(16));
+        }
+      });
 }
 
 static Thread threadOf(KernelBuilder &kb, const BackwardCTA &cta, Value tid) {

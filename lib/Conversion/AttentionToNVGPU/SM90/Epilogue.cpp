@@ -50,32 +50,36 @@ static void copyOutput(KernelBuilder &kb, const KernelConfig &cfg,
   if (rows.rowOffset)
     outPlane = kb.add(outPlane, rows.rowOffset);
   Value rowEnd = rows.rowEnd ? rows.rowEnd : nq;
-  for (int64_t i = 0;
-       i < kSM90RowsPerWarpgroup * chunksPerRow / kThreadsPerWarpgroup; ++i) {
-    Value c = kb.add(ltid, kb.idx(i * kThreadsPerWarpgroup));
-    Value row = kb.div(c, chunksPerRow), cch = kb.rem(c, chunksPerRow);
-    Value sub = kb.div(cch, 8), cc = kb.rem(cch, 8);
-    Value phys = arith::XOrIOp::create(kb.b, kb.loc, cc, kb.rem(row, 8));
-    Value sIdx = kb.add(
-        kb.add(frame.oFlat,
-               kb.mul(sub, kb.idx(kSM90RowsPerWarpgroup * kSwizzleElems))),
-        kb.add(kb.mul(row, kb.idx(kSwizzleElems)), kb.mul(phys, kb.idx(8))));
-    Value qRow = kb.add(rows.wgRow0, row);
-    kb.ifThen(kb.cmp(arith::CmpIPredicate::slt, qRow, rowEnd), [&] {
-      Value v = vector::LoadOp::create(kb.b, kb.loc, v8, smem.flat,
-                                       ValueRange{sIdx}, false,
-                                       llvm::MaybeAlign(16));
-      // [T, Hq, D]: packed row rowOffset + qRow, head qPlane.
-      Value gRow = rows.tokenHeads
-                       ? kb.add(kb.mul(kb.add(rows.rowOffset, qRow),
-                                       rows.tokenHeads),
-                                rows.qPlane)
-                       : kb.add(outPlane, qRow);
-      Value gIdx = kb.add(kb.mul(gRow, kb.idx(D)), kb.mul(cch, kb.idx(8)));
-      vector::StoreOp::create(kb.b, kb.loc, v, args.out, ValueRange{gIdx},
-                              false, llvm::MaybeAlign(16));
-    });
-  }
+  Value cch, sIdx, qRow;
+  forEachRowChunk(
+      kb, ltid, kThreadsPerWarpgroup, kSM90RowsPerWarpgroup, chunksPerRow,
+      [&](Value row, Value chunk) {
+        cch = chunk;
+        // The 128-byte swizzle of the staged tile (stageOutput).
+        Value sub = kb.div(cch, 8), cc = kb.rem(cch, 8);
+        Value phys = arith::XOrIOp::create(kb.b, kb.loc, cc, kb.rem(row, 8));
+        sIdx = kb.add(
+            kb.add(frame.oFlat,
+                   kb.mul(sub, kb.idx(kSM90RowsPerWarpgroup * kSwizzleElems))),
+            kb.add(kb.mul(row, kb.idx(kSwizzleElems)),
+                   kb.mul(phys, kb.idx(8))));
+        qRow = kb.add(rows.wgRow0, row);
+        return kb.cmp(arith::CmpIPredicate::slt, qRow, rowEnd);
+      },
+      [&] {
+        Value v = vector::LoadOp::create(kb.b, kb.loc, v8, smem.flat,
+                                         ValueRange{sIdx}, false,
+                                         llvm::MaybeAlign(16));
+        // [T, Hq, D]: packed row rowOffset + qRow, head qPlane.
+        Value gRow =
+            rows.tokenHeads
+                ? kb.add(kb.mul(kb.add(rows.rowOffset, qRow), rows.tokenHeads),
+                         rows.qPlane)
+                : kb.add(outPlane, qRow);
+        Value gIdx = kb.add(kb.mul(gRow, kb.idx(D)), kb.mul(cch, kb.idx(8)));
+        vector::StoreOp::create(kb.b, kb.loc, v, args.out, ValueRange{gIdx},
+                                false, llvm::MaybeAlign(16));
+      });
 }
 
 void mlir::fa::sm90::buildEpilogue(KernelBuilder &kb, const KernelConfig &cfg,
