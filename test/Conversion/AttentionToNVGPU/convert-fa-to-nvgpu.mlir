@@ -21,7 +21,14 @@
 // CHECK: nvgpu.device_async_wait %{{.+}} {numGroups = 1 : i32}
 // CHECK: nvgpu.ldmatrix %[[KS]][%{{.+}}, %{{.+}}] {numTiles = 4 : i32, transpose = false} : memref<256x136xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
 // CHECK: nvgpu.mma.sync(%{{.+}}, %{{.+}}, %{{.+}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
-// CHECK: llvm.intr.maxnum
+// The thread's 16 scores of a row reduced by a balanced tree of maxnum (8, 4,
+// 2, 1), not a chain of 15 dependent ones; then over the quad.
+// CHECK: %[[M0:[0-9]+]] = llvm.intr.maxnum(%{{[0-9]+}}#0, %{{[0-9]+}}#1)
+// CHECK-NEXT: %[[M1:[0-9]+]] = llvm.intr.maxnum(%{{[0-9]+}}#2, %{{[0-9]+}}#3)
+// CHECK-COUNT-6: llvm.intr.maxnum(%{{[0-9]+}}#{{[0-9]+}}, %{{[0-9]+}}#{{[0-9]+}})
+// CHECK-NEXT: llvm.intr.maxnum(%[[M0]], %[[M1]])
+// CHECK-COUNT-6: llvm.intr.maxnum
+// CHECK-NOT: llvm.intr.maxnum
 // CHECK: gpu.shuffle  xor %{{.+}}, %{{.+}}, %{{.+}} : f32
 // CHECK: llvm.intr.fma
 // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"

@@ -356,7 +356,7 @@ ValueRange mlir::fa::sm80::buildMainloop(KernelBuilder &kb,
   // scores have them scaled first (scalesFirst): log2(e) is left.
   step.softmax.scaleLog2e = modifiers.exponentScale(cfg.scale);
   step.softmax.scaleInExponent = step.softmax.scaleLog2e > 0;
-  step.softmax.maxReduction = OnlineSoftmaxConfig::MaxReduction::Chain;
+  step.softmax.maxReduction = OnlineSoftmaxConfig::MaxReduction::Tree;
   step.build(loop, zeroAcc);
   return loop.getResults();
 }
