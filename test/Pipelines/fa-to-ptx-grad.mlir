@@ -20,7 +20,19 @@
 // IR: nvgpu.ldmatrix {{.*}}transpose = false
 // IR: nvgpu.mma.sync
 // IR: tanh.approx.f32
+// Warps in pairs: a warp's 32 keys x its half of the 64 queries. P^T goes to
+// the P^T / dS^T tile (2 m-tiles x 2 row halves x 4 n-tiles: 16 pair
+// stores), the pair meets at its barrier (64 threads), dV's A operands come
+// from that tile and its B operands (dO) transposed; the pair meets again
+// before dS^T replaces P^T, then the CTA before dK and dQ read all of dS^T.
+// IR-COUNT-16: vector.store {{.*}} : memref<128x72xf16, #gpu.address_space<workgroup>>, vector<2xf16>
+// IR-NOT: gpu.barrier
+// IR: nvvm.barrier id = %{{.*}} number_of_threads = %c64_i32
+// IR: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<128x72xf16, #gpu.address_space<workgroup>>
 // IR: nvgpu.ldmatrix {{.*}}transpose = true
+// IR: nvvm.barrier id = %{{.*}} number_of_threads = %c64_i32
+// IR-COUNT-16: vector.store {{.*}} : memref<128x72xf16, #gpu.address_space<workgroup>>, vector<2xf16>
+// IR-NEXT: gpu.barrier
 // dQ: f32 atomic adds into dq_accum. Lanes 4 apart swap one value of each
 // pair (select, shuffle xor 4, two selects) so that an add covers 4 rows x 8
 // consecutive columns; the adds of each row are guarded by row < Nq. At D = 64

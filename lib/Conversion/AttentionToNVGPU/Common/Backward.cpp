@@ -349,7 +349,9 @@ SmallVector<Value> BackwardSchedule::statPairs(Value stats, Value stage,
 SmallVector<Value>
 BackwardSchedule::probabilityTile(StatPairAt lse2At, Value quadLane, Value head,
                                   Value q0, ArrayRef<Value> keys, bool masked,
-                                  TileElement score) const {
+                                  TileElement score, int64_t nTiles) const {
+  if (nTiles == 0)
+    nTiles = cfg.blockQ / 8;
   Value colBase = kb.add(q0, kb.mul(quadLane, kb.idx(2)));
   KeyBand band[2];
   if (masked)
@@ -361,7 +363,7 @@ BackwardSchedule::probabilityTile(StatPairAt lse2At, Value quadLane, Value head,
     mods.emplace(kb, cfg.modifiers, args.modifierParams, args.sizes, cta.batch,
                  head);
   SmallVector<Value> out[2], dfac[2];
-  for (int64_t n = 0; n < cfg.blockQ / 8; ++n) {
+  for (int64_t n = 0; n < nTiles; ++n) {
     Value lse2 = lse2At(n);
     for (int r = 0; r < 2; ++r)
       for (int64_t c = 0; c < 2; ++c) {
@@ -391,11 +393,13 @@ BackwardSchedule::probabilityTile(StatPairAt lse2At, Value quadLane, Value head,
 }
 
 SmallVector<Value> BackwardSchedule::gradScoreTile(StatPairAt deltaAt,
-                                                   ValueRange p,
-                                                   TileElement dp) const {
-  int64_t perRow = cfg.blockQ / 4;
+                                                   ValueRange p, TileElement dp,
+                                                   int64_t nTiles) const {
+  if (nTiles == 0)
+    nTiles = cfg.blockQ / 8;
+  int64_t perRow = 2 * nTiles;
   SmallVector<Value> ds[2];
-  for (int64_t n = 0; n < cfg.blockQ / 8; ++n) {
+  for (int64_t n = 0; n < nTiles; ++n) {
     Value delta = deltaAt(n);
     for (int r = 0; r < 2; ++r)
       for (int64_t c = 0; c < 2; ++c) {

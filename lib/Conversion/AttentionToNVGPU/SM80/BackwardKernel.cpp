@@ -48,9 +48,14 @@ static BackwardTile threadTile(KernelBuilder &kb, const BackwardConfig &cfg,
   t.lane = kb.rem(t.tid, 32);
   t.group = kb.div(t.lane, 4);
   t.quadLane = kb.rem(t.lane, 4);
+  t.keyWarp = kb.div(t.warp, 2);
+  t.half = kb.rem(t.warp, 2);
   t.cta = kernel::getBackwardCTA(kb, cfg, args);
-  t.keys[0] = kb.add(kb.add(t.cta.kv0, kb.mul(t.warp, kb.idx(16))), t.group);
-  t.keys[1] = kb.add(t.keys[0], kb.idx(8));
+  Value first = kb.add(
+      kb.add(t.cta.kv0, kb.mul(t.keyWarp, kb.idx(kGradKeysPerWarp))), t.group);
+  for (int64_t m = 0; m < 2; ++m)
+    for (int r = 0; r < 2; ++r)
+      t.keys[m][r] = kb.add(first, kb.idx(16 * m + 8 * r));
   return t;
 }
 
@@ -110,28 +115,33 @@ static void storeGradients(KernelBuilder &kb, const BackwardConfig &cfg,
   auto v2f32 = VectorType::get({2}, b.getF32Type());
   auto v2elt = VectorType::get({2}, cfg.elementType);
   Value scale = vector::BroadcastOp::create(b, loc, v2f32, kb.f32(cfg.scale));
-  Value col0 = kb.mul(tile.quadLane, kb.idx(2));
+  Value col0 = kb.add(kb.mul(tile.quadLane, kb.idx(2)),
+                      kb.mul(tile.half, kb.idx(cfg.headDim / 2)));
+  int64_t dimTiles = cfg.headDim / 16; // the half's n-tiles
   // K and V are read by no one any more, the last prefetch has landed.
   gpu::BarrierOp::create(b, loc);
-  for (int r = 0; r < 2; ++r) {
-    Value row = kb.sub(tile.keys[r], tile.cta.kv0);
-    for (int64_t n = 0; n < cfg.headDim / 8; ++n) {
-      Value col = kb.add(col0, kb.idx(8 * n));
-      Value k = arith::MulFOp::create(
-          b, loc,
-          vector::ExtractOp::create(b, loc, dK[n], ArrayRef<int64_t>{r}),
-          scale);
-      vector::StoreOp::create(b, loc, arith::TruncFOp::create(b, loc, v2elt, k),
-                              buf.tiles,
-                              ValueRange{kb.add(row, kb.idx(plan.kRow)), col},
-                              false, llvm::MaybeAlign(4));
-      Value v = vector::ExtractOp::create(b, loc, dV[n], ArrayRef<int64_t>{r});
-      vector::StoreOp::create(b, loc, arith::TruncFOp::create(b, loc, v2elt, v),
-                              buf.tiles,
-                              ValueRange{kb.add(row, kb.idx(plan.vRow)), col},
-                              false, llvm::MaybeAlign(4));
+  for (int64_t m = 0; m < 2; ++m)
+    for (int r = 0; r < 2; ++r) {
+      Value row = kb.sub(tile.keys[m][r], tile.cta.kv0);
+      for (int64_t n = 0; n < dimTiles; ++n) {
+        Value col = kb.add(col0, kb.idx(8 * n));
+        int64_t i = m * dimTiles + n;
+        Value k = arith::MulFOp::create(
+            b, loc,
+            vector::ExtractOp::create(b, loc, dK[i], ArrayRef<int64_t>{r}),
+            scale);
+        vector::StoreOp::create(
+            b, loc, arith::TruncFOp::create(b, loc, v2elt, k), buf.tiles,
+            ValueRange{kb.add(row, kb.idx(plan.kRow)), col}, false,
+            llvm::MaybeAlign(4));
+        Value v =
+            vector::ExtractOp::create(b, loc, dV[i], ArrayRef<int64_t>{r});
+        vector::StoreOp::create(
+            b, loc, arith::TruncFOp::create(b, loc, v2elt, v), buf.tiles,
+            ValueRange{kb.add(row, kb.idx(plan.vRow)), col}, false,
+            llvm::MaybeAlign(4));
+      }
     }
-  }
   gpu::BarrierOp::create(b, loc);
   // Chunk c = tid + threads i of a tile: row c / (D / 8), columns
   // 8 (c % (D / 8)) and on.

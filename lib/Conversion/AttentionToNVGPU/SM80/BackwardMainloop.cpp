@@ -3,6 +3,7 @@
 #include "fa/Conversion/AttentionToNVGPU/SM80/Mainloop.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -14,10 +15,13 @@ using namespace mlir::fa::kernel;
 using namespace mlir::fa::sm80;
 
 namespace {
-/// Per n-tile n of a 16 x block-q accumulator tile, row half r, column c:
+/// Per n-tile n of a 16-row accumulator tile, row half r, column c:
 /// element [n][2 r + c] (the order the fragments and packAccumulatorsAsA use
 /// is p[r][2 n + c]).
-using Tile = SmallVector<Value>; // block-q / 8 vector<2x2xf32>
+using Tile = SmallVector<Value>; // n-tiles of vector<2x2xf32>
+
+/// m16 tiles of a warp's keys.
+constexpr int64_t kKeyTiles = kGradKeysPerWarp / 16;
 
 struct StepBuilder {
   KernelBuilder &kb;
@@ -31,19 +35,34 @@ struct StepBuilder {
   const BackwardStep &step;
   Value qRow, doRow; ///< the step's Q and dO rows in the tile buffer
 
+  /// n-tiles of the half's query columns (S^T, dP^T) and of its head-dim
+  /// columns (dK, dV).
+  int64_t queryTiles() const { return cfg.blockQ / 16; }
+  int64_t dimTiles() const { return cfg.headDim / 16; }
+
   Value ldmatrix(Value smem, Value row, Value col, bool transpose) const;
   Value zeroAcc() const;
-  /// rows x block-q = (16 of `rowBase`'s rows) x (the step's query rows)^T
-  /// over D: K Q^T or V dO^T.
-  Tile keysTimesQueries(int64_t rowBase, Value queryRow) const;
-  /// acc += A B for A = `a` (per 16-query chunk) and B = the [block-q x D]
-  /// tile at `row` (read transposed): P^T dO or dS^T Q.
-  void accumulate(ArrayRef<Value> a, Value row, SmallVector<Value> &acc) const;
-  /// P^T (and 1 - tanh^2 with softcap) of the scores, masked when `masked`.
-  SmallVector<Value> probabilities(const Tile &s, bool masked) const;
-  /// Stores dS^T into shared memory, multiplies it by K and adds scale * dQ
-  /// to dq_accum.
-  void accumulateGradQuery(ArrayRef<Value> dsFrags) const;
+  /// The warp's keys x its half of the step's queries, over D: K Q^T or
+  /// V dO^T (`rowBase`: K's or V's first row; `queryRow`: Q's or dO's).
+  std::array<Tile, kKeyTiles> keysTimesQueries(int64_t rowBase,
+                                               Value queryRow) const;
+  /// acc += A B over the block's queries: A = the [block-kv x block-q] tile
+  /// of P^T or dS^T in shared memory (the warp's keys), B = the [block-q x
+  /// D] tile at `row` (read transposed, the half's columns): P^T dO or
+  /// dS^T Q.
+  void accumulate(Value row, SmallVector<Value> &acc) const;
+  /// Stores m-tile m's values (`perRow` per row half, in probabilityTile's
+  /// order) rounded to the element type into the warp's rows and the half's
+  /// columns of the P^T / dS^T tile.
+  void storeKeyQueryTile(int64_t m, ValueRange values) const;
+  /// P^T (and 1 - tanh^2 with softcap) of m-tile m, masked when `masked`.
+  SmallVector<Value> probabilities(const Tile &s, int64_t m, bool masked) const;
+  /// The stage's lse (which = 0) or delta (1) of n-tile n of the half.
+  Value statPair(int64_t which, int64_t n) const;
+  /// Synchronizes the pair of warps that share keys.
+  void pairBarrier() const;
+  /// dQ += scale dS K from dS^T in shared memory, added to dq_accum.
+  void accumulateGradQuery() const;
 };
 } // namespace
 
@@ -68,71 +87,111 @@ static Value halfOf(KernelBuilder &kb, Value frag, int64_t half) {
       ArrayRef<int64_t>{2, 2}, ArrayRef<int64_t>{1, 1});
 }
 
-Tile StepBuilder::keysTimesQueries(int64_t rowBase, Value queryRow) const {
+std::array<Tile, kKeyTiles>
+StepBuilder::keysTimesQueries(int64_t rowBase, Value queryRow) const {
   Value zero = zeroAcc();
-  Tile s(cfg.blockQ / 8, zero);
-  Value keyRow = kb.add(kb.add(kb.mul(tile.warp, kb.idx(16)), lanes.aRow),
-                        kb.idx(rowBase));
+  std::array<Tile, kKeyTiles> s;
+  for (Tile &t : s)
+    t.assign(queryTiles(), zero);
+  Value keyRow =
+      kb.add(kb.add(kb.mul(tile.keyWarp, kb.idx(kGradKeysPerWarp)), lanes.aRow),
+             kb.idx(rowBase));
+  Value halfRow = kb.add(queryRow, kb.mul(tile.half, kb.idx(cfg.blockQ / 2)));
   for (int64_t kk = 0; kk < cfg.headDim / 16; ++kk) {
-    Value a = ldmatrix(buf.tiles, keyRow, kb.add(lanes.aCol, kb.idx(kk * 16)),
-                       false);
-    for (int64_t np = 0; np < cfg.blockQ / 16; ++np) {
+    Value col = kb.add(lanes.aCol, kb.idx(kk * 16));
+    Value a[kKeyTiles];
+    for (int64_t m = 0; m < kKeyTiles; ++m)
+      a[m] = ldmatrix(buf.tiles, kb.add(keyRow, kb.idx(16 * m)), col, false);
+    for (int64_t np = 0; np < queryTiles() / 2; ++np) {
       Value bq = ldmatrix(buf.tiles,
-                          kb.add(kb.add(queryRow, kb.idx(np * 16)), lanes.bRow),
+                          kb.add(kb.add(halfRow, kb.idx(np * 16)), lanes.bRow),
                           kb.add(lanes.bCol, kb.idx(kk * 16)), false);
       for (int64_t h = 0; h < 2; ++h)
-        s[2 * np + h] =
-            mmaSync(kb, cfg.elementType, a, halfOf(kb, bq, h), s[2 * np + h]);
+        for (int64_t m = 0; m < kKeyTiles; ++m)
+          s[m][2 * np + h] = mmaSync(kb, cfg.elementType, a[m],
+                                     halfOf(kb, bq, h), s[m][2 * np + h]);
     }
   }
   return s;
 }
 
-void StepBuilder::accumulate(ArrayRef<Value> a, Value row,
-                             SmallVector<Value> &acc) const {
-  for (int64_t kc = 0; kc < cfg.blockQ / 16; ++kc)
-    for (int64_t np = 0; np < cfg.headDim / 16; ++np) {
-      Value bf = ldmatrix(buf.tiles,
-                          kb.add(kb.add(row, kb.idx(kc * 16)), lanes.tRow),
-                          kb.add(lanes.tCol, kb.idx(np * 16)), true);
+void StepBuilder::accumulate(Value row, SmallVector<Value> &acc) const {
+  Value keyRow =
+      kb.add(kb.mul(tile.keyWarp, kb.idx(kGradKeysPerWarp)), lanes.aRow);
+  Value halfCol = kb.mul(tile.half, kb.idx(cfg.headDim / 2));
+  for (int64_t kc = 0; kc < cfg.blockQ / 16; ++kc) {
+    Value a[kKeyTiles];
+    for (int64_t m = 0; m < kKeyTiles; ++m)
+      a[m] = ldmatrix(buf.dsT, kb.add(keyRow, kb.idx(16 * m)),
+                      kb.add(lanes.aCol, kb.idx(kc * 16)), false);
+    for (int64_t np = 0; np < dimTiles() / 2; ++np) {
+      Value bf =
+          ldmatrix(buf.tiles, kb.add(kb.add(row, kb.idx(kc * 16)), lanes.tRow),
+                   kb.add(kb.add(lanes.tCol, halfCol), kb.idx(np * 16)), true);
       for (int64_t h = 0; h < 2; ++h)
-        acc[2 * np + h] = mmaSync(kb, cfg.elementType, a[kc], halfOf(kb, bf, h),
-                                  acc[2 * np + h]);
+        for (int64_t m = 0; m < kKeyTiles; ++m) {
+          int64_t i = m * dimTiles() + 2 * np + h;
+          acc[i] =
+              mmaSync(kb, cfg.elementType, a[m], halfOf(kb, bf, h), acc[i]);
+        }
     }
+  }
 }
 
-SmallVector<Value> StepBuilder::probabilities(const Tile &s,
+void StepBuilder::storeKeyQueryTile(int64_t m, ValueRange values) const {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  auto v2f32 = VectorType::get({2}, b.getF32Type());
+  auto v2elt = VectorType::get({2}, cfg.elementType);
+  int64_t perRow = 2 * queryTiles();
+  Value col0 = kb.add(kb.mul(tile.quadLane, kb.idx(2)),
+                      kb.mul(tile.half, kb.idx(cfg.blockQ / 2)));
+  for (int r = 0; r < 2; ++r) {
+    Value row = kb.sub(tile.keys[m][r], tile.cta.kv0);
+    for (int64_t n = 0; n < queryTiles(); ++n) {
+      Value pair = vector::FromElementsOp::create(
+          b, loc, v2f32,
+          ValueRange{values[r * perRow + 2 * n],
+                     values[r * perRow + 2 * n + 1]});
+      vector::StoreOp::create(
+          b, loc, arith::TruncFOp::create(b, loc, v2elt, pair), buf.dsT,
+          ValueRange{row, kb.add(col0, kb.idx(8 * n))}, false,
+          llvm::MaybeAlign(4));
+    }
+  }
+}
+
+Value StepBuilder::statPair(int64_t which, int64_t n) const {
+  // The half's n-tile n is the step's n-tile n + half * block-q / 16:
+  // statPair's columns 8 n + 2 quadLane with quadLane + half * block-q / 4.
+  Value lane = kb.add(tile.quadLane, kb.mul(tile.half, kb.idx(cfg.blockQ / 4)));
+  return schedule.statPair(buf.stats, step.stage, which, lane, n);
+}
+
+SmallVector<Value> StepBuilder::probabilities(const Tile &s, int64_t m,
                                               bool masked) const {
+  Value q0 = kb.add(step.q0, kb.mul(tile.half, kb.idx(cfg.blockQ / 2)));
   return schedule.probabilityTile(
-      [&](int64_t n) {
-        return schedule.statPair(buf.stats, step.stage, 0, tile.quadLane, n);
-      },
-      tile.quadLane, step.head, step.q0, tile.keys, masked,
+      [&](int64_t n) { return statPair(0, n); }, tile.quadLane, step.head, q0,
+      tile.keys[m], masked,
       [&](int64_t n, int r, int64_t c) -> Value {
         return vector::ExtractOp::create(kb.b, kb.loc, s[n],
                                          ArrayRef<int64_t>{r, c});
-      });
+      },
+      queryTiles());
 }
 
-void StepBuilder::accumulateGradQuery(ArrayRef<Value> dsFrags) const {
+void StepBuilder::pairBarrier() const {
+  // Barrier 1 + pair (0 is the CTA's), the pair's 64 threads.
+  NVVM::BarrierOp::create(kb.b, kb.loc, Type(),
+                          kb.toI32(kb.add(tile.keyWarp, kb.idx(1))),
+                          kb.i32c(64), NVVM::BarrierReductionAttr(), Value());
+}
+
+void StepBuilder::accumulateGradQuery() const {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
-  // dS^T rows of this warp: packAccumulatorsAsA's element i of chunk kc is
-  // row half i % 2 of n-tile 2 kc + i / 2.
-  Value keyRow = kb.add(kb.mul(tile.warp, kb.idx(16)), tile.group);
   Value col0 = kb.mul(tile.quadLane, kb.idx(2));
-  for (size_t kc = 0; kc < dsFrags.size(); ++kc)
-    for (int64_t i = 0; i < 4; ++i) {
-      Value pair = vector::ExtractOp::create(b, loc, dsFrags[kc],
-                                             ArrayRef<int64_t>{i});
-      int64_t n = 2 * kc + i / 2, r = i % 2;
-      vector::StoreOp::create(
-          b, loc, pair, buf.dsT,
-          ValueRange{kb.add(keyRow, kb.idx(8 * r)),
-                     kb.add(col0, kb.idx(8 * n))});
-    }
-  gpu::BarrierOp::create(b, loc);
-
   // dQ of the block = dS (from dS^T, transposed) x K: warp w takes rows
   // 16 (w % rowGroups) .. + 15 and the w / rowGroups-th part of D, 64
   // columns at a time (32 accumulator registers).
@@ -222,48 +281,55 @@ void mlir::fa::sm80::buildBackwardStep(
   StepBuilder sb{kb,  cfg,      plan, args, tile,
                  lanes, buf, schedule, step, qRow,
                  kb.add(qRow, kb.idx(cfg.blockQ))};
-  Type elt = cfg.elementType;
-  int64_t perRow = cfg.blockQ / 4; // 2 per n-tile
-  int64_t chunks = cfg.blockQ / 16;
+  int64_t perTile = 2 * 2 * sb.queryTiles(); // values of one m-tile
+  int64_t numValues = kKeyTiles * perTile * (cfg.hasScoreDerivative() ? 2 : 1);
 
   // P^T: masked only where the block pair straddles the band or Nk.
-  Tile s = sb.keysTimesQueries(plan.kRow, qRow);
-  int64_t numValues = cfg.probabilityTileValues();
+  std::array<Tile, kKeyTiles> s = sb.keysTimesQueries(plan.kRow, qRow);
   Value needMask = arith::XOrIOp::create(
       b, loc, kernel::blockFullyVisible(kb, cfg, args, tile.cta, step.q0),
       arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
   auto maskIf = scf::IfOp::create(
       b, loc, SmallVector<Type>(numValues, b.getF32Type()), needMask,
       /*withElseRegion=*/true);
-  {
+  for (bool masked : {true, false}) {
     OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(&maskIf.getThenRegion().front());
-    scf::YieldOp::create(b, loc, sb.probabilities(s, true));
-    b.setInsertionPointToStart(&maskIf.getElseRegion().front());
-    scf::YieldOp::create(b, loc, sb.probabilities(s, false));
+    b.setInsertionPointToStart(masked ? &maskIf.getThenRegion().front()
+                                      : &maskIf.getElseRegion().front());
+    SmallVector<Value> values;
+    for (int64_t m = 0; m < kKeyTiles; ++m)
+      values.append(sb.probabilities(s[m], m, masked));
+    scf::YieldOp::create(b, loc, values);
   }
-  ValueRange res = maskIf.getResults();
-  SmallVector<Value> p[2] = {SmallVector<Value>(res.slice(0, perRow)),
-                             SmallVector<Value>(res.slice(perRow, perRow))};
-
-  // dV += P^T dO.
-  sb.accumulate(packAccumulatorsAsA(kb, elt, p[0], p[1], chunks), sb.doRow,
-                acc.dV);
+  int64_t perM = numValues / kKeyTiles;
+  auto pOf = [&](int64_t m) {
+    return ValueRange(maskIf.getResults()).slice(m * perM, perM);
+  };
+  for (int64_t m = 0; m < kKeyTiles; ++m)
+    sb.storeKeyQueryTile(m, pOf(m).take_front(perTile));
 
   // dS^T = P^T (dP^T - delta) (* (1 - tanh^2)), dP^T = V dO^T.
-  Tile dp = sb.keysTimesQueries(plan.vRow, sb.doRow);
-  SmallVector<Value> ds = schedule.gradScoreTile(
-      [&](int64_t n) {
-        return schedule.statPair(buf.stats, step.stage, 1, tile.quadLane, n);
-      },
-      res,
-      [&](int64_t n, int r, int64_t c) -> Value {
-        return vector::ExtractOp::create(b, loc, dp[n], ArrayRef<int64_t>{r, c});
-      });
-  SmallVector<Value> dsFrags = packAccumulatorsAsA(
-      kb, elt, ArrayRef(ds).take_front(perRow), ArrayRef(ds).drop_front(perRow),
-      chunks);
+  std::array<Tile, kKeyTiles> dp = sb.keysTimesQueries(plan.vRow, sb.doRow);
+  SmallVector<Value> ds[kKeyTiles];
+  for (int64_t m = 0; m < kKeyTiles; ++m)
+    ds[m] = schedule.gradScoreTile(
+        [&](int64_t n) { return sb.statPair(1, n); }, pOf(m),
+        [&](int64_t n, int r, int64_t c) -> Value {
+          return vector::ExtractOp::create(b, loc, dp[m][n],
+                                           ArrayRef<int64_t>{r, c});
+        },
+        sb.queryTiles());
+
+  // dV += P^T dO, P^T of both halves of the pair.
+  sb.pairBarrier();
+  sb.accumulate(sb.doRow, acc.dV);
+  // The partner is done reading P^T: dS^T replaces it; the CTA's dS^T is
+  // complete after the barrier (dQ reads all of it).
+  sb.pairBarrier();
+  for (int64_t m = 0; m < kKeyTiles; ++m)
+    sb.storeKeyQueryTile(m, ds[m]);
+  gpu::BarrierOp::create(b, loc);
   // dK += dS^T Q (scaled once, at the end).
-  sb.accumulate(dsFrags, qRow, acc.dK);
-  sb.accumulateGradQuery(dsFrags);
+  sb.accumulate(qRow, acc.dK);
+  sb.accumulateGradQuery();
 }

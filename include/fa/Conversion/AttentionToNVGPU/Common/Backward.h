@@ -186,14 +186,16 @@ struct BackwardSchedule {
   /// P^T of a step's tile of scores of query head `head` (gradProbability;
   /// the band's mask when `masked`, mask_mod always): row 0's values (by
   /// 2 n + c), row 1's, then with hasScoreDerivative the derivatives in the
-  /// same order.
+  /// same order. The tile has `nTiles` n-tiles (0: block-q / 8), its
+  /// columns start at query q0.
   SmallVector<Value> probabilityTile(StatPairAt lse2, Value quadLane,
                                      Value head, Value q0, ArrayRef<Value> keys,
-                                     bool masked, TileElement score) const;
+                                     bool masked, TileElement score,
+                                     int64_t nTiles = 0) const;
   /// dS^T of the tile (gradScore): row 0's, then row 1's; `p` is
-  /// probabilityTile's result, `dp` dP^T's elements.
+  /// probabilityTile's result (of the same nTiles), `dp` dP^T's elements.
   SmallVector<Value> gradScoreTile(StatPairAt delta, ValueRange p,
-                                   TileElement dp) const;
+                                   TileElement dp, int64_t nTiles = 0) const;
 
   /// Deterministic dQ: the CTAs whose keys a query block sees (consecutive
   /// key blocks: queryBlockRange grows with the key block) add into its dq
