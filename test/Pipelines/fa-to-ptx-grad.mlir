@@ -23,7 +23,8 @@
 // Warps in pairs: a warp's 32 keys x its half of the 64 queries. P^T goes to
 // the P^T / dS^T tile (2 m-tiles x 2 row halves x 4 n-tiles: 16 pair
 // stores), the pair meets at its barrier (64 threads), dV's A operands come
-// from that tile and its B operands (dO) transposed; the pair meets again
+// from the registers (the warp's own half, D = 64) and from that tile (the
+// partner's half), its B operands (dO) transposed; the pair meets again
 // before dS^T replaces P^T, then the CTA before dK and dQ read all of dS^T.
 // IR-COUNT-16: vector.store {{.*}} : memref<128x72xf16, #gpu.address_space<workgroup>>, vector<2xf16>
 // IR-NOT: gpu.barrier

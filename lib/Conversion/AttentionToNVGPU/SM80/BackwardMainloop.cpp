@@ -38,6 +38,13 @@ struct StepBuilder {
   /// n-tiles of the half's query columns (S^T, dP^T) and of its head-dim
   /// columns (dK, dV).
   int64_t queryTiles() const { return cfg.blockQ / 16; }
+  /// Whether dV's and dK's A fragments of the warp's own half come from its
+  /// registers (8 ldmatrix fewer a step). At D = 128, and at D = 64 with a
+  /// score derivative (softcap, score_mod), the 16 registers they hold
+  /// through dV spill; read back from shared memory there.
+  bool ownFragmentsInRegisters() const {
+    return cfg.headDim <= 64 && !cfg.hasScoreDerivative();
+  }
   int64_t dimTiles() const { return cfg.headDim / 16; }
 
   Value ldmatrix(Value smem, Value row, Value col, bool transpose) const;
@@ -46,11 +53,14 @@ struct StepBuilder {
   /// V dO^T (`rowBase`: K's or V's first row; `queryRow`: Q's or dO's).
   std::array<Tile, kKeyTiles> keysTimesQueries(int64_t rowBase,
                                                Value queryRow) const;
-  /// acc += A B over the block's queries: A = the [block-kv x block-q] tile
-  /// of P^T or dS^T in shared memory (the warp's keys), B = the [block-q x
-  /// D] tile at `row` (read transposed, the half's columns): P^T dO or
-  /// dS^T Q.
-  void accumulate(Value row, SmallVector<Value> &acc) const;
+  /// acc += A B over the block's queries: A = P^T or dS^T of the warp's
+  /// keys (its own half's query chunks from `own`, m-tile m's A fragments,
+  /// when given; the rest from the [block-kv x block-q] tile in shared
+  /// memory),
+  /// B = the [block-q x D] tile at `row` (read transposed, the half's
+  /// columns): P^T dO or dS^T Q.
+  void accumulate(Value row, ArrayRef<SmallVector<Value>> own,
+                  SmallVector<Value> &acc) const;
   /// Stores m-tile m's values (`perRow` per row half, in probabilityTile's
   /// order) rounded to the element type into the warp's rows and the half's
   /// columns of the P^T / dS^T tile.
@@ -115,18 +125,32 @@ StepBuilder::keysTimesQueries(int64_t rowBase, Value queryRow) const {
   return s;
 }
 
-void StepBuilder::accumulate(Value row, SmallVector<Value> &acc) const {
+void StepBuilder::accumulate(Value row, ArrayRef<SmallVector<Value>> own,
+                             SmallVector<Value> &acc) const {
   Value keyRow =
       kb.add(kb.mul(tile.keyWarp, kb.idx(kGradKeysPerWarp)), lanes.aRow);
   Value halfCol = kb.mul(tile.half, kb.idx(cfg.headDim / 2));
-  for (int64_t kc = 0; kc < cfg.blockQ / 16; ++kc) {
+  // The half's own query chunks first (A in registers), then the
+  // partner's (A from shared memory).
+  int64_t ownChunks = own.empty() ? 0 : cfg.blockQ / 32;
+  Value ownQuery, partnerQuery;
+  if (!own.empty()) {
+    ownQuery = kb.mul(tile.half, kb.idx(cfg.blockQ / 2));
+    partnerQuery = kb.sub(kb.idx(cfg.blockQ / 2), ownQuery);
+  }
+  for (int64_t j = 0; j < cfg.blockQ / 16; ++j) {
+    bool mine = j < ownChunks;
+    Value query = own.empty() ? kb.idx(16 * j)
+                              : kb.add(mine ? ownQuery : partnerQuery,
+                                       kb.idx(16 * (mine ? j : j - ownChunks)));
     Value a[kKeyTiles];
     for (int64_t m = 0; m < kKeyTiles; ++m)
-      a[m] = ldmatrix(buf.dsT, kb.add(keyRow, kb.idx(16 * m)),
-                      kb.add(lanes.aCol, kb.idx(kc * 16)), false);
+      a[m] = mine ? own[m][j]
+                  : ldmatrix(buf.dsT, kb.add(keyRow, kb.idx(16 * m)),
+                             kb.add(lanes.aCol, query), false);
     for (int64_t np = 0; np < dimTiles() / 2; ++np) {
       Value bf =
-          ldmatrix(buf.tiles, kb.add(kb.add(row, kb.idx(kc * 16)), lanes.tRow),
+          ldmatrix(buf.tiles, kb.add(kb.add(row, query), lanes.tRow),
                    kb.add(kb.add(lanes.tCol, halfCol), kb.idx(np * 16)), true);
       for (int64_t h = 0; h < 2; ++h)
         for (int64_t m = 0; m < kKeyTiles; ++m) {
@@ -193,12 +217,17 @@ void StepBuilder::accumulateGradQuery() const {
   Location loc = kb.loc;
   Value col0 = kb.mul(tile.quadLane, kb.idx(2));
   // dQ of the block = dS (from dS^T, transposed) x K: warp w takes rows
-  // 16 (w % rowGroups) .. + 15 and the w / rowGroups-th part of D, 64
-  // columns at a time (32 accumulator registers).
-  int64_t rowGroups = cfg.blockQ / 16;
+  // rowTiles x 16 (w % rowGroups) .. of them (rowTiles m16 tiles) and the
+  // w / rowGroups-th part of D, 64 / rowTiles columns at a time (32
+  // accumulator registers). At D = 128 two m-tiles of 32 columns: an
+  // ldmatrix of dS or K feeds 4 mma (40 ldmatrix a step with one m-tile of
+  // 64 columns, 32 with two).
+  int64_t rowTiles = cfg.headDim >= 128 ? 2 : 1;
+  int64_t rowGroups = cfg.blockQ / (16 * rowTiles);
   int64_t part = cfg.headDim / (cfg.warps() / rowGroups);
   Value rowGroup = kb.rem(tile.warp, rowGroups);
   Value partCol = kb.mul(kb.div(tile.warp, rowGroups), kb.idx(part));
+  auto plus = [&](Value v, int64_t c) { return c ? kb.add(v, kb.idx(c)) : v; };
   // The atomic adds: an add of the fragments' order covers 8 rows x 4
   // columns 2 apart, 8 half-used sectors of 32 bytes. Groups g and g ^ 1 (4
   // lanes apart) swap one value of each pair, so that each add covers rows
@@ -206,63 +235,71 @@ void StepBuilder::accumulateGradQuery() const {
   // of each 8: 4 rows x 8 consecutive columns, 4 full sectors.
   Value odd =
       kb.cmp(arith::CmpIPredicate::eq, kb.rem(tile.group, 2), kb.idx(1));
-  Value pairRow = kb.add(kb.add(step.q0, kb.mul(rowGroup, kb.idx(16))),
+  Value groupRow = kb.mul(rowGroup, kb.idx(16 * rowTiles));
+  Value pairRow = kb.add(kb.add(step.q0, groupRow),
                          kb.sub(tile.group, kb.rem(tile.group, 2)));
   Value laneCol = kb.add(kb.add(col0, kb.rem(tile.group, 2)), partCol);
-  int64_t chunk = std::min<int64_t>(part, 64);
+  int64_t chunk = std::min<int64_t>(part, 64 / rowTiles);
   Value scale = kb.f32(cfg.scale);
   Value four = kb.i32c(4), width = kb.i32c(32);
   if (cfg.deterministic)
     schedule.waitForGradQueryTurn(step);
   for (int64_t dc = 0; dc < part / chunk; ++dc) {
-    Tile dq(chunk / 8, zeroAcc());
+    SmallVector<Tile> dq(rowTiles, Tile(chunk / 8, zeroAcc()));
     for (int64_t kc = 0; kc < cfg.blockKV / 16; ++kc) {
-      Value a = ldmatrix(buf.dsT, kb.add(kb.idx(kc * 16), lanes.bRow),
-                         kb.add(kb.mul(rowGroup, kb.idx(16)), lanes.bCol),
-                         true);
+      SmallVector<Value> a;
+      for (int64_t m = 0; m < rowTiles; ++m)
+        a.push_back(ldmatrix(
+            buf.dsT, kb.add(kb.idx(kc * 16), lanes.bRow),
+            kb.add(plus(kb.mul(rowGroup, kb.idx(16 * rowTiles)), 16 * m),
+                   lanes.bCol),
+            true));
       for (int64_t np = 0; np < chunk / 16; ++np) {
         Value bf = ldmatrix(
             buf.tiles, kb.add(kb.idx(plan.kRow + kc * 16), lanes.tRow),
             kb.add(kb.add(lanes.tCol, partCol), kb.idx(dc * chunk + np * 16)),
             true);
         for (int64_t h = 0; h < 2; ++h)
-          dq[2 * np + h] = mmaSync(kb, cfg.elementType, a, halfOf(kb, bf, h),
-                                   dq[2 * np + h]);
+          for (int64_t m = 0; m < rowTiles; ++m)
+            dq[m][2 * np + h] = mmaSync(kb, cfg.elementType, a[m],
+                                        halfOf(kb, bf, h), dq[m][2 * np + h]);
       }
     }
-    for (int r = 0; r < 2; ++r) {
-      SmallVector<Value> pairValues[2];
-      for (int64_t n = 0; n < chunk / 8; ++n) {
-        Value v[2];
-        for (int64_t c = 0; c < 2; ++c)
-          v[c] = arith::MulFOp::create(
-              b, loc,
-              vector::ExtractOp::create(b, loc, dq[n], ArrayRef<int64_t>{r, c}),
-              scale);
-        Value sent = arith::SelectOp::create(b, loc, odd, v[0], v[1]);
-        Value got = gpu::ShuffleOp::create(b, loc, sent, four, width,
-                                           gpu::ShuffleMode::XOR)
-                        .getShuffleResult();
-        pairValues[0].push_back(
-            arith::SelectOp::create(b, loc, odd, got, v[0]));
-        pairValues[1].push_back(
-            arith::SelectOp::create(b, loc, odd, v[1], got));
+    for (int64_t m = 0; m < rowTiles; ++m)
+      for (int r = 0; r < 2; ++r) {
+        SmallVector<Value> pairValues[2];
+        for (int64_t n = 0; n < chunk / 8; ++n) {
+          Value v[2];
+          for (int64_t c = 0; c < 2; ++c)
+            v[c] = arith::MulFOp::create(
+                b, loc,
+                vector::ExtractOp::create(b, loc, dq[m][n],
+                                          ArrayRef<int64_t>{r, c}),
+                scale);
+          Value sent = arith::SelectOp::create(b, loc, odd, v[0], v[1]);
+          Value got = gpu::ShuffleOp::create(b, loc, sent, four, width,
+                                             gpu::ShuffleMode::XOR)
+                          .getShuffleResult();
+          pairValues[0].push_back(
+              arith::SelectOp::create(b, loc, odd, got, v[0]));
+          pairValues[1].push_back(
+              arith::SelectOp::create(b, loc, odd, v[1], got));
+        }
+        for (int64_t half = 0; half < 2; ++half) {
+          Value row = kb.add(pairRow, kb.idx(16 * m + 8 * r + half));
+          kb.ifThen(
+              kb.cmp(arith::CmpIPredicate::slt, row, args.sizes.queryLength),
+              [&] {
+                Value base = kb.add(
+                    kb.mul(kb.add(step.qRowBase, row), kb.idx(cfg.headDim)),
+                    kb.add(laneCol, kb.idx(dc * chunk)));
+                for (int64_t n = 0; n < chunk / 8; ++n)
+                  memref::AtomicRMWOp::create(
+                      b, loc, arith::AtomicRMWKind::addf, pairValues[half][n],
+                      args.dqAccum, ValueRange{kb.add(base, kb.idx(8 * n))});
+              });
+        }
       }
-      for (int64_t half = 0; half < 2; ++half) {
-        Value row = kb.add(pairRow, kb.idx(8 * r + half));
-        kb.ifThen(
-            kb.cmp(arith::CmpIPredicate::slt, row, args.sizes.queryLength),
-            [&] {
-              Value base = kb.add(
-                  kb.mul(kb.add(step.qRowBase, row), kb.idx(cfg.headDim)),
-                  kb.add(laneCol, kb.idx(dc * chunk)));
-              for (int64_t n = 0; n < chunk / 8; ++n)
-                memref::AtomicRMWOp::create(
-                    b, loc, arith::AtomicRMWKind::addf, pairValues[half][n],
-                    args.dqAccum, ValueRange{kb.add(base, kb.idx(8 * n))});
-            });
-      }
-    }
   }
   if (cfg.deterministic)
     schedule.passGradQueryTurn(step, /*bulkAdds=*/false);
@@ -320,9 +357,24 @@ void mlir::fa::sm80::buildBackwardStep(
         },
         sb.queryTiles());
 
+  // A fragments of the warp's own P^T and dS^T (rounded as the stores).
+  Type elt = cfg.elementType;
+  auto ownFragments = [&](ValueRange range) {
+    SmallVector<Value> values(range);
+    ArrayRef<Value> all(values);
+    return packAccumulatorsAsA(kb, elt, all.take_front(perTile / 2),
+                               all.slice(perTile / 2, perTile / 2),
+                               sb.queryTiles() / 2);
+  };
+  SmallVector<SmallVector<Value>> ownP, ownDS;
+  for (int64_t m = 0; m < kKeyTiles && sb.ownFragmentsInRegisters(); ++m) {
+    ownP.push_back(ownFragments(pOf(m)));
+    ownDS.push_back(ownFragments(ds[m]));
+  }
+
   // dV += P^T dO, P^T of both halves of the pair.
   sb.pairBarrier();
-  sb.accumulate(sb.doRow, acc.dV);
+  sb.accumulate(sb.doRow, ownP, acc.dV);
   // The partner is done reading P^T: dS^T replaces it; the CTA's dS^T is
   // complete after the barrier (dQ reads all of it).
   sb.pairBarrier();
@@ -330,6 +382,6 @@ void mlir::fa::sm80::buildBackwardStep(
     sb.storeKeyQueryTile(m, ds[m]);
   gpu::BarrierOp::create(b, loc);
   // dK += dS^T Q (scaled once, at the end).
-  sb.accumulate(qRow, acc.dK);
+  sb.accumulate(qRow, ownDS, acc.dK);
   sb.accumulateGradQuery();
 }
