@@ -17,6 +17,12 @@
 // Q, dO (and K, V) by cp.async; the five products by ldmatrix + mma.sync.
 // IR: nvgpu.device_async_copy
 // IR: scf.for
+// A step opens with the wait for its Q and dO (the only loads in flight) and
+// a barrier; the next step's loads are issued after it, and no barrier closes
+// the step (below).
+// IR: nvgpu.device_async_wait %{{.*}} {numGroups = 0 : i32}
+// IR-NEXT: gpu.barrier
+// IR: nvgpu.device_async_copy
 // IR: nvgpu.ldmatrix {{.*}}transpose = false
 // IR: nvgpu.mma.sync
 // IR: tanh.approx.f32
@@ -53,6 +59,8 @@
 // IR-NEXT: arith.addi
 // IR-NEXT: arith.cmpi slt
 // IR-NEXT: scf.if
+// IR-NOT: gpu.barrier
+// IR: scf.yield
 // dK and dV stored once, after the loop: rounded into the K and V rows of
 // shared memory (rows of D + 8 = 72), then whole rows to global memory, 16
 // bytes a thread (128 x 64 / 8 / 256 = 4 chunks of each).

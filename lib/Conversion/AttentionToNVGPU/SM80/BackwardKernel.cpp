@@ -220,21 +220,22 @@ gpu::GPUFuncOp mlir::fa::sm80::buildBackwardKernel(
     Value t = loop.getInductionVar();
     Value stage = kb.rem(t, 2);
     Value next = kb.sub(kb.idx(1), stage);
-    // The next step's loads go into the other stage (free since the last
-    // step's closing barrier), under this step's math.
+    // This step's loads (the only ones in flight) are complete and, after
+    // the barrier, visible; past it every thread is done with the last
+    // step: its stage, the P^T / dS^T tile and its statistics are free. So
+    // the next step's loads go into the other stage now, under this step's
+    // math, and no barrier closes the step.
+    loads.wait(tok, 0);
+    gpu::BarrierOp::create(b, loc);
     prefetchTiles(kb, cfg, plan, args, schedule, buf, loads,
                   kb.add(t, kb.idx(1)), next);
     Value nextStat = schedule.loadRowStat(kb.add(t, kb.idx(1)));
-    loads.wait(tok, 2);
-    gpu::BarrierOp::create(b, loc);
     auto iter = loop.getRegionIterArgs();
     GradAccumulators acc{SmallVector<Value>(iter.begin(), iter.begin() + nAcc),
                          SmallVector<Value>(iter.begin() + nAcc, iter.end())};
     buildBackwardStep(kb, cfg, plan, args, tile, lanes, buf, schedule,
                       schedule.at(t, stage), acc);
     schedule.storeRowStat(nextStat, next, buf.stats);
-    // The stage, dS^T and the other stage's statistics are free after it.
-    gpu::BarrierOp::create(b, loc);
     SmallVector<Value> yields(acc.dK);
     yields.append(acc.dV);
     scf::YieldOp::create(b, loc, yields);
