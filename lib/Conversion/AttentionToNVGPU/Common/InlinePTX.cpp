@@ -1,6 +1,8 @@
 //===- InlinePTX.cpp - the one place inline PTX is emitted ----------------===//
 #include "fa/Conversion/AttentionToNVGPU/Common/InlinePTX.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
 using namespace mlir;
 using namespace mlir::fa::kernel;
 
@@ -63,4 +65,13 @@ SmallVector<Value> mlir::fa::kernel::keepRegistersLive(KernelBuilder &kb,
   for (size_t i = 0; i < regs.size(); ++i)
     out.push_back(kb.extract(r, i));
   return out;
+}
+
+void mlir::fa::kernel::namedBarrier(KernelBuilder &kb, Value id,
+                                    int64_t threads, bool sync) {
+  if (sync)
+    NVVM::BarrierOp::create(kb.b, kb.loc, Type(), id, kb.i32c(threads),
+                            NVVM::BarrierReductionAttr(), Value());
+  else
+    NVVM::BarrierArriveOp::create(kb.b, kb.loc, id, kb.i32c(threads));
 }

@@ -1,9 +1,9 @@
 //===- BackwardMainloop.cpp - one query block of the backward kernel ------===//
 #include "fa/Conversion/AttentionToNVGPU/SM80/BackwardMainloop.h"
+#include "fa/Conversion/AttentionToNVGPU/Common/InlinePTX.h"
 #include "fa/Conversion/AttentionToNVGPU/SM80/Mainloop.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -207,9 +207,8 @@ SmallVector<Value> StepBuilder::probabilities(const Tile &s, int64_t m,
 
 void StepBuilder::pairBarrier() const {
   // Barrier 1 + pair (0 is the CTA's), the pair's 64 threads.
-  NVVM::BarrierOp::create(kb.b, kb.loc, Type(),
-                          kb.toI32(kb.add(tile.keyWarp, kb.idx(1))),
-                          kb.i32c(64), NVVM::BarrierReductionAttr(), Value());
+  namedBarrier(kb, kb.toI32(kb.add(tile.keyWarp, kb.idx(1))), 64,
+               /*sync=*/true);
 }
 
 void StepBuilder::accumulateGradQuery() const {
@@ -249,11 +248,8 @@ void StepBuilder::accumulateGradQuery() const {
     for (int64_t kc = 0; kc < cfg.blockKV / 16; ++kc) {
       SmallVector<Value> a;
       for (int64_t m = 0; m < rowTiles; ++m)
-        a.push_back(ldmatrix(
-            buf.dsT, kb.add(kb.idx(kc * 16), lanes.bRow),
-            kb.add(plus(kb.mul(rowGroup, kb.idx(16 * rowTiles)), 16 * m),
-                   lanes.bCol),
-            true));
+        a.push_back(ldmatrix(buf.dsT, kb.add(kb.idx(kc * 16), lanes.bRow),
+                             kb.add(plus(groupRow, 16 * m), lanes.bCol), true));
       for (int64_t np = 0; np < chunk / 16; ++np) {
         Value bf = ldmatrix(
             buf.tiles, kb.add(kb.idx(plan.kRow + kc * 16), lanes.tRow),

@@ -21,15 +21,6 @@ using namespace mlir::fa::kernel;
 using namespace mlir::fa::sm90;
 using namespace mlir::fa::sm90::grad;
 
-void grad::namedBarrier(KernelBuilder &kb, Value id, int64_t threads,
-                        bool sync) {
-  if (sync)
-    NVVM::BarrierOp::create(kb.b, kb.loc, Type(), id, kb.i32c(threads),
-                            NVVM::BarrierReductionAttr(), Value());
-  else
-    NVVM::BarrierArriveOp::create(kb.b, kb.loc, id, kb.i32c(threads));
-}
-
 void grad::waitBulkGroups(KernelBuilder &kb, bool read) {
   emitInlinePTXEffect(kb, ValueRange{},
                       read ? "cp.async.bulk.wait_group.read 0;"

@@ -41,6 +41,10 @@ Value opaqueIndex(KernelBuilder &kb, Value v);
 /// recomputed where it is used instead of being kept live from the first read.
 Value opaqueThreadIdX(KernelBuilder &kb);
 
+/// bar.sync (`sync`) or bar.arrive on named barrier `id` (i32; 0 is the
+/// CTA's) of `threads` threads.
+void namedBarrier(KernelBuilder &kb, Value id, int64_t threads, bool sync);
+
 /// A special register (`reg`, e.g. "%ctaid.x") read through inline PTX
 /// (index): never merged with an earlier read.
 Value opaqueSpecialRegister(KernelBuilder &kb, StringRef reg);

@@ -140,10 +140,6 @@ struct GradBuilder {
   void storeGradients(Value dK, Value dV) const;
 };
 
-/// bar.sync (`sync`) or bar.arrive on named barrier `id` (i32) of
-/// `threads`.
-void namedBarrier(KernelBuilder &kb, Value id, int64_t threads, bool sync);
-
 /// Blocks until this thread's bulk reduces have read shared memory (`read`)
 /// or completed.
 void waitBulkGroups(KernelBuilder &kb, bool read);
