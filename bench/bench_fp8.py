@@ -46,15 +46,18 @@ def quantize(x, granularity="tensor", block=128):
     rows ([B, H, ceil(N / block)]), an f32 device tensor (no host sync); x / delta rounded to
     nearest even and saturated to +-448. Returns (x8, delta)."""
     a = x.abs().float()
+    # / 448 as a device tensor: torch turns a division by a Python number into a multiply by
+    # its rounded reciprocal (an ulp off), the kernels and fa-quantize-fp8 divide.
+    e4m3_max = torch.full((), E4M3_MAX, device=x.device)
     if granularity == "tensor":
-        delta = (a.amax() / E4M3_MAX).clamp_min(2.0 ** -126).reshape(1)
+        delta = (a.amax() / e4m3_max).clamp_min(2.0 ** -126).reshape(1)
     elif granularity == "head":
-        delta = (a.amax(dim=(-1, -2)) / E4M3_MAX).clamp_min(2.0 ** -126)
+        delta = (a.amax(dim=(-1, -2)) / e4m3_max).clamp_min(2.0 ** -126)
     else:
         B, H, N, D = x.shape
         nb = -(-N // block)
         pad = torch.nn.functional.pad(a.amax(-1), (0, nb * block - N))
-        delta = (pad.view(B, H, nb, block).amax(-1) / E4M3_MAX).clamp_min(2.0 ** -126)
+        delta = (pad.view(B, H, nb, block).amax(-1) / e4m3_max).clamp_min(2.0 ** -126)
     return (x.float() / rows_of(delta, x.shape, block)).clamp(-E4M3_MAX, E4M3_MAX).to(F8), delta
 
 
@@ -206,9 +209,16 @@ def check_one(k8dir, out, d, B, Hq, Hkv, Nq, Nk, causal, lse=False, granularity=
         fin = torch.isfinite(rlse)
         lerr = (olse.double()[fin] - rlse[fin]).abs().max().item() if bool(fin.any()) else 0.0
         inf_ok = bool(torch.all(torch.isneginf(olse[~fin])).item())
-        ok = ok and lerr <= 1e-3 and inf_ok
-        row.update(lse_err=lerr, masked_rows_inf=inf_ok)
-        msg = f" lse err {lerr:.2e} masked -inf {inf_ok}"
+        # |lse error| <= the largest score error, and a score's error is the tensor cores'
+        # accumulation of e4m3 products (about 14 bits kept, DeepSeek-V3): bounded here by
+        # 2^-12 of the scaled sum of |products|, which grows with D (d256 measured 1.5e-3).
+        qa = (q8.double() * rows_of(qd, q8.shape).double()).abs()
+        ka = (k8.double() * rows_of(kd, k8.shape).double()).abs()
+        abs_dot = (qa @ ka.repeat_interleave(Hq // Hkv, 1).transpose(-1, -2)).amax().item()
+        ltol = max(1e-3, 2.0 ** -12 * abs_dot / math.sqrt(d))
+        ok = ok and lerr <= ltol and inf_ok
+        row.update(lse_err=lerr, lse_tol=ltol, masked_rows_inf=inf_ok)
+        msg = f" lse err {lerr:.2e} (tol {ltol:.1e}) masked -inf {inf_ok}"
     row["ok"] = ok
     print(f"check fp8->{out} {granularity} d{d} causal={causal}{' lse' if lse else ''} B{B} "
           f"Hq{Hq} Hkv{Hkv} "

@@ -245,7 +245,10 @@ Value FP8Descales::vRescale(KernelBuilder &kb, Value j, Value begin) const {
   if (!perBlock())
     return Value();
   Value prev = arith::MaxSIOp::create(kb.b, kb.loc, kb.sub(j, kb.idx(1)), begin);
-  return arith::DivFOp::create(kb.b, kb.loc, vUnit(kb, prev), vUnit(kb, j));
+  // afn: div.approx.f32 (2 ulp on a factor of O) instead of div.rn, whose
+  // slow path costs the registers that made D = 256 spill.
+  return arith::DivFOp::create(kb.b, kb.loc, vUnit(kb, prev), vUnit(kb, j),
+                               arith::FastMathFlags::afn);
 }
 
 SharedMemory SharedMemory::allocate(KernelBuilder &kb,

@@ -206,6 +206,17 @@ struct Resolver {
     set(splitReleaseIndex, attn.headDim == 256 && !attn.hasWindow(),
         Source::Measured);
     set(stagesIndex, getSM90DefaultStages(attn.headDim), Source::Measured);
+    // fp8 at D = 256 (128-key tiles: S, P_{j-1} and P_j beside O's 128
+    // accumulators), measured on the H200
+    // (bench/results/fp8_h200_2026-12-03_s22): the pipelined schedule spills
+    // 4-24 bytes (60-116 with per-block descales) at the consumers' 240
+    // registers. Without ping-pong it fits without a mask band (0.97-1.01x,
+    // per-block descales 1.05-1.10x); with a causal band only the serial
+    // schedule fits (1.00-1.03x). Elsewhere both stay on (their defaults).
+    if (attn.elementType.isFloat(8) && attn.headDim == 256) {
+      set(overlapIndex, !attn.hasWindow(), Source::Measured);
+      set(pingPongIndex, false, Source::Measured);
+    }
     // The tiled form's block-kv (fa-tile-attention-for-chip chose it).
     set(blockKVIndex, attn.blockKV, Source::Measured);
     // Persistent CTAs for full attention in the pipelined schedule, and
