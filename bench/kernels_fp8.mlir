@@ -211,3 +211,10 @@ func.func @attn_fp8_block_f16_d256_causal_lse(%q: tensor<?x?x?x256xf8E4M3FN>, %k
   %o, %lse = fa.attention %q, %k, %v descale(%qd, %kd, %vd : tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>) {causal, descale_block = array<i64: 128, 128>} : tensor<?x?x?x256xf8E4M3FN>, tensor<?x?x?x256xf8E4M3FN>, tensor<?x?x?x256xf8E4M3FN> -> (tensor<?x?x?x256xf16>, tensor<?x?x?xf32>)
   return %o, %lse : tensor<?x?x?x256xf16>, tensor<?x?x?xf32>
 }
+
+// bf16 out with per-block descales: its quantization kernels read bf16 q, k, v
+// (bench/check_fp8_quantize.py).
+func.func @attn_fp8_block_bf16_d128_full(%q: tensor<?x?x?x128xf8E4M3FN>, %k: tensor<?x?x?x128xf8E4M3FN>, %v: tensor<?x?x?x128xf8E4M3FN>, %qd: tensor<?x?x?xf32>, %kd: tensor<?x?x?xf32>, %vd: tensor<?x?x?xf32>) -> tensor<?x?x?x128xbf16> {
+  %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd : tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>) {descale_block = array<i64: 128, 128>} : tensor<?x?x?x128xf8E4M3FN>, tensor<?x?x?x128xf8E4M3FN>, tensor<?x?x?x128xf8E4M3FN> -> tensor<?x?x?x128xbf16>
+  return %o : tensor<?x?x?x128xbf16>
+}

@@ -2,7 +2,8 @@
 # The PTX of every benchmark kernel (bench/kernels_sm80.mlir, bench/kernels_sm90.mlir,
 # the backward's bench/kernels_backward.mlir, the kv_lens / paged
 # bench/kernels_kv_cache.mlir for both chips, and bench/kernels_split_kv.mlir
-# and the kv_lens / paged ones with split-kv on sm_90a) and of every
+# and the kv_lens / paged ones with split-kv on sm_90a, the fp8
+# bench/kernels_fp8.mlir on sm_90a) and of every
 # schedule variant of bench/sm90_variants.sh, hashed and compared
 # against the recorded set test/Golden/ptx.sha256: a refactor of the kernel
 # builders that must not change behaviour must leave every line unchanged.
@@ -54,6 +55,7 @@ kv_cache_sm90 kernels_kv_cache.mlir chip=sm_90a
 kv_cache_sm80 kernels_kv_cache.mlir chip=sm_80
 split_kv_sm90 kernels_split_kv.mlir chip=sm_90a split-kv=true
 split_kv_kv_cache_sm90 kernels_kv_cache.mlir chip=sm_90a split-kv=true
+fp8_sm90 kernels_fp8.mlir chip=sm_90a
 SETS
 
 # One line per kernel: "<sha256>  <set>/<kernel>.ptx", sorted.

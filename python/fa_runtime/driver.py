@@ -8,7 +8,7 @@ import json
 import os
 import threading
 
-from .manifest import (AUXILIARY_OPS, SPLIT_KV_TENSORS, TensorDesc, auxiliary_manifests,
+from .manifest import (AUXILIARY_OPS, FP8_QUANTIZE_OPS, SPLIT_KV_TENSORS, TensorDesc, auxiliary_manifests,
                        check_cu_seqlens, check_index_values, check_launch, check_manifest,
                        check_num_splits, check_pointers, check_size, check_sizes, compile_expr,
                        cuda_ordinal, op_of, output_shapes, packed_sizes, page_size,
@@ -727,3 +727,68 @@ class Kernel:
         post._launch(post.grad_pointers({"dq_accum": dq_accum, "dq": dq}, s), s, stream,
                      plan.device)
         return dq, dk, dv
+
+    def quantize(self, q, k, v):
+        """An fp8 kernel with per-block descales: f16 / bf16 q [B, Hq, Nq, D],
+        k, v [B, Hkv, Nk, D] (the kernel's out dtype, on one CUDA device) to its
+        operands by the compiled quantization kernels of its module (manifest
+        "auxiliary_kernels": attention_fp8_quantize_q / _k / _v, docs/FP8.md):
+        per 128-row block delta = max(max|x| / 448, 2^-126) and x / delta in
+        e4m3 (nearest even, saturated), V written transposed in v_key_order.
+        Returns dict(q=, k=, v=None, v_t=, q_descale=, k_descale=,
+        v_descale=), so that `kernel(**kernel.quantize(q, k, v))` runs the
+        attention. ValueError when the kernel has no such kernels or a tensor
+        does not fit."""
+        import torch
+        ops = [op for op in FP8_QUANTIZE_OPS if op in self._aux]
+        if len(ops) != len(FP8_QUANTIZE_OPS):
+            raise ValueError(f"kernel {self.manifest['kernel']}: no quantization kernels "
+                             f"(an fp8 kernel "
+                             f"with per-block descales of 128 x 128 blocks has them)")
+        out_dt = {"f16": torch.float16, "bf16": torch.bfloat16}[self.manifest["out_dtype"]]
+        D = self.manifest["head_dim"]
+        for name, t in (("q", q), ("k", k), ("v", v)):
+            if t.dtype != out_dt or t.dim() != 4 or t.shape[-1] != D or not t.is_cuda:
+                raise ValueError(f"{name}: needs a CUDA {out_dt} tensor [B, H, N, {D}], "
+                                 f"got {t.dtype} {tuple(t.shape)} on {t.device}")
+        if k.shape != v.shape or q.shape[0] != k.shape[0] or k.shape[1] == 0 \
+                or q.shape[1] % k.shape[1]:
+            raise ValueError(f"q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}: "
+                             f"k and v need one shape, q the same batch and a multiple of "
+                             f"k's heads")
+        if q.device != k.device or q.device != v.device:
+            raise ValueError("q, k and v must be on one device")
+        B, Hq, Nq, _ = q.shape
+        Hkv, Nk = k.shape[1], k.shape[2]
+        s = {"B": B, "Hq": Hq, "Hkv": Hkv, "Nq": Nq, "Nk": Nk}
+        dev = q.device
+        f8 = torch.float8_e4m3fn
+
+        def aligned(t):
+            t = t.contiguous()
+            return t if t.data_ptr() % 16 == 0 else t.clone()
+
+        q, k, v = aligned(q), aligned(k), aligned(v)
+        blocks = lambda n: -(-n // 128)  # noqa: E731
+        group = len(self.manifest["v_key_order"])
+        res = dict(q=torch.empty(q.shape, device=dev, dtype=f8),
+                   k=torch.empty(k.shape, device=dev, dtype=f8), v=None,
+                   v_t=torch.empty((B, Hkv, D, -(-Nk // group) * group), device=dev,
+                                   dtype=f8),
+                   q_descale=torch.empty((B, Hq, blocks(Nq)), device=dev,
+                                         dtype=torch.float32),
+                   k_descale=torch.empty((B, Hkv, blocks(Nk)), device=dev,
+                                         dtype=torch.float32),
+                   v_descale=torch.empty((B, Hkv, blocks(Nk)), device=dev,
+                                         dtype=torch.float32))
+        tensors = {"q": q, "k": k, "v": v, "q8": res["q"], "k8": res["k"],
+                   "v_t": res["v_t"], "q_descale": res["q_descale"],
+                   "k_descale": res["k_descale"], "v_descale": res["v_descale"]}
+        if q.numel() == 0 or k.numel() == 0:
+            return res
+        stream = current_stream(torch, dev)
+        for op in FP8_QUANTIZE_OPS:
+            aux = self._aux[op]
+            aux._launch(aux.grad_pointers(tensors, s), s, stream,
+                        cuda_ordinal(dev, "q"))
+        return res

@@ -115,9 +115,24 @@ OPS = {
         frozenset(("do", "out", "delta", "dq_accum")), None),
     "attention_grad_postprocess": OpContract(
         ("dq_accum",), frozenset(("dq",)), {}, frozenset(("dq_accum", "dq")), None),
+    # An fp8 kernel's (per-block descales) quantization kernels (launched by
+    # driver.Kernel.quantize): f16 / bf16 q, k, v to its e4m3 operands and
+    # descales.
+    "attention_fp8_quantize_q": OpContract(
+        ("q",), frozenset(("q8", "q_descale")), {}, frozenset(("q", "q8", "q_descale")), None),
+    "attention_fp8_quantize_k": OpContract(
+        ("k",), frozenset(("k8", "k_descale")), {}, frozenset(("k", "k8", "k_descale")), None),
+    "attention_fp8_quantize_v": OpContract(
+        ("v",), frozenset(("v_t", "v_descale")), {}, frozenset(("v", "v_t", "v_descale")), None),
 }
 # The ops an attention_grad manifest's auxiliary kernels compute.
 AUXILIARY_OPS = ("attention_grad_preprocess", "attention_grad_postprocess")
+# The ops an fp8 attention manifest's auxiliary kernels compute.
+FP8_QUANTIZE_OPS = ("attention_fp8_quantize_q", "attention_fp8_quantize_k",
+                    "attention_fp8_quantize_v")
+# op -> the auxiliary kernels a manifest of that op may list (all of them).
+_AUXILIARY_OF = {"attention_grad": AUXILIARY_OPS, "attention": FP8_QUANTIZE_OPS}
+_ALL_AUXILIARY = AUXILIARY_OPS + FP8_QUANTIZE_OPS
 
 
 def auxiliary_manifests(manifest):
@@ -317,8 +332,8 @@ def check_manifest(manifest, where="manifest", _auxiliary=False):
     _require(manifest, "dtype", str, where)
     _require(manifest, "head_dim", int, where)
     op = op_of(manifest)
-    if op not in OPS or (op in AUXILIARY_OPS) != _auxiliary:
-        ops = AUXILIARY_OPS if _auxiliary else [o for o in OPS if o not in AUXILIARY_OPS]
+    if op not in OPS or (op in _ALL_AUXILIARY) != _auxiliary:
+        ops = _ALL_AUXILIARY if _auxiliary else [o for o in OPS if o not in _ALL_AUXILIARY]
         raise ManifestError(f"{where}: op {op!r} is not one this runtime launches "
                             f"({', '.join(ops)})")
     varlen = manifest.get("varlen", False)
@@ -376,14 +391,16 @@ def check_manifest(manifest, where="manifest", _auxiliary=False):
             raise ManifestError(f"{where}: num_splits_plan uses num_splits, which it gives")
     aux = manifest.get("auxiliary_kernels")
     if aux is not None:
-        if op != "attention_grad" or not isinstance(aux, list) \
+        owned = _AUXILIARY_OF.get(op) if op != "attention" or \
+            manifest.get("dtype") == "f8e4m3" else None
+        if owned is None or not isinstance(aux, list) \
                 or not all(isinstance(a, dict) for a in aux):
             raise ManifestError(f"{where}: 'auxiliary_kernels' must be a list of objects, "
-                                f"in an attention_grad manifest only")
+                                f"in an attention_grad or fp8 attention manifest only")
         ops = [a.get("op") for a in aux]
-        if sorted(ops) != sorted(AUXILIARY_OPS):
+        if sorted(ops) != sorted(owned):
             raise ManifestError(f"{where}: auxiliary_kernels compute {ops}, not one each of "
-                                f"{', '.join(AUXILIARY_OPS)}")
+                                f"{', '.join(owned)}")
         for sub in auxiliary_manifests(manifest).values():
             if sub["kernel"] == manifest["kernel"]:
                 raise ManifestError(f"{where}: an auxiliary kernel is the kernel itself")

@@ -146,7 +146,7 @@ def test_grad_manifest_is_valid():
     m["op"] = None
     m.pop("op")
     with pytest.raises(ManifestError, match="'auxiliary_kernels' must be a list of objects, "
-                                            "in an attention_grad manifest only"):
+                                            "in an attention_grad or fp8 attention manifest only"):
         check_manifest(m)
 
 

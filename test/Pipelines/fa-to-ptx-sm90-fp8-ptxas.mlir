@@ -13,6 +13,12 @@
 // RUN: FileCheck %s --check-prefix=BLOCK < %t/fp8_d128_block_kernel.json
 // RUN: FileCheck %s --check-prefix=HEAD < %t/fp8_d128_head_kernel.json
 // RUN: %ptxas -arch=sm_90a -v %t/fp8_d128_block_kernel.ptx -o %t/blk.cubin 2>&1 | FileCheck %s --check-prefix=D128B --implicit-check-not=warning
+// Per-block descales: the module also holds the three quantization kernels
+// (SM90/FP8Quantize), listed as auxiliary kernels; per tensor it has none.
+// RUN: FileCheck %s --check-prefix=QJSON < %t/fp8_d128_block_kernel.json
+// RUN: FileCheck %s --check-prefix=QPTX < %t/fp8_d128_block_kernel.ptx
+// RUN: not grep -q auxiliary_kernels %t/fp8_d128_full_kernel.json
+// RUN: not grep -q auxiliary_kernels %t/fp8_d128_head_kernel.json
 // RUN: FileCheck %s --check-prefix=D64 < %t/fp8_d64_kernel.json
 // RUN: FileCheck %s --check-prefix=D64PTX < %t/fp8_d64_kernel.ptx
 // RUN: %ptxas -arch=sm_90a -v %t/fp8_d64_kernel.ptx -o %t/d64.cubin 2>&1 | FileCheck %s --check-prefix=D64AS --implicit-check-not=warning
@@ -94,8 +100,50 @@
 // D128: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // D128F: Compiling entry function 'fp8_d128_full_kernel' for 'sm_90a'
 // D128F: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// D128B: Compiling entry function 'fp8_d128_block_kernel_quantize_v' for 'sm_90a'
+// D128B: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// D128B: Compiling entry function 'fp8_d128_block_kernel_quantize_k' for 'sm_90a'
+// D128B: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// D128B: Compiling entry function 'fp8_d128_block_kernel_quantize_q' for 'sm_90a'
+// D128B: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // D128B: Compiling entry function 'fp8_d128_block_kernel' for 'sm_90a'
 // D128B: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// QJSON: "auxiliary_kernels": [
+// QJSON: "block": [
+// QJSON-NEXT: 256,
+// QJSON: "grid": [
+// QJSON-NEXT: {
+// QJSON-NEXT: "ceil_div": [
+// QJSON-NEXT: "Nq",
+// QJSON-NEXT: 128
+// QJSON: "kernel": "fp8_d128_block_kernel_quantize_q",
+// QJSON-NEXT: "op": "attention_fp8_quantize_q",
+// QJSON: "meaning": "q8 [B, Hq, Nq, D] e4m3, written: q / q_descale, rounded to nearest even, saturated to 448",
+// QJSON: "kernel": "fp8_d128_block_kernel_quantize_k",
+// QJSON-NEXT: "op": "attention_fp8_quantize_k",
+// QJSON: "kernel": "fp8_d128_block_kernel_quantize_v",
+// QJSON-NEXT: "op": "attention_fp8_quantize_v",
+// QJSON: "meaning": "v_t [B, Hkv, D, ceil(Nk / 32) * 32] e4m3, written: v / v_descale transposed, keys of each 32-key group in v_key_order, zero padded",
+// The q kernel: 16-byte loads, the block max over the warp (5 butterfly
+// shuffles) and the 8 warps (shared memory, a barrier), delta divided (not a
+// reciprocal's multiply), each element divided by it, RNE + saturation, 8
+// bytes stored per chunk.
+// QPTX-LABEL: .visible .entry fp8_d128_block_kernel_quantize_q(
+// QPTX: ld.global.v4.b32
+// QPTX-COUNT-5: shfl.sync.bfly.b32
+// QPTX: bar.sync 0;
+// QPTX: div.rn.f32 {{.*}}, 0f43E00000;
+// QPTX: max.f32 {{.*}}, 0f00800000;
+// QPTX: div.rn.f32
+// QPTX: cvt.rn.satfinite.e4m3x2.f32
+// QPTX: st.global.v2.b32
+// The v kernel: bytes into the transposed block, a barrier, 4-byte rows out.
+// QPTX-LABEL: .visible .entry fp8_d128_block_kernel_quantize_v(
+// QPTX: cvt.rn.satfinite.e4m3x2.f32
+// QPTX: st.shared.b8
+// QPTX: bar.sync 0;
+// QPTX: ld.shared.b32
+// QPTX: st.global.b32
 // BLOCK: "meaning": "descale of q: [B, Hq, ceil(Nq / 128)] f32 (per block of 128 rows)",
 // BLOCK-NEXT: "name": "q_descale",
 // BLOCK-NEXT: "shape": [

@@ -15,10 +15,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fa/Conversion/AttentionToNVGPU/Common/InlinePTX.h"
+#include "fa/Conversion/AttentionToNVGPU/Common/LaunchManifest.h"
 #include "fa/Conversion/AttentionToNVGPU/SM90/Epilogue.h"
+#include "fa/Conversion/AttentionToNVGPU/SM90/FP8Quantize.h"
 #include "fa/Conversion/AttentionToNVGPU/SM90/SplitKV.h"
 #include "fa/Conversion/AttentionToNVGPU/SM90/WarpRoles.h"
-#include "fa/Conversion/AttentionToNVGPU/Common/LaunchManifest.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -601,6 +602,14 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   b.setInsertionPointToEnd(&kfn.getBody().front());
   gpu::ReturnOp::create(b, loc);
   LaunchManifest manifest = buildManifest(cfg, std::move(params));
+  // fp8 with per-block descales of 128 x 128 blocks: the kernels that
+  // quantize f16 / bf16 q, k, v into its operands (SM90/FP8Quantize).
+  if (d.isFP8() &&
+      d.descaleGranularity == SM90AttentionDesc::DescaleGranularity::Block &&
+      kSM90BlockQ == kQuantizeRows && cfg.blockKV == kQuantizeRows &&
+      !d.varlen && !d.kvCache.kvLens && !d.kvCache.pageSize)
+    manifest.auxiliaryKernels = buildFP8QuantizeKernels(
+        b, loc, gpuMod, {d.kernelName, d.getOutputType(), d.headDim});
   if (failed(manifest.verify(kfn)))
     return "";
   return manifest.toJSONString();
