@@ -47,19 +47,6 @@ struct RowFrame {
   Value rowsEnd; ///< Nq
 };
 
-gpu::GPUFuncOp createRowKernel(OpBuilder &b, Location loc,
-                               gpu::GPUModuleOp module, StringRef name,
-                               ArrayRef<KernelParam> params) {
-  b.setInsertionPointToEnd(&module.getBodyRegion().front());
-  auto fn = gpu::GPUFuncOp::create(
-      b, loc, name, b.getFunctionType(getKernelArgumentTypes(params), {}));
-  fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  fn.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({int32_t(kRowKernelThreads), 1, 1}));
-  b.setInsertionPointToStart(&fn.getBody().front());
-  return fn;
-}
-
 /// The frame from the grid [ceil(Nq / 64), Hq, B] and the sizes B, Hq, Hkv,
 /// Nq, Nk (the last five arguments).
 RowFrame readRowFrame(KernelBuilder &kb, gpu::GPUFuncOp fn) {
@@ -192,7 +179,9 @@ mlir::fa::kernel::buildGradRowKernels(OpBuilder &b, Location loc,
              "dq into it)");
   appendLaunchSizeParams(pre.params, IntegerType::get(ctx, 32));
   std::string preName = cfg.kernelName + "_preprocess";
-  gpu::GPUFuncOp preFn = createRowKernel(b, loc, module, preName, pre.params);
+  gpu::GPUFuncOp preFn = createAuxiliaryKernelFunc(
+      b, loc, module, preName, getKernelArgumentTypes(pre.params),
+      kRowKernelThreads);
   buildPreprocessBody(kb, cfg, preFn);
   gpu::ReturnOp::create(b, loc);
 
@@ -204,8 +193,9 @@ mlir::fa::kernel::buildGradRowKernels(OpBuilder &b, Location loc,
                   ", written: dq_accum rounded to nearest even");
   appendLaunchSizeParams(post.params, IntegerType::get(ctx, 32));
   std::string postName = cfg.kernelName + "_postprocess";
-  gpu::GPUFuncOp postFn =
-      createRowKernel(b, loc, module, postName, post.params);
+  gpu::GPUFuncOp postFn = createAuxiliaryKernelFunc(
+      b, loc, module, postName, getKernelArgumentTypes(post.params),
+      kRowKernelThreads);
   buildPostprocessBody(kb, cfg, postFn);
   gpu::ReturnOp::create(b, loc);
 

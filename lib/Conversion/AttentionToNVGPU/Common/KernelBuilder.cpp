@@ -76,3 +76,15 @@ Value KernelBuilder::exp2Poly(Value x) {
           arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(23))));
   return arith::MulFOp::create(b, loc, p, pow2j);
 }
+
+gpu::GPUFuncOp mlir::fa::kernel::createAuxiliaryKernelFunc(
+    OpBuilder &b, Location loc, gpu::GPUModuleOp module, StringRef name,
+    ArrayRef<Type> argumentTypes, int64_t threads) {
+  b.setInsertionPointToEnd(&module.getBodyRegion().front());
+  auto fn = gpu::GPUFuncOp::create(b, loc, name,
+                                   b.getFunctionType(argumentTypes, {}));
+  fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  fn.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
+  b.setInsertionPointToStart(&fn.getBody().front());
+  return fn;
+}

@@ -189,14 +189,24 @@ void buildQuantizeBody(KernelBuilder &kb, const sm90::FP8QuantizeConfig &cfg,
   SmallVector<Chunk> chunks = chunksOf(kb, f, cfg.headDim);
   auto vSrc = VectorType::get({kChunk}, cfg.sourceType);
   auto vF32 = VectorType::get({kChunk}, kb.b.getF32Type());
-  SmallVector<Value> values;
-  Value amax = kb.f32(0.0);
-  for (const Chunk &c : chunks) {
+  auto load = [&](const Chunk &c) -> Value {
     Value x = vector::LoadOp::create(kb.b, kb.loc, vSrc, src,
                                      ValueRange{c.index}, false,
                                      llvm::MaybeAlign(16));
-    Value xf = arith::ExtFOp::create(kb.b, kb.loc, vF32, x);
-    values.push_back(xf);
+    return arith::ExtFOp::create(kb.b, kb.loc, vF32, x);
+  };
+  // At D = 64 the block's chunks stay in registers between the max and the
+  // conversion; from D = 128 the conversion loads them again (from L2: the
+  // CTA read them just before), which takes fewer registers and runs more
+  // CTAs per SM: measured 1.05x at D = 128 (111 -> 64 registers), 1.24x at
+  // D = 256 (198 -> 124; bench/results/fp8_h200_2026-12-03_s22/run5).
+  bool keep = cfg.headDim <= 64;
+  SmallVector<Value> values;
+  Value amax = kb.f32(0.0);
+  for (const Chunk &c : chunks) {
+    Value xf = load(c);
+    if (keep)
+      values.push_back(xf);
     // |x| as max(x, -x) (gpu-to-nvvm leaves no fabs intrinsic).
     for (int64_t e = 0; e < kChunk; ++e) {
       Value x =
@@ -218,7 +228,7 @@ void buildQuantizeBody(KernelBuilder &kb, const sm90::FP8QuantizeConfig &cfg,
   Type i8 = kb.b.getI8Type();
   for (size_t n = 0; n < chunks.size(); ++n) {
     const Chunk &c = chunks[n];
-    Value xf = values[n];
+    Value xf = keep ? values[n] : load(c);
     Value scaled = arith::DivFOp::create(kb.b, kb.loc, xf, deltas);
     SmallVector<Value> x;
     for (int64_t i = 0; i < kChunk; ++i)
@@ -325,12 +335,9 @@ mlir::fa::sm90::buildFP8QuantizeKernels(OpBuilder &b, Location loc,
     appendLaunchSizeParams(p.params, IntegerType::get(ctx, 32));
 
     std::string name = cfg.kernelName + "_quantize_" + x;
-    b.setInsertionPointToEnd(&module.getBodyRegion().front());
-    auto fn = gpu::GPUFuncOp::create(
-        b, loc, name, b.getFunctionType(getKernelArgumentTypes(p.params), {}));
-    fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-    fn.setKnownBlockSizeAttr(
-        b.getDenseI32ArrayAttr({int32_t(kQuantizeThreads), 1, 1}));
+    gpu::GPUFuncOp fn = createAuxiliaryKernelFunc(
+        b, loc, module, name, getKernelArgumentTypes(p.params),
+        kQuantizeThreads);
     Value scratch = fn.addWorkgroupAttribution(
         MemRefType::get({kQuantizeThreads / 32}, b.getF32Type(),
                         MemRefLayoutAttrInterface{}, wg),
@@ -341,7 +348,6 @@ mlir::fa::sm90::buildFP8QuantizeKernels(OpBuilder &b, Location loc,
           MemRefType::get({cfg.headDim * kTransposePitch}, b.getI8Type(),
                           MemRefLayoutAttrInterface{}, wg),
           loc);
-    b.setInsertionPointToStart(&fn.getBody().front());
     buildQuantizeBody(kb, cfg, fn, o, scratch, tile);
     gpu::ReturnOp::create(b, loc);
     kernels.push_back(AuxiliaryKernel{

@@ -10,6 +10,7 @@
 #define FA_CONVERSION_ATTENTIONTONVGPU_COMMON_KERNELBUILDER_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
@@ -98,6 +99,16 @@ struct KernelBuilder {
   /// FlashAttention's softcap.
   Value tanhApprox(Value x);
 };
+
+/// An empty kernel `name` of `threads` threads per CTA at the end of
+/// `module` (an auxiliary kernel beside a module's attention kernel: the
+/// backward's pre- and postprocess, the fp8 quantization), the builder at the
+/// start of its body.
+gpu::GPUFuncOp createAuxiliaryKernelFunc(OpBuilder &b, Location loc,
+                                         gpu::GPUModuleOp module,
+                                         StringRef name,
+                                         ArrayRef<Type> argumentTypes,
+                                         int64_t threads);
 
 } // namespace mlir::fa::kernel
 

@@ -215,11 +215,12 @@ struct TensorMapSpec {
 
 /// A kernel of the same PTX module that a launch of the manifest's kernel
 /// runs before or after it ("auxiliary_kernels"; the backward's preprocess
-/// and postprocess, docs/Backward.md): its own entry, parameters, grid and
-/// block, no dynamic shared memory.
+/// and postprocess, docs/Backward.md; an fp8 kernel's quantization,
+/// docs/FP8.md): its own entry, parameters, grid and block, no dynamic
+/// shared memory.
 struct AuxiliaryKernel {
   /// What it computes ("op"): attention_grad_preprocess,
-  /// attention_grad_postprocess.
+  /// attention_grad_postprocess, attention_fp8_quantize_q / _k / _v.
   std::string op;
   std::string kernel; ///< the gpu.func (and PTX entry) name
   std::vector<KernelParam> params;
