@@ -21,7 +21,8 @@ from .variant import Variant, chip_for_capability  # noqa: F401
 from . import context_parallel, dispatch  # noqa: F401,E402
 
 __all__ = ["AttentionInputError", "Bundle", "BundleError", "CompileError", "CompilerUnavailable",
-           "Kernel", "UnsupportedError", "Variant", "attention", "attention_varlen",
+           "Kernel", "UnsupportedError", "Variant", "attention", "attention_fp8",
+           "attention_varlen",
            "chip_for_capability", "compile",
            "compiler_available", "compiler_id", "context_parallel", "cpu", "dispatch",
            "load_bundle"]
@@ -53,6 +54,16 @@ def __getattr__(name):
                               "here)") from e
         globals()["attention_varlen"] = attention_varlen
         return attention_varlen
+    if name == "attention_fp8":
+        try:
+            from .fp8 import attention_fp8
+        except ModuleNotFoundError as e:
+            if e.name != "torch":
+                raise
+            raise ImportError("fa.attention_fp8 needs PyTorch (torch is not installed "
+                              "here)") from e
+        globals()["attention_fp8"] = attention_fp8
+        return attention_fp8
     if name == "cpu":
         import importlib
         return importlib.import_module(".cpu", __name__)

@@ -72,6 +72,11 @@ class Kernel:
         check_indices=, and the other tensors the manifest names)."""
         return self.runtime(q, k, v, out, lse, **inputs)
 
+    def quantize(self, q, k, v):
+        """An fp8 kernel's operands from f16 / bf16 q, k, v by its compiled
+        quantization kernels (fa_runtime.Kernel.quantize): `kernel(**that)`."""
+        return self.runtime.quantize(q, k, v)
+
     def grad(self, q, k, v, o, lse, do, *, grad_lse=None):
         """A backward kernel's (dq, dk, dv) (fa_runtime.Kernel.grad)."""
         return self.runtime.grad(q, k, v, o, lse, do, grad_lse=grad_lse)

@@ -10,6 +10,8 @@ fa.load_bundle(DIR)). A VARIANT is a comma-separated spec (fa.Variant.parse):
                             64-key pages: fa.attention(..., kv_lens=, page_table=))
     bf16,d128,causal,lse,varlen       (packed variable-length sequences:
                             fa.attention_varlen, sm_90a)
+    f16,d128,causal,fp8     (FP8 with per-block descales and its quantization
+                            kernels: fa.attention_fp8, sm_90a)
 
 Without VARIANTs: the default sweep, every combination of --dtypes, --head-dims,
 causal or not, with and without lse, and for sm_90a the causal kernels with dynamic

@@ -69,7 +69,9 @@ class Variant:
     grad, the backward kernel (fa.attention_grad) of that attention (no lse:
     it reads the forward's); kv_lens: it takes per-sequence key lengths
     (`kv_lens(...)`); page_size S: K and V are page pools [P, Hkv, S, D] read
-    through a page table (`pages(...)`)."""
+    through a page table (`pages(...)`); fp8: the sm_90a kernel on e4m3 q, k,
+    V^T with descales per 128 x 128 block and its quantization kernels
+    (Kernel.quantize; dtype is then its inputs' and output's, docs/FP8.md)."""
     dtype: str = "f16"
     head_dim: int = 128
     causal: bool = False
@@ -83,11 +85,12 @@ class Variant:
     kv_lens: bool = False
     page_size: int = None
     varlen: bool = False
+    fp8: bool = False
 
     @classmethod
     def make(cls, dtype="f16", head_dim=128, causal=False, window=None, scale=None, softcap=None,
              lse=False, chip="sm_90a", options=None, grad=False, kv_lens=False, page_size=None,
-             varlen=False):
+             varlen=False, fp8=False):
         """The canonical variant; ValueError naming what is wrong."""
         if dtype not in DTYPES:
             raise ValueError(f"dtype: {dtype!r}; the kernels take {', '.join(DTYPES)}")
@@ -125,8 +128,12 @@ class Variant:
         if varlen and (grad or kv_lens or page_size):
             raise ValueError("varlen: packed sequences take no kv_lens or page table, and have "
                              "no backward kernel yet")
+        if fp8 and (chip != "sm_90a" or grad or kv_lens or page_size or varlen or
+                    softcap is not None):
+            raise ValueError("fp8: the sm_90a forward kernel only (no grad, kv_lens, pages, "
+                             "varlen or softcap)")
         return cls(dtype, head_dim, causal, window, scale, softcap, bool(lse), chip, opts,
-                   bool(grad), bool(kv_lens), page_size, bool(varlen))
+                   bool(grad), bool(kv_lens), page_size, bool(varlen), bool(fp8))
 
     @classmethod
     def parse(cls, spec, chip="sm_90a"):
@@ -137,7 +144,8 @@ class Variant:
         `f16,d128,causal,grad`; `kv_lens` and `page=S` the kernel of a paged KV
         cache with per-sequence lengths: `f16,d128,causal,kv_lens,page=64`;
         `varlen` the kernel of packed variable-length sequences:
-        `bf16,d128,causal,lse,varlen`."""
+        `bf16,d128,causal,lse,varlen`; `fp8` the e4m3 kernel with per-block
+        descales of that output dtype: `f16,d128,causal,fp8`."""
         kw = dict(chip=chip)
         opts = {}
         for tok in filter(None, (t.strip() for t in spec.split(","))):
@@ -145,7 +153,7 @@ class Variant:
                 kw["dtype"] = tok
             elif re.fullmatch(r"d\d+", tok):
                 kw["head_dim"] = int(tok[1:])
-            elif tok in ("causal", "lse", "grad", "kv_lens", "varlen"):
+            elif tok in ("causal", "lse", "grad", "kv_lens", "varlen", "fp8"):
                 kw[tok] = True
             elif tok == "full":
                 kw["causal"] = False
@@ -167,7 +175,8 @@ class Variant:
                     opts[k] = v
             else:
                 raise ValueError(f"variant {spec!r}: {tok!r} is not a dtype ({', '.join(DTYPES)}),"
-                                 f" dN, causal, full, lse, grad, kv_lens, varlen or key=value")
+                                 f" dN, causal, full, lse, grad, kv_lens, varlen, fp8 or "
+                                 f"key=value")
         return cls.make(options=opts, **kw)
 
     def spec(self):
@@ -183,6 +192,8 @@ class Variant:
             toks.append(f"page={self.page_size}")
         if self.varlen:
             toks.append("varlen")
+        if self.fp8:
+            toks.append("fp8")
         if self.window:
             toks.append(f"window={self.window[0]}:{self.window[1]}")
         if self.scale is not None:
@@ -205,6 +216,8 @@ class Variant:
             d["page_size"] = self.page_size
         if self.varlen:
             d["varlen"] = True
+        if self.fp8:
+            d["fp8"] = True
         return d
 
     @classmethod
@@ -212,13 +225,14 @@ class Variant:
         return cls.make(d["dtype"], d["head_dim"], d["causal"], d.get("window"), d.get("scale"),
                         d.get("softcap"), d["lse"], d["chip"], d.get("options") or {},
                         bool(d.get("grad", False)), bool(d.get("kv_lens", False)),
-                        d.get("page_size"), bool(d.get("varlen", False)))
+                        d.get("page_size"), bool(d.get("varlen", False)),
+                        bool(d.get("fp8", False)))
 
     def func_name(self):
         """The func.func name (its kernel is <name>_kernel): readable, and unique
         per variant (a short hash covers scale, softcap and options); fa_grad_...
         for a backward kernel; _kvlens and _pageS for kv_lens and the page size."""
-        name = "fa_grad" if self.grad else "fa"
+        name = "fa_grad" if self.grad else "fa_fp8" if self.fp8 else "fa"
         name += f"_{self.dtype}_d{self.head_dim}_{'causal' if self.causal else 'full'}"
         if self.window:
             name += "_w%s_%s" % tuple("inf" if w < 0 else str(w) for w in self.window)
@@ -248,6 +262,8 @@ class Variant:
         e = self.dtype
         t = f"tensor<{'1' if self.varlen else '?'}x?x?x{self.head_dim}x{e}>"
         attr_text = attribute_text(self.causal, self.window, self.scale, self.softcap)
+        if self.fp8:
+            return self._fp8_mlir(t, attr_text)
         if self.grad:
             lse_t = "tensor<?x?x?xf32>"
             ins = f"{t}, {t}, {t}, {t}, {lse_t}, {t}"
@@ -280,6 +296,23 @@ class Variant:
         return (f"func.func @{self.func_name()}({args}) -> {res_t} {{\n"
                 f"  {results} = fa.attention %q, %k, %v{clauses}{attr_text} : {t}, {kt}, {kt}"
                 f" -> {res_t}\n"
+                f"  return {results} : {res_t.strip('()')}\n"
+                f"}}\n")
+
+
+    def _fp8_mlir(self, out_t, attr_text):
+        """fp8: e4m3 q, k, v with [B, H, ceil(N / 128)] descales of 128 x 128 blocks
+        (the kernel's tiles, so its module carries the quantization kernels)."""
+        t8 = f"tensor<?x?x?x{self.head_dim}xf8E4M3FN>"
+        dt = "tensor<?x?x?xf32>"
+        attrs = attr_text[2:-1] + ", " if attr_text else ""
+        attrs = " {" + attrs + "descale_block = array<i64: 128, 128>}"
+        res_t = f"({out_t}, tensor<?x?x?xf32>)" if self.lse else out_t
+        results = "%o, %lse" if self.lse else "%o"
+        return (f"func.func @{self.func_name()}(%q: {t8}, %k: {t8}, %v: {t8}, %qd: {dt}, "
+                f"%kd: {dt}, %vd: {dt}) -> {res_t} {{\n"
+                f"  {results} = fa.attention %q, %k, %v descale(%qd, %kd, %vd : {dt}, {dt}, {dt})"
+                f"{attrs} : {t8}, {t8}, {t8} -> {res_t}\n"
                 f"  return {results} : {res_t.strip('()')}\n"
                 f"}}\n")
 
