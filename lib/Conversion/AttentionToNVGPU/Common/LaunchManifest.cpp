@@ -525,19 +525,31 @@ LogicalResult LaunchManifest::verify(FunctionOpInterface kernelOp) const {
     return kernelOp->emitOpError("launch manifest of '")
            << kernel << "': " << why;
   };
-  llvm::StringSet<> names;
+  // The rules every parameter list follows (the kernel's and each auxiliary
+  // kernel's): unique names, a tensor contract iff a pointer, sizes that are
+  // launch sizes.
+  auto checkParams = [&](ArrayRef<KernelParam> list,
+                         const Twine &whose) -> LogicalResult {
+    llvm::StringSet<> names;
+    for (const KernelParam &p : list) {
+      if (!names.insert(p.name).second)
+        return fail(whose + "parameter '" + p.name + "' appears twice");
+      if ((p.kind == ParamKind::I32) == p.tensor.has_value())
+        return fail(whose + "parameter '" + p.name +
+                    "': a tensor contract iff it is a pointer");
+      if (p.kind == ParamKind::I32 &&
+          !llvm::is_contained(
+              SmallVector<StringRef>{"B", "Hq", "Hkv", "Nq", "Nk", "num_pages",
+                                     "max_pages", "max_seqlen_q", "num_splits"},
+              p.name))
+        return fail(whose + "size parameter '" + p.name +
+                    "' is not a launch size");
+    }
+    return success();
+  };
+  if (failed(checkParams(params, "")))
+    return failure();
   for (const KernelParam &p : params) {
-    if (!names.insert(p.name).second)
-      return fail("parameter '" + p.name + "' appears twice");
-    if ((p.kind == ParamKind::I32) == p.tensor.has_value())
-      return fail("parameter '" + p.name +
-                  "': a tensor contract iff it is a pointer");
-    if (p.kind == ParamKind::I32 &&
-        !llvm::is_contained(
-            SmallVector<StringRef>{"B", "Hq", "Hkv", "Nq", "Nk", "num_pages",
-                                   "max_pages", "max_seqlen_q", "num_splits"},
-            p.name))
-      return fail("size parameter '" + p.name + "' is not a launch size");
     if (p.kind == ParamKind::TensorMap &&
         llvm::count_if(tensorMaps, [&](const TensorMapSpec &m) {
           return m.param == p.name;
@@ -593,6 +605,9 @@ LogicalResult LaunchManifest::verify(FunctionOpInterface kernelOp) const {
     if (!llvm::equal(fn.getArgumentTypes(), getKernelArgumentTypes(aux.params)))
       return fail("auxiliary kernel '" + aux.kernel +
                   "': argument types are not its parameters' types");
+    if (failed(
+            checkParams(aux.params, "auxiliary kernel '" + aux.kernel + "': ")))
+      return failure();
   }
   return success();
 }
