@@ -30,40 +30,29 @@ __all__ = ["AttentionInputError", "Bundle", "BundleError", "CompileError", "Comp
 __version__ = "0.1.0"
 
 
+# The functions that need PyTorch: name -> (module, what the ImportError adds),
+# imported on first use so that `import fa` does not import torch (and
+# torch.compile traces the function itself, with no import inside it).
+_TORCH_FUNCTIONS = {
+    "attention": (".torch_ops", "; fa.compile, fa.cpu and bundles work without it"),
+    "attention_varlen": (".varlen", ""),
+    "attention_fp8": (".fp8", ""),
+}
+
+
 def __getattr__(name):
-    # fa.attention is fa.torch_ops.attention, imported on first use so that
-    # `import fa` does not import torch (and torch.compile traces the function
-    # itself, with no import inside it).
-    if name == "attention":
+    if name in _TORCH_FUNCTIONS:
+        import importlib
+        module, more = _TORCH_FUNCTIONS[name]
         try:
-            from .torch_ops import attention
+            fn = getattr(importlib.import_module(module, __name__), name)
         except ModuleNotFoundError as e:
             if e.name != "torch":
                 raise
-            raise ImportError("fa.attention needs PyTorch (torch is not installed here); "
-                              "fa.compile, fa.cpu and bundles work without it") from e
-        globals()["attention"] = attention
-        return attention
-    if name == "attention_varlen":
-        try:
-            from .varlen import attention_varlen
-        except ModuleNotFoundError as e:
-            if e.name != "torch":
-                raise
-            raise ImportError("fa.attention_varlen needs PyTorch (torch is not installed "
-                              "here)") from e
-        globals()["attention_varlen"] = attention_varlen
-        return attention_varlen
-    if name == "attention_fp8":
-        try:
-            from .fp8 import attention_fp8
-        except ModuleNotFoundError as e:
-            if e.name != "torch":
-                raise
-            raise ImportError("fa.attention_fp8 needs PyTorch (torch is not installed "
-                              "here)") from e
-        globals()["attention_fp8"] = attention_fp8
-        return attention_fp8
+            raise ImportError(f"fa.{name} needs PyTorch (torch is not installed here){more}"
+                              ) from e
+        globals()[name] = fn
+        return fn
     if name == "cpu":
         import importlib
         return importlib.import_module(".cpu", __name__)
