@@ -12,7 +12,6 @@
 #include "fa/Conversion/AttentionToNVGPU/Common/KernelBuilder.h"
 #include "fa/Conversion/AttentionToNVGPU/SM90FlashAttention.h"
 
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -165,9 +164,8 @@ Value packE4M3(KernelBuilder &kb, ArrayRef<Value> x) {
       kb.b, kb.loc, VectorType::get({kChunk}, kb.b.getI8Type()), pair);
 }
 
-struct KernelParams {
-  MLIRContext *ctx;
-  const sm90::FP8QuantizeConfig &cfg;
+/// A global-memory tensor parameter: a bare pointer to `elt`s.
+struct PointerParams {
   std::vector<KernelParam> params;
 
   void add(StringRef name, Type elt, StringRef dtype,
@@ -311,7 +309,7 @@ mlir::fa::sm90::buildFP8QuantizeKernels(OpBuilder &b, Location loc,
                         getSizeSymbolName(rows).str() + ", D]";
     std::string blocks = "[B, " + getSizeSymbolName(heads).str() + ", ceil(" +
                          getSizeSymbolName(rows).str() + " / 128)]";
-    KernelParams p{ctx, cfg, {}};
+    PointerParams p;
     p.add(x, cfg.sourceType, src, {S::B, heads, rows, S::D}, 16,
           x + " " + shape + ", contiguous, " + src);
     if (o == Operand::V)
