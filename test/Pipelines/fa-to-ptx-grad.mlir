@@ -14,15 +14,16 @@
 // IR: gpu.module @grad_gqa_kernels
 // IR: gpu.func @grad_gqa_kernel(%{{.*}}: memref<1099511627776xf16>, %{{.*}}: memref<1099511627776xf16>, %{{.*}}: memref<1099511627776xf16>, %{{.*}}: memref<1099511627776xf16>, %{{.*}}: memref<1099511627776xf32>, %{{.*}}: memref<1099511627776xf32>, %{{.*}}: memref<1099511627776xf32>, %{{.*}}: memref<1099511627776xf16>, %{{.*}}: memref<1099511627776xf16>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel
 // IR-SAME: known_block_size = array<i32: 256, 1, 1>
-// Q, dO (and K, V) by cp.async; the five products by ldmatrix + mma.sync.
-// IR: nvgpu.device_async_copy
+// Q, dO (and K, V) by cp.async (a thread's copies of a tile at one 32-bit
+// shared address + immediates); the five products by ldmatrix + mma.sync.
+// IR: "cp.async.cg.shared.global [$0], [$1], 16, $2;"
 // IR: scf.for
 // A step opens with the wait for its Q and dO (the only loads in flight) and
 // a barrier; the next step's loads are issued after it, and no barrier closes
 // the step (below).
 // IR: nvgpu.device_async_wait %{{.*}} {numGroups = 0 : i32}
 // IR-NEXT: gpu.barrier
-// IR: nvgpu.device_async_copy
+// IR: "cp.async.cg.shared.global [$0+{{[0-9]+}}], [$1], 16, $2;"
 // IR: nvgpu.ldmatrix {{.*}}transpose = false
 // IR: nvgpu.mma.sync
 // IR: tanh.approx.f32

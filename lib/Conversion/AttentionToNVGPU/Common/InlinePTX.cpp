@@ -2,6 +2,8 @@
 #include "fa/Conversion/AttentionToNVGPU/Common/InlinePTX.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace mlir::fa::kernel;
@@ -74,4 +76,54 @@ void mlir::fa::kernel::namedBarrier(KernelBuilder &kb, Value id,
                             NVVM::BarrierReductionAttr(), Value());
   else
     NVVM::BarrierArriveOp::create(kb.b, kb.loc, id, kb.i32c(threads));
+}
+
+Value mlir::fa::kernel::sharedAddress32(KernelBuilder &kb, Value smem) {
+  return kb.toI32(
+      memref::ExtractAlignedPointerAsIndexOp::create(kb.b, kb.loc, smem));
+}
+
+Value mlir::fa::kernel::ldmatrixX4(KernelBuilder &kb, Type elementType,
+                                   Value laneAddress, int64_t byteOffset,
+                                   bool transpose) {
+  Type i32 = kb.b.getI32Type();
+  auto st =
+      LLVM::LLVMStructType::getLiteral(kb.b.getContext(), {i32, i32, i32, i32});
+  std::string ptx = "ldmatrix.sync.aligned.m8n8.x4";
+  if (transpose)
+    ptx += ".trans";
+  ptx += ".shared.b16 {$0, $1, $2, $3}, [$4";
+  if (byteOffset)
+    ptx += "+" + std::to_string(byteOffset);
+  ptx += "];";
+  Value regs =
+      emitInlinePTX(kb, st, ValueRange{laneAddress}, ptx, "=r,=r,=r,=r,r");
+  auto pairTy = VectorType::get({2}, elementType);
+  auto fragTy = VectorType::get({4, 2}, elementType);
+  Value frag = arith::ConstantOp::create(
+      kb.b, kb.loc, fragTy,
+      DenseElementsAttr::get(fragTy, kb.b.getZeroAttr(elementType)));
+  for (int64_t i = 0; i < 4; ++i) {
+    Value pair =
+        LLVM::BitcastOp::create(kb.b, kb.loc, pairTy, kb.extract(regs, i));
+    frag = vector::InsertOp::create(kb.b, kb.loc, pair, frag,
+                                    ArrayRef<int64_t>{i});
+  }
+  return frag;
+}
+
+Value mlir::fa::kernel::globalAddress(KernelBuilder &kb, Value gmem) {
+  Value generic = kb.toI64(
+      memref::ExtractAlignedPointerAsIndexOp::create(kb.b, kb.loc, gmem));
+  return emitInlinePTX(kb, kb.b.getI64Type(), ValueRange{generic},
+                       "cvta.to.global.u64 $0, $1;", "=l,l", /*pure=*/true);
+}
+
+void mlir::fa::kernel::cpAsync16(KernelBuilder &kb, Value dst,
+                                 int64_t dstOffset, Value src, Value srcBytes) {
+  std::string ptx = "cp.async.cg.shared.global [$0";
+  if (dstOffset)
+    ptx += "+" + std::to_string(dstOffset);
+  ptx += "], [$1], 16, $2;";
+  emitInlinePTXEffect(kb, ValueRange{dst, src, srcBytes}, ptx, "r,l,r");
 }

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fa/Conversion/AttentionToNVGPU/SM80/Kernel.h"
+#include "fa/Conversion/AttentionToNVGPU/Common/InlinePTX.h"
 #include "fa/Conversion/AttentionToNVGPU/SM80/Epilogue.h"
 #include "fa/Conversion/AttentionToNVGPU/SM80/Mainloop.h"
 
@@ -162,9 +163,20 @@ gpu::GPUFuncOp mlir::fa::sm80::buildKernel(OpBuilder &b, Location loc,
     args.sizes.keyLength = tile.keys.length;
   AsyncCopyPipeline loads(kb, cfg, tile.tid);
   const ProblemSizes &sz = args.sizes;
+  // Each lane's ldmatrix row as a shared byte address; fragments are
+  // immediate offsets from it.
+  Value lane = tile.lane;
+  Value smemAddr = sharedAddress32(kb, smem);
   LaneAddresses lanes;
-  lanes.aRow = kb.rem(tile.lane, 16);
-  lanes.aCol = kb.mul(kb.div(tile.lane, 16), kb.idx(8));
+  lanes.rowBytes = plan.rowStride * 2;
+  auto laneAddress = [&](Value row, Value col) {
+    Value elems = kb.add(kb.mul(row, kb.idx(plan.rowStride)), col);
+    return arith::AddIOp::create(b, loc, smemAddr,
+                                 kb.toI32(kb.mul(elems, kb.idx(2))))
+        .getResult();
+  };
+  lanes.q = laneAddress(kb.add(tile.warpRow, kb.rem(lane, 16)),
+                        kb.mul(kb.div(lane, 16), kb.idx(8)));
 
   // The query tile into rows [0, block-q) of the buffer. With Q in
   // registers it is read once (A fragments, one per 16 columns of D) and
@@ -178,8 +190,7 @@ gpu::GPUFuncOp mlir::fa::sm80::buildKernel(OpBuilder &b, Location loc,
   if (cfg.qInRegisters())
     for (int64_t mt = 0; mt < cfg.mTiles(); ++mt)
       for (int64_t kk = 0; kk < cfg.headDim / 16; ++kk)
-        qFrag[mt].push_back(
-            loadQFragment(kb, elt, smem, tile.warpRow, lanes, mt, kk));
+        qFrag[mt].push_back(loadQFragment(kb, elt, lanes, mt, kk));
 
   // Key blocks to visit, as the tiled form's fa.kv_block_range computes
   // them (bottom-right diagonal Nk - Nq): [begin, end), of which blocks
@@ -202,19 +213,20 @@ gpu::GPUFuncOp mlir::fa::sm80::buildKernel(OpBuilder &b, Location loc,
   // Start streaming K_begin and V_begin (once the Q rows they may
   // overwrite are in registers).
   gpu::BarrierOp::create(b, loc);
-  loads.loadKeyTile(smem, plan.kRow, args.k, tile.keys, tile.kBase, kvStart,
-                    sz.keyLength, cfg.blockKV);
-  loads.loadKeyTile(smem, plan.vRow, args.v, tile.keys, tile.kBase, kvStart,
-                    sz.keyLength, cfg.blockKV);
+  loads.loadKeyTile(smem, kb.idx(plan.kRow), args.k, tile.keys, tile.kBase,
+                    kvStart, sz.keyLength, cfg.blockKV);
+  loads.loadKeyTile(smem, kb.idx(plan.vRow), args.v, tile.keys, tile.kBase,
+                    kvStart, sz.keyLength, cfg.blockKV);
 
-  Value lane = tile.lane;
-  lanes.kRow = kb.add(kb.mul(kb.div(lane, 16), kb.idx(8)), kb.rem(lane, 8));
-  lanes.kCol = kb.mul(kb.rem(kb.div(lane, 8), 2), kb.idx(8));
-  lanes.vRow = kb.add(kb.mul(kb.rem(kb.div(lane, 8), 2), kb.idx(8)),
-                      kb.rem(lane, 8));
-  lanes.vCol = kb.mul(kb.div(lane, 16), kb.idx(8));
-  lanes.kRow = kb.add(lanes.kRow, kb.idx(plan.kRow));
-  lanes.vRow = kb.add(lanes.vRow, kb.idx(plan.vRow));
+  lanes.k = laneAddress(
+      kb.add(kb.add(kb.mul(kb.div(lane, 16), kb.idx(8)), kb.rem(lane, 8)),
+             kb.idx(plan.kRow)),
+      kb.mul(kb.rem(kb.div(lane, 8), 2), kb.idx(8)));
+  lanes.v =
+      laneAddress(kb.add(kb.add(kb.mul(kb.rem(kb.div(lane, 8), 2), kb.idx(8)),
+                                kb.rem(lane, 8)),
+                         kb.idx(plan.vRow)),
+                  kb.mul(kb.div(lane, 16), kb.idx(8)));
 
   // Rows of this thread's accumulators: g and g + 8 of each 16-row m-tile.
   SmallVector<std::array<Value, 2>> rows(cfg.mTiles()), rowDiag(cfg.mTiles());
@@ -222,8 +234,9 @@ gpu::GPUFuncOp mlir::fa::sm80::buildKernel(OpBuilder &b, Location loc,
     Value r0 = kb.add(kb.add(kb.add(tile.q0, tile.warpRow), kb.idx(mt * 16)),
                       tile.group);
     rows[mt] = {r0, kb.add(r0, kb.idx(8))};
-    for (int r = 0; r < 2; ++r)
-      rowDiag[mt][r] = kb.add(rows[mt][r], diag); // the row's diagonal key
+    if (!cfg.masksFromThreadId())
+      for (int r = 0; r < 2; ++r)
+        rowDiag[mt][r] = kb.add(rows[mt][r], diag); // the row's diagonal key
   }
   MainloopInputs in{args, tile, smem, lanes, qFrag, qTok, range, diag,
                     rows, rowDiag};

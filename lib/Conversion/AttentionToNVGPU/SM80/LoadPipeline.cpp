@@ -1,6 +1,8 @@
 //===- LoadPipeline.cpp - cp.async tiles of the sm_80 kernel --------------===//
 #include "fa/Conversion/AttentionToNVGPU/SM80/LoadPipeline.h"
 
+#include "fa/Conversion/AttentionToNVGPU/Common/InlinePTX.h"
+
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 
 using namespace mlir;
@@ -9,34 +11,31 @@ using namespace mlir::fa::sm80;
 Value AsyncCopyPipeline::loadTile(Value smem, int64_t smemRow, Value gmem,
                                   Value base, Value rowStart, Value nRows,
                                   int64_t numRows) const {
-  return loadTileAt(
-      smem, [&](Value row) { return kb.add(row, kb.idx(smemRow)); }, gmem,
-      contiguousRows(base), rowStart, nRows, numRows);
+  return loadTileAt(smem, kb.idx(smemRow), gmem, contiguousRows(base), rowStart,
+                    nRows, numRows);
 }
 
 Value AsyncCopyPipeline::loadTile(Value smem, Value smemRow, Value gmem,
                                   Value base, Value rowStart, Value nRows,
                                   int64_t numRows) const {
-  return loadTileAt(
-      smem, [&](Value row) { return kb.add(row, smemRow); }, gmem,
-      contiguousRows(base), rowStart, nRows, numRows);
+  return loadTileAt(smem, smemRow, gmem, contiguousRows(base), rowStart, nRows,
+                    numRows);
 }
 
-Value AsyncCopyPipeline::loadKeyTile(Value smem, int64_t smemRow, Value gmem,
+Value AsyncCopyPipeline::loadKeyTile(Value smem, Value smemRow, Value gmem,
                                      const kernel::SequenceKeys &keys,
                                      Value base, Value rowStart, Value nRows,
                                      int64_t numRows) const {
   if (!keys.layout.paged())
     return loadTile(smem, smemRow, gmem, base, rowStart, nRows, numRows);
   int64_t pageSize = keys.layout.pageSize;
-  auto smemRowOf = [&](Value row) { return kb.add(row, kb.idx(smemRow)); };
   if (pageSize % numRows == 0) {
     // The tile (numRows-aligned) lies in one page: one lookup for all rows
     // (a zero-filled row reads row 0 of the page).
     Value page = kb.mul(kb.mul(keys.pagePlane(kb, rowStart), kb.idx(pageSize)),
                         kb.idx(headDim));
     return loadTileAt(
-        smem, smemRowOf, gmem,
+        smem, smemRow, gmem,
         [&](Value srcRow, Value col, int64_t) {
           return kb.add(page,
                         kb.add(kb.mul(kb.rem(srcRow, pageSize), kb.idx(headDim)),
@@ -52,7 +51,7 @@ Value AsyncCopyPipeline::loadKeyTile(Value smem, int64_t smemRow, Value gmem,
   if (pageSize % rowsPerCopy == 0) {
     SmallVector<Value> pages(numRows / pageSize);
     return loadTileAt(
-        smem, smemRowOf, gmem,
+        smem, smemRow, gmem,
         [&](Value srcRow, Value col, int64_t i) {
           int64_t chunk = i * rowsPerCopy / pageSize;
           if (!pages[chunk])
@@ -69,7 +68,7 @@ Value AsyncCopyPipeline::loadKeyTile(Value smem, int64_t smemRow, Value gmem,
   }
   // Otherwise each row's page is looked up (the table stays in L1).
   return loadTileAt(
-      smem, smemRowOf, gmem,
+      smem, smemRow, gmem,
       [&](Value srcRow, Value col, int64_t) {
         return kb.add(kb.mul(keys.rowOf(kb, srcRow), kb.idx(headDim)), col);
       },
@@ -82,29 +81,40 @@ AsyncCopyPipeline::SourceOf AsyncCopyPipeline::contiguousRows(Value base) const 
   };
 }
 
-Value AsyncCopyPipeline::loadTileAt(
-    Value smem, llvm::function_ref<Value(Value)> smemRowOf, Value gmem,
-    SourceOf srcOf, Value rowStart, Value nRows, int64_t numRows) const {
+Value AsyncCopyPipeline::loadTileAt(Value smem, Value smemRow, Value gmem,
+                                    SourceOf srcOf, Value rowStart, Value nRows,
+                                    int64_t numRows) const {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   int64_t chunksPerRow = headDim / 8;
-  int64_t iters = numRows * chunksPerRow / threads;
-  auto tokTy = nvgpu::DeviceAsyncTokenType::get(b.getContext());
-  SmallVector<Value> tokens;
+  assert(threads % chunksPerRow == 0 && "copies must cover whole rows");
+  int64_t rowsPerCopy = threads / chunksPerRow;
+  int64_t iters = numRows / rowsPerCopy;
+  int64_t rowStride = cast<MemRefType>(smem.getType()).getShape()[1];
+  // Copy i of the thread: row laneRow + i * rowsPerCopy, column laneCol.
+  Value laneRow = kb.div(tid, chunksPerRow);
+  Value laneCol = kb.mul(kb.rem(tid, chunksPerRow), kb.idx(8));
+  // The lane's shared address, computed in 32 bits; copy i adds an
+  // immediate.
+  Value dstRow = kb.toI32(kb.add(smemRow, laneRow));
+  Value dstElem = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, dstRow, kb.i32c(rowStride)),
+      kb.toI32(laneCol));
+  Value dst =
+      arith::AddIOp::create(b, loc, kernel::sharedAddress32(kb, smem),
+                            arith::MulIOp::create(b, loc, dstElem, kb.i32c(2)));
+  Value src0 = kernel::globalAddress(kb, gmem);
   for (int64_t i = 0; i < iters; ++i) {
-    Value c = kb.add(tid, kb.idx(i * threads));
-    Value row = kb.div(c, chunksPerRow);
-    Value col = kb.mul(kb.rem(c, chunksPerRow), kb.idx(8));
-    Value grow = kb.add(rowStart, row);
+    Value grow = kb.add(rowStart, kb.add(laneRow, kb.idx(i * rowsPerCopy)));
     Value valid = kb.cmp(arith::CmpIPredicate::slt, grow, nRows);
     Value srcRow = arith::SelectOp::create(b, loc, valid, grow, kb.idx(0));
-    Value src = srcOf(srcRow, col, i);
-    Value n = arith::SelectOp::create(b, loc, valid, kb.idx(8), kb.idx(0));
-    tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
-        b, loc, tokTy, smem, ValueRange{smemRowOf(row), col},
-        gmem, ValueRange{src}, b.getIndexAttr(8), n, b.getUnitAttr()));
+    Value src = arith::AddIOp::create(
+        b, loc, src0, kb.toI64(kb.mul(srcOf(srcRow, laneCol, i), kb.idx(2))));
+    Value n = arith::SelectOp::create(b, loc, valid, kb.i32c(16), kb.i32c(0));
+    kernel::cpAsync16(kb, dst, i * rowsPerCopy * rowStride * 2, src, n);
   }
-  return nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, tokTy, tokens);
+  auto tokTy = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+  return nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, tokTy, ValueRange{});
 }
 
 void AsyncCopyPipeline::wait(Value token, int32_t pendingGroups) const {

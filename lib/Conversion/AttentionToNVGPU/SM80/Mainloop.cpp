@@ -1,5 +1,6 @@
 //===- Mainloop.cpp - the key/value loop of the sm_80 kernel --------------===//
 #include "fa/Conversion/AttentionToNVGPU/SM80/Mainloop.h"
+#include "fa/Conversion/AttentionToNVGPU/Common/InlinePTX.h"
 #include "fa/Conversion/AttentionToNVGPU/Common/Masking.h"
 #include "fa/Conversion/AttentionToNVGPU/Common/ScoreModifiers.h"
 
@@ -58,14 +59,11 @@ static VectorType fragmentType(Type elt) {
   return VectorType::get({4, 2}, elt);
 }
 
-Value mlir::fa::sm80::loadQFragment(KernelBuilder &kb, Type elt, Value smem,
-                                    Value warpRow, const LaneAddresses &lanes,
-                                    int64_t mt, int64_t kk) {
-  return nvgpu::LdMatrixOp::create(
-      kb.b, kb.loc, fragmentType(elt), smem,
-      ValueRange{kb.add(kb.add(warpRow, kb.idx(mt * 16)), lanes.aRow),
-                 kb.add(lanes.aCol, kb.idx(kk * 16))},
-      /*transpose=*/false, /*numTiles=*/4);
+Value mlir::fa::sm80::loadQFragment(KernelBuilder &kb, Type elt,
+                                    const LaneAddresses &lanes, int64_t mt,
+                                    int64_t kk) {
+  return ldmatrixX4(kb, elt, lanes.q, lanes.offset(mt * 16, kk * 16),
+                    /*transpose=*/false);
 }
 
 namespace {
@@ -84,6 +82,9 @@ struct Step {
   /// S = Q K^T: per m-tile 16 rows x block-kv keys, block-kv / 8 n-tiles of
   /// m16n8; each K fragment feeds every m-tile.
   Fragments issueQK(Value zeroAcc) const;
+  /// The diagonal key (i32) of row r of m-tile mt from `tid` (%tid.x, i32,
+  /// read again where the masks need it; KernelConfig::masksFromThreadId).
+  Value rowDiagonal(Value tid, int64_t mt, int r) const;
   /// The scores of every m-tile (row 0's then row 1's per m-tile), scaled
   /// for the softmax and masked when `masked`.
   SmallVector<Value> scores(const Fragments &s, Value colBase,
@@ -101,16 +102,12 @@ Step::Fragments Step::issueQK(Value zeroAcc) const {
   for (int64_t kk = 0; kk < cfg.headDim / 16; ++kk) {
     SmallVector<Value> qk(mTiles);
     for (int64_t mt = 0; mt < mTiles; ++mt)
-      qk[mt] = cfg.qInRegisters()
-                   ? in.qFragments[mt][kk]
-                   : loadQFragment(kb, elt, in.smem, in.tile.warpRow, in.lanes,
-                                   mt, kk);
+      qk[mt] = cfg.qInRegisters() ? in.qFragments[mt][kk]
+                                  : loadQFragment(kb, elt, in.lanes, mt, kk);
     for (int64_t np = 0; np < cfg.blockKV / 16; ++np) {
-      Value kf = nvgpu::LdMatrixOp::create(
-          kb.b, kb.loc, fragmentType(elt), in.smem,
-          ValueRange{kb.add(in.lanes.kRow, kb.idx(np * 16)),
-                     kb.add(in.lanes.kCol, kb.idx(kk * 16))},
-          false, 4);
+      Value kf =
+          ldmatrixX4(kb, elt, in.lanes.k, in.lanes.offset(np * 16, kk * 16),
+                     /*transpose=*/false);
       for (int64_t half = 0; half < 2; ++half) {
         Value bf = vector::ExtractStridedSliceOp::create(
             kb.b, kb.loc, kf, ArrayRef<int64_t>{2 * half, 0},
@@ -124,14 +121,37 @@ Step::Fragments Step::issueQK(Value zeroAcc) const {
   return s;
 }
 
+Value Step::rowDiagonal(Value tid, int64_t mt, int r) const {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  Value warp = arith::ShRUIOp::create(b, loc, tid, kb.i32c(5));
+  Value group = arith::ShRUIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, tid, kb.i32c(31)), kb.i32c(2));
+  Value firstRow = kb.toI32(kb.add(in.tile.q0, in.diag)); // uniform
+  Value row = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, warp, kb.i32c(cfg.rowsPerWarp)),
+      group);
+  return arith::AddIOp::create(
+      b, loc, firstRow,
+      arith::AddIOp::create(b, loc, row, kb.i32c(mt * 16 + 8 * r)));
+}
+
 SmallVector<Value> Step::scores(const Fragments &s, Value colBase,
                                 bool masked) const {
   Value ninf = kb.f32(-std::numeric_limits<double>::infinity());
+  // The masks' rows from %tid.x read again (i32), or kept (index).
+  Value tid = masked && cfg.masksFromThreadId() ? kb.toI32(opaqueThreadIdX(kb))
+                                                : Value();
   SmallVector<Value> flat;
   for (int64_t mt = 0; mt < cfg.mTiles(); ++mt) {
     // Column kv0 + 2t + o (o = n*8 + c) of row r: the row's band.
     RowBand band[2];
-    if (masked)
+    if (masked && cfg.masksFromThreadId())
+      for (int r = 0; r < 2; ++r)
+        band[r] = rowBand(kb, rowDiagonal(tid, mt, r), kb.toI32(colBase),
+                          kb.toI32(in.args.sizes.keyLength), cfg.windowLeft,
+                          cfg.windowRight);
+    else if (masked)
       for (int r = 0; r < 2; ++r)
         band[r] = rowBand(kb, in.rowDiag[mt][r], colBase,
                           in.args.sizes.keyLength, cfg.windowLeft,
@@ -165,11 +185,9 @@ SmallVector<Value> Step::scores(const Fragments &s, Value colBase,
 void Step::issuePV(const Fragments &pFrag, Fragments &acc) const {
   for (int64_t kc = 0; kc < cfg.blockKV / 16; ++kc)
     for (int64_t np = 0; np < cfg.headDim / 16; ++np) {
-      Value vf = nvgpu::LdMatrixOp::create(
-          kb.b, kb.loc, fragmentType(cfg.elementType), in.smem,
-          ValueRange{kb.add(in.lanes.vRow, kb.idx(kc * 16)),
-                     kb.add(in.lanes.vCol, kb.idx(np * 16))},
-          /*transpose=*/true, 4);
+      Value vf = ldmatrixX4(kb, cfg.elementType, in.lanes.v,
+                            in.lanes.offset(kc * 16, np * 16),
+                            /*transpose=*/true);
       for (int64_t half = 0; half < 2; ++half) {
         Value bf = vector::ExtractStridedSliceOp::create(
             kb.b, kb.loc, vf, ArrayRef<int64_t>{2 * half, 0},
@@ -247,8 +265,9 @@ void Step::build(scf::ForOp loop, Value zeroAcc) const {
   // Every warp is done reading K_j: prefetch K_{j+1} under the softmax and
   // P V (past the last block it only zero-fills, keeping the group count).
   gpu::BarrierOp::create(b, loc);
-  Value kNextTok = loads.loadKeyTile(in.smem, plan.kRow, args.k, in.tile.keys,
-                                     in.tile.kBase, kvNext, nk, blockKV);
+  Value kNextTok =
+      loads.loadKeyTile(in.smem, kb.idx(plan.kRow), args.k, in.tile.keys,
+                        in.tile.kBase, kvNext, nk, blockKV);
 
   // The tiled form's masked loops are [begin, fullBegin) and [fullEnd,
   // end); a short last block (the tiled form slices it) is masked here.
@@ -317,8 +336,8 @@ void Step::build(scf::ForOp loop, Value zeroAcc) const {
   issuePV(pFrag, acc);
   // Every warp is done reading V_j: prefetch V_{j+1} under the next Q K^T.
   gpu::BarrierOp::create(b, loc);
-  loads.loadKeyTile(in.smem, plan.vRow, args.v, in.tile.keys, in.tile.kBase,
-                    kvNext, nk, blockKV);
+  loads.loadKeyTile(in.smem, kb.idx(plan.vRow), args.v, in.tile.keys,
+                    in.tile.kBase, kvNext, nk, blockKV);
   SmallVector<Value> yields;
   for (int64_t mt = 0; mt < mTiles; ++mt)
     yields.append({newM[mt][0], newM[mt][1]});

@@ -49,6 +49,30 @@ void namedBarrier(KernelBuilder &kb, Value id, int64_t threads, bool sync);
 /// (index): never merged with an earlier read.
 Value opaqueSpecialRegister(KernelBuilder &kb, StringRef reg);
 
+/// The 32-bit shared-window address (i32) of workgroup memref `smem`'s
+/// first element.
+Value sharedAddress32(KernelBuilder &kb, Value smem);
+
+/// ldmatrix.sync .m8n8.x4 (.trans when `transpose`) of 16-bit `elementType`
+/// at the 32-bit shared address `laneAddress` + `byteOffset`, as the
+/// vector<4x2xelementType> nvgpu.ldmatrix gives. The offset is the
+/// instruction's immediate, so one base register serves every fragment of a
+/// tile: from nvgpu.ldmatrix LLVM hoists each fragment's address out of the
+/// key loop into its own 64-bit register (48 of them, 96 registers, in the
+/// sm_80 d128 forward). Side-effecting: it reads memory the loop rewrites.
+Value ldmatrixX4(KernelBuilder &kb, Type elementType, Value laneAddress,
+                 int64_t byteOffset, bool transpose);
+
+/// The global-window address (i64, cvta.to.global) of global memref
+/// `gmem`'s first element.
+Value globalAddress(KernelBuilder &kb, Value gmem);
+
+/// cp.async.cg.shared.global of 16 bytes from global address `src` (i64) to
+/// the 32-bit shared address `dst` + `dstOffset` (an immediate, as for
+/// ldmatrixX4); `srcBytes` (i32, 0..16) of them read, the rest zero-filled.
+void cpAsync16(KernelBuilder &kb, Value dst, int64_t dstOffset, Value src,
+               Value srcBytes);
+
 /// Keeps the i32 `regs` alive and unmodified up to this point (an empty asm
 /// that "rewrites" them); returns the rewritten values.
 SmallVector<Value> keepRegistersLive(KernelBuilder &kb, ArrayRef<Value> regs);

@@ -17,7 +17,8 @@ namespace mlir::fa::kernel {
 /// of the row whose diagonal key is `rowDiag` is visible iff lo <= o <= lim,
 /// with lim = min(Nk - 1, rowDiag + right) - colBase and
 /// lo = rowDiag - left - colBase (null without a left edge; right < 0 is no
-/// right edge): one compare per score and edge.
+/// right edge): one compare per score and edge. All of one integer type,
+/// index or i32 (the sm_80 kernel's, a register each).
 struct RowBand {
   Value lim, lo;
 };

@@ -51,6 +51,13 @@ struct KernelConfig {
   /// would not fit beside S and the accumulators, so Q stays in shared
   /// memory and each Q K^T reads its fragments (as FlashAttention-2).
   bool qInRegisters() const { return mTiles() == 1; }
+  /// Whether the per-score masks take their rows from %tid.x read again in
+  /// the masked branch (in 32 bits) instead of keeping each row's diagonal
+  /// live across the key loop. At D = 128 the loop is at the edge of 255
+  /// registers (the causal kernel spilled 28 bytes when the H200 assembles
+  /// it); at D = 64 keeping them measured 9% faster (ptxas schedules the
+  /// smaller allocation worse): bench/results/sm80_h200_2026-12-03_s23.
+  bool masksFromThreadId() const { return headDim >= 128; }
   bool hasWindow() const { return windowLeft >= 0 || windowRight >= 0; }
   bool isCausal() const { return windowLeft < 0 && windowRight == 0; }
 };

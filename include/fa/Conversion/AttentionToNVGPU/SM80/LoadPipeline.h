@@ -1,8 +1,10 @@
 //===- LoadPipeline.h - cp.async tiles of the sm_80 kernel ------*- C++ -*-===//
 //
-// Q, K and V tiles into shared memory with 16-byte cp.async
-// (nvgpu.device_async_copy): rows past the sequence are zero-filled and
-// their source clamped in bounds; one async group per tile. The mainloop
+// Q, K and V tiles into shared memory with 16-byte cp.async: rows past the
+// sequence are zero-filled and their source clamped in bounds; one async
+// group per tile. A thread's copies of a tile share one 32-bit shared
+// address and differ by immediates (Common/InlinePTX cpAsync16): addresses
+// per copy were hoisted out of the key loop as 64-bit registers. The mainloop
 // double-buffers across the two halves of a step: K_{j+1} is issued under
 // the softmax and P V of block j, V_{j+1} under the next Q K^T.
 //
@@ -35,7 +37,7 @@ public:
   /// [smemRow, +numRows) of `smem`, rows at or past `nRows` zero-filled:
   /// contiguous keys as loadTile from `base`, paged ones through the page
   /// table (Common/KVCache).
-  Value loadKeyTile(Value smem, int64_t smemRow, Value gmem,
+  Value loadKeyTile(Value smem, Value smemRow, Value gmem,
                     const kernel::SequenceKeys &keys, Value base,
                     Value rowStart, Value nRows, int64_t numRows) const;
   /// Waits until at most `pendingGroups` groups are in flight.
@@ -45,9 +47,8 @@ private:
   /// The element offset in gmem of (row, col) of the source rows, for the
   /// thread's copy number `copy`.
   using SourceOf = std::function<Value(Value srcRow, Value col, int64_t copy)>;
-  Value loadTileAt(Value smem, llvm::function_ref<Value(Value)> smemRowOf,
-                   Value gmem, SourceOf srcOf, Value rowStart, Value nRows,
-                   int64_t numRows) const;
+  Value loadTileAt(Value smem, Value smemRow, Value gmem, SourceOf srcOf,
+                   Value rowStart, Value nRows, int64_t numRows) const;
   /// Rows of D elements from element `base` on.
   SourceOf contiguousRows(Value base) const;
 

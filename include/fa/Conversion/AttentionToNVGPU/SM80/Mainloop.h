@@ -16,11 +16,20 @@
 
 namespace mlir::fa::sm80 {
 
-/// Lane addresses of ldmatrix x4: A fragments of Q, K (two 8-key n-tiles x
-/// two 8-wide k halves) and transposed V (two 8-key k halves x two 8-wide
-/// n-tiles); K's and V's already offset to their rows of the buffer.
+/// Lane addresses of ldmatrix x4 as 32-bit shared byte addresses: A
+/// fragments of Q (at the warp's first row), K (two 8-key n-tiles x two
+/// 8-wide k halves) and transposed V (two 8-key k halves x two 8-wide
+/// n-tiles), at their tiles' first rows. Each fragment is an immediate
+/// offset from these (`offset`).
 struct LaneAddresses {
-  Value aRow, aCol, kRow, kCol, vRow, vCol;
+  Value q, k, v;
+  int64_t rowBytes = 0; ///< the buffer's row pitch
+
+  /// Bytes from a lane's address to the fragment `rows` rows and `cols`
+  /// 16-bit columns further.
+  int64_t offset(int64_t rows, int64_t cols) const {
+    return rows * rowBytes + cols * 2;
+  }
 };
 
 /// c += a * b, m16n8k16, f32 accumulators (nvgpu.mma.sync; for bf16, which
@@ -28,10 +37,9 @@ struct LaneAddresses {
 Value mmaSync(KernelBuilder &kb, Type elementType, Value a, Value b, Value c);
 
 /// The A fragment of query rows [warpRow + 16 mt, +16) x columns
-/// [16 kk, +16) of the Q tile in `smem`.
-Value loadQFragment(KernelBuilder &kb, Type elementType, Value smem,
-                    Value warpRow, const LaneAddresses &lanes, int64_t mt,
-                    int64_t kk);
+/// [16 kk, +16) of the Q tile.
+Value loadQFragment(KernelBuilder &kb, Type elementType,
+                    const LaneAddresses &lanes, int64_t mt, int64_t kk);
 
 /// The A operands of mma m16n8k16 (one per 16 columns, `chunks` of them) of
 /// a 16-row matrix held as m16n8 f32 accumulators: `row0[2 n + c]` and
@@ -51,8 +59,8 @@ struct MainloopInputs {
   Value qToken;                       ///< a group token to wait on
   const KVBlockRange &range;
   Value diag;
-  /// Rows of this thread's accumulators (g and g + 8 of each m-tile) and
-  /// their diagonal keys.
+  /// Rows of this thread's accumulators (g and g + 8 of each m-tile) and,
+  /// unless KernelConfig::masksFromThreadId, their diagonal keys.
   ArrayRef<std::array<Value, 2>> rows, rowDiag;
 };
 
