@@ -50,6 +50,27 @@ std::string mlir::fa::checkSM90AttentionDesc(const SM90AttentionDesc &d) {
   if (d.headDim != 64 && d.headDim != 128 && d.headDim != 256)
     return "sm_90a kernel supports head dim 64, 128 or 256, got " +
            std::to_string(d.headDim);
+  if (d.consumerWarpgroups != kSM90Warpgroups) {
+    // Three consumer warpgroups share the registers four ways (160 each):
+    // O, S and P of 64 rows fit at head dim 64 only.
+    if (d.consumerWarpgroups != kSM90MaxWarpgroups)
+      return "sm_90a kernel supports 2 or 3 consumer warpgroups (block-q 128 "
+             "or 192), got " +
+             std::to_string(d.consumerWarpgroups);
+    if (d.headDim != 64)
+      return "sm_90a kernel with 3 consumer warpgroups (block-q 192) needs "
+             "head dim 64 (160 registers per consumer thread), got " +
+             std::to_string(d.headDim);
+    if (d.isFP8())
+      return "sm_90a kernel with 3 consumer warpgroups (block-q 192) does "
+             "not support fp8 inputs (their descale blocks are 128 rows)";
+    if (d.splitKV)
+      return "sm_90a split-kv kernel needs 2 consumer warpgroups (block-q "
+             "128)";
+    if (!d.warpSpecialized)
+      return "sm_90a kernel with 3 consumer warpgroups (block-q 192) needs "
+             "warp-specialize (setmaxnreg shares the registers)";
+  }
   int64_t kBN = d.blockKV;
   if (kBN < 16 || kBN > 256 || kBN % 16 || (!d.pFromRegisters && kBN % 64))
     return "sm_90a kernel supports K/V tiles of 16 to 256 keys in steps of 16 "
@@ -104,10 +125,14 @@ LogicalResult
 mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
                                   const NVGPUKernelOptions &options) {
   Operation *anchor = attn.forall;
-  if (attn.blockQ != kSM90BlockQ) {
+  if (attn.blockQ != kSM90BlockQ &&
+      attn.blockQ != kSM90MaxWarpgroups * kSM90RowsPerWarpgroup) {
     InFlightDiagnostic diag =
-        anchor->emitOpError("sm_90a kernel needs the tiled form with block-q = ")
-        << kSM90BlockQ << ", got " << attn.blockQ;
+        anchor->emitOpError(
+            "sm_90a kernel needs the tiled form with block-q = ")
+        << kSM90BlockQ << " (2 consumer warpgroups) or "
+        << kSM90MaxWarpgroups * kSM90RowsPerWarpgroup
+        << " (3, at head dim 64), got " << attn.blockQ;
     if (attn.descaleRank == 3)
       diag << " (fp8 per-block descales: fa-tile-attention tiles with "
               "descale_block; the kernel needs descale_block = ["
@@ -127,6 +152,7 @@ mlir::fa::buildSM90FlashAttention(const TiledAttention &attn,
                             : attn.descaleRank == 2 ? G::Head
                                                     : G::Tensor;
   desc.headDim = attn.headDim;
+  desc.consumerWarpgroups = attn.blockQ / kSM90RowsPerWarpgroup;
   desc.windowLeft = attn.windowLeft;
   desc.windowRight = attn.windowRight;
   desc.scale = attn.scale;

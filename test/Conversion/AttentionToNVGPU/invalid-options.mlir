@@ -25,7 +25,7 @@
 // RUN: %{ptx} '--fa-to-ptx=chip=sm_80 rows-per-warp=%{max}' 2>&1 | FileCheck %s --check-prefix=RPW80
 // RPW80: error: 'scf.forall' op sm_80 kernel needs rows-per-warp 16 or 32 with at least 4 warps, got rows-per-warp 9223372036854775807 for block-q 128
 // RUN: %{ptx} '--fa-to-ptx=chip=sm_90a block-q=%{max}' 2>&1 | FileCheck %s --check-prefix=BQ90
-// BQ90: error: 'scf.forall' op sm_90a kernel needs the tiled form with block-q = 128, got 9223372036854775807
+// BQ90: error: 'scf.forall' op sm_90a kernel needs the tiled form with block-q = 128 (2 consumer warpgroups) or 192 (3, at head dim 64), got 9223372036854775807
 // RUN: %{ptx} '--fa-to-ptx=chip=sm_90a block-kv=%{max}' 2>&1 | FileCheck %s --check-prefix=BKV90
 // BKV90: error: 'scf.forall' op sm_90a kernel supports K/V tiles of 16 to 256 keys in steps of 16 (of 64 with P through shared memory), got 9223372036854775807
 // RUN: %{ptx} '--fa-to-ptx=chip=sm_90a stages=%{max}' 2>&1 | FileCheck %s --check-prefix=ST90

@@ -94,7 +94,7 @@ func.func @fp8_f32_out(%q: tensor<1x4x128x128xf8E4M3FN>, %k: tensor<1x1x128x128x
 // block-kv keys): the kernel reads one per tile. (fa-tile-attention tiles
 // with descale_block, so the tile is what the diagnostic names.)
 func.func @fp8_descale_block_mismatch(%q: tensor<1x4x256x128xf8E4M3FN>, %k: tensor<1x1x256x128xf8E4M3FN>, %v: tensor<1x1x256x128xf8E4M3FN>, %qd: tensor<1x4x4xf32>, %kd: tensor<1x1x4xf32>, %vd: tensor<1x1x4xf32>) -> tensor<1x4x256x128xf16> {
-  // expected-error @+1 {{sm_90a kernel needs the tiled form with block-q = 128, got 64 (fp8 per-block descales: fa-tile-attention tiles with descale_block; the kernel needs descale_block = [128, 128])}}
+  // expected-error @+1 {{sm_90a kernel needs the tiled form with block-q = 128 (2 consumer warpgroups) or 192 (3, at head dim 64), got 64 (fp8 per-block descales: fa-tile-attention tiles with descale_block; the kernel needs descale_block = [128, 128])}}
   %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd : tensor<1x4x4xf32>, tensor<1x1x4xf32>, tensor<1x1x4xf32>) {descale_block = array<i64: 64, 64>} : tensor<1x4x256x128xf8E4M3FN>, tensor<1x1x256x128xf8E4M3FN>, tensor<1x1x256x128xf8E4M3FN> -> tensor<1x4x256x128xf16>
   return %o : tensor<1x4x256x128xf16>
 }

@@ -18,11 +18,15 @@
 
 namespace mlir::fa {
 
-/// Query rows per consumer warpgroup (wgmma M), consumer warpgroups per CTA,
-/// default keys per K/V tile.
+/// Query rows per consumer warpgroup (wgmma M), consumer warpgroups per CTA
+/// by default, default keys per K/V tile.
 constexpr int64_t kSM90RowsPerWarpgroup = 64;
 constexpr int64_t kSM90Warpgroups = 2;
 constexpr int64_t kSM90BlockQ = kSM90RowsPerWarpgroup * kSM90Warpgroups;
+/// Three consumer warpgroups (192-row tiles, FlashAttention-3's head-dim-64
+/// tile): the tiled form's block-q is 192. Four warpgroups share the 64K
+/// registers of an SM: 128 x (32 + 3 x 160) = 65,536.
+constexpr int64_t kSM90MaxWarpgroups = 3;
 constexpr int64_t kSM90BlockKV = 128;
 /// Head dim 256: FlashAttention-3's 80-key K/V tile at 2 stages (Q 64 KiB +
 /// 2 x (K + V) 80 KiB fits the 227 KiB of shared memory; 128 keys would not
@@ -54,6 +58,21 @@ constexpr int64_t kSM90DynamicTilesProducerRegisters = 56;
 constexpr int64_t kSM90DynamicTilesConsumerRegisters = 224;
 static_assert(128 * (kSM90DynamicTilesProducerRegisters +
                      2 * kSM90DynamicTilesConsumerRegisters) <= 65536,
+              "the register file of an SM");
+
+/// Three consumer warpgroups: producer / consumer registers for one tile per
+/// CTA, and for persistent CTAs (the producer runs the tile loop; dynamic
+/// tiles too).
+constexpr int64_t kSM90ThreeWGProducerRegisters = 32;
+constexpr int64_t kSM90ThreeWGConsumerRegisters = 160;
+constexpr int64_t kSM90ThreeWGPersistentProducerRegisters = 56;
+constexpr int64_t kSM90ThreeWGPersistentConsumerRegisters = 152;
+static_assert(128 * (kSM90ThreeWGProducerRegisters +
+                     3 * kSM90ThreeWGConsumerRegisters) <=
+                      65536 &&
+                  128 * (kSM90ThreeWGPersistentProducerRegisters +
+                         3 * kSM90ThreeWGPersistentConsumerRegisters) <=
+                      65536,
               "the register file of an SM");
 
 /// The K/V ring depth used when none is asked for: 3, but 2 at head dim 256
@@ -90,6 +109,11 @@ struct SM90AttentionDesc : SM90Schedule {
   /// varlen: q, k, v, out are [T, H, D] in memory (varlen-layout=thd), else
   /// the op's [1, H, T, D].
   bool varlenTokenMajor = false;
+  /// Consumer warpgroups of 64 query rows each: 2, or 3 (the tiled form's
+  /// block-q 192; head dim 64).
+  int64_t consumerWarpgroups = kSM90Warpgroups;
+  /// Query rows per tile (the tiled form's block-q).
+  int64_t blockQ() const { return consumerWarpgroups * kSM90RowsPerWarpgroup; }
   /// Paged: rows per TMA box, gcd(blockKV, page size) (a box never crosses
   /// a page).
   int64_t kvBoxRows() const;

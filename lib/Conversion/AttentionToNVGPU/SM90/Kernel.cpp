@@ -1,8 +1,9 @@
 //===- Kernel.cpp - the sm_90a FlashAttention-3 style kernel, composed ----===//
 //
 // Composes the sm_90a components into the forward kernel of one attention:
-// grid (ceil(Nq/128), Hq, B) (or persistent CTAs), 2 consumer warpgroups of
-// 64 query rows (+ a producer warpgroup when warp specialized). The pieces:
+// grid (ceil(Nq/blockQ), Hq, B) (or persistent CTAs), 2 (or 3) consumer
+// warpgroups of 64 query rows (+ a producer warpgroup when warp specialized).
+// The pieces:
 //   KernelState     the switches, arguments, thread ids, tile, key range,
 //                   shared memory as explicit structs
 //   SharedMemoryPlan / Barriers   where tiles live, mbarrier slots
@@ -163,7 +164,7 @@ static void buildConsumers(KernelBuilder &kb, const KernelConfig &cfg,
                                     {kb.loc, kb.loc});
     tileN = after->getArgument(1);
     qBuffer = qBufferOf(tileN);
-    tile = TileState::of(kb, smem.loadTileCoord(kb, cfg, qBuffer),
+    tile = TileState::of(kb, cfg, smem.loadTileCoord(kb, cfg, qBuffer),
                          tiles->sizes);
     range = KVRange::of(kb, cfg, tile.q0, tiles->sizes);
     range.base = after->getArgument(0);
@@ -179,7 +180,7 @@ static void buildConsumers(KernelBuilder &kb, const KernelConfig &cfg,
         ValueRange{kb.idx(0), kb.idx(0)});
     kb.b.setInsertionPointToStart(tloop.getBody());
     tileIdx = tloop.getInductionVar();
-    tile = TileState::of(kb,
+    tile = TileState::of(kb, cfg,
                          tiles->scheduler.decodeTile(kb, tileIdx, tiles->count,
                                                      tiles->sizes),
                          tiles->sizes)
@@ -220,7 +221,7 @@ static void buildConsumers(KernelBuilder &kb, const KernelConfig &cfg,
   KernelScoreModifiers modifiers(kb, cfg.desc.modifiers, args.modifierParams,
                            args.sizes, tile.coord.batch, tile.coord.head);
   // The rows' side of a mask_mod over captured tensors, once per tile.
-  modifiers.hoistRowRanges(tile.q0, modifiers.lastRow(tile.q0, kSM90BlockQ));
+  modifiers.hoistRowRanges(tile.q0, modifiers.lastRow(tile.q0, cfg.blockQ));
   ConsumerMainloop mainloop(kb, cfg, loads, smem, frame, range,
                             tile.sequenceSizes(args.sizes).keyLength, tile,
                             isIssuer, modifiers,
@@ -249,13 +250,14 @@ static void buildConsumers(KernelBuilder &kb, const KernelConfig &cfg,
     // does the ones derived from blockIdx).
     // Dynamic: from the Q tile's words (the producer rewrites them only
     // after this tile's Q-free arrival).
-    TileState again = TileState::of(
-        kb,
-        dynamic ? smem.loadTileCoord(kb, cfg, qBuffer)
-                : tiles->scheduler.decodeTile(kb, opaqueIndex(kb, tileIdx),
-                                              tiles->count, tiles->sizes),
-        tiles->sizes)
-        .withSequenceKeys(kb, cfg, args);
+    TileState again =
+        TileState::of(
+            kb, cfg,
+            dynamic ? smem.loadTileCoord(kb, cfg, qBuffer)
+                    : tiles->scheduler.decodeTile(kb, opaqueIndex(kb, tileIdx),
+                                                  tiles->count, tiles->sizes),
+            tiles->sizes)
+            .withSequenceKeys(kb, cfg, args);
     endRange = KVRange::of(kb, cfg, again.q0, again.sequenceSizes(tiles->sizes));
     rows.qPlane = again.qPlane;
     rows.rowOffset = again.qRow0;
@@ -270,7 +272,7 @@ static void buildConsumers(KernelBuilder &kb, const KernelConfig &cfg,
     TileCoord coord = tile.coord;
     KVSplit chunk =
         KVSplit::again(kb, coord, cfg.longestFirst, args.numSplits);
-    TileState again = TileState::of(kb, coord, args.sizes);
+    TileState again = TileState::of(kb, cfg, coord, args.sizes);
     rows.qPlane = again.qPlane;
     buildSplitKVEpilogue(kb, cfg, args, smem, frame, rows, result, again,
                          chunk);
@@ -326,7 +328,7 @@ static std::vector<KernelParam> kernelParams(OpBuilder &b,
   if (d.isFP8()) {
     params = getFP8AttentionKernelParams(
         types, out.isF16() ? "f16" : "bf16", d.hasLse,
-        descaleShapeOf(d.descaleGranularity), kSM90BlockQ, cfg.blockKV);
+        descaleShapeOf(d.descaleGranularity), cfg.blockQ, cfg.blockKV);
   } else {
     params = getAttentionKernelParams(
         types, d.elementType.isF16() ? "f16" : "bf16",
@@ -340,7 +342,7 @@ static std::vector<KernelParam> kernelParams(OpBuilder &b,
   }
   if (cfg.splitKV)
     insertSplitKVParams(params, /*f32PointerType=*/types.lse, i32Pointer,
-                        b.getI32Type(), kSM90BlockQ);
+                        b.getI32Type(), cfg.blockQ);
   if (cfg.dynamicTiles)
     insertTileCounterParam(params, i32Pointer);
   return params;
@@ -352,11 +354,11 @@ static std::vector<KernelParam> kernelParams(OpBuilder &b,
 /// second wave), chunks of at least kMinSplitBlocks key blocks, at most
 /// kMaxSplits; then as few chunks as give the same chunk length. At least 1
 /// (no tile, no key: 1).
-static SizeExpr splitKVPlan(int64_t blockKV) {
+static SizeExpr splitKVPlan(int64_t blockQ, int64_t blockKV) {
   using Sym = SizeSymbol;
   constexpr int64_t kMinSplitBlocks = 2, kMaxSplits = 128;
-  SizeExpr tiles = SizeExpr::mul(
-      {Sym::B, Sym::Hq, SizeExpr::ceilDiv(Sym::Nq, kSM90BlockQ)});
+  SizeExpr tiles =
+      SizeExpr::mul({Sym::B, Sym::Hq, SizeExpr::ceilDiv(Sym::Nq, blockQ)});
   SizeExpr blocks = SizeExpr::ceilDiv(Sym::Nk, blockKV);
   SizeExpr most = SizeExpr::max(
       {1, SizeExpr::min({SizeExpr::floorDiv(Sym::NumSMs,
@@ -390,7 +392,7 @@ static LaunchManifest buildManifest(const KernelConfig &cfg,
   manifest.windowRight = d.windowRight;
   manifest.scale = d.scale;
   manifest.lse = d.hasLse;
-  manifest.blockQ = kSM90BlockQ;
+  manifest.blockQ = cfg.blockQ;
   manifest.blockKV = cfg.blockKV;
   manifest.kvLens = d.kvCache.kvLens;
   manifest.pageSize = d.kvCache.pageSize;
@@ -464,8 +466,8 @@ static LaunchManifest buildManifest(const KernelConfig &cfg,
     m.swizzle = cuda::TensorMapSwizzle::B128;
   }
   // varlen: blocks of the longest sequence (the others' extra CTAs exit).
-  SizeExpr queryBlocks = SizeExpr::ceilDiv(
-      d.varlen ? Sym::MaxSeqlenQ : Sym::Nq, kSM90BlockQ);
+  SizeExpr queryBlocks =
+      SizeExpr::ceilDiv(d.varlen ? Sym::MaxSeqlenQ : Sym::Nq, cfg.blockQ);
   if (cfg.persistent) {
     manifest.tiles = SizeExpr::mul({queryBlocks, Sym::Hq, Sym::B});
     manifest.grid = {SizeExpr::min({*manifest.tiles, Sym::NumSMs}), 1, 1};
@@ -477,7 +479,7 @@ static LaunchManifest buildManifest(const KernelConfig &cfg,
                                  : SizeExpr(Sym::B)};
   }
   if (cfg.splitKV)
-    manifest.numSplitsPlan = splitKVPlan(cfg.blockKV);
+    manifest.numSplitsPlan = splitKVPlan(cfg.blockQ, cfg.blockKV);
   manifest.block = {cfg.threads, 1, 1};
   manifest.dynamicSharedMemoryBytes = cfg.smem.dynamicBytes;
   // One 8-byte mbarrier per slot.
@@ -525,7 +527,8 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   ThreadIds thread = ThreadIds::of(kb, tid);
   std::optional<TileState> tile;
   if (!cfg.persistent)
-    tile = TileState::of(kb, coord, args.sizes).withSequenceKeys(kb, cfg, args);
+    tile = TileState::of(kb, cfg, coord, args.sizes)
+               .withSequenceKeys(kb, cfg, args);
   if (tile && d.varlen) {
     // The grid covers the longest sequence: a CTA past its own sequence's
     // rows has nothing to do. Every thread takes the same branch (from
@@ -564,7 +567,7 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
                                    tile->coord.head);
     if (modifiers.narrowsBlocks()) {
       modifiers.hoistRowRanges(tile->q0,
-                               modifiers.lastRow(tile->q0, kSM90BlockQ));
+                               modifiers.lastRow(tile->q0, cfg.blockQ));
       // Tensor reads (document ids): the CTA's warps split the scan (each
       // would otherwise read every key's id) and meet in shared memory.
       std::optional<KernelScoreModifiers::WarpShare> share;
@@ -606,7 +609,7 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   // quantize f16 / bf16 q, k, v into its operands (SM90/FP8Quantize).
   if (d.isFP8() &&
       d.descaleGranularity == SM90AttentionDesc::DescaleGranularity::Block &&
-      kSM90BlockQ == kQuantizeRows && cfg.blockKV == kQuantizeRows &&
+      cfg.blockQ == kQuantizeRows && cfg.blockKV == kQuantizeRows &&
       !d.varlen && !d.kvCache.kvLens && !d.kvCache.pageSize)
     manifest.auxiliaryKernels = buildFP8QuantizeKernels(
         b, loc, gpuMod, {d.kernelName, d.getOutputType(), d.headDim});

@@ -36,14 +36,16 @@ KernelConfig KernelConfig::derive(const SM90AttentionDesc &d) {
   c.headDim = d.headDim;
   c.stages = s.stages;
   c.blockKV = s.blockKV;
+  c.consumerWarpgroups = d.consumerWarpgroups;
+  c.blockQ = d.blockQ();
   c.fp8 = d.isFP8();
   c.smem = planSharedMemory(d);
   c.swizzleElems =
       c.smem.rowBytes / (d.elementType.getIntOrFloatBitWidth() / 8);
   c.subTiles = d.headDim / c.swizzleElems;
   c.outSubTiles = d.headDim / kSwizzleElems;
-  c.threads =
-      kThreadsPerWarpgroup * (kSM90Warpgroups + (s.warpSpecialized ? 1 : 0));
+  c.threads = kThreadsPerWarpgroup *
+              (c.consumerWarpgroups + (s.warpSpecialized ? 1 : 0));
   // split-kv with a page table: the producer's page lookups over a chunk's
   // run-time range spilled 8-48 bytes on 24 registers; the persistent
   // budget (40 / 232) spills nothing.
@@ -54,8 +56,17 @@ KernelConfig KernelConfig::derive(const SM90AttentionDesc &d) {
   c.consumerRegs = s.dynamicTiles ? kSM90DynamicTilesConsumerRegisters
                    : roomyProducer ? kSM90PersistentConsumerRegisters
                                    : kSM90ConsumerRegisters;
-  c.barriers = MBarrierLayout{s.stages, s.warpSpecialized, s.splitRelease,
-                              s.persistent, s.warpArrive, s.qBuffers};
+  if (c.consumerWarpgroups == 3) {
+    // Four warpgroups share the register file.
+    bool tileLoop = s.persistent || s.dynamicTiles || roomyProducer;
+    c.producerRegs = tileLoop ? kSM90ThreeWGPersistentProducerRegisters
+                              : kSM90ThreeWGProducerRegisters;
+    c.consumerRegs = tileLoop ? kSM90ThreeWGPersistentConsumerRegisters
+                              : kSM90ThreeWGConsumerRegisters;
+  }
+  c.barriers = MBarrierLayout{
+      s.stages,     s.warpSpecialized, s.splitRelease,      s.persistent,
+      s.warpArrive, s.qBuffers,        c.consumerWarpgroups};
   return c;
 }
 
@@ -69,7 +80,7 @@ TileScheduler KernelConfig::scheduler() const {
   return TileScheduler(!persistent    ? Kind::OneTilePerCTA
                        : dynamicTiles ? Kind::DynamicPersistent
                                       : Kind::StaticPersistent,
-                       longestFirst, kSM90BlockQ,
+                       longestFirst, blockQ,
                        2 * headDim * elementType().getIntOrFloatBitWidth() / 8);
 }
 
@@ -85,8 +96,8 @@ ThreadIds ThreadIds::of(KernelBuilder &kb, Value tid) {
   return t;
 }
 
-TileState TileState::of(KernelBuilder &kb, TileCoord coord,
-                        const ProblemSizes &sizes) {
+TileState TileState::of(KernelBuilder &kb, const KernelConfig &cfg,
+                        TileCoord coord, const ProblemSizes &sizes) {
   TileState s;
   s.coord = coord;
   s.kvHead = arith::DivUIOp::create(
@@ -94,7 +105,7 @@ TileState TileState::of(KernelBuilder &kb, TileCoord coord,
       arith::DivUIOp::create(kb.b, kb.loc, sizes.queryHeads, sizes.kvHeads));
   s.qPlane = kb.add(kb.mul(coord.batch, sizes.queryHeads), coord.head);
   s.kvPlane = kb.add(kb.mul(coord.batch, sizes.kvHeads), s.kvHead);
-  s.q0 = kb.mul(coord.qBlock, kb.idx(kSM90BlockQ));
+  s.q0 = kb.mul(coord.qBlock, kb.idx(cfg.blockQ));
   return s;
 }
 
@@ -152,7 +163,7 @@ Value KVRange::blockAt(KernelBuilder &kb, int64_t k) const {
   return hasLeftEdge ? kb.add(begin, kb.idx(k)) : kb.idx(k);
 }
 
-// The key blocks of the tile's rows [q0, min(q0 + 128, Nq)) as the tiled
+// The key blocks of the tile's rows [q0, min(q0 + blockQ, Nq)) as the tiled
 // form's fa.kv_block_range computes them (bottom-right diagonal Nk - Nq).
 // Without a window that is [0, ceil(Nk / BN)), computed as before the window
 // support.
@@ -164,8 +175,8 @@ KVRange KVRange::of(KernelBuilder &kb, const KernelConfig &cfg, Value q0,
   r.hasLeftEdge = d.windowLeft >= 0;
   r.diag = kb.sub(nk, nq);
   if (d.hasWindow()) {
-    Value qEnd = arith::MinSIOp::create(
-        kb.b, kb.loc, kb.add(q0, kb.idx(kSM90BlockQ)), nq);
+    Value qEnd = arith::MinSIOp::create(kb.b, kb.loc,
+                                        kb.add(q0, kb.idx(cfg.blockQ)), nq);
     KVBlockRange range =
         computeKVBlockRange(kb.b, kb.loc, q0, qEnd, nk, r.diag, cfg.blockKV,
                             d.windowLeft, d.windowRight);
@@ -198,8 +209,8 @@ FP8Descales FP8Descales::of(KernelBuilder &kb, const KernelConfig &cfg,
     qIdx = tile.qPlane;
     kvIdx = tile.kvPlane;
   } else if (d.perBlock()) {
-    Value qBlocks = kb.div(kb.add(sz.queryLength, kb.idx(kSM90BlockQ - 1)),
-                           kSM90BlockQ);
+    Value qBlocks =
+        kb.div(kb.add(sz.queryLength, kb.idx(cfg.blockQ - 1)), cfg.blockQ);
     Value kvBlocks = kb.div(kb.add(sz.keyLength, kb.idx(cfg.blockKV - 1)),
                             cfg.blockKV);
     qIdx = kb.add(kb.mul(tile.qPlane, qBlocks), tile.coord.qBlock);
@@ -356,7 +367,7 @@ void KVRange::narrowToMaskMod(KernelBuilder &kb, const KernelConfig &cfg,
                               const ProblemSizes &sizes,
                               const KernelScoreModifiers::WarpShare *share) {
   std::tie(begin, end) = modifiers.narrowBlockRange(
-      begin, end, q0, modifiers.lastRow(q0, kSM90BlockQ), cfg.blockKV,
+      begin, end, q0, modifiers.lastRow(q0, cfg.blockQ), cfg.blockKV,
       modifiers.classifyingReadsTensors() ? &fullBlocks : nullptr, share);
   hasLeftEdge = true; // begin is no longer 0
 }

@@ -37,7 +37,7 @@ void TMALoadPipeline::issueQ(const SharedMemory &smem, Value q0,
   Value slot = qFullSlot(buffer);
   nvgpu::MBarrierArriveExpectTxOp::create(kb.b, kb.loc, bars,
                                           kb.idx(p.qBytes), slot, Value());
-  for (int64_t w = 0; w < kSM90Warpgroups; ++w)
+  for (int64_t w = 0; w < cfg.consumerWarpgroups; ++w)
     for (int64_t s = 0; s < cfg.subTiles; ++s) {
       Value off = kb.idx(p.qOffset + (w * cfg.subTiles + s) * p.subTileQ);
       if (buffer)

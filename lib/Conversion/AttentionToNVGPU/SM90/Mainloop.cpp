@@ -52,7 +52,8 @@ ConsumerFrame ConsumerFrame::of(KernelBuilder &kb, const KernelConfig &cfg,
   if (qBuffer && p.oInQTile())
     f.oFlat = kb.add(f.oFlat, kb.mul(qBuffer, kb.idx(p.qBytes / 2)));
   f.colPair = kb.mul(thread.quadLane, kb.idx(2));
-  f.warpgroupBarrierId = kb.toI32(kb.add(wgi, kb.idx(kWarpgroupBarrierBase)));
+  f.warpgroupBarrierId =
+      kb.toI32(kb.add(wgi, kb.idx(cfg.namedBarriers().warpgroupBarrier(0))));
   return f;
 }
 
@@ -107,10 +108,14 @@ ConsumerMainloop::ConsumerMainloop(KernelBuilder &kb, const KernelConfig &cfg,
   sUndef = LLVM::PoisonOp::create(kb.b, kb.loc, sType);
   Value wgi = frame.thread.warpgroup;
   negInf = kb.f32(-std::numeric_limits<double>::infinity());
-  turnThreads = kb.i32c(kSM90Warpgroups * kThreadsPerWarpgroup);
-  myTurn = kb.toI32(kb.add(wgi, kb.idx(kTurnBarrierBase)));
-  otherTurn = kb.toI32(kb.add(kb.rem(kb.add(wgi, kb.idx(1)), kSM90Warpgroups),
-                              kb.idx(kTurnBarrierBase)));
+  // A turn barrier joins the warpgroup whose turn it is (sync) and the one
+  // before it (arrive): the turn goes round the warpgroups in order.
+  int64_t turnBase = cfg.namedBarriers().turnBarrier(0);
+  turnThreads = kb.i32c(2 * kThreadsPerWarpgroup);
+  myTurn = kb.toI32(kb.add(wgi, kb.idx(turnBase)));
+  otherTurn =
+      kb.toI32(kb.add(kb.rem(kb.add(wgi, kb.idx(1)), cfg.consumerWarpgroups),
+                      kb.idx(turnBase)));
 }
 
 Value ConsumerMainloop::issueS(Value stageDesc) const {
@@ -226,15 +231,14 @@ ConsumerMainloop::softmax(Value s, Value j, Value max[2], Value sum[2]) const {
   // A bounded mask_mod: blocks it shows wholly to the tile's rows skip it.
   if (modifiers.classifiesBlocks()) {
     // Recorded by the range's scan at tile start, or classified here.
-    Value all =
-        range.fullBlocks.words
-            ? modifiers.isFullBlock(range.fullBlocks, j)
-            : modifiers
-                  .blockVisibility(tile.q0,
-                                   modifiers.lastRow(tile.q0, kSM90BlockQ),
-                                   kv0, modifiers.blockKeyHi(j, kBN),
-                                   /*warpUniform=*/true)
-                  .all;
+    Value all = range.fullBlocks.words
+                    ? modifiers.isFullBlock(range.fullBlocks, j)
+                    : modifiers
+                          .blockVisibility(
+                              tile.q0, modifiers.lastRow(tile.q0, cfg.blockQ),
+                              kv0, modifiers.blockKeyHi(j, kBN),
+                              /*warpUniform=*/true)
+                          .all;
     needMask = arith::OrIOp::create(
         kb.b, kb.loc, needMask,
         arith::XOrIOp::create(kb.b, kb.loc, all,
@@ -387,7 +391,7 @@ void ConsumerMainloop::turnPass(Value j) const {
   Value last = kb.cmp(arith::CmpIPredicate::eq, j,
                       kb.sub(range.end, kb.idx(1)));
   Value isLastWG = kb.cmp(arith::CmpIPredicate::eq, frame.thread.warpgroup,
-                          kb.idx(kSM90Warpgroups - 1));
+                          kb.idx(cfg.consumerWarpgroups - 1));
   Value skip = arith::AndIOp::create(kb.b, kb.loc, last, isLastWG);
   Value doIt = arith::XOrIOp::create(
       kb.b, kb.loc, skip,
@@ -493,10 +497,9 @@ MainloopResult ConsumerMainloop::buildPipelined(ArrayRef<Value> init) {
   Value wgi = frame.thread.warpgroup, lane = frame.thread.lane;
   Value any = kb.cmp(arith::CmpIPredicate::sgt, range.end, range.begin);
   if (cfg.pingPong)
-    kb.ifThen(arith::AndIOp::create(
-                  kb.b, kb.loc, any,
-                  kb.cmp(arith::CmpIPredicate::eq, wgi,
-                         kb.idx(kSM90Warpgroups - 1))),
+    kb.ifThen(arith::AndIOp::create(kb.b, kb.loc, any,
+                                    kb.cmp(arith::CmpIPredicate::eq, wgi,
+                                           kb.idx(cfg.consumerWarpgroups - 1))),
               [&] {
                 NVVM::BarrierArriveOp::create(kb.b, kb.loc, otherTurn,
                                               turnThreads);

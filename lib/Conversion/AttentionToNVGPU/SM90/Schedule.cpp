@@ -205,7 +205,15 @@ struct Resolver {
     // opt-in there; d64/d128 (3 stages): within 1%.
     set(splitReleaseIndex, attn.headDim == 256 && !attn.hasWindow(),
         Source::Measured);
-    set(stagesIndex, getSM90DefaultStages(attn.headDim), Source::Measured);
+    // Three consumer warpgroups (block-q 192, d64), measured on the H200
+    // (bench/results/sm90_d64_h200_2026-12-03_s24, run1): 4 stages are 1-2%
+    // faster than 3 without a mask band, 1-2.5% slower with causal.
+    bool threeWarpgroupsFull =
+        attn.blockQ == kSM90MaxWarpgroups * kSM90RowsPerWarpgroup &&
+        !attn.hasWindow();
+    set(stagesIndex,
+        threeWarpgroupsFull ? 4 : getSM90DefaultStages(attn.headDim),
+        Source::Measured);
     // fp8 at D = 256 (128-key tiles: S, P_{j-1} and P_j beside O's 128
     // accumulators), measured on the H200
     // (bench/results/fp8_h200_2026-12-03_s22): the pipelined schedule spills
@@ -236,6 +244,7 @@ struct Resolver {
     twoQ.elementType = attn.elementType;
     twoQ.outputType = attn.outputType;
     twoQ.headDim = attn.headDim;
+    twoQ.consumerWarpgroups = attn.blockQ / kSM90RowsPerWarpgroup;
     twoQ.modifiers = attn.modifiers;
     return sm90::planSharedMemory(twoQ).dynamicBytes <=
            sm90::kSharedMemoryLimitBytes;
@@ -263,7 +272,10 @@ struct Resolver {
   /// persistent CTAs skip the tiles past short sequences' rows in a static
   /// order: +4-11% on equal sequences of 512-1k tokens, -5 to -13% on a mixed
   /// batch, bench/results/varlen_h200_2026-12-02_s13/run4), 16-bit inputs,
-  /// head dim 64 or 128, the pipelined schedule (a sweep that turns off
+  /// head dim 64 or 128, two consumer warpgroups (with three the tile loop's
+  /// producer needs 56 registers and the consumers 160: more than an SM
+  /// has; on 56 / 152 the d64 consumers spill 32 bytes), the pipelined
+  /// schedule (a sweep that turns off
   /// overlap gets one tile per CTA), two Q tiles fitting. A persistent kernel
   /// (measured or set) gets the persistent ring (withPersistentRing) and two
   /// Q tiles where they fit, each unless set explicitly.
@@ -271,14 +283,15 @@ struct Resolver {
     if (source[persistentIndex] == Source::Measured) {
       // Dynamic tiles are a persistent schedule: asking for them asks for
       // persistent CTAs (with the warp specialization they need).
-      bool on = (s.dynamicTiles && s.warpSpecialized) ||
-                (!s.splitKV && !attn.hasWindow() && attn.modifiers.empty() &&
-                 !attn.kvLensArg && !attn.pageTableArg && !attn.isVarlen() &&
-                 !attn.elementType.isFloat(8) && attn.headDim <= 128 &&
-                 s.warpSpecialized && s.overlap && s.pFromRegisters &&
-                 (source[qBuffersIndex] == Source::Measured ||
-                  s.qBuffers == 2) &&
-                 fitsTwoQTiles(withPersistentRing(s)));
+      bool on =
+          (s.dynamicTiles && s.warpSpecialized) ||
+          (!s.splitKV && !attn.hasWindow() && attn.modifiers.empty() &&
+           !attn.kvLensArg && !attn.pageTableArg && !attn.isVarlen() &&
+           !attn.elementType.isFloat(8) && attn.headDim <= 128 &&
+           attn.blockQ == kSM90BlockQ && s.warpSpecialized && s.overlap &&
+           s.pFromRegisters &&
+           (source[qBuffersIndex] == Source::Measured || s.qBuffers == 2) &&
+           fitsTwoQTiles(withPersistentRing(s)));
       set(persistentIndex, on, Source::Measured);
     }
     if (!s.persistent)

@@ -18,7 +18,7 @@ SharedMemoryPlan mlir::fa::sm90::planSharedMemory(const SM90AttentionDesc &d) {
   p.subTileO = kSM90RowsPerWarpgroup * kSwizzleRowBytes;
   p.subTileKV = d.blockKV * p.rowBytes;
   p.qOffset = 0;
-  p.qBytes = kSM90Warpgroups * kSM90RowsPerWarpgroup * d.headDim * kBytes;
+  p.qBytes = d.blockQ() * d.headDim * kBytes;
   p.stageBytes = d.blockKV * d.headDim * kBytes;
   p.qBuffers = d.persistent && d.warpSpecialized ? d.qBuffers : 1;
   p.kOffset = p.qOffset + p.qBuffers * p.qBytes;
@@ -26,11 +26,11 @@ SharedMemoryPlan mlir::fa::sm90::planSharedMemory(const SM90AttentionDesc &d) {
   p.pOffset = p.vOffset + d.stages * p.stageBytes;
   p.pBytesPerWarpgroup =
       d.pFromRegisters ? 0 : kSM90RowsPerWarpgroup * d.blockKV * kBytes;
-  p.totalBytes = p.pOffset + kSM90Warpgroups * p.pBytesPerWarpgroup;
+  p.totalBytes = p.pOffset + d.consumerWarpgroups * p.pBytesPerWarpgroup;
   p.oOffset = p.qOffset;
   if (d.isFP8()) {
     p.oOffset = p.totalBytes;
-    p.totalBytes += kSM90Warpgroups * kSM90RowsPerWarpgroup * d.headDim * 2;
+    p.totalBytes += d.blockQ() * d.headDim * 2;
   }
   p.scanOffset = p.totalBytes;
   p.scanBytes = 0;
@@ -38,7 +38,7 @@ SharedMemoryPlan mlir::fa::sm90::planSharedMemory(const SM90AttentionDesc &d) {
       d.modifiers.maskModBound == ScoreModifierSpec::MaskModBound::TensorReads)
     p.scanBytes =
         4 * kernel::KernelScoreModifiers::scanScratchWords(
-                (kSM90Warpgroups + 1) * kThreadsPerWarpgroup / 32);
+                (d.consumerWarpgroups + 1) * kThreadsPerWarpgroup / 32);
   p.totalBytes += p.scanBytes;
   p.tileSlotOffset = p.totalBytes;
   p.tileSlotBytes =

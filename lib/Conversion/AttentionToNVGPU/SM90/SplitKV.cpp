@@ -60,11 +60,11 @@ KVRange KVSplit::narrow(KernelBuilder &kb, KVRange r) const {
   return r;
 }
 
-/// bar.sync of the two consumer warpgroups (256 threads).
-static void syncConsumers(KernelBuilder &kb) {
-  NVVM::BarrierOp::create(kb.b, kb.loc, Type(), kb.i32c(kConsumersBarrier),
-                          kb.i32c(kSM90Warpgroups * kThreadsPerWarpgroup),
-                          NVVM::BarrierReductionAttr(), Value());
+/// bar.sync of the consumer warpgroups.
+static void syncConsumers(KernelBuilder &kb, const KernelConfig &cfg) {
+  NVVM::BarrierOp::create(
+      kb.b, kb.loc, Type(), kb.i32c(cfg.namedBarriers().consumersBarrier()),
+      kb.i32c(cfg.consumerThreads()), NVVM::BarrierReductionAttr(), Value());
 }
 
 /// The chunk's normalized O (f32 pairs from the accumulator fragments) and
@@ -114,12 +114,12 @@ static void combineChunks(KernelBuilder &kb, const KernelConfig &cfg,
                           const KernelArgs &args, const TileState &tile,
                           const KVSplit &split, Value planeRows, Value tid) {
   int64_t D = cfg.headDim, quads = D / 4;
-  int64_t threads = kSM90Warpgroups * kThreadsPerWarpgroup;
+  int64_t threads = cfg.consumerThreads();
   Value nq = args.sizes.queryLength;
   Type f32 = kb.b.getF32Type();
   auto v4f32 = VectorType::get({4}, f32);
   auto v4out = VectorType::get({4}, cfg.outputType());
-  Value rowsHere = minS(kb, kb.idx(kSM90BlockQ), kb.sub(nq, tile.q0));
+  Value rowsHere = minS(kb, kb.idx(cfg.blockQ), kb.sub(nq, tile.q0));
   Value chunkRows = kb.mul(planeRows, nq); // rows of one chunk's workspace
   Value log2e = kb.f32(M_LOG2E);
   Value negInf = kb.f32(-std::numeric_limits<double>::infinity());
@@ -230,9 +230,9 @@ void mlir::fa::sm90::buildSplitKVEpilogue(
   // Release: this thread's partials before the tile's arrival (membar.gl,
   // the CUDA threadfence-reduction pattern; the atomic is relaxed).
   NVVM::MembarOp::create(kb.b, kb.loc, NVVM::MemScopeKind::GPU);
-  syncConsumers(kb);
+  syncConsumers(kb, cfg);
   Value tid = frame.thread.tid;
-  Value qBlocks = kb.div(kb.add(nq, kb.idx(kSM90BlockQ - 1)), kSM90BlockQ);
+  Value qBlocks = kb.div(kb.add(nq, kb.idx(cfg.blockQ - 1)), cfg.blockQ);
   Value counterIdx = kb.add(kb.mul(tile.qPlane, qBlocks), tile.coord.qBlock);
   // The ticket goes to the others through the Q tile's first word (every
   // consumer is past its last read of Q: the mainloop is done).
@@ -248,7 +248,7 @@ void mlir::fa::sm90::buildSplitKVEpilogue(
     memref::StoreOp::create(kb.b, kb.loc, old, ticketWord,
                             ValueRange{kb.idx(0)});
   });
-  syncConsumers(kb);
+  syncConsumers(kb, cfg);
   Value ticket = kb.asIndex(
       memref::LoadOp::create(kb.b, kb.loc, ticketWord, ValueRange{kb.idx(0)}));
   kb.ifThen(

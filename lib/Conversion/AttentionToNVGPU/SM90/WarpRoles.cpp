@@ -87,7 +87,7 @@ static void loadPersistentQ(KernelBuilder &kb, const KernelConfig &cfg,
                                                tiles.count, tiles.sizes);
   if (tiles.scheduler.isDynamic())
     smem.storeTileCoord(kb, cfg, buffer, coord);
-  TileState state = TileState::of(kb, coord, tiles.sizes)
+  TileState state = TileState::of(kb, cfg, coord, tiles.sizes)
                         .withSequenceKeys(kb, cfg, *tiles.args);
   loads.issueQ(smem.withOpaqueShift(kb), state.qLoadRow(kb), state.qPlane,
                buffer);
@@ -142,7 +142,8 @@ static Value streamPersistentTile(KernelBuilder &kb, const KernelConfig &cfg,
 static TileState tileState(KernelBuilder &kb, const KernelConfig &cfg,
                            const PersistentTiles &tiles, Value tile) {
   return TileState::of(
-             kb, tiles.scheduler.decodeTile(kb, tile, tiles.count, tiles.sizes),
+             kb, cfg,
+             tiles.scheduler.decodeTile(kb, tile, tiles.count, tiles.sizes),
              tiles.sizes)
       .withSequenceKeys(kb, cfg, *tiles.args);
 }
@@ -233,11 +234,11 @@ void mlir::fa::sm90::buildWarpSpecializedRoles(
     KernelBuilder &kb, const KernelConfig &cfg, const TMALoadPipeline &loads,
     const SharedMemory &smem, const ThreadIds &thread, const TileState *tile,
     const KVRange *range, const PersistentTiles *persistent, bool qIssued) {
-  auto roleIf = scf::IfOp::create(
-      kb.b, kb.loc,
-      kb.cmp(arith::CmpIPredicate::eq, thread.warpgroup,
-             kb.idx(kSM90Warpgroups)),
-      /*withElseRegion=*/true);
+  auto roleIf =
+      scf::IfOp::create(kb.b, kb.loc,
+                        kb.cmp(arith::CmpIPredicate::eq, thread.warpgroup,
+                               kb.idx(cfg.consumerWarpgroups)),
+                        /*withElseRegion=*/true);
   {
     OpBuilder::InsertionGuard guard(kb.b);
     kb.b.setInsertionPointToStart(&roleIf.getThenRegion().front());
@@ -271,6 +272,6 @@ Value mlir::fa::sm90::isTileLoadIssuer(KernelBuilder &kb,
   return arith::AndIOp::create(
       kb.b, kb.loc,
       kb.cmp(arith::CmpIPredicate::eq, thread.warpgroup,
-             kb.idx(kSM90Warpgroups)),
+             kb.idx(cfg.consumerWarpgroups)),
       kb.cmp(arith::CmpIPredicate::eq, thread.threadInWG, kb.idx(0)));
 }

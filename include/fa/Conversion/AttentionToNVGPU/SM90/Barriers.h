@@ -14,17 +14,21 @@ namespace mlir::fa::sm90 {
 constexpr int64_t kThreadsPerWarpgroup = 128;
 constexpr int64_t kWarpsPerWarpgroup = 4;
 
-/// Named barriers. 0 is the CTA barrier (gpu.barrier / __syncthreads).
-enum NamedBarrier : int64_t {
-  /// + warpgroup: the 128 threads of one consumer warpgroup (P written to
-  /// shared memory, O staged before the copy out).
-  kWarpgroupBarrierBase = 1,
-  /// + warpgroup: that consumer warpgroup's turn to issue its GEMMs
-  /// (ping-pong; 256 threads: it syncs, the other arrives).
-  kTurnBarrierBase = 3,
-  /// The 256 threads of the two consumer warpgroups (split-kv: the chunk's
-  /// partials written before the arrival, the arrival's ticket read).
-  kConsumersBarrier = 5,
+/// Named barriers (bar.sync ids) of a kernel with `warpgroups` consumer
+/// warpgroups. 0 is the CTA barrier (gpu.barrier / __syncthreads); then, per
+/// consumer warpgroup w:
+/// - warpgroupBarrier(w): its 128 threads (P written to shared memory, O
+///   staged before the copy out);
+/// - turnBarrier(w): its turn to issue its GEMMs (ping-pong; 256 threads:
+///   it syncs, the warpgroup before it arrives);
+/// and consumersBarrier(): all consumer threads (split-kv: the chunk's
+/// partials written before the arrival, the arrival's ticket read).
+/// With two consumer warpgroups: 1-2, 3-4, 5.
+struct NamedBarriers {
+  int64_t warpgroups;
+  int64_t warpgroupBarrier(int64_t w) const { return 1 + w; }
+  int64_t turnBarrier(int64_t w) const { return 1 + warpgroups + w; }
+  int64_t consumersBarrier() const { return 1 + 2 * warpgroups; }
 };
 
 /// The mbarrier slots: 0 = Q full; 1 + s = K of stage s full; 1 + S + s = V
@@ -38,6 +42,7 @@ struct MBarrierLayout {
   int64_t stages;
   bool warpSpecialized, splitRelease, persistent, warpArrive;
   int64_t qBuffers = 1;
+  int64_t consumerWarpgroups = kSM90Warpgroups;
 
   static constexpr int64_t kQFull = 0;
   int64_t kFullBase() const { return 1; }
@@ -61,11 +66,11 @@ struct MBarrierLayout {
   /// (released), every consumer thread (Q free).
   int64_t arrivals(int64_t i) const {
     if (i == qFree() || (qBuffers > 1 && i == qFree() + qFreeStride()))
-      return kSM90Warpgroups * kThreadsPerWarpgroup;
+      return consumerWarpgroups * kThreadsPerWarpgroup;
     if (qBuffers > 1 && i == qFullStride())
       return 1;
     if (i > 2 * stages)
-      return kSM90Warpgroups *
+      return consumerWarpgroups *
              (warpArrive ? kWarpsPerWarpgroup : kThreadsPerWarpgroup);
     return 1;
   }

@@ -43,6 +43,8 @@ struct KernelConfig {
   bool splitKV; ///< in-kernel split-KV (SM90/SplitKV.h)
   int64_t exp2PolyEvery;
   int64_t headDim, stages, blockKV;
+  /// Consumer warpgroups (2 or 3) and the query rows of a tile (64 each).
+  int64_t consumerWarpgroups, blockQ;
   bool fp8;         ///< f8E4M3FN inputs (SM90AttentionDesc::isFP8)
   int64_t swizzleElems; ///< input elements per swizzled row: 64, fp8 128
                         ///< (64 at head dim 64: the 64-byte swizzle)
@@ -60,6 +62,11 @@ struct KernelConfig {
   MBarrierLayout barriers;
 
   static KernelConfig derive(const SM90AttentionDesc &desc);
+  /// The consumer threads (every consumer warpgroup).
+  int64_t consumerThreads() const {
+    return consumerWarpgroups * kThreadsPerWarpgroup;
+  }
+  NamedBarriers namedBarriers() const { return {consumerWarpgroups}; }
   Type elementType() const { return desc.elementType; }
   /// out's element type (f16 / bf16): the staged O and the flat view.
   Type outputType() const { return desc.getOutputType(); }
@@ -128,7 +135,8 @@ struct TileState {
                ? kb.cmp(arith::CmpIPredicate::slt, q0, queryLength)
                : Value();
   }
-  static TileState of(KernelBuilder &kb, kernel::TileCoord coord,
+  static TileState of(KernelBuilder &kb, const KernelConfig &cfg,
+                      kernel::TileCoord coord,
                       const kernel::ProblemSizes &sizes);
   /// This tile with `keys` set from the kernel's kv_lens / page table.
   TileState withSequenceKeys(KernelBuilder &kb, const KernelConfig &cfg,
@@ -156,7 +164,7 @@ struct KVRange {
   static KVRange of(KernelBuilder &kb, const KernelConfig &cfg, Value q0,
                     const kernel::ProblemSizes &sizes);
   /// [begin, end) narrowed to the blocks a bounded mask_mod may show to the
-  /// tile's rows [q0, min(q0 + 128, Nq)) (KernelScoreModifiers); the
+  /// tile's rows [q0, min(q0 + blockQ, Nq)) (KernelScoreModifiers); the
   /// window's [fullBegin, fullEnd) stays valid for the blocks left. With
   /// `share` the CTA's warps scan together (every thread must be here).
   void narrowToMaskMod(
