@@ -16,7 +16,8 @@ fa.load_bundle(DIR)). A VARIANT is a comma-separated spec (fa.Variant.parse):
 Without VARIANTs: the default sweep, every combination of --dtypes, --head-dims,
 causal or not, with and without lse, and for sm_90a the causal kernels with dynamic
 tiles at head dims 64 and 128 (what fa.attention runs for causal sequences of at
-most 2048 tokens; 32 kernels for sm_90a by default); --grad
+most 2048 tokens) and the d64 kernels with three consumer warpgroups (block-q 192:
+what it runs at head dim 64 from 2048 tokens); 40 kernels for sm_90a by default; --grad
 adds the backward kernel of each (dtype, head dim, causal) the chip's backward
 supports (training needs it and the forward with lse).
 """
@@ -38,6 +39,11 @@ def default_variants(chip, dtypes=("f16", "bf16"), head_dims=None, grad=False):
                               options={"dynamic-tiles": True})
                  for dt, d, lse in itertools.product(dtypes, head_dims, (False, True))
                  if d in (64, 128)]
+        # d64 from 2048 tokens (fa.torch_ops._prefill_schedule): three consumer warpgroups.
+        todo += [Variant.make(dt, 64, causal, None, None, None, lse, chip,
+                              options={"block-q": 192})
+                 for dt, causal, lse in itertools.product(dtypes, (False, True), (False, True))
+                 if 64 in head_dims]
     if grad:
         todo += [Variant.make(dt, d, causal, chip=chip, grad=True)
                  for dt, d, causal in itertools.product(dtypes, head_dims, (False, True))

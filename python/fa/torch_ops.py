@@ -193,7 +193,7 @@ def _run(q, k, v, causal, wl, wr, scale, softcap, return_lse, fallback, kv_lens=
     kern = _kernel(q, v, causal, window, scale, softcap, return_lse, fallback,
                    kv_lens=kv_lens is not None,
                    page_size=k.shape[2] if page_table is not None else None,
-                   dynamic_tiles=_short_causal(q, k, causal, window, softcap, varlen))
+                   schedule=_prefill_schedule(q, k, v, causal, window, softcap, varlen))
     if isinstance(kern, str):
         if not fallback:
             raise _unsupported(kern)
@@ -413,22 +413,45 @@ def _short_causal(q, k, causal, window, softcap, varlen):
             and 0 < n <= DYNAMIC_TILES_MAX_TOKENS and q.shape[-1] in (64, 128))
 
 
+# Head dim 64 from this many query rows and keys runs the sm_90a kernel with three consumer
+# warpgroups (fa-to-ptx{block-q=192}, 192-row tiles, docs/SM90.md): measured on the H200
+# (bench/results/sm90_d64_h200_2026-12-03_s24, run1; what a user sees) 1.05-1.18x as fast as
+# the default from 2k tokens without a mask band, 1.01-1.06x causal, but 0.85-0.93x at 512-1k
+# (fewer, longer tiles than SMs).
+WIDE_TILE_MIN_TOKENS = 2048
+
+
+def _prefill_schedule(q, k, v, causal, window, softcap, varlen):
+    """The fa-to-ptx options beyond the defaults that this call's sm_90a forward kernel is
+    compiled with, as sorted (flag, value) pairs: dynamic tiles for short causal
+    self-attention (_short_causal); three consumer warpgroups (block-q 192) at head dim 64
+    with at least WIDE_TILE_MIN_TOKENS query rows and keys, causal or not, without a window,
+    softcap, lengths or pages; () otherwise."""
+    if _short_causal(q, k, causal, window, softcap, varlen):
+        return (("dynamic-tiles", True),)
+    if (q.shape[-1] == 64 and v.shape[-1] == 64 and window is None and softcap is None
+            and not varlen and min(q.shape[2], k.shape[2]) >= WIDE_TILE_MIN_TOKENS):
+        return (("block-q", 192),)
+    return ()
+
+
 def _kernel(q, v, causal, window, scale, softcap, return_lse, fallback, grad=False,
-            kv_lens=False, page_size=None, deterministic=False, dynamic_tiles=False,
+            kv_lens=False, page_size=None, deterministic=False, schedule=(),
             split_kv=False):
     """The fa_runtime.Kernel of this variant (with grad: its backward; with
     kv_lens / page_size: the kernel taking lengths / page pools) on q's
     device, or the reason there is none (a string; raises UnsupportedError
     instead when not `fallback`). `deterministic`: the backward kernel
     compiled with fa-to-ptx{deterministic} (dq in a fixed order).
-    `dynamic_tiles`: on sm_90a, the forward kernel compiled with
-    fa-to-ptx{dynamic-tiles} (short causal sequences; _short_causal).
+    `schedule`: on sm_90a, the forward kernel compiled with these
+    fa-to-ptx options too (_prefill_schedule: dynamic tiles, three consumer
+    warpgroups), or the default kernel where there is none.
     `split_kv`: on sm_90a, the forward kernel compiled with
     fa-to-ptx{split-kv} (in-kernel split-KV decoding; _run_split_kernel),
     or the reason there is none (never another kernel instead).
     Memoized per (dtype, head dims, flags, device)."""
     key = (q.dtype, q.shape[-1], v.shape[-1], causal, window, scale, softcap, return_lse,
-           q.device, grad, kv_lens, page_size, deterministic, dynamic_tiles, split_kv)
+           q.device, grad, kv_lens, page_size, deterministic, schedule, split_kv)
     kern = _fast.get(key)
     if kern is None:
         dtype = _DTYPE_NAMES.get(q.dtype, str(q.dtype))
@@ -437,8 +460,8 @@ def _kernel(q, v, causal, window, scale, softcap, return_lse, fallback, grad=Fal
                                     grad)
         if reason is None:
             options = {"deterministic": True} if deterministic else {}
-            if dynamic_tiles and chip == "sm_90a" and not grad:
-                options["dynamic-tiles"] = True
+            if schedule and chip == "sm_90a" and not grad:
+                options.update(schedule)
             if split_kv:
                 if chip != "sm_90a" or grad:
                     _fast[key] = "split-kv kernels are sm_90a forward kernels"
@@ -451,7 +474,7 @@ def _kernel(q, v, causal, window, scale, softcap, return_lse, fallback, grad=Fal
                 kern = dispatch.kernel(variant).runtime
             except UnsupportedError as e:
                 reason = str(e)
-            if reason is not None and "dynamic-tiles" in options:
+            if reason is not None and schedule and chip == "sm_90a" and not grad:
                 # Not in a bundle made without it, no compiler here: the default kernel.
                 kern = _kernel(q, v, causal, window, scale, softcap, return_lse, fallback,
                                grad, kv_lens, page_size, deterministic)

@@ -69,11 +69,14 @@ def test_precompile_default_sweep_with_grad():
     fwd = precompile.default_variants("sm_90a")
     both = precompile.default_variants("sm_90a", grad=True)
     grads = [v for v in both if v.grad]
-    assert both[:len(fwd)] == fwd and len(fwd) == 32
+    assert both[:len(fwd)] == fwd and len(fwd) == 40
     # 8 of them: the causal d64 / d128 kernels with dynamic tiles (short causal sequences).
-    dynamic = [v for v in fwd if v.options]
-    assert len(dynamic) == 8 and all(v.causal and v.head_dim in (64, 128) and
-                                     v.options == (("dynamic-tiles", "true"),) for v in dynamic)
+    dynamic = [v for v in fwd if v.options == (("dynamic-tiles", "true"),)]
+    assert len(dynamic) == 8 and all(v.causal and v.head_dim in (64, 128) for v in dynamic)
+    # 8 more: d64 with three consumer warpgroups (from 2048 tokens), causal or not.
+    wide = [v for v in fwd if v.options == (("block-q", "192"),)]
+    assert len(wide) == 8 and all(v.head_dim == 64 for v in wide)
+    assert {v.causal for v in wide} == {False, True}
     # The backward has head dims 64 and 128: 2 dtypes x 2 head dims x causal or not.
     assert len(grads) == 8 and {v.head_dim for v in grads} == {64, 128}
 

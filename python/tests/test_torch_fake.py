@@ -288,6 +288,46 @@ def test_short_causal_without_the_dynamic_kernel(fake, monkeypatch):
     assert asked == [(("dynamic-tiles", "true"),), ()]
 
 
+def test_wide_d64_takes_three_warpgroups(fake):
+    # Head dim 64 with at least 2048 query rows and keys, causal or not: the kernel with
+    # three consumer warpgroups (torch_ops._prefill_schedule: fa-to-ptx{block-q=192}), 512
+    # threads over 192-row tiles; 1024 rows, or head dim 128, the default kernels.
+    t = fake.torch
+    fake.log("ppppiiiii")
+    q = Tensor((1, 8, 4096, 64), t.float16, "cuda:0")
+    fa.attention(q, q, q)
+    fa.attention(q, q, q, causal=True)
+    full, causal = launches(fake.log())
+    assert "grid 22 8 1 block 512" in full and "grid 22 8 1 block 512" in causal
+    fake.log("ppppiiiii")
+    q1 = Tensor((1, 8, 1024, 64), t.float16, "cuda:0")
+    q2 = Tensor((1, 8, 4096, 128), t.float16, "cuda:0")
+    fa.attention(q1, q1, q1)
+    fa.attention(q2, q2, q2, causal=True)
+    short, d128 = launches(fake.log())
+    assert "block 384" in short and "grid 32 8 1 block 384" in d128
+
+
+def test_wide_d64_without_the_kernel(fake, monkeypatch):
+    # A bundle made without the three-warpgroup kernels and no compiler: the default kernel.
+    t = fake.torch
+    asked = []
+    real = fa.dispatch.kernel
+
+    def kernel(variant):
+        asked.append(variant.options)
+        if variant.options:
+            raise fa.UnsupportedError(f"{variant.spec()}: not in the loaded bundles")
+        return real(variant)
+    monkeypatch.setattr(fa.dispatch, "kernel", kernel)
+    q = Tensor((1, 4, 2048, 64), t.bfloat16, "cuda:0")
+    fake.log("ppppiiiii")
+    fa.attention(q, q, q)
+    (launch,) = launches(fake.log())
+    assert "grid 64 1 1 block 384" in launch  # persistent: min(16 x 4 tiles, 132 SMs)
+    assert asked == [(("block-q", "192"),), ()]
+
+
 def test_gqa_decode_packs_the_group_into_rows(fake):
     # One query row of 32 heads over 8 K/V heads, 64 sequences (512 tiles: no
     # split): the launch sees q as [64, 8, 4, 128] (the group's 4 heads as 4
