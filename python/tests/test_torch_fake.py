@@ -265,10 +265,11 @@ def test_short_causal_takes_dynamic_tiles(fake):
     assert "grid 32 8 1 " in launch and len(params(launch)) == 9
 
 
-def test_short_causal_without_the_dynamic_kernel(fake, monkeypatch):
-    # A bundle made without the dynamic-tiles kernels and no compiler: the default kernel
-    # runs (asked once: the choice is memoized).
-    t = fake.torch
+@pytest.fixture
+def only_default_kernels(monkeypatch):
+    """fa.dispatch as with a bundle made without the kernels of non-default schedules (and no
+    compiler): a variant with fa-to-ptx options is not there. Returns the options asked for,
+    in order."""
     asked = []
     real = fa.dispatch.kernel
 
@@ -278,6 +279,14 @@ def test_short_causal_without_the_dynamic_kernel(fake, monkeypatch):
             raise fa.UnsupportedError(f"{variant.spec()}: not in the loaded bundles")
         return real(variant)
     monkeypatch.setattr(fa.dispatch, "kernel", kernel)
+    return asked
+
+
+def test_short_causal_without_the_dynamic_kernel(fake, only_default_kernels):
+    # A bundle made without the dynamic-tiles kernels and no compiler: the default kernel
+    # runs (asked once: the choice is memoized).
+    t = fake.torch
+    asked = only_default_kernels
     q = Tensor((1, 4, 300, 64), t.bfloat16, "cuda:0")
     fake.log("ppppiiiii")
     fa.attention(q, q, q, causal=True)
@@ -308,18 +317,10 @@ def test_wide_d64_takes_three_warpgroups(fake):
     assert "block 384" in short and "grid 32 8 1 block 384" in d128
 
 
-def test_wide_d64_without_the_kernel(fake, monkeypatch):
+def test_wide_d64_without_the_kernel(fake, only_default_kernels):
     # A bundle made without the three-warpgroup kernels and no compiler: the default kernel.
     t = fake.torch
-    asked = []
-    real = fa.dispatch.kernel
-
-    def kernel(variant):
-        asked.append(variant.options)
-        if variant.options:
-            raise fa.UnsupportedError(f"{variant.spec()}: not in the loaded bundles")
-        return real(variant)
-    monkeypatch.setattr(fa.dispatch, "kernel", kernel)
+    asked = only_default_kernels
     q = Tensor((1, 4, 2048, 64), t.bfloat16, "cuda:0")
     fake.log("ppppiiiii")
     fa.attention(q, q, q)
