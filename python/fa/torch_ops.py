@@ -415,9 +415,9 @@ def _short_causal(q, k, causal, window, softcap, varlen):
 
 # Head dim 64 from this many query rows and keys runs the sm_90a kernel with three consumer
 # warpgroups (fa-to-ptx{block-q=192}, 192-row tiles, docs/SM90.md): measured on the H200
-# (bench/results/sm90_d64_h200_2026-12-03_s24, run1; what a user sees) 1.05-1.18x as fast as
-# the default from 2k tokens without a mask band, 1.01-1.06x causal, but 0.85-0.93x at 512-1k
-# (fewer, longer tiles than SMs).
+# (bench/results/sm90_d64_h200_2026-12-03_s24; run4, what a user sees) 1.14-1.21x as fast as
+# the previous choice from 2k tokens without a mask band, 1.04-1.13x causal from 4k; kernel
+# only (run3) within 2% of the default at 512-1k without a mask band and 0.89-0.91x causal.
 WIDE_TILE_MIN_TOKENS = 2048
 
 

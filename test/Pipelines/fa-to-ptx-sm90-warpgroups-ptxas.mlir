@@ -5,32 +5,52 @@
 // = 65,536), the turn of the ping-pong going round the three warpgroups
 // (named barriers 4-6: warpgroup w syncs on 4 + w, 256 threads; the one
 // before it arrives), Q loaded as three 64-row boxes, the grid over 192-row
-// blocks; 4 K/V stages without a mask band (3 with one, as for two
-// warpgroups: measured). One tile per CTA by default: persistent CTAs need 56 producer
-// registers for their tile loop, and 56 + 3 x 160 exceeds the register file
-// (on 56 / 152, persistent=true, the consumers spill).
+// blocks. Full attention runs persistent CTAs with two Q tiles and 4 stages
+// (measured, as with two warpgroups); on 32 registers the producer's tile
+// loop spills a few bytes (on 56 it does not, but 56 + 3 x 160 exceeds the
+// register file), the consumers nothing: one tile per CTA (persistent=false)
+// assembles without any spill. Causal kernels run one tile per CTA, 3 stages.
 // RUN: rm -rf %t && fa-opt %s -split-input-file '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a block-q=192},fa-dump-kernel{dir=%t})' -o /dev/null
 // RUN: FileCheck %s --check-prefix=JSON < %t/attn_d64_f16_full_kernel.json
+// RUN: FileCheck %s --check-prefix=CAUSAL-JSON < %t/attn_d64_bf16_causal_lse_kernel.json
 // RUN: FileCheck %s --check-prefix=PTX < %t/attn_d64_bf16_causal_lse_kernel.ptx
-// RUN: %ptxas -arch=sm_90a -v %t/attn_d64_f16_full_kernel.ptx -o %t/a.cubin 2>&1 | FileCheck %s --check-prefix=ZERO --implicit-check-not=warning
+// RUN: FileCheck %s --check-prefix=PERSISTENT < %t/attn_d64_f16_full_kernel.ptx
 // RUN: %ptxas -arch=sm_90a -v %t/attn_d64_bf16_causal_lse_kernel.ptx -o %t/b.cubin 2>&1 | FileCheck %s --check-prefix=ZERO --implicit-check-not=warning
+// RUN: %ptxas -arch=sm_90a -v %t/attn_d64_f16_full_kernel.ptx -o %t/a.cubin 2>&1 | FileCheck %s --check-prefix=ASM --implicit-check-not=warning
 // A window with a left edge (two compares per masked score) spills a few
 // bytes at 160 registers: it assembles.
 // RUN: %ptxas -arch=sm_90a -v %t/attn_d64_f16_window_kernel.ptx -o %t/c.cubin 2>&1 | FileCheck %s --check-prefix=ASM --implicit-check-not=warning
-// RUN: rm -rf %t/p && fa-opt %s -split-input-file '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a block-q=192 persistent=true},fa-dump-kernel{dir=%t/p})' -o /dev/null
-// RUN: FileCheck %s --check-prefix=PERSISTENT < %t/p/attn_d64_f16_full_kernel.ptx
-// RUN: %ptxas -arch=sm_90a -v %t/p/attn_d64_f16_full_kernel.ptx -o %t/d.cubin 2>&1 | FileCheck %s --check-prefix=ASM --implicit-check-not=warning
+// RUN: rm -rf %t/one && fa-opt %s -split-input-file '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a block-q=192 persistent=false},fa-dump-kernel{dir=%t/one})' -o /dev/null
+// RUN: FileCheck %s --check-prefix=ONE-JSON < %t/one/attn_d64_f16_full_kernel.json
+// RUN: %ptxas -arch=sm_90a -v %t/one/attn_d64_f16_full_kernel.ptx -o %t/d.cubin 2>&1 | FileCheck %s --check-prefix=ZERO --implicit-check-not=warning
 
 // JSON: "block": [
 // JSON-NEXT: 512,
 // JSON: "block_q": 192,
 // JSON: "grid": [
 // JSON-NEXT: {
+// JSON-NEXT: "min": [
+// JSON-NEXT: {
+// JSON-NEXT: "mul": [
+// JSON-NEXT: {
 // JSON-NEXT: "ceil_div": [
 // JSON-NEXT: "Nq",
 // JSON-NEXT: 192
-// JSON: "persistent": false,
+// JSON: "persistent": true,
+// JSON: "q_buffers": 2,
 // JSON: "stages": 4,
+
+// CAUSAL-JSON: "block_q": 192,
+// CAUSAL-JSON: "grid": [
+// CAUSAL-JSON-NEXT: {
+// CAUSAL-JSON-NEXT: "ceil_div": [
+// CAUSAL-JSON-NEXT: "Nq",
+// CAUSAL-JSON-NEXT: 192
+// CAUSAL-JSON: "persistent": false,
+// CAUSAL-JSON: "stages": 3,
+
+// ONE-JSON: "persistent": false,
+// ONE-JSON: "stages": 4,
 
 // PTX: .visible .entry attn_d64_bf16_causal_lse_kernel(
 // PTX: .maxntid 512, 1, 1
@@ -42,8 +62,8 @@
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 
-// PERSISTENT: setmaxnreg.dec.sync.aligned.u32 56;
-// PERSISTENT: setmaxnreg.inc.sync.aligned.u32 152;
+// PERSISTENT: setmaxnreg.dec.sync.aligned.u32 32;
+// PERSISTENT: setmaxnreg.inc.sync.aligned.u32 160;
 
 // ZERO: Compiling entry function 'attn_d64_{{.+}}_kernel' for 'sm_90a'
 // ZERO: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads

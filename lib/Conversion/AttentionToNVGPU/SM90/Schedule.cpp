@@ -272,10 +272,10 @@ struct Resolver {
   /// persistent CTAs skip the tiles past short sequences' rows in a static
   /// order: +4-11% on equal sequences of 512-1k tokens, -5 to -13% on a mixed
   /// batch, bench/results/varlen_h200_2026-12-02_s13/run4), 16-bit inputs,
-  /// head dim 64 or 128, two consumer warpgroups (with three the tile loop's
-  /// producer needs 56 registers and the consumers 160: more than an SM
-  /// has; on 56 / 152 the d64 consumers spill 32 bytes), the pipelined
-  /// schedule (a sweep that turns off
+  /// head dim 64 or 128 (with three consumer warpgroups at d64 too:
+  /// bench/results/sm90_d64_h200_2026-12-03_s24, run3, 1.02-1.05x one tile
+  /// per CTA from 2k, 1.15x at 512-1k), the pipelined schedule (a sweep that
+  /// turns off
   /// overlap gets one tile per CTA), two Q tiles fitting. A persistent kernel
   /// (measured or set) gets the persistent ring (withPersistentRing) and two
   /// Q tiles where they fit, each unless set explicitly.
@@ -288,8 +288,7 @@ struct Resolver {
           (!s.splitKV && !attn.hasWindow() && attn.modifiers.empty() &&
            !attn.kvLensArg && !attn.pageTableArg && !attn.isVarlen() &&
            !attn.elementType.isFloat(8) && attn.headDim <= 128 &&
-           attn.blockQ == kSM90BlockQ && s.warpSpecialized && s.overlap &&
-           s.pFromRegisters &&
+           s.warpSpecialized && s.overlap && s.pFromRegisters &&
            (source[qBuffersIndex] == Source::Measured || s.qBuffers == 2) &&
            fitsTwoQTiles(withPersistentRing(s)));
       set(persistentIndex, on, Source::Measured);
