@@ -60,24 +60,18 @@ static_assert(128 * (kSM90DynamicTilesProducerRegisters +
                      2 * kSM90DynamicTilesConsumerRegisters) <= 65536,
               "the register file of an SM");
 
-/// Three consumer warpgroups: producer / consumer registers for one tile per
-/// CTA, and for persistent CTAs (the producer runs the tile loop; dynamic
-/// tiles too). The consumers need their 160 either way (on 152 the d64
-/// consumers spilled 32 bytes and ran 20-30% slower); the persistent
-/// producer's tile loop then spills 28 bytes (0 on 56 registers, which the
-/// register file does not have), once per tile, off the consumers' path:
-/// measured 1.02-1.05x the one-tile-per-CTA kernel from 2k tokens
+/// Three consumer warpgroups: producer / consumer registers, with one tile per
+/// CTA and with persistent CTAs alike. The consumers need their 160 (on 152
+/// the d64 consumers spilled 32 bytes and ran 20-30% slower); a persistent
+/// producer's tile loop spills 28 bytes on 32 (0 on 56, which the register
+/// file does not have), once per tile, off the consumers' path: measured
+/// 1.02-1.05x the one-tile-per-CTA kernel from 2k tokens
 /// (bench/results/sm90_d64_h200_2026-12-03_s24, run3).
 constexpr int64_t kSM90ThreeWGProducerRegisters = 32;
 constexpr int64_t kSM90ThreeWGConsumerRegisters = 160;
-constexpr int64_t kSM90ThreeWGPersistentProducerRegisters = 32;
-constexpr int64_t kSM90ThreeWGPersistentConsumerRegisters = 160;
 static_assert(128 * (kSM90ThreeWGProducerRegisters +
                      3 * kSM90ThreeWGConsumerRegisters) <=
-                      65536 &&
-                  128 * (kSM90ThreeWGPersistentProducerRegisters +
-                         3 * kSM90ThreeWGPersistentConsumerRegisters) <=
-                      65536,
+                  65536,
               "the register file of an SM");
 
 /// The K/V ring depth used when none is asked for: 3, but 2 at head dim 256

@@ -56,13 +56,10 @@ KernelConfig KernelConfig::derive(const SM90AttentionDesc &d) {
   c.consumerRegs = s.dynamicTiles ? kSM90DynamicTilesConsumerRegisters
                    : roomyProducer ? kSM90PersistentConsumerRegisters
                                    : kSM90ConsumerRegisters;
-  if (c.consumerWarpgroups == 3) {
-    // Four warpgroups share the register file.
-    bool tileLoop = s.persistent || s.dynamicTiles || roomyProducer;
-    c.producerRegs = tileLoop ? kSM90ThreeWGPersistentProducerRegisters
-                              : kSM90ThreeWGProducerRegisters;
-    c.consumerRegs = tileLoop ? kSM90ThreeWGPersistentConsumerRegisters
-                              : kSM90ThreeWGConsumerRegisters;
+  if (c.consumerWarpgroups == kSM90MaxWarpgroups) {
+    // Four warpgroups share the register file, whatever the schedule.
+    c.producerRegs = kSM90ThreeWGProducerRegisters;
+    c.consumerRegs = kSM90ThreeWGConsumerRegisters;
   }
   c.barriers = MBarrierLayout{
       s.stages,     s.warpSpecialized, s.splitRelease,      s.persistent,

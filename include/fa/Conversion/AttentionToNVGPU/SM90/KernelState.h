@@ -56,7 +56,8 @@ struct KernelConfig {
   /// ConsumerRegisters (the producer runs the tile loop; also for split-kv
   /// with a page table: its page lookups over a chunk's run-time range), with
   /// dynamic tiles kSM90DynamicTilesProducer- / ConsumerRegisters (it also
-  /// claims tiles).
+  /// claims tiles); with three consumer warpgroups kSM90ThreeWGProducer- /
+  /// ConsumerRegisters in every schedule.
   int64_t producerRegs, consumerRegs;
   SharedMemoryPlan smem;
   MBarrierLayout barriers;
