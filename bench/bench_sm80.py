@@ -20,7 +20,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
 
-from common import DT, PEERS, check_case, load, load_named, peer_fns, time_ms  # noqa: E402
+from common import (DT, PEERS, check_case, check_growing_scores, load, load_named,  # noqa: E402
+                    peer_fns, time_ms)
 
 
 def check(kdir, quick=False):
@@ -48,6 +49,7 @@ def check(kdir, quick=False):
             rows.append(check_case(kern, dt, d, B, Hq, Hkv, Nq, Nk, window=(100, 0)))
     rows.append(check_case(load(kdir, "f16", 64, True, lse=True), "f16", 64, 2, 4, 2, 300, 200,
                            causal=True, lse=True))
+    rows += check_growing_scores(kdir, (64, 128))
     return rows
 
 

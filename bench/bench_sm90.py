@@ -25,8 +25,9 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 import torch  # noqa: E402
 
-from common import (DT, PEERS, check_case, has_kernel, kernel_name, load, load_named,  # noqa: E402
-                    peer_fns, time_back_to_back, time_ms, time_once)
+from common import (DT, PEERS, check_case, check_growing_scores, has_kernel,  # noqa: E402
+                    kernel_name, load, load_named, peer_fns, time_back_to_back, time_ms,
+                    time_once)
 
 # Odd lengths, GQA 4:1 and MQA, Nq != Nk both ways, a single row.
 ODD_SHAPES = ((2, 8, 2, 1000, 1000), (1, 4, 4, 77, 333), (2, 6, 3, 333, 77), (1, 2, 1, 1, 1),
@@ -65,6 +66,7 @@ def check(kdir):
         kern = load_named(kdir, name)
         for B, Hq, Hkv, Nq, Nk in WINDOW_SHAPES:
             rows.append(check_case(kern, dt, d, B, Hq, Hkv, Nq, Nk, window=win, lse=lse))
+    rows += check_growing_scores(kdir, dims)
     return rows
 
 

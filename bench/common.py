@@ -73,12 +73,18 @@ def reference(q, k, v, causal, window=None):
 
 
 def check_case(kern, dt, d, B, Hq, Hkv, Nq, Nk, causal=False, window=None, lse=False,
-               torch_err=False):
+               torch_err=False, key_growth=0.0):
     """Runs `kern` on random inputs [B, H, N, d] and compares with `reference`: max abs error of
     the output (and of lse, whose fully masked rows must be -inf). With `torch_err`, also the error
-    of torch's own SDPA against the same reference, for scale. Prints one line, returns the row."""
+    of torch's own SDPA against the same reference, for scale. `key_growth` g scales key j by
+    1 + g j / Nk: the scores' spread grows along the keys, so a row's running max keeps rising by
+    several log2 units (the kernels' conditional rescale fires again and again). Prints one line,
+    returns the row."""
     q = torch.randn(B, Hq, Nq, d, device="cuda", dtype=DT[dt])
     k = torch.randn(B, Hkv, Nk, d, device="cuda", dtype=DT[dt])
+    if key_growth:
+        ramp = 1 + key_growth * torch.arange(Nk, device="cuda", dtype=torch.float32) / Nk
+        k = (k.float() * ramp.view(1, 1, Nk, 1)).to(DT[dt])
     v = torch.randn(B, Hkv, Nk, d, device="cuda", dtype=DT[dt])
     o, olse = kern(q, k, v) if lse else (kern(q, k, v), None)
     torch.cuda.synchronize()
@@ -89,6 +95,9 @@ def check_case(kern, dt, d, B, Hq, Hkv, Nq, Nk, causal=False, window=None, lse=F
     row = dict(dtype=dt, d=d, causal=causal, B=B, Hq=Hq, Hkv=Hkv, Nq=Nq, Nk=Nk,
                max_abs_err=err, tol=tol)
     what = f"causal={causal}" if window is None else f"window{tuple(window)}"
+    if key_growth:
+        row["key_growth"] = key_growth
+        what += f" key_growth={key_growth:g}"
     msg = ""
     if window is not None:
         row["window"] = list(window)
@@ -111,6 +120,23 @@ def check_case(kern, dt, d, B, Hq, Hkv, Nq, Nk, causal=False, window=None, lse=F
     print(f"check {dt} d{d} {what}{' lse' if lse else ''} B{B} Hq{Hq} Hkv{Hkv} Nq{Nq} Nk{Nk}: "
           f"err {err:.2e}{msg} {'OK' if ok else 'FAIL'}", flush=True)
     return row
+
+
+def check_growing_scores(kdir, dims):
+    """Scores whose spread grows along the keys (`key_growth`), for every (dtype, head dim in
+    `dims`, causal) kernel of `kdir` and the f16 causal lse kernel of the first head dim: the
+    running max rises often and far, where a kernel that defers its rescale (a threshold on the
+    max's growth) must still rescale O, the sum and lse right."""
+    rows = []
+    for dt in ("f16", "bf16"):
+        for d in dims:
+            for causal in (False, True):
+                rows.append(check_case(load(kdir, dt, d, causal), dt, d, 1, 4, 2, 1000, 3000,
+                                       causal=causal, key_growth=6.0))
+    if dims and has_kernel(kdir, kernel_name("f16", dims[0], True, lse=True)):
+        rows.append(check_case(load(kdir, "f16", dims[0], True, lse=True), "f16", dims[0],
+                               2, 4, 2, 300, 2000, causal=True, lse=True, key_growth=6.0))
+    return rows
 
 
 PEERS = (("flash", SDPBackend.FLASH_ATTENTION), ("cudnn", SDPBackend.CUDNN_ATTENTION))

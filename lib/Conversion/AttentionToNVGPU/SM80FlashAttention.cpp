@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fa/Conversion/AttentionToNVGPU/AttentionToNVGPU.h"
+#include "fa/Conversion/AttentionToNVGPU/Common/OnlineSoftmax.h"
 #include "fa/Conversion/AttentionToNVGPU/SM80/Kernel.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -47,6 +48,19 @@ mlir::fa::buildSM80FlashAttention(const TiledAttention &attn, StringRef chip,
     return at->emitOpError("sm_80 kernel needs rows-per-warp 16 or 32 with "
                            "at least 4 warps, got rows-per-warp ")
            << rowsPerWarp << " for block-q " << blockQ;
+  // Conditional rescaling (the rescale-threshold option, declared with the
+  // sm_90a schedule; 0: the measured default). Measured on the H200
+  // (bench/results/rescale_h200_2026-12-03_s25): threshold 8 is 1.04-1.05x
+  // at D = 64 and 1.04-1.15x at D = 128 (the 32-key steps rescale O's 128
+  // accumulators every 32 keys).
+  int64_t rescaleThreshold = options.sm90.rescaleThreshold
+                                 ? options.sm90.rescaleThreshold
+                                 : kernel::kDefaultRescaleThreshold;
+  if (rescaleThreshold < kernel::kRescaleEveryStep ||
+      rescaleThreshold > kernel::kMaxRescaleThreshold)
+    return at->emitOpError("sm_80 kernel: option rescale-threshold must be 0 "
+                           "(auto), -1 (every step) or in [1, ")
+           << kernel::kMaxRescaleThreshold << "], got " << rescaleThreshold;
   sm80::KernelConfig cfg;
   cfg.kernelName = (func.getSymName() + "_kernel").str();
   cfg.moduleName = (func.getSymName() + "_kernels").str();
@@ -59,6 +73,7 @@ mlir::fa::buildSM80FlashAttention(const TiledAttention &attn, StringRef chip,
   cfg.windowRight = attn.windowRight;
   cfg.scale = attn.scale;
   cfg.hasLse = attn.hasLse;
+  cfg.rescaleThreshold = rescaleThreshold;
   cfg.modifiers = attn.modifiers;
   cfg.kvCache.kvLens = attn.kvLensArg.has_value();
   cfg.kvCache.pageSize = attn.pageSize;
@@ -100,7 +115,8 @@ mlir::fa::buildSM80FlashAttention(const TiledAttention &attn, StringRef chip,
   // block's allocation.
   manifest.dynamicSharedMemoryBytes = dynamicSmem ? smemBytes + 128 : 0;
   manifest.staticSharedMemoryBytes = dynamicSmem ? 0 : smemBytes;
-  manifest.schedule = {{"rows_per_warp", rowsPerWarp}};
+  manifest.schedule = {{"rows_per_warp", rowsPerWarp},
+                       {"rescale_threshold", rescaleThreshold}};
   if (failed(manifest.verify(kfn)))
     return failure();
   fa::attachLaunchManifest(module, modName, kernelName,

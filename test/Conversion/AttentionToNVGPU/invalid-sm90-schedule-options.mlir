@@ -11,6 +11,9 @@
 // RUN: fa-opt %t/block-kv.mlir --fa-tile-attention="block-q=128 block-kv=64" --convert-fa-to-nvgpu="chip=sm_90a" -verify-diagnostics -o /dev/null
 // RUN: fa-opt %t/q-buffers.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a q-buffers=3})' -verify-diagnostics -o /dev/null
 // RUN: fa-opt %t/q-buffers-fit.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a persistent=true stages=3 q-buffers=2})' -verify-diagnostics -o /dev/null
+// RUN: fa-opt %t/rescale.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a rescale-threshold=15})' -verify-diagnostics -o /dev/null
+// RUN: fa-opt %t/rescale-fp8.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a rescale-threshold=8})' -verify-diagnostics -o /dev/null
+// RUN: fa-opt %t/rescale-sm80.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_80 rescale-threshold=-2})' -verify-diagnostics -o /dev/null
 // A measured default is an option value too: auto, true or false.
 // RUN: not fa-opt %t/stages.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a longest-first=maybe})' 2>&1 | FileCheck %s --check-prefix=TRISTATE
 // TRISTATE: longest-first
@@ -71,4 +74,24 @@ func.func @f(%q: tensor<1x1x128x128xbf16>, %k: tensor<1x1x128x128xbf16>, %v: ten
   // expected-error @+1 {{sm_90a kernel with 3 stages and 2 Q tiles needs 263168 bytes of shared memory (at most 232448) at head dim 128}}
   %o = fa.attention %q, %k, %v : tensor<1x1x128x128xbf16>, tensor<1x1x128x128xbf16>, tensor<1x1x128x128xbf16> -> tensor<1x1x128x128xbf16>
   return %o : tensor<1x1x128x128xbf16>
+}
+//--- rescale.mlir
+// expected-error @+1 {{fa-to-ptx option 'rescale-threshold=15' must be 0 (auto) or from -1 to 14}}
+func.func @f(%q: tensor<1x1x64x128xf16>, %k: tensor<1x1x64x128xf16>, %v: tensor<1x1x64x128xf16>) -> tensor<1x1x64x128xf16> {
+  %o = fa.attention %q, %k, %v : tensor<1x1x64x128xf16>, tensor<1x1x64x128xf16>, tensor<1x1x64x128xf16> -> tensor<1x1x64x128xf16>
+  return %o : tensor<1x1x64x128xf16>
+}
+//--- rescale-fp8.mlir
+// fp8 rescales every step (per-block v descales scale O each step too).
+// expected-error @+1 {{sm_90a schedule: rescale-threshold=8 (fa-to-ptx option) needs 16-bit inputs (fp8 rescales every step)}}
+func.func @f(%q: tensor<1x1x64x128xf8E4M3FN>, %k: tensor<1x1x64x128xf8E4M3FN>, %v: tensor<1x1x64x128xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32) -> tensor<1x1x64x128xf16> {
+  %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd) : tensor<1x1x64x128xf8E4M3FN>, tensor<1x1x64x128xf8E4M3FN>, tensor<1x1x64x128xf8E4M3FN> -> tensor<1x1x64x128xf16>
+  return %o : tensor<1x1x64x128xf16>
+}
+//--- rescale-sm80.mlir
+// sm_80 reads the same option and checks its range.
+func.func @f(%q: tensor<1x1x64x128xf16>, %k: tensor<1x1x64x128xf16>, %v: tensor<1x1x64x128xf16>) -> tensor<1x1x64x128xf16> {
+  // expected-error @+1 {{sm_80 kernel: option rescale-threshold must be 0 (auto), -1 (every step) or in [1, 14], got -2}}
+  %o = fa.attention %q, %k, %v : tensor<1x1x64x128xf16>, tensor<1x1x64x128xf16>, tensor<1x1x64x128xf16> -> tensor<1x1x64x128xf16>
+  return %o : tensor<1x1x64x128xf16>
 }

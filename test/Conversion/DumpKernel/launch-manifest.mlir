@@ -121,6 +121,7 @@
 // SM80-NEXT:    }
 // SM80-NEXT:  ],
 // SM80-NEXT:  "ptx": "win_bf16_d64_kernel.ptx",
+// SM80-NEXT:  "rescale_threshold": 8,
 // SM80-NEXT:  "rows_per_warp": 32,
 // SM80-NEXT:  "scale": 0.125,
 // SM80-NEXT:  "schema_version": 1,

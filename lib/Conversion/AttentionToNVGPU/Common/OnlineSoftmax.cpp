@@ -2,16 +2,21 @@
 #include "fa/Conversion/AttentionToNVGPU/Common/OnlineSoftmax.h"
 #include "fa/Dialect/Attention/Utils/AttentionUtils.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
 using namespace mlir;
 using namespace mlir::fa;
 using namespace mlir::fa::kernel;
+
+static Value scaleLog2e(KernelBuilder &kb, const OnlineSoftmaxConfig &cfg) {
+  return cfg.scaleLog2eValue ? cfg.scaleLog2eValue : kb.f32(cfg.scaleLog2e);
+}
 
 Value mlir::fa::kernel::scaleScore(KernelBuilder &kb,
                                    const OnlineSoftmaxConfig &cfg, Value s) {
   if (cfg.scaleInExponent)
     return s;
-  Value c = cfg.scaleLog2eValue ? cfg.scaleLog2eValue : kb.f32(cfg.scaleLog2e);
-  return arith::MulFOp::create(kb.b, kb.loc, s, c);
+  return arith::MulFOp::create(kb.b, kb.loc, s, scaleLog2e(kb, cfg));
 }
 
 /// The thread's max of `scores`, then the row's (quad) max.
@@ -38,37 +43,72 @@ static Value rowMax(KernelBuilder &kb, const OnlineSoftmaxConfig &cfg,
                                   : QuadReduction::MaxNum);
 }
 
-OnlineRowUpdate mlir::fa::kernel::updateOnlineSoftmaxRow(
-    KernelBuilder &kb, const OnlineSoftmaxConfig &cfg,
-    MutableArrayRef<Value> scores, Value max, Value sum) {
-  OpBuilder &b = kb.b;
-  Location loc = kb.loc;
-  Value scaleC =
-      cfg.scaleLog2eValue ? cfg.scaleLog2eValue : kb.f32(cfg.scaleLog2e);
-  OnlineRowUpdate u;
+Value mlir::fa::kernel::stepRowMax(KernelBuilder &kb,
+                                   const OnlineSoftmaxConfig &cfg,
+                                   ArrayRef<Value> scores) {
   Value mx = rowMax(kb, cfg, scores);
   if (cfg.scaleInExponent)
-    mx = arith::MulFOp::create(b, loc, mx, scaleC);
-  u.newMax = cfg.maxReduction == OnlineSoftmaxConfig::MaxReduction::SelectChain
-                 ? kb.maxSelect(max, mx)
-                 : kb.maxNum(max, mx);
-  // A row with no visible key so far keeps max = -inf: subtract 0 instead,
-  // so that exp2 gives 0, never NaN.
-  Value mUse = safeRowMax(b, loc, u.newMax);
-  u.alpha = kb.exp2(arith::SubFOp::create(b, loc, max, mUse));
+    mx = arith::MulFOp::create(kb.b, kb.loc, mx, scaleLog2e(kb, cfg));
+  return mx;
+}
+
+Value mlir::fa::kernel::runningMax(KernelBuilder &kb,
+                                   const OnlineSoftmaxConfig &cfg, Value max,
+                                   Value stepMax) {
+  return cfg.maxReduction == OnlineSoftmaxConfig::MaxReduction::SelectChain
+             ? kb.maxSelect(max, stepMax)
+             : kb.maxNum(max, stepMax);
+}
+
+Value mlir::fa::kernel::exponentiateRow(KernelBuilder &kb,
+                                        const OnlineSoftmaxConfig &cfg,
+                                        MutableArrayRef<Value> scores,
+                                        Value maxUsed) {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  Value scaleC = scaleLog2e(kb, cfg);
   Value rowSum = kb.f32(0.0);
-  Value negM = arith::NegFOp::create(b, loc, mUse);
+  Value negM = arith::NegFOp::create(b, loc, maxUsed);
   int64_t every = cfg.exp2PolyEvery;
   for (int64_t i = 0, e = scores.size(); i < e; ++i) {
     Value &v = scores[i];
     Value x = cfg.scaleInExponent
                   ? LLVM::FMAOp::create(b, loc, v, scaleC, negM).getResult()
-                  : arith::SubFOp::create(b, loc, v, mUse).getResult();
+                  : arith::SubFOp::create(b, loc, v, maxUsed).getResult();
     bool poly = every > 0 && i % every == every - 1;
     v = poly ? kb.exp2Poly(x) : kb.exp2(x);
     rowSum = arith::AddFOp::create(b, loc, rowSum, v);
   }
+  return rowSum;
+}
+
+OnlineRowUpdate mlir::fa::kernel::updateOnlineSoftmaxRow(
+    KernelBuilder &kb, const OnlineSoftmaxConfig &cfg,
+    MutableArrayRef<Value> scores, Value max, Value sum) {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  OnlineRowUpdate u;
+  u.newMax = runningMax(kb, cfg, max, stepRowMax(kb, cfg, scores));
+  // A row with no visible key so far keeps max = -inf: subtract 0 instead,
+  // so that exp2 gives 0, never NaN.
+  Value mUse = safeRowMax(b, loc, u.newMax);
+  u.alpha = kb.exp2(arith::SubFOp::create(b, loc, max, mUse));
+  Value rowSum = exponentiateRow(kb, cfg, scores, mUse);
   u.newSum = arith::AddFOp::create(
       b, loc, arith::MulFOp::create(b, loc, u.alpha, sum), rowSum);
   return u;
+}
+
+Value mlir::fa::kernel::rescaleNeeded(KernelBuilder &kb, Value max,
+                                      Value stepMax, double threshold) {
+  // -inf + threshold stays -inf: a row's first visible scores always ask;
+  // a row with nothing visible yet (both -inf) never does.
+  Value bound = arith::AddFOp::create(kb.b, kb.loc, max, kb.f32(threshold));
+  return arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::OGT, stepMax,
+                               bound);
+}
+
+Value mlir::fa::kernel::warpAny(KernelBuilder &kb, Value pred) {
+  return NVVM::VoteSyncOp::create(kb.b, kb.loc, kb.b.getI1Type(), kb.i32c(-1),
+                                  pred, NVVM::VoteSyncKind::any);
 }

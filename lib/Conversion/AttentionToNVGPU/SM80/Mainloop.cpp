@@ -3,6 +3,7 @@
 #include "fa/Conversion/AttentionToNVGPU/Common/InlinePTX.h"
 #include "fa/Conversion/AttentionToNVGPU/Common/Masking.h"
 #include "fa/Conversion/AttentionToNVGPU/Common/ScoreModifiers.h"
+#include "fa/Dialect/Attention/Utils/AttentionUtils.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -91,6 +92,22 @@ struct Step {
                             bool masked) const;
   /// O += P V for every m-tile.
   void issuePV(const Fragments &pFrag, Fragments &acc) const;
+  /// The online softmax of the step: `p` (row 2 mt + r: this thread's
+  /// scores of row r of m-tile mt) become probabilities, `acc` is rescaled,
+  /// newM / newL are the running max and sum after the step; returns P as
+  /// the A fragments of P V (straight from the S fragments).
+  Fragments
+  softmaxRescaleEveryStep(MutableArrayRef<SmallVector<Value>> p,
+                          ArrayRef<std::array<Value, 2>> m,
+                          ArrayRef<std::array<Value, 2>> l, Fragments &acc,
+                          MutableArrayRef<std::array<Value, 2>> newM,
+                          MutableArrayRef<std::array<Value, 2>> newL) const;
+  Fragments
+  softmaxConditionalRescale(MutableArrayRef<SmallVector<Value>> p,
+                            ArrayRef<std::array<Value, 2>> m,
+                            ArrayRef<std::array<Value, 2>> l, Fragments &acc,
+                            MutableArrayRef<std::array<Value, 2>> newM,
+                            MutableArrayRef<std::array<Value, 2>> newL) const;
   void build(scf::ForOp loop, Value zeroAcc) const;
 };
 } // namespace
@@ -236,6 +253,108 @@ SmallVector<Value> mlir::fa::sm80::packAccumulatorsAsA(KernelBuilder &kb,
   return frags;
 }
 
+Step::Fragments Step::softmaxRescaleEveryStep(
+    MutableArrayRef<SmallVector<Value>> p, ArrayRef<std::array<Value, 2>> m,
+    ArrayRef<std::array<Value, 2>> l, Fragments &acc,
+    MutableArrayRef<std::array<Value, 2>> newM,
+    MutableArrayRef<std::array<Value, 2>> newL) const {
+  Fragments pFrag(cfg.mTiles());
+  for (int64_t mt = 0; mt < cfg.mTiles(); ++mt) {
+    Value alpha[2];
+    for (int r = 0; r < 2; ++r) {
+      OnlineRowUpdate u = updateOnlineSoftmaxRow(kb, softmax, p[2 * mt + r],
+                                                 m[mt][r], l[mt][r]);
+      newM[mt][r] = u.newMax;
+      newL[mt][r] = u.newSum;
+      alpha[r] = u.alpha;
+    }
+    Value alphaVec = rowPair(kb, alpha[0], alpha[1]);
+    for (Value &a : acc[mt])
+      a = arith::MulFOp::create(kb.b, kb.loc, a, alphaVec);
+    pFrag[mt] = packAccumulatorsAsA(kb, cfg.elementType, p[2 * mt],
+                                    p[2 * mt + 1], cfg.blockKV / 16);
+  }
+  return pFrag;
+}
+
+Step::Fragments Step::softmaxConditionalRescale(
+    MutableArrayRef<SmallVector<Value>> p, ArrayRef<std::array<Value, 2>> m,
+    ArrayRef<std::array<Value, 2>> l, Fragments &acc,
+    MutableArrayRef<std::array<Value, 2>> newM,
+    MutableArrayRef<std::array<Value, 2>> newL) const {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  int64_t mTiles = cfg.mTiles();
+  // The step's row maxima; does any row of the warp ask for a rescale?
+  SmallVector<std::array<Value, 2>> stepMax(mTiles);
+  Value ask;
+  for (int64_t mt = 0; mt < mTiles; ++mt)
+    for (int r = 0; r < 2; ++r) {
+      stepMax[mt][r] = stepRowMax(kb, softmax, p[2 * mt + r]);
+      Value row =
+          rescaleNeeded(kb, m[mt][r], stepMax[mt][r], cfg.rescaleThreshold);
+      ask = ask ? arith::OrIOp::create(b, loc, ask, row).getResult() : row;
+    }
+  // Rescaled: every row of the warp takes its new max (alpha = 1 where it
+  // did not move); else max, sum and O stay as they are. The row statistics
+  // are in the branch too: computed with selects outside it (only O's
+  // multiplications branched), the kernel measured 0.88-0.93x at D = 128
+  // (bench/results/rescale_h200_2026-12-03_s25, run3).
+  SmallVector<Type> types(4 * mTiles, b.getF32Type());
+  for (int64_t mt = 0; mt < mTiles; ++mt)
+    for (Value a : acc[mt])
+      types.push_back(a.getType());
+  auto rescale = scf::IfOp::create(b, loc, types, warpAny(kb, ask),
+                                   /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&rescale.getThenRegion().front());
+    SmallVector<Value> maxes, sums, outs;
+    for (int64_t mt = 0; mt < mTiles; ++mt) {
+      Value alpha[2];
+      for (int r = 0; r < 2; ++r) {
+        Value mNew = runningMax(kb, softmax, m[mt][r], stepMax[mt][r]);
+        alpha[r] = kb.exp2(
+            arith::SubFOp::create(b, loc, m[mt][r], safeRowMax(b, loc, mNew)));
+        maxes.push_back(mNew);
+        sums.push_back(arith::MulFOp::create(b, loc, alpha[r], l[mt][r]));
+      }
+      Value alphaVec = rowPair(kb, alpha[0], alpha[1]);
+      for (Value a : acc[mt])
+        outs.push_back(arith::MulFOp::create(b, loc, a, alphaVec));
+    }
+    maxes.append(sums);
+    maxes.append(outs);
+    scf::YieldOp::create(b, loc, maxes);
+    b.setInsertionPointToStart(&rescale.getElseRegion().front());
+    SmallVector<Value> same;
+    for (int64_t mt = 0; mt < mTiles; ++mt)
+      same.append({m[mt][0], m[mt][1]});
+    for (int64_t mt = 0; mt < mTiles; ++mt)
+      same.append({l[mt][0], l[mt][1]});
+    for (int64_t mt = 0; mt < mTiles; ++mt)
+      same.append(acc[mt].begin(), acc[mt].end());
+    scf::YieldOp::create(b, loc, same);
+  }
+  int64_t nOut = cfg.headDim / 8;
+  for (int64_t mt = 0; mt < mTiles; ++mt) {
+    for (int r = 0; r < 2; ++r) {
+      newM[mt][r] = rescale.getResult(2 * mt + r);
+      Value rowSum = exponentiateRow(kb, softmax, p[2 * mt + r],
+                                     safeRowMax(b, loc, newM[mt][r]));
+      newL[mt][r] = arith::AddFOp::create(
+          b, loc, rescale.getResult(2 * mTiles + 2 * mt + r), rowSum);
+    }
+    for (int64_t n = 0; n < nOut; ++n)
+      acc[mt][n] = rescale.getResult(4 * mTiles + mt * nOut + n);
+  }
+  Fragments pFrag(mTiles);
+  for (int64_t mt = 0; mt < mTiles; ++mt)
+    pFrag[mt] = packAccumulatorsAsA(kb, cfg.elementType, p[2 * mt],
+                                    p[2 * mt + 1], cfg.blockKV / 16);
+  return pFrag;
+}
+
 void Step::build(scf::ForOp loop, Value zeroAcc) const {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
@@ -306,29 +425,16 @@ void Step::build(scf::ForOp loop, Value zeroAcc) const {
     scf::YieldOp::create(b, loc, scores(s, colBase, false));
   }
 
+  SmallVector<SmallVector<Value>> p(mTiles * 2);
+  for (int64_t mt = 0; mt < mTiles; ++mt)
+    for (int r = 0; r < 2; ++r)
+      for (int64_t i = 0; i < perRow; ++i)
+        p[2 * mt + r].push_back(
+            maskIf.getResult(mt * 2 * perRow + r * perRow + i));
   SmallVector<std::array<Value, 2>> newM(mTiles), newL(mTiles);
-  Fragments pFrag(mTiles);
-  for (int64_t mt = 0; mt < mTiles; ++mt) {
-    SmallVector<Value> p[2];
-    for (int64_t i = 0; i < perRow; ++i) {
-      p[0].push_back(maskIf.getResult(mt * 2 * perRow + i));
-      p[1].push_back(maskIf.getResult(mt * 2 * perRow + perRow + i));
-    }
-    Value alpha[2];
-    for (int r = 0; r < 2; ++r) {
-      OnlineRowUpdate u =
-          updateOnlineSoftmaxRow(kb, softmax, p[r], m[mt][r], l[mt][r]);
-      newM[mt][r] = u.newMax;
-      newL[mt][r] = u.newSum;
-      alpha[r] = u.alpha;
-    }
-    Value alphaVec = rowPair(kb, alpha[0], alpha[1]);
-    for (Value &a : acc[mt])
-      a = arith::MulFOp::create(b, loc, a, alphaVec);
-    // P as the A operand of P V, straight from the S fragments.
-    pFrag[mt] = packAccumulatorsAsA(kb, cfg.elementType, p[0], p[1],
-                                    cfg.blockKV / 16);
-  }
+  Fragments pFrag = cfg.rescalesConditionally()
+                        ? softmaxConditionalRescale(p, m, l, acc, newM, newL)
+                        : softmaxRescaleEveryStep(p, m, l, acc, newM, newL);
 
   // Pending: V_j, K_{j+1}. Wait for V_j.
   loads.wait(kNextTok, 1);

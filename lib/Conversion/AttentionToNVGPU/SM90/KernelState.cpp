@@ -33,6 +33,7 @@ KernelConfig KernelConfig::derive(const SM90AttentionDesc &d) {
   c.splitRelease = s.splitRelease;
   c.splitKV = s.splitKV;
   c.exp2PolyEvery = s.exp2PolyEvery;
+  c.rescaleThreshold = s.rescaleThreshold;
   c.headDim = d.headDim;
   c.stages = s.stages;
   c.blockKV = s.blockKV;

@@ -3,6 +3,7 @@
 #include "fa/Conversion/AttentionToNVGPU/Common/InlinePTX.h"
 #include "fa/Conversion/AttentionToNVGPU/Common/Masking.h"
 #include "fa/Conversion/AttentionToNVGPU/SM90/Wgmma.h"
+#include "fa/Dialect/Attention/Utils/AttentionUtils.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -266,17 +267,65 @@ ConsumerMainloop::softmax(Value s, Value j, Value max[2], Value sum[2]) const {
     o.p[1].push_back(maskIf.getResult(perRow + i));
   }
   Value vRescale = descales ? descales->vRescale(kb, j, range.begin) : Value();
+  if (cfg.rescalesConditionally())
+    conditionalRescale(o, max, sum, stepCfg);
   for (int r = 0; r < 2; ++r) {
-    OnlineRowUpdate u =
-        updateOnlineSoftmaxRow(kb, stepCfg, o.p[r], max[r], sum[r]);
-    o.newMax[r] = u.newMax;
-    o.newSum[r] = u.newSum;
-    o.alpha[r] = u.alpha;
+    if (!cfg.rescalesConditionally()) {
+      OnlineRowUpdate u =
+          updateOnlineSoftmaxRow(kb, stepCfg, o.p[r], max[r], sum[r]);
+      o.newMax[r] = u.newMax;
+      o.newSum[r] = u.newSum;
+      o.alpha[r] = u.alpha;
+    }
     o.accAlpha[r] =
-        vRescale ? arith::MulFOp::create(kb.b, kb.loc, u.alpha, vRescale)
-                 : u.alpha;
+        vRescale ? arith::MulFOp::create(kb.b, kb.loc, o.alpha[r], vRescale)
+                 : o.alpha[r];
   }
   return o;
+}
+
+/// The step's softmax with conditional rescaling: the rows' maxima move only
+/// when one of the warp's rows asks (stepMax > max + threshold); otherwise
+/// max and sum stay and alpha is 1.
+void ConsumerMainloop::conditionalRescale(
+    SoftmaxStep &o, Value max[2], Value sum[2],
+    const OnlineSoftmaxConfig &stepCfg) const {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  Value stepMax[2], ask;
+  for (int r = 0; r < 2; ++r) {
+    stepMax[r] = stepRowMax(kb, stepCfg, o.p[r]);
+    Value row = rescaleNeeded(kb, max[r], stepMax[r], cfg.rescaleThreshold);
+    ask = ask ? arith::OrIOp::create(b, loc, ask, row).getResult() : row;
+  }
+  o.rescaled = warpAny(kb, ask);
+  auto moved = scf::IfOp::create(b, loc, SmallVector<Type>(6, b.getF32Type()),
+                                 o.rescaled,
+                                 /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&moved.getThenRegion().front());
+    SmallVector<Value> then;
+    for (int r = 0; r < 2; ++r) {
+      Value mNew = runningMax(kb, stepCfg, max[r], stepMax[r]);
+      Value alpha = kb.exp2(
+          arith::SubFOp::create(b, loc, max[r], safeRowMax(b, loc, mNew)));
+      then.append({mNew, alpha, arith::MulFOp::create(b, loc, alpha, sum[r])});
+    }
+    scf::YieldOp::create(b, loc, then);
+    b.setInsertionPointToStart(&moved.getElseRegion().front());
+    Value one = kb.f32(1.0);
+    scf::YieldOp::create(b, loc,
+                         ValueRange{max[0], one, sum[0], max[1], one, sum[1]});
+  }
+  for (int r = 0; r < 2; ++r) {
+    o.newMax[r] = moved.getResult(3 * r);
+    o.alpha[r] = moved.getResult(3 * r + 1);
+    Value rowSum =
+        exponentiateRow(kb, stepCfg, o.p[r], safeRowMax(b, loc, o.newMax[r]));
+    o.newSum[r] =
+        arith::AddFOp::create(b, loc, moved.getResult(3 * r + 2), rowSum);
+  }
 }
 
 /// P to shared memory (this warpgroup's [64 x BN] tile, 128-byte swizzle),
@@ -357,7 +406,7 @@ int64_t ConsumerMainloop::numPRegisters() const {
   return cfg.fp8 ? cfg.blockKV / 8 : cfg.blockKV / 4;
 }
 
-Value ConsumerMainloop::rescale(Value acc, Value alpha[2]) const {
+Value ConsumerMainloop::rescale(Value acc, const Value alpha[2]) const {
   // Accumulator i holds row (i % 4) / 2 of the thread's two.
   for (int64_t i = 0; i < cfg.headDim / 2; ++i) {
     int r = (i % 4) / 2;
@@ -366,6 +415,19 @@ Value ConsumerMainloop::rescale(Value acc, Value alpha[2]) const {
         i);
   }
   return acc;
+}
+
+Value ConsumerMainloop::rescaleStep(Value acc, const SoftmaxStep &o) const {
+  if (!o.rescaled)
+    return rescale(acc, o.accAlpha);
+  auto ifOp = scf::IfOp::create(kb.b, kb.loc, TypeRange{acc.getType()},
+                                o.rescaled, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard g(kb.b);
+  kb.b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  scf::YieldOp::create(kb.b, kb.loc, rescale(acc, o.accAlpha));
+  kb.b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+  scf::YieldOp::create(kb.b, kb.loc, acc);
+  return ifOp.getResult(0);
 }
 
 void ConsumerMainloop::commitAndWait(int64_t pending) const {
@@ -457,10 +519,10 @@ MainloopResult ConsumerMainloop::buildSerial(ArrayRef<Value> init) {
   SmallVector<Value> pRegs;
   if (cfg.pFromRegisters) {
     pRegs = cfg.fp8 ? packPFP8(o) : packP(o);
-    acc = rescale(acc, o.accAlpha);
+    acc = rescaleStep(acc, o);
   } else {
     writeP(o);
-    acc = rescale(acc, o.accAlpha); // while the other threads finish writing P
+    acc = rescaleStep(acc, o); // while the other threads finish writing P
     frame.syncWarpgroup(kb);
   }
   loads.wait(loads.vFullSlot(stage), parity);
@@ -645,6 +707,6 @@ void ConsumerMainloop::buildPipelinedStep(scf::ForOp loop) {
     keepRegistersLive(kb, pPrev);
   loads.releaseStage(prevStage, lane);
   if (!cfg.rescaleBeforePV)
-    acc = rescale(acc, o.accAlpha);
+    acc = rescaleStep(acc, o);
   scf::YieldOp::create(kb.b, kb.loc, carry(o, acc));
 }

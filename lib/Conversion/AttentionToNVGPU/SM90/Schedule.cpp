@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "fa/Conversion/AttentionToNVGPU/SM90/Schedule.h"
 #include "fa/Conversion/AttentionToNVGPU/AttentionToNVGPU.h"
+#include "fa/Conversion/AttentionToNVGPU/Common/OnlineSoftmax.h"
 #include "fa/Conversion/AttentionToNVGPU/SM90/SharedMemoryPlan.h"
 #include "fa/Conversion/AttentionToNVGPU/SM90FlashAttention.h"
 
@@ -225,6 +226,19 @@ struct Resolver {
       set(overlapIndex, !attn.hasWindow(), Source::Measured);
       set(pingPongIndex, false, Source::Measured);
     }
+    // Conditional rescaling, measured on the H200
+    // (bench/results/rescale_h200_2026-12-03_s25): threshold 8 is 1.01-1.05x
+    // at D = 128 (causal too) and 1.04-1.09x at D = 256 without a mask band;
+    // causal D = 256 gains nothing (0.99-1.00x) and would spill 8 bytes; at
+    // D = 64 the vote and branch cost more than the 32 multiplications they
+    // save (0.97-0.99x, with three warpgroups too).
+    bool conditional =
+        !attn.elementType.isFloat(8) &&
+        (attn.headDim == 128 || (attn.headDim == 256 && !attn.hasWindow()));
+    set(rescaleThresholdIndex,
+        conditional ? kernel::kDefaultRescaleThreshold
+                    : kernel::kRescaleEveryStep,
+        Source::Measured);
     // The tiled form's block-kv (fa-tile-attention-for-chip chose it).
     set(blockKVIndex, attn.blockKV, Source::Measured);
     // Persistent CTAs for full attention in the pipelined schedule, and
@@ -377,6 +391,13 @@ struct Resolver {
     if (source[splitReleaseIndex] != Source::Measured &&
         failed(needs(splitReleaseIndex, warpSpecializedIndex)))
       return failure();
+    // fp8 with per-block v descales scales O every step (alpha times the
+    // descales' ratio); conditional rescaling was not built for it.
+    if (attn.elementType.isFloat(8) &&
+        s.rescaleThreshold != kernel::kRescaleEveryStep)
+      return func.emitError("sm_90a schedule: ")
+             << describe(rescaleThresholdIndex)
+             << " needs 16-bit inputs (fp8 rescales every step)";
     // The pipelined consumers hold block j-1's stage (P V in flight) while
     // they wait for block j: with one stage that wait never ends.
     if (s.warpSpecialized && s.overlap && s.stages < 2)

@@ -55,6 +55,45 @@ OnlineRowUpdate updateOnlineSoftmaxRow(KernelBuilder &kb,
                                        MutableArrayRef<Value> scores,
                                        Value max, Value sum);
 
+/// This step's max of a row (log2 units, across the row's 4 lanes): the
+/// thread's `scores` reduced, scaled when they are raw.
+Value stepRowMax(KernelBuilder &kb, const OnlineSoftmaxConfig &cfg,
+                 ArrayRef<Value> scores);
+
+/// max(max, stepMax) as the config's reduction takes it.
+Value runningMax(KernelBuilder &kb, const OnlineSoftmaxConfig &cfg, Value max,
+                 Value stepMax);
+
+/// Replaces `scores` by exp2(s * scale * log2(e) - maxUsed) and returns
+/// their sum (this thread's part of the row's). `maxUsed` is finite
+/// (safeRowMax).
+Value exponentiateRow(KernelBuilder &kb, const OnlineSoftmaxConfig &cfg,
+                      MutableArrayRef<Value> scores, Value maxUsed);
+
+// Conditional rescaling (FlashAttention-4's): a row keeps its running max,
+// and O and the sum are not rescaled, until a step's max exceeds it by more
+// than a threshold (log2 units). The probabilities are then at most
+// 2^threshold instead of 1; O and the sum, both relative to the same stale
+// max, still give O / l exactly, and lse = max + log2(l) as before. A step
+// where no row of the warp asks skips the multiplications of O.
+
+/// The threshold value that means "rescale every step".
+constexpr int64_t kRescaleEveryStep = -1;
+/// The measured default threshold where conditional rescaling is on
+/// (FlashAttention-4's): P <= 256 keeps f16 / bf16 P far from overflow.
+constexpr int64_t kDefaultRescaleThreshold = 8;
+/// The largest threshold an option may set: 2^14 under f16's 65504.
+constexpr int64_t kMaxRescaleThreshold = 14;
+
+/// Whether a row asks for the rescale: stepMax > max + threshold (a row's
+/// first visible scores always ask, a row with none never does).
+Value rescaleNeeded(KernelBuilder &kb, Value max, Value stepMax,
+                    double threshold);
+
+/// `pred` of any lane of the warp (vote.sync.any over the full warp): the
+/// same value in every lane, so a branch on it does not diverge.
+Value warpAny(KernelBuilder &kb, Value pred);
+
 } // namespace mlir::fa::kernel
 
 #endif // FA_CONVERSION_ATTENTIONTONVGPU_COMMON_ONLINESOFTMAX_H

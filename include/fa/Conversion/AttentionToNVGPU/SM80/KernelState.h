@@ -44,6 +44,11 @@ struct KernelConfig {
   ScoreModifierSpec modifiers;
   /// kv_lens / pages of fa.attention (Common/KVCache).
   kernel::KVCacheLayout kvCache;
+  /// Conditional rescaling (Common/OnlineSoftmax.h): a row's max moves, and
+  /// O is rescaled, only when a step's max exceeds it by more than this
+  /// (log2 units); kernel::kRescaleEveryStep (-1): every step rescales
+  /// (FlashAttention-2's).
+  int64_t rescaleThreshold = -1;
 
   int64_t mTiles() const { return rowsPerWarp / 16; }
   int64_t threads() const { return 32 * (blockQ / rowsPerWarp); }
@@ -58,6 +63,7 @@ struct KernelConfig {
   /// it); at D = 64 keeping them measured 9% faster (ptxas schedules the
   /// smaller allocation worse): bench/results/sm80_h200_2026-12-03_s23.
   bool masksFromThreadId() const { return headDim >= 128; }
+  bool rescalesConditionally() const { return rescaleThreshold >= 0; }
   bool hasWindow() const { return windowLeft >= 0 || windowRight >= 0; }
   bool isCausal() const { return windowLeft < 0 && windowRight == 0; }
 };

@@ -42,6 +42,11 @@ struct KernelConfig {
   bool splitRelease;
   bool splitKV; ///< in-kernel split-KV (SM90/SplitKV.h)
   int64_t exp2PolyEvery;
+  /// Conditional rescaling (Common/OnlineSoftmax.h): a row's max moves, and
+  /// O is rescaled, only when a step's max exceeds it by more than this
+  /// (log2 units); kRescaleEveryStep (-1): every step rescales.
+  int64_t rescaleThreshold;
+  bool rescalesConditionally() const { return rescaleThreshold >= 0; }
   int64_t headDim, stages, blockKV;
   /// Consumer warpgroups (2 or 3) and the query rows of a tile (64 each).
   int64_t consumerWarpgroups, blockQ;

@@ -69,6 +69,9 @@ private:
     /// fp8 v descales.
     Value accAlpha[2];
     SmallVector<Value> p[2];
+    /// With conditional rescaling: whether any row of the warp moved its
+    /// max (i1, the same in every lane); alpha is 1 where it is false.
+    Value rescaled;
   };
   MainloopResult buildSerial(ArrayRef<Value> init);
   MainloopResult buildPipelined(ArrayRef<Value> init);
@@ -86,7 +89,12 @@ private:
   SmallVector<Value> packPFP8(const SoftmaxStep &step) const;
   /// b32 registers of P per block (the A operands of the P V wgmmas).
   int64_t numPRegisters() const;
-  Value rescale(Value acc, Value alpha[2]) const;
+  Value rescale(Value acc, const Value alpha[2]) const;
+  /// The step's softmax with conditional rescaling (SoftmaxStep::rescaled).
+  void conditionalRescale(SoftmaxStep &o, Value max[2], Value sum[2],
+                          const kernel::OnlineSoftmaxConfig &stepCfg) const;
+  /// O *= the step's accAlpha, skipped where no row of the warp rescaled.
+  Value rescaleStep(Value acc, const SoftmaxStep &o) const;
   /// kv_lens / pages: zeroes the rows of V block `block` (in ring `stage`)
   /// at or past the sequence's key count before the warpgroup's P V.
   void zeroValueRowsPastLength(Value stage, Value block) const;
