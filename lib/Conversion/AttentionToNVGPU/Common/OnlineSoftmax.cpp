@@ -112,3 +112,30 @@ Value mlir::fa::kernel::warpAny(KernelBuilder &kb, Value pred) {
   return NVVM::VoteSyncOp::create(kb.b, kb.loc, kb.b.getI1Type(), kb.i32c(-1),
                                   pred, NVVM::VoteSyncKind::any);
 }
+
+Value mlir::fa::kernel::voteRescale(KernelBuilder &kb,
+                                    const OnlineSoftmaxConfig &cfg,
+                                    ArrayRef<SmallVector<Value>> rows,
+                                    ArrayRef<Value> maxes, int64_t threshold,
+                                    SmallVectorImpl<Value> &stepMax) {
+  Value ask;
+  for (auto [row, max] : llvm::zip_equal(rows, maxes)) {
+    stepMax.push_back(stepRowMax(kb, cfg, row));
+    Value asks = rescaleNeeded(kb, max, stepMax.back(), threshold);
+    ask =
+        ask ? arith::OrIOp::create(kb.b, kb.loc, ask, asks).getResult() : asks;
+  }
+  return warpAny(kb, ask);
+}
+
+OnlineRowUpdate mlir::fa::kernel::rescaleRow(KernelBuilder &kb,
+                                             const OnlineSoftmaxConfig &cfg,
+                                             Value max, Value stepMax,
+                                             Value sum) {
+  OnlineRowUpdate u;
+  u.newMax = runningMax(kb, cfg, max, stepMax);
+  u.alpha = kb.exp2(arith::SubFOp::create(kb.b, kb.loc, max,
+                                          safeRowMax(kb.b, kb.loc, u.newMax)));
+  u.newSum = arith::MulFOp::create(kb.b, kb.loc, u.alpha, sum);
+  return u;
+}

@@ -285,16 +285,12 @@ Step::Fragments Step::softmaxConditionalRescale(
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   int64_t mTiles = cfg.mTiles();
-  // The step's row maxima; does any row of the warp ask for a rescale?
-  SmallVector<std::array<Value, 2>> stepMax(mTiles);
-  Value ask;
+  // The step's row maxima (row 2 mt + r); does any row of the warp ask?
+  SmallVector<Value> maxes, stepMax;
   for (int64_t mt = 0; mt < mTiles; ++mt)
-    for (int r = 0; r < 2; ++r) {
-      stepMax[mt][r] = stepRowMax(kb, softmax, p[2 * mt + r]);
-      Value row =
-          rescaleNeeded(kb, m[mt][r], stepMax[mt][r], cfg.rescaleThreshold);
-      ask = ask ? arith::OrIOp::create(b, loc, ask, row).getResult() : row;
-    }
+    maxes.append({m[mt][0], m[mt][1]});
+  Value rescaled =
+      voteRescale(kb, softmax, p, maxes, cfg.rescaleThreshold, stepMax);
   // Rescaled: every row of the warp takes its new max (alpha = 1 where it
   // did not move); else max, sum and O stay as they are. The row statistics
   // are in the branch too: computed with selects outside it (only O's
@@ -304,28 +300,28 @@ Step::Fragments Step::softmaxConditionalRescale(
   for (int64_t mt = 0; mt < mTiles; ++mt)
     for (Value a : acc[mt])
       types.push_back(a.getType());
-  auto rescale = scf::IfOp::create(b, loc, types, warpAny(kb, ask),
-                                   /*withElseRegion=*/true);
+  auto rescale =
+      scf::IfOp::create(b, loc, types, rescaled, /*withElseRegion=*/true);
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&rescale.getThenRegion().front());
-    SmallVector<Value> maxes, sums, outs;
+    SmallVector<Value> newMaxes, sums, outs;
     for (int64_t mt = 0; mt < mTiles; ++mt) {
       Value alpha[2];
       for (int r = 0; r < 2; ++r) {
-        Value mNew = runningMax(kb, softmax, m[mt][r], stepMax[mt][r]);
-        alpha[r] = kb.exp2(
-            arith::SubFOp::create(b, loc, m[mt][r], safeRowMax(b, loc, mNew)));
-        maxes.push_back(mNew);
-        sums.push_back(arith::MulFOp::create(b, loc, alpha[r], l[mt][r]));
+        OnlineRowUpdate u =
+            rescaleRow(kb, softmax, m[mt][r], stepMax[2 * mt + r], l[mt][r]);
+        alpha[r] = u.alpha;
+        newMaxes.push_back(u.newMax);
+        sums.push_back(u.newSum);
       }
       Value alphaVec = rowPair(kb, alpha[0], alpha[1]);
       for (Value a : acc[mt])
         outs.push_back(arith::MulFOp::create(b, loc, a, alphaVec));
     }
-    maxes.append(sums);
-    maxes.append(outs);
-    scf::YieldOp::create(b, loc, maxes);
+    newMaxes.append(sums);
+    newMaxes.append(outs);
+    scf::YieldOp::create(b, loc, newMaxes);
     b.setInsertionPointToStart(&rescale.getElseRegion().front());
     SmallVector<Value> same;
     for (int64_t mt = 0; mt < mTiles; ++mt)

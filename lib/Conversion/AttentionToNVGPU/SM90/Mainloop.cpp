@@ -292,13 +292,9 @@ void ConsumerMainloop::conditionalRescale(
     const OnlineSoftmaxConfig &stepCfg) const {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
-  Value stepMax[2], ask;
-  for (int r = 0; r < 2; ++r) {
-    stepMax[r] = stepRowMax(kb, stepCfg, o.p[r]);
-    Value row = rescaleNeeded(kb, max[r], stepMax[r], cfg.rescaleThreshold);
-    ask = ask ? arith::OrIOp::create(b, loc, ask, row).getResult() : row;
-  }
-  o.rescaled = warpAny(kb, ask);
+  SmallVector<Value> stepMax;
+  o.rescaled = voteRescale(kb, stepCfg, o.p, {max[0], max[1]},
+                           cfg.rescaleThreshold, stepMax);
   auto moved = scf::IfOp::create(b, loc, SmallVector<Type>(6, b.getF32Type()),
                                  o.rescaled,
                                  /*withElseRegion=*/true);
@@ -307,10 +303,8 @@ void ConsumerMainloop::conditionalRescale(
     b.setInsertionPointToStart(&moved.getThenRegion().front());
     SmallVector<Value> then;
     for (int r = 0; r < 2; ++r) {
-      Value mNew = runningMax(kb, stepCfg, max[r], stepMax[r]);
-      Value alpha = kb.exp2(
-          arith::SubFOp::create(b, loc, max[r], safeRowMax(b, loc, mNew)));
-      then.append({mNew, alpha, arith::MulFOp::create(b, loc, alpha, sum[r])});
+      OnlineRowUpdate u = rescaleRow(kb, stepCfg, max[r], stepMax[r], sum[r]);
+      then.append({u.newMax, u.alpha, u.newSum});
     }
     scf::YieldOp::create(b, loc, then);
     b.setInsertionPointToStart(&moved.getElseRegion().front());

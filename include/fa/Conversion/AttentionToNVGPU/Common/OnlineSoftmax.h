@@ -90,6 +90,18 @@ constexpr int64_t kMaxRescaleThreshold = 14;
 Value rescaleNeeded(KernelBuilder &kb, Value max, Value stepMax,
                     double threshold);
 
+/// The vote of a step with conditional rescaling: stepMax[i] = stepRowMax of
+/// rows[i], and whether any row of the warp asks (rescaleNeeded against
+/// maxes[i]; warpAny: the same i1 in every lane).
+Value voteRescale(KernelBuilder &kb, const OnlineSoftmaxConfig &cfg,
+                  ArrayRef<SmallVector<Value>> rows, ArrayRef<Value> maxes,
+                  int64_t threshold, SmallVectorImpl<Value> &stepMax);
+
+/// Where the vote asked: the row's new max, alpha = exp2(m_old - m_new) and
+/// the sum rescaled by it (newSum = alpha * sum, before this step's part).
+OnlineRowUpdate rescaleRow(KernelBuilder &kb, const OnlineSoftmaxConfig &cfg,
+                           Value max, Value stepMax, Value sum);
+
 /// `pred` of any lane of the warp (vote.sync.any over the full warp): the
 /// same value in every lane, so a branch on it does not diverge.
 Value warpAny(KernelBuilder &kb, Value pred);
