@@ -99,16 +99,19 @@ OnlineRowUpdate mlir::fa::kernel::updateOnlineSoftmaxRow(
   return u;
 }
 
-Value mlir::fa::kernel::rescaleNeeded(KernelBuilder &kb, Value max,
-                                      Value stepMax, double threshold) {
+/// Whether a row asks for the rescale: stepMax > max + threshold.
+static Value rescaleNeeded(KernelBuilder &kb, Value max, Value stepMax,
+                           int64_t threshold) {
   // -inf + threshold stays -inf: a row's first visible scores always ask;
   // a row with nothing visible yet (both -inf) never does.
-  Value bound = arith::AddFOp::create(kb.b, kb.loc, max, kb.f32(threshold));
+  Value bound = arith::AddFOp::create(kb.b, kb.loc, max,
+                                      kb.f32(static_cast<double>(threshold)));
   return arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::OGT, stepMax,
                                bound);
 }
 
-Value mlir::fa::kernel::warpAny(KernelBuilder &kb, Value pred) {
+/// `pred` of any lane of the warp (vote.sync.any over the full warp).
+static Value warpAny(KernelBuilder &kb, Value pred) {
   return NVVM::VoteSyncOp::create(kb.b, kb.loc, kb.b.getI1Type(), kb.i32c(-1),
                                   pred, NVVM::VoteSyncKind::any);
 }

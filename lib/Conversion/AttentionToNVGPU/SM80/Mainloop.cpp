@@ -323,9 +323,7 @@ Step::Fragments Step::softmaxConditionalRescale(
     newMaxes.append(outs);
     scf::YieldOp::create(b, loc, newMaxes);
     b.setInsertionPointToStart(&rescale.getElseRegion().front());
-    SmallVector<Value> same;
-    for (int64_t mt = 0; mt < mTiles; ++mt)
-      same.append({m[mt][0], m[mt][1]});
+    SmallVector<Value> same(maxes);
     for (int64_t mt = 0; mt < mTiles; ++mt)
       same.append({l[mt][0], l[mt][1]});
     for (int64_t mt = 0; mt < mTiles; ++mt)

@@ -85,14 +85,11 @@ constexpr int64_t kDefaultRescaleThreshold = 8;
 /// The largest threshold an option may set: 2^14 under f16's 65504.
 constexpr int64_t kMaxRescaleThreshold = 14;
 
-/// Whether a row asks for the rescale: stepMax > max + threshold (a row's
-/// first visible scores always ask, a row with none never does).
-Value rescaleNeeded(KernelBuilder &kb, Value max, Value stepMax,
-                    double threshold);
-
 /// The vote of a step with conditional rescaling: stepMax[i] = stepRowMax of
-/// rows[i], and whether any row of the warp asks (rescaleNeeded against
-/// maxes[i]; warpAny: the same i1 in every lane).
+/// rows[i], and whether any row of the warp asks (stepMax[i] > maxes[i] +
+/// threshold: a row's first visible scores always ask, a row with none never
+/// does), one vote.sync.any over the warp: the same i1 in every lane, so a
+/// branch on it does not diverge.
 Value voteRescale(KernelBuilder &kb, const OnlineSoftmaxConfig &cfg,
                   ArrayRef<SmallVector<Value>> rows, ArrayRef<Value> maxes,
                   int64_t threshold, SmallVectorImpl<Value> &stepMax);
@@ -101,10 +98,6 @@ Value voteRescale(KernelBuilder &kb, const OnlineSoftmaxConfig &cfg,
 /// the sum rescaled by it (newSum = alpha * sum, before this step's part).
 OnlineRowUpdate rescaleRow(KernelBuilder &kb, const OnlineSoftmaxConfig &cfg,
                            Value max, Value stepMax, Value sum);
-
-/// `pred` of any lane of the warp (vote.sync.any over the full warp): the
-/// same value in every lane, so a branch on it does not diverge.
-Value warpAny(KernelBuilder &kb, Value pred);
 
 } // namespace mlir::fa::kernel
 
