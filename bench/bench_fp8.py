@@ -2,6 +2,7 @@
 
 Usage (on the GPU machine, no MLIR needed):
     python3 bench/bench_fp8.py --k8 DIR8 --k90 DIR90 [--check] [--accuracy] [--bench] [--out F.json]
+    python3 bench/bench_fp8.py --k8 DIR8 --k8-every DIR8E --growth
 DIR8 from  fa-opt bench/kernels_fp8.mlir  '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a},fa-dump-kernel{dir=DIR8})'
 DIR90 from fa-opt bench/kernels_sm90.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a},fa-dump-kernel{dir=DIR90})'
 (our f16 kernels, the speed and accuracy baseline).
@@ -9,6 +10,10 @@ DIR90 from fa-opt bench/kernels_sm90.mlir '--pass-pipeline=builtin.module(fa-to-
 --check: ours fp8 against an emulation of what the kernel computes (f64, the online softmax per
   128-key block with P rounded to e4m3 as the kernel rounds it) and against the f64 reference on
   the dequantized inputs; d128/d256, causal or not, GQA, odd lengths, Nq != Nk, lse, f16/bf16 out.
+  The emulation rescales as each kernel's manifest says (rescale_threshold: conditional
+  rescaling moves the max of a warp's 16 rows only when one of them grows past the threshold).
+--growth: scores that grow along the keys, conditional rescaling (DIR8) against the same kernels
+  rescaling every step (DIR8E: rescale-threshold=-1), both against the f64 reference.
 --accuracy: FlashAttention-3's protocol: Q, K, V ~ N(0, 1) with 0.1% of the entries ~ N(0, 100);
   RMSE of the output against an FP64 reference, for our f16 kernel, per-tensor FP8, and per-tensor
   FP8 after incoherent processing (Q and K times one random-sign Hadamard matrix along D).
@@ -105,11 +110,26 @@ def reference64(q, k, v, causal, scale=None):
     return o, (m + torch.log(l)).squeeze(-1)
 
 
-def emulate(q8, k8, v8, qd, kd, vd, causal, block_kv=128):
+def warp_vote(ask, rows=16):
+    """Conditional rescaling's vote: a warp holds 16 consecutive query rows (a wgmma m64 tile
+    is 4 warps), and all of them move their max when any of them asks. ask: [..., Nq, 1]."""
+    n = ask.shape[-2]
+    a = ask[..., 0]
+    pad = -n % rows
+    if pad:
+        a = torch.cat([a, a.new_zeros(*a.shape[:-1], pad)], -1)
+    g = a.view(*a.shape[:-1], -1, rows).any(-1, keepdim=True)
+    return g.expand(*g.shape[:-1], rows).reshape(a.shape)[..., :n, None]
+
+
+def emulate(q8, k8, v8, qd, kd, vd, causal, block_kv=128, threshold=-1):
     """What the kernel computes, in f64: per 128-key block the running max (log2 units), P =
     exp2(t - m) rounded to e4m3 (RNE, saturating) for the P V product, f32-exact row sums.
     Descales of any granularity (quantize): the scores of (query block, key block) are scaled
-    by their q and k descales, the P V product of key block j by its v descale."""
+    by their q and k descales, the P V product of key block j by its v descale. threshold >= 0
+    (the manifest's rescale_threshold): conditional rescaling, the rows of a warp move their
+    max only when one of them sees a block max above its running max + threshold (so P may
+    reach 2^threshold); -1: every block moves it."""
     B, Hq, Nq, D = q8.shape
     Hkv, Nk = k8.shape[1], k8.shape[2]
     r = Hq // Hkv
@@ -128,7 +148,10 @@ def emulate(q8, k8, v8, qd, kd, vd, causal, block_kv=128):
     acc = torch.zeros(B, Hq, Nq, D, dtype=torch.float64, device=q8.device)
     for j0 in range(0, Nk, block_kv):
         tb = t[..., j0:j0 + block_kv]
-        mn = torch.maximum(m, tb.amax(-1, keepdim=True))
+        step = tb.amax(-1, keepdim=True)
+        mn = torch.maximum(m, step)
+        if threshold >= 0:
+            mn = torch.where(warp_vote(step > m + threshold), mn, m)
         mu = torch.where(torch.isinf(mn), torch.zeros_like(mn), mn)
         alpha = torch.exp2(m - mu)
         p = torch.exp2(tb - mu)
@@ -156,9 +179,10 @@ def run_fp8(kern, q8, k8, v8, qd, kd, vd, lse=False, v_t=None):
 
 
 def check_one(k8dir, out, d, B, Hq, Hkv, Nq, Nk, causal, lse=False, granularity="tensor",
-              scaled=None, perturb=None):
+              scaled=None, perturb=None, emulate_threshold=None):
     """One case; `perturb` (a negative control) changes the descales the kernel gets (not the
-    emulation's): the check must then fail."""
+    emulation's): the check must then fail. The emulation rescales as the kernel's manifest
+    says (rescale_threshold) unless `emulate_threshold` overrides it (a negative control)."""
     q = torch.randn(B, Hq, Nq, d, device="cuda")
     k = torch.randn(B, Hkv, Nk, d, device="cuda")
     v = torch.randn(B, Hkv, Nk, d, device="cuda")
@@ -177,7 +201,9 @@ def check_one(k8dir, out, d, B, Hq, Hkv, Nq, Nk, causal, lse=False, granularity=
     res = run_fp8(kern, q8, k8, v8, kq, kk, kv, lse)
     o, olse = res if lse else (res, None)
     torch.cuda.synchronize()
-    em, _, bound = emulate(q8, k8, v8, qd, kd, vd, causal)
+    threshold = kern.manifest.get("rescale_threshold", -1) if emulate_threshold is None \
+        else emulate_threshold
+    em, _, bound = emulate(q8, k8, v8, qd, kd, vd, causal, threshold=threshold)
     ref, rlse = reference64(q8.double() * rows_of(qd, q8.shape).double(),
                             k8.double() * rows_of(kd, k8.shape).double(),
                             v8.double() * rows_of(vd, v8.shape).double(), causal)
@@ -201,7 +227,7 @@ def check_one(k8dir, out, d, B, Hq, Hkv, Nq, Nk, causal, lse=False, granularity=
     ok = not nan and within and emu_rmse <= rmse_tol
     tol = rmse_tol
     row = dict(out=out, d=d, causal=causal, B=B, Hq=Hq, Hkv=Hkv, Nq=Nq, Nk=Nk,
-               granularity=granularity,
+               granularity=granularity, rescale_threshold=threshold,
                emu_max_err=emu_err, emu_rmse=emu_rmse, rmse_tol=tol, within_flip_bound=within,
                rmse_vs_dequant_ref=rmse, nan=nan)
     msg = ""
@@ -220,7 +246,8 @@ def check_one(k8dir, out, d, B, Hq, Hkv, Nq, Nk, causal, lse=False, granularity=
         row.update(lse_err=lerr, lse_tol=ltol, masked_rows_inf=inf_ok)
         msg = f" lse err {lerr:.2e} (tol {ltol:.1e}) masked -inf {inf_ok}"
     row["ok"] = ok
-    print(f"check fp8->{out} {granularity} d{d} causal={causal}{' lse' if lse else ''} B{B} "
+    print(f"check fp8->{out} {granularity} d{d} causal={causal}{' lse' if lse else ''} "
+          f"t={threshold} B{B} "
           f"Hq{Hq} Hkv{Hkv} "
           f"Nq{Nq} Nk{Nk}: vs emulation RMSE {emu_rmse:.2e} (tol {tol:.0e}) max {emu_err:.2e} "
           f"within bound {within}, RMSE vs dequantized f64 "
@@ -255,6 +282,70 @@ def check(k8dir, dims=(64, 128, 256)):
         print(f"  negative control ({g}, rolled along {dim}): "
               f"{'caught' if r['ok'] else 'NOT CAUGHT'}", flush=True)
         rows.append(r)
+    # Negative control of the emulation itself: where the kernel rescales conditionally, an
+    # emulation that rescales every block must be measurably farther from it (P rounded to
+    # e4m3 at other scales) than the emulation that follows the warps' votes.
+    d = next((x for x in (128, 256, 64) if x in dims), dims[0])
+    if load_named(k8dir, fp8_name("f16", d, False)).manifest.get("rescale_threshold", -1) >= 0:
+        follows = next(r for r in rows if r["d"] == d and not r["causal"] and r["Nq"] == 1000
+                       and r["granularity"] == "tensor" and r["out"] == "f16")
+        r = check_one(k8dir, "f16", d, 2, 8, 2, 1000, 1000, False, emulate_threshold=-1)
+        r["negative_control_emulation"] = True
+        r["ok"] = r["emu_rmse"] > 3 * follows["emu_rmse"]
+        print(f"  emulation control: every-step emulation RMSE {r['emu_rmse']:.2e} against "
+              f"{follows['emu_rmse']:.2e} following the votes: "
+              f"{'caught' if r['ok'] else 'NOT CAUGHT'}", flush=True)
+        rows.append(r)
+    return rows
+
+
+def growth(k8dir, k0dir, dims=(128, 256)):
+    """Conditional rescaling where the running max rises often and far (key j scaled by
+    1 + 6 j / Nk before quantization): the kernels of k8dir against the same kernels built
+    to rescale every step (k0dir), on the same inputs, both against the f64 reference on the
+    dequantized inputs. Large scores put the tensor cores' fp8 accumulation in the error (the
+    emulation does not model it), so the check is relative: RMSE at most 1.25x the
+    every-step kernel's, lse within the same tolerance."""
+    torch.manual_seed(1)
+    rows = []
+    for d in dims:
+        for causal in (False, True):
+            for g, (B, Hq, Hkv, Nq, Nk), lse in (("tensor", (1, 4, 2, 1000, 3000), False),
+                                                  ("head", (1, 4, 2, 1000, 3000), False),
+                                                  ("tensor", (2, 4, 2, 300, 2000), True)):
+                name = fp8_name("f16", d, causal, lse, g)
+                k8, k0 = load_named(k8dir, name), load_named(k0dir, name)
+                t8 = k8.manifest.get("rescale_threshold", -1)
+                q = torch.randn(B, Hq, Nq, d, device="cuda")
+                k = torch.randn(B, Hkv, Nk, d, device="cuda")
+                k = k * (1 + 6.0 * torch.arange(Nk, device="cuda") / Nk)[:, None]
+                v = torch.randn(B, Hkv, Nk, d, device="cuda")
+                (q8, qd), (k8_, kd), (v8, vd) = (quantize(x, g) for x in (q, k, v))
+                ref, rlse = reference64(q8.double() * rows_of(qd, q8.shape).double(),
+                                        k8_.double() * rows_of(kd, k8_.shape).double(),
+                                        v8.double() * rows_of(vd, v8.shape).double(), causal)
+                err = {}
+                for tag, kern in (("t", k8), ("every", k0)):
+                    res = run_fp8(kern, q8, k8_, v8, qd, kd, vd, lse)
+                    o, ol = res if lse else (res, None)
+                    of = o.double()
+                    err[tag] = ((of - ref) ** 2).mean().sqrt().item()
+                    if lse:
+                        fin = torch.isfinite(rlse)
+                        err[tag + "_lse"] = (ol.double()[fin] - rlse[fin]).abs().max().item()
+                    err[tag + "_nan"] = bool(torch.isnan(of).any())
+                ok = (not err["t_nan"] and err["t"] <= 1.25 * err["every"] + 1e-4 and
+                      (not lse or err["t_lse"] <= 1.25 * err["every_lse"] + 1e-3))
+                row = dict(d=d, causal=causal, granularity=g, B=B, Hq=Hq, Hkv=Hkv, Nq=Nq, Nk=Nk,
+                           lse=lse, rescale_threshold=t8, rmse=err["t"],
+                           rmse_every_step=err["every"], ok=ok,
+                           **({"lse_err": err["t_lse"], "lse_err_every_step": err["every_lse"]}
+                              if lse else {}))
+                rows.append(row)
+                print(f"growth {name} t={t8}: RMSE vs f64 {err['t']:.2e}, every step "
+                      f"{err['every']:.2e} ({err['t'] / err['every']:.2f}x)"
+                      + (f", lse err {err['t_lse']:.1e} / {err['every_lse']:.1e}" if lse else "")
+                      + f" {'OK' if ok else 'FAIL'}", flush=True)
     return rows
 
 
@@ -351,6 +442,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--k8", required=True)
     ap.add_argument("--k90")
+    ap.add_argument("--k8-every", help="the fp8 kernels built with rescale-threshold=-1: "
+                    "--growth compares the kernels of --k8 with them")
+    ap.add_argument("--growth", action="store_true")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--accuracy", action="store_true")
     ap.add_argument("--bench", action="store_true")
@@ -367,6 +461,10 @@ def main():
                 print("FAILED:", r, flush=True)
         bad = [r for r in res["check"] if not r["ok"]]
         print(f"check: {len(res['check']) - len(bad)}/{len(res['check'])} OK", flush=True)
+    if a.growth:
+        res["growth"] = growth(a.k8, a.k8_every)
+        print(f"growth: {sum(r['ok'] for r in res['growth'])}/{len(res['growth'])} OK",
+              flush=True)
     if a.accuracy:
         res["accuracy"] = accuracy(a.k8, a.k90)
     if a.bench:

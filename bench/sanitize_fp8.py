@@ -20,7 +20,7 @@ def main():
     torch.manual_seed(0)
     rows = []
     for granularity, d, causal, lse in (("tensor", 128, True, True), ("tensor", 256, False, False),
-                                        ("tensor", 64, True, True),
+                                        ("tensor", 256, True, True), ("tensor", 64, True, True),
                                         ("head", 128, False, True), ("block", 128, True, False),
                                         ("block", 256, True, True)):
         for sh in SHAPES:

@@ -82,10 +82,11 @@ func.func @f(%q: tensor<1x1x64x128xf16>, %k: tensor<1x1x64x128xf16>, %v: tensor<
   return %o : tensor<1x1x64x128xf16>
 }
 //--- rescale-fp8.mlir
-// fp8 rescales every step (per-block v descales scale O each step too).
-// expected-error @+1 {{sm_90a schedule: rescale-threshold=8 (fa-to-ptx option) needs 16-bit inputs (fp8 rescales every step)}}
-func.func @f(%q: tensor<1x1x64x128xf8E4M3FN>, %k: tensor<1x1x64x128xf8E4M3FN>, %v: tensor<1x1x64x128xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32) -> tensor<1x1x64x128xf16> {
-  %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd) : tensor<1x1x64x128xf8E4M3FN>, tensor<1x1x64x128xf8E4M3FN>, tensor<1x1x64x128xf8E4M3FN> -> tensor<1x1x64x128xf16>
+// Per-block fp8 descales scale O every step (the ratio of consecutive v
+// descales): no step can skip it.
+// expected-error @+1 {{sm_90a schedule: rescale-threshold=8 (fa-to-ptx option) cannot skip O's rescale with per-block fp8 descales (O is scaled by the ratio of consecutive v descales every step)}}
+func.func @f(%q: tensor<1x1x64x128xf8E4M3FN>, %k: tensor<1x1x64x128xf8E4M3FN>, %v: tensor<1x1x64x128xf8E4M3FN>, %qd: tensor<1x1x1xf32>, %kd: tensor<1x1x1xf32>, %vd: tensor<1x1x1xf32>) -> tensor<1x1x64x128xf16> {
+  %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd : tensor<1x1x1xf32>, tensor<1x1x1xf32>, tensor<1x1x1xf32>) {descale_block = array<i64: 128, 128>} : tensor<1x1x64x128xf8E4M3FN>, tensor<1x1x64x128xf8E4M3FN>, tensor<1x1x64x128xf8E4M3FN> -> tensor<1x1x64x128xf16>
   return %o : tensor<1x1x64x128xf16>
 }
 //--- rescale-sm80.mlir

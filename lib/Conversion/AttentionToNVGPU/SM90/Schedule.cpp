@@ -192,6 +192,13 @@ struct Resolver {
     source[i] = from;
   }
 
+  /// fp8 with per-block descales: O is multiplied every step by alpha times
+  /// the ratio of consecutive v descales (FP8Descales::vRescale), so a step
+  /// cannot skip it and conditional rescaling is not built for it.
+  bool fp8RescalesEveryStep() const {
+    return attn.elementType.isFloat(8) && attn.descaleRank == 3;
+  }
+
   /// The measured defaults for this attention.
   void setMeasuredDefaults() {
     // Measured on the H200 (bench/results/final_s2_2026-11-29_final.md): the
@@ -231,10 +238,18 @@ struct Resolver {
     // at D = 128 (causal too) and 1.04-1.09x at D = 256 without a mask band;
     // causal D = 256 gains nothing (0.99-1.00x) and would spill 8 bytes; at
     // D = 64 the vote and branch cost more than the 32 multiplications they
-    // save (0.97-0.99x, with three warpgroups too).
+    // save (0.97-0.99x, with three warpgroups too). fp8 with per-tensor or
+    // per-head descales (run6 there): 1.02-1.04x at D = 128, 1.03-1.06x at
+    // causal D = 256 (the serial schedule, 0 spills), 0.94x at D = 64; full
+    // D = 256 gains 1.06-1.07x but spills 16 bytes, and the FP8 kernels keep
+    // 0 spills (issue 11), so it rescales every step unless asked; per-block
+    // descales scale O every step anyway (fp8RescalesEveryStep).
     bool conditional =
-        !attn.elementType.isFloat(8) &&
-        (attn.headDim == 128 || (attn.headDim == 256 && !attn.hasWindow()));
+        attn.elementType.isFloat(8)
+            ? !fp8RescalesEveryStep() &&
+                  (attn.headDim == 128 ||
+                   (attn.headDim == 256 && attn.hasWindow()))
+            : attn.headDim == 128 || (attn.headDim == 256 && !attn.hasWindow());
     set(rescaleThresholdIndex,
         conditional ? kernel::kDefaultRescaleThreshold
                     : kernel::kRescaleEveryStep,
@@ -391,13 +406,12 @@ struct Resolver {
     if (source[splitReleaseIndex] != Source::Measured &&
         failed(needs(splitReleaseIndex, warpSpecializedIndex)))
       return failure();
-    // fp8 with per-block v descales scales O every step (alpha times the
-    // descales' ratio); conditional rescaling was not built for it.
-    if (attn.elementType.isFloat(8) &&
+    if (fp8RescalesEveryStep() &&
         s.rescaleThreshold != kernel::kRescaleEveryStep)
       return func.emitError("sm_90a schedule: ")
              << describe(rescaleThresholdIndex)
-             << " needs 16-bit inputs (fp8 rescales every step)";
+             << " cannot skip O's rescale with per-block fp8 descales (O "
+                "is scaled by the ratio of consecutive v descales every step)";
     // The pipelined consumers hold block j-1's stage (P V in flight) while
     // they wait for block j: with one stage that wait never ends.
     if (s.warpSpecialized && s.overlap && s.stages < 2)
