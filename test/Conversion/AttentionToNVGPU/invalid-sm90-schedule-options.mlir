@@ -13,6 +13,7 @@
 // RUN: fa-opt %t/q-buffers-fit.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a persistent=true stages=3 q-buffers=2})' -verify-diagnostics -o /dev/null
 // RUN: fa-opt %t/rescale.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a rescale-threshold=15})' -verify-diagnostics -o /dev/null
 // RUN: fa-opt %t/rescale-fp8.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a rescale-threshold=8})' -verify-diagnostics -o /dev/null
+// RUN: fa-opt %t/rescale-fp8-range.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a rescale-threshold=9})' -verify-diagnostics -o /dev/null
 // RUN: fa-opt %t/rescale-sm80.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_80 rescale-threshold=-2})' -verify-diagnostics -o /dev/null
 // A measured default is an option value too: auto, true or false.
 // RUN: not fa-opt %t/stages.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a longest-first=maybe})' 2>&1 | FileCheck %s --check-prefix=TRISTATE
@@ -87,6 +88,13 @@ func.func @f(%q: tensor<1x1x64x128xf16>, %k: tensor<1x1x64x128xf16>, %v: tensor<
 // expected-error @+1 {{sm_90a schedule: rescale-threshold=8 (fa-to-ptx option) cannot skip O's rescale with per-block fp8 descales (O is scaled by the ratio of consecutive v descales every step)}}
 func.func @f(%q: tensor<1x1x64x128xf8E4M3FN>, %k: tensor<1x1x64x128xf8E4M3FN>, %v: tensor<1x1x64x128xf8E4M3FN>, %qd: tensor<1x1x1xf32>, %kd: tensor<1x1x1xf32>, %vd: tensor<1x1x1xf32>) -> tensor<1x1x64x128xf16> {
   %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd : tensor<1x1x1xf32>, tensor<1x1x1xf32>, tensor<1x1x1xf32>) {descale_block = array<i64: 128, 128>} : tensor<1x1x64x128xf8E4M3FN>, tensor<1x1x64x128xf8E4M3FN>, tensor<1x1x64x128xf8E4M3FN> -> tensor<1x1x64x128xf16>
+  return %o : tensor<1x1x64x128xf16>
+}
+//--- rescale-fp8-range.mlir
+// fp8 P reaches 2^threshold: past 8 it would saturate at e4m3's 448.
+// expected-error @+1 {{sm_90a schedule: rescale-threshold=9 (fa-to-ptx option) lets fp8 probabilities reach 2^9, past e4m3's 448: at most 8 with fp8 inputs}}
+func.func @f(%q: tensor<1x1x64x128xf8E4M3FN>, %k: tensor<1x1x64x128xf8E4M3FN>, %v: tensor<1x1x64x128xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32) -> tensor<1x1x64x128xf16> {
+  %o = fa.attention %q, %k, %v descale(%qd, %kd, %vd) : tensor<1x1x64x128xf8E4M3FN>, tensor<1x1x64x128xf8E4M3FN>, tensor<1x1x64x128xf8E4M3FN> -> tensor<1x1x64x128xf16>
   return %o : tensor<1x1x64x128xf16>
 }
 //--- rescale-sm80.mlir

@@ -238,18 +238,17 @@ struct Resolver {
     // at D = 128 (causal too) and 1.04-1.09x at D = 256 without a mask band;
     // causal D = 256 gains nothing (0.99-1.00x) and would spill 8 bytes; at
     // D = 64 the vote and branch cost more than the 32 multiplications they
-    // save (0.97-0.99x, with three warpgroups too). fp8 with per-tensor or
-    // per-head descales (run6 there): 1.02-1.04x at D = 128, 1.03-1.06x at
-    // causal D = 256 (the serial schedule, 0 spills), 0.94x at D = 64; full
-    // D = 256 gains 1.06-1.07x but spills 16 bytes, and the FP8 kernels keep
-    // 0 spills (issue 11), so it rescales every step unless asked; per-block
-    // descales scale O every step anyway (fp8RescalesEveryStep).
+    // save (0.97-0.99x, with three warpgroups too). fp8 rescales every step
+    // unless asked (per-tensor / per-head descales; per-block ones scale O
+    // every step anyway, fp8RescalesEveryStep): conditional rescaling is
+    // 1.02-1.05x there (bench/results/fp8_rescale_h200_2026-12-03_s26) but
+    // 2.2-2.5x the output error on scores that grow along the keys, where a
+    // few keys carry most of the weight: rescaling every step makes the
+    // row's top probability exactly 1 in e4m3, a stale max rounds it by up
+    // to 2^-4 (16-bit P rounds it by 2^-9 at most, below the output's).
     bool conditional =
-        attn.elementType.isFloat(8)
-            ? !fp8RescalesEveryStep() &&
-                  (attn.headDim == 128 ||
-                   (attn.headDim == 256 && attn.hasWindow()))
-            : attn.headDim == 128 || (attn.headDim == 256 && !attn.hasWindow());
+        !attn.elementType.isFloat(8) &&
+        (attn.headDim == 128 || (attn.headDim == 256 && !attn.hasWindow()));
     set(rescaleThresholdIndex,
         conditional ? kernel::kDefaultRescaleThreshold
                     : kernel::kRescaleEveryStep,
@@ -406,6 +405,13 @@ struct Resolver {
     if (source[splitReleaseIndex] != Source::Measured &&
         failed(needs(splitReleaseIndex, warpSpecializedIndex)))
       return failure();
+    // P reaches 2^threshold; e4m3 saturates at 448.
+    if (attn.elementType.isFloat(8) &&
+        s.rescaleThreshold > kernel::kMaxFP8RescaleThreshold)
+      return func.emitError("sm_90a schedule: ")
+             << describe(rescaleThresholdIndex) << " lets fp8 probabilities "
+             << "reach 2^" << s.rescaleThreshold << ", past e4m3's 448: at most "
+             << kernel::kMaxFP8RescaleThreshold << " with fp8 inputs";
     if (fp8RescalesEveryStep() &&
         s.rescaleThreshold != kernel::kRescaleEveryStep)
       return func.emitError("sm_90a schedule: ")

@@ -84,6 +84,8 @@ constexpr int64_t kRescaleEveryStep = -1;
 constexpr int64_t kDefaultRescaleThreshold = 8;
 /// The largest threshold an option may set: 2^14 under f16's 65504.
 constexpr int64_t kMaxRescaleThreshold = 14;
+/// ... and with fp8 probabilities: 2^8 under e4m3's 448.
+constexpr int64_t kMaxFP8RescaleThreshold = 8;
 
 /// The vote of a step with conditional rescaling: stepMax[i] = stepRowMax of
 /// rows[i], and whether any row of the warp asks (stepMax[i] > maxes[i] +
