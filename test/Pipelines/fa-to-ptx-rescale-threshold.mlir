@@ -21,8 +21,10 @@
 // RUN: FileCheck %s --check-prefix=T8 < %t/s90/attn_d128_causal_kernel.json
 // RUN: FileCheck %s --check-prefix=ON < %t/s90/attn_d256_kernel.ptx
 // RUN: FileCheck %s --check-prefix=T8 < %t/s90/attn_d256_kernel.json
-// RUN: FileCheck %s --check-prefix=OFF < %t/s90/attn_d256_causal_kernel.ptx
-// RUN: FileCheck %s --check-prefix=TM1 < %t/s90/attn_d256_causal_kernel.json
+// RUN: FileCheck %s --check-prefix=ON < %t/s90/attn_d256_causal_kernel.ptx
+// RUN: FileCheck %s --check-prefix=T8 < %t/s90/attn_d256_causal_kernel.json
+// RUN: FileCheck %s --check-prefix=OFF < %t/s90/attn_d256_window_kernel.ptx
+// RUN: FileCheck %s --check-prefix=TM1 < %t/s90/attn_d256_window_kernel.json
 // The function attribute sets it per kernel (-1 here), over the option (4):
 // RUN: FileCheck %s --check-prefix=OFF < %t/s90/attn_d128_every_step_kernel.ptx
 // RUN: FileCheck %s --check-prefix=TM1 < %t/s90/attn_d128_every_step_kernel.json
@@ -30,9 +32,11 @@
 // RUN: FileCheck %s --check-prefix=ON < %t/s90t4/attn_d64_kernel.ptx
 // RUN: FileCheck %s --check-prefix=T4 < %t/s90t4/attn_d64_kernel.json
 // RUN: FileCheck %s --check-prefix=TM1 < %t/s90t4/attn_d128_every_step_kernel.json
-// The kernels assemble; on sm_90a the default d128 consumers do not spill.
+// The kernels assemble; on sm_90a the default d128 and causal d256 (64-key
+// tiles) consumers do not spill.
 // RUN: %ptxas -arch=sm_90a -v %t/s90/attn_d128_causal_kernel.ptx -o %t/d128.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL
 // RUN: %ptxas -arch=sm_90 -v %t/s80/attn_d128_causal_kernel.ptx -o %t/d128_80.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL
+// RUN: %ptxas -arch=sm_90a -v %t/s90/attn_d256_causal_kernel.ptx -o %t/d256c.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL
 // RUN: %ptxas -arch=sm_90a %t/s90t4/attn_d64_kernel.ptx -o %t/d64t4.cubin
 
 // ON: vote.sync.any.pred
@@ -65,5 +69,10 @@ func.func @attn_d256(%q: tensor<?x?x?x256xf16>, %k: tensor<?x?x?x256xf16>, %v: t
 
 func.func @attn_d256_causal(%q: tensor<?x?x?x256xf16>, %k: tensor<?x?x?x256xf16>, %v: tensor<?x?x?x256xf16>) -> tensor<?x?x?x256xf16> {
   %o = fa.attention %q, %k, %v {causal} : tensor<?x?x?x256xf16>, tensor<?x?x?x256xf16>, tensor<?x?x?x256xf16> -> tensor<?x?x?x256xf16>
+  return %o : tensor<?x?x?x256xf16>
+}
+
+func.func @attn_d256_window(%q: tensor<?x?x?x256xf16>, %k: tensor<?x?x?x256xf16>, %v: tensor<?x?x?x256xf16>) -> tensor<?x?x?x256xf16> {
+  %o = fa.attention %q, %k, %v {window = array<i64: 256, 64>} : tensor<?x?x?x256xf16>, tensor<?x?x?x256xf16>, tensor<?x?x?x256xf16> -> tensor<?x?x?x256xf16>
   return %o : tensor<?x?x?x256xf16>
 }

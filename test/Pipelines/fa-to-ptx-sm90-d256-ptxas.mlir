@@ -1,5 +1,6 @@
 // REQUIRES: ptxas
-// Head dim 256 on sm_90a with the chip's defaults (128 x 80 tile, 2 stages):
+// Head dim 256 on sm_90a with the chip's defaults (128 x 80 tile, 64 keys
+// with a causal band or window, 2 stages):
 // PTX, manifest, and ptxas -v with no spills and no warning (e.g. wgmma
 // serialization) in the 240 registers the consumers get from setmaxnreg.
 // RUN: rm -rf %t && fa-opt %s -split-input-file '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a},fa-dump-kernel{dir=%t})' -o /dev/null
@@ -11,6 +12,7 @@
 // RUN: %ptxas -arch=sm_90a -v %t/attn_d256_f16_kernel.ptx -o %t/f16.cubin 2>&1 | FileCheck %s --check-prefix=F16COND --implicit-check-not=warning
 // RUN: rm -rf %tm1 && fa-opt %s -split-input-file '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a rescale-threshold=-1},fa-dump-kernel{dir=%tm1})' -o /dev/null
 // RUN: %ptxas -arch=sm_90a -v %tm1/attn_d256_f16_kernel.ptx -o %tm1/f16.cubin 2>&1 | FileCheck %s --check-prefix=F16 --implicit-check-not=warning
+// Causal: 64-key tiles with split release and conditional rescaling, no spills.
 // RUN: %ptxas -arch=sm_90a -v %t/attn_d256_bf16_causal_lse_kernel.ptx -o %t/bf16.cubin 2>&1 | FileCheck %s --check-prefix=BF16 --implicit-check-not=warning
 // A two-edge sliding window gets 64-key tiles by default at d256: no spills.
 // RUN: %ptxas -arch=sm_90a -v %t/attn_d256_bf16_window_256_64_lse_kernel.ptx -o %t/win.cubin 2>&1 | FileCheck %s --check-prefix=WIN --implicit-check-not=warning

@@ -39,7 +39,7 @@ using namespace mlir;
 using namespace mlir::fa;
 
 NVGPUTileSizes mlir::fa::getNVGPUTileSizes(StringRef chip, int64_t headDim,
-                                           bool leftWindowEdge, bool fp8) {
+                                           bool maskBand, bool fp8) {
   // sm_80: 128 query rows (4 warps x 32 rows) per block; 64 keys per step,
   // but 32 at head dim 128, where 64 spill registers (S and the 32 x 128 f32
   // accumulators of a warp no longer fit 255 registers).
@@ -47,14 +47,13 @@ NVGPUTileSizes mlir::fa::getNVGPUTileSizes(StringRef chip, int64_t headDim,
     return {128, headDim == 128 ? 32 : 64};
   // sm_90a: two consumer warpgroups of 64 rows; 128-key TMA tiles, but 80 at
   // head dim 256 (FlashAttention-3's tile: 2 stages fit shared memory), and
-  // 64 there with a left window edge (80 spills registers).
+  // 64 there with a causal band or a window (80 spills registers).
   if (chip == "sm_90a") {
     // fp8: a 128-key tile is one 128-byte swizzle row of V^T; Q, K and V
     // take half the bytes, so it fits at head dim 256 too.
     if (headDim != 256 || fp8)
       return {kSM90BlockQ, kSM90BlockKV};
-    return {kSM90BlockQ,
-            leftWindowEdge ? kSM90BlockKVD256LeftEdge : kSM90BlockKVD256};
+    return {kSM90BlockQ, maskBand ? kSM90BlockKVD256Band : kSM90BlockKVD256};
   }
   return {64, 64};
 }
@@ -192,8 +191,8 @@ LogicalResult mlir::fa::buildNVGPUKernel(const TiledAttention &attn,
   // A paged tiled form steps through one page (or part of one) at a time;
   // the kernels keep their own key blocks and load the pages of each.
   if (named.pageSize)
-    named.blockKV = getNVGPUTileSizes(chip, named.headDim, named.windowLeft >= 0)
-                        .blockKV;
+    named.blockKV =
+        getNVGPUTileSizes(chip, named.headDim, named.hasWindow()).blockKV;
   LogicalResult built = chip == "sm_80"
                             ? buildSM80FlashAttention(named, chip, options)
                             : buildSM90FlashAttention(named, options);
@@ -328,10 +327,9 @@ struct FATileAttentionForChipPass
       f.walk([&](AttentionOp op) { ops.push_back(op); });
       if (ops.empty())
         continue;
-      DenseI64ArrayAttr window = ops.front().getWindowAttr();
-      bool leftEdge = window && window.size() == 2 && window[0] >= 0;
       NVGPUTileSizes sizes = getNVGPUTileSizes(
-          chip, ops.front().getQueryType().getDimSize(3), leftEdge,
+          chip, ops.front().getQueryType().getDimSize(3),
+          ops.front().hasPositionalMask(),
           ops.front().getQueryType().getElementType().isFloat(8));
       FATileAttentionPassOptions tile;
       tile.blockQ = blockQ ? blockQ : sizes.blockQ;

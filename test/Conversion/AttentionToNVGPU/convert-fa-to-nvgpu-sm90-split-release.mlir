@@ -1,7 +1,8 @@
 // split-release: K of a ring stage is released (an mbarrier of its own) as
 // soon as S = Q K^T is done, V when P V is; the producer waits for each before
-// refilling it. On by default at D = 256 without a causal band or window, off
-// otherwise; the option or fa.sm90.split_release forces it.
+// refilling it. On by default at D = 256 without a left window edge (16-bit
+// inputs with a causal band too; fp8 there: off), off otherwise; the option
+// or fa.sm90.split_release forces it.
 // RUN: fa-opt %s -split-input-file --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a" | FileCheck %s
 // RUN: fa-opt %s -split-input-file --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a split-release=true" | FileCheck %s --check-prefix=ON
 
@@ -43,11 +44,23 @@ func.func @full_d256(%q: tensor<?x?x?x256xbf16>, %k: tensor<?x?x?x256xbf16>, %v:
 
 // -----
 
-// Causal d256: off by default (it spills 12-16 bytes there), 1 + 3 x 2 = 7.
-// CHECK: fa.manifest.causal_d256_kernels = {json = "{{.*}}\22split_release\22: false
+// Causal d256: on by default too (1.15-1.28x, though it spills 20 bytes
+// there), 9 barriers.
+// CHECK: fa.manifest.causal_d256_kernels = {json = "{{.*}}\22split_release\22: true
 // CHECK-LABEL: gpu.module @causal_d256_kernels
-// CHECK: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 7>
+// CHECK: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 9>
 func.func @causal_d256(%q: tensor<?x?x?x256xbf16>, %k: tensor<?x?x?x256xbf16>, %v: tensor<?x?x?x256xbf16>) -> tensor<?x?x?x256xbf16> {
   %o = fa.attention %q, %k, %v {causal} : tensor<?x?x?x256xbf16>, tensor<?x?x?x256xbf16>, tensor<?x?x?x256xbf16> -> tensor<?x?x?x256xbf16>
+  return %o : tensor<?x?x?x256xbf16>
+}
+
+// -----
+
+// A left window edge at d256 (64-key tiles): off, 7 barriers.
+// CHECK: fa.manifest.window_d256_kernels = {json = "{{.*}}\22split_release\22: false
+// CHECK-LABEL: gpu.module @window_d256_kernels
+// CHECK: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 7>
+func.func @window_d256(%q: tensor<?x?x?x256xbf16>, %k: tensor<?x?x?x256xbf16>, %v: tensor<?x?x?x256xbf16>) -> tensor<?x?x?x256xbf16> {
+  %o = fa.attention %q, %k, %v {window = array<i64: 256, 64>} : tensor<?x?x?x256xbf16>, tensor<?x?x?x256xbf16>, tensor<?x?x?x256xbf16> -> tensor<?x?x?x256xbf16>
   return %o : tensor<?x?x?x256xbf16>
 }

@@ -146,15 +146,14 @@ LogicalResult buildSM90FlashAttention(const TiledAttention &attn,
 
 /// The block sizes fa-to-ptx tiles with for `chip` and head dim `headDim`
 /// (fa-tile-attention-for-chip); 64 x 64 for an unknown chip, whose
-/// diagnostic then comes from convert-fa-to-nvgpu. `leftWindowEdge`: the
-/// attention has a sliding window with a left edge (window[0] >= 0), whose
-/// second compare per masked score costs registers. `fp8`: f8E4M3FN inputs.
+/// diagnostic then comes from convert-fa-to-nvgpu. `maskBand`: the attention
+/// is causal or has a sliding window (its mask compares cost registers).
+/// `fp8`: f8E4M3FN inputs.
 struct NVGPUTileSizes {
   int64_t blockQ, blockKV;
 };
 NVGPUTileSizes getNVGPUTileSizes(StringRef chip, int64_t headDim,
-                                 bool leftWindowEdge = false,
-                                 bool fp8 = false);
+                                 bool maskBand = false, bool fp8 = false);
 
 } // namespace mlir::fa
 

@@ -32,9 +32,12 @@ constexpr int64_t kSM90BlockKV = 128;
 /// 2 x (K + V) 80 KiB fits the 227 KiB of shared memory; 128 keys would not
 /// fit even 2 stages).
 constexpr int64_t kSM90BlockKVD256 = 80;
-/// Head dim 256 with a left window edge: at 80 keys the two-edge mask spills
-/// (32 bytes at 240 registers), at 64 it does not.
-constexpr int64_t kSM90BlockKVD256LeftEdge = 64;
+/// Head dim 256 with a mask band (causal or a window): at 80 keys a two-edge
+/// window spills 32 bytes at 240 registers and a causal band with split
+/// release and conditional rescaling 20; at 64 neither spills, and causal
+/// runs 1.01-1.04x as fast (bench/results/fp8_rescale_h200_2026-12-03_s26,
+/// run6).
+constexpr int64_t kSM90BlockKVD256Band = 64;
 
 /// Register budgets of the warp roles (setmaxnreg): the producer warpgroup
 /// only issues TMA and gives registers back; the two consumer warpgroups

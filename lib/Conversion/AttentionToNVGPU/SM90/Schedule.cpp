@@ -199,6 +199,12 @@ struct Resolver {
     return attn.elementType.isFloat(8) && attn.descaleRank == 3;
   }
 
+  /// A right mask edge (causal or a right window) and no left one: the
+  /// 80-key d256 tiles with the causal band that run5 of session 26 measured.
+  bool causalBandOnly() const {
+    return attn.windowLeft < 0 && attn.windowRight >= 0;
+  }
+
   /// The measured defaults for this attention.
   void setMeasuredDefaults() {
     // Measured on the H200 (bench/results/final_s2_2026-11-29_final.md): the
@@ -208,10 +214,16 @@ struct Resolver {
     // Measured on the H200
     // (bench/results/sm90_h200_2026-11-29_s2_split_release*): at D = 256 (2
     // stages) the split release is 20-39% faster without a causal band
-    // (0.99-1.02x cudnn); causal d256 gains 15-24% but then spills 12-16
-    // bytes (its consumers sit at the edge of 240 registers), so it stays
-    // opt-in there; d64/d128 (3 stages): within 1%.
-    set(splitReleaseIndex, attn.headDim == 256 && !attn.hasWindow(),
+    // (0.99-1.02x cudnn); d64/d128 (3 stages): within 1%. Causal d256 with
+    // 16-bit inputs, with conditional rescaling
+    // (bench/results/fp8_rescale_h200_2026-12-03_s26, run5): 1.17-1.28x
+    // (split release alone 1.15-1.18x), 0.95-1.11x cudnn from 1k, though
+    // its consumers then spill 20 bytes; a left window edge (64-key tiles)
+    // and fp8 (the serial schedule) were not measured with it.
+    set(splitReleaseIndex,
+        attn.headDim == 256 &&
+            (!attn.hasWindow() ||
+             (causalBandOnly() && !attn.elementType.isFloat(8))),
         Source::Measured);
     // Three consumer warpgroups (block-q 192, d64), measured on the H200
     // (bench/results/sm90_d64_h200_2026-12-03_s24, run1): 4 stages are 1-2%
@@ -236,7 +248,9 @@ struct Resolver {
     // Conditional rescaling, measured on the H200
     // (bench/results/rescale_h200_2026-12-03_s25): threshold 8 is 1.01-1.05x
     // at D = 128 (causal too) and 1.04-1.09x at D = 256 without a mask band;
-    // causal D = 256 gains nothing (0.99-1.00x) and would spill 8 bytes; at
+    // causal D = 256 gained nothing alone (0.99-1.00x) but 1.07-1.09x on top
+    // of split release (run5 of session 26, above); with a left window edge
+    // it stays every step (not measured); at
     // D = 64 the vote and branch cost more than the 32 multiplications they
     // save (0.97-0.99x, with three warpgroups too). fp8 rescales every step
     // unless asked (per-tensor / per-head descales; per-block ones scale O
@@ -248,7 +262,8 @@ struct Resolver {
     // to 2^-4 (16-bit P rounds it by 2^-9 at most, below the output's).
     bool conditional =
         !attn.elementType.isFloat(8) &&
-        (attn.headDim == 128 || (attn.headDim == 256 && !attn.hasWindow()));
+        (attn.headDim == 128 ||
+         (attn.headDim == 256 && (!attn.hasWindow() || causalBandOnly())));
     set(rescaleThresholdIndex,
         conditional ? kernel::kDefaultRescaleThreshold
                     : kernel::kRescaleEveryStep,
