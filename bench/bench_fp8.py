@@ -76,6 +76,11 @@ def rows_of(delta, shape, block=128):
     return delta.repeat_interleave(block, dim=-1)[..., :N].unsqueeze(-1)
 
 
+def dequantize(x8, delta):
+    """x8 (e4m3) times its descales, in f64."""
+    return x8.double() * rows_of(delta, x8.shape).double()
+
+
 def hadamard(x, signs):
     """x * signs along D, then the normalized Walsh-Hadamard transform along D (fast: log2(D)
     butterfly stages): an orthogonal map, so (Hq)(Hk)^T = q k^T."""
@@ -134,8 +139,8 @@ def emulate(q8, k8, v8, qd, kd, vd, causal, block_kv=128, threshold=-1):
     Hkv, Nk = k8.shape[1], k8.shape[2]
     r = Hq // Hkv
     c = (1 / math.sqrt(D)) * math.log2(math.e)
-    qf = q8.double() * rows_of(qd, q8.shape).double()
-    kf = (k8.double() * rows_of(kd, k8.shape).double()).repeat_interleave(r, 1)
+    qf = dequantize(q8, qd)
+    kf = dequantize(k8, kd).repeat_interleave(r, 1)
     vrow = rows_of(vd, v8.shape).double()
     vf = (v8.double() * vrow).repeat_interleave(r, 1)
     t = (qf @ kf.transpose(-1, -2)) * c
@@ -204,9 +209,7 @@ def check_one(k8dir, out, d, B, Hq, Hkv, Nq, Nk, causal, lse=False, granularity=
     threshold = kern.manifest.get("rescale_threshold", -1) if emulate_threshold is None \
         else emulate_threshold
     em, _, bound = emulate(q8, k8, v8, qd, kd, vd, causal, threshold=threshold)
-    ref, rlse = reference64(q8.double() * rows_of(qd, q8.shape).double(),
-                            k8.double() * rows_of(kd, k8.shape).double(),
-                            v8.double() * rows_of(vd, v8.shape).double(), causal)
+    ref, rlse = reference64(dequantize(q8, qd), dequantize(k8, kd), dequantize(v8, vd), causal)
     of = o.double()
     nan = bool(torch.isnan(of).any())
     diff = (of - em).abs()
@@ -238,8 +241,8 @@ def check_one(k8dir, out, d, B, Hq, Hkv, Nq, Nk, causal, lse=False, granularity=
         # |lse error| <= the largest score error, and a score's error is the tensor cores'
         # accumulation of e4m3 products (about 14 bits kept, DeepSeek-V3): bounded here by
         # 2^-12 of the scaled sum of |products|, which grows with D (d256 measured 1.5e-3).
-        qa = (q8.double() * rows_of(qd, q8.shape).double()).abs()
-        ka = (k8.double() * rows_of(kd, k8.shape).double()).abs()
+        qa = dequantize(q8, qd).abs()
+        ka = dequantize(k8, kd).abs()
         abs_dot = (qa @ ka.repeat_interleave(Hq // Hkv, 1).transpose(-1, -2)).amax().item()
         ltol = max(1e-3, 2.0 ** -12 * abs_dot / math.sqrt(d))
         ok = ok and lerr <= ltol and inf_ok
@@ -321,9 +324,8 @@ def growth(k8dir, k0dir, dims=(128, 256)):
                 k = k * (1 + 6.0 * torch.arange(Nk, device="cuda") / Nk)[:, None]
                 v = torch.randn(B, Hkv, Nk, d, device="cuda")
                 (q8, qd), (k8_, kd), (v8, vd) = (quantize(x, g) for x in (q, k, v))
-                ref, rlse = reference64(q8.double() * rows_of(qd, q8.shape).double(),
-                                        k8_.double() * rows_of(kd, k8_.shape).double(),
-                                        v8.double() * rows_of(vd, v8.shape).double(), causal)
+                ref, rlse = reference64(dequantize(q8, qd), dequantize(k8_, kd),
+                                        dequantize(v8, vd), causal)
                 err = {}
                 for tag, kern in (("t", k8), ("every", k0)):
                     res = run_fp8(kern, q8, k8_, v8, qd, kd, vd, lse)

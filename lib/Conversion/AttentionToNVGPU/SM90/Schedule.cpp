@@ -199,11 +199,9 @@ struct Resolver {
     return attn.elementType.isFloat(8) && attn.descaleRank == 3;
   }
 
-  /// A right mask edge (causal or a right window) and no left one: the
-  /// 80-key d256 tiles with the causal band that run5 of session 26 measured.
-  bool causalBandOnly() const {
-    return attn.windowLeft < 0 && attn.windowRight >= 0;
-  }
+  /// A sliding window's left edge (its second compare per score costs
+  /// registers); causal and right-only bands have none.
+  bool hasLeftWindowEdge() const { return attn.windowLeft >= 0; }
 
   /// The measured defaults for this attention.
   void setMeasuredDefaults() {
@@ -215,15 +213,14 @@ struct Resolver {
     // (bench/results/sm90_h200_2026-11-29_s2_split_release*): at D = 256 (2
     // stages) the split release is 20-39% faster without a causal band
     // (0.99-1.02x cudnn); d64/d128 (3 stages): within 1%. Causal d256 with
-    // 16-bit inputs, with conditional rescaling
-    // (bench/results/fp8_rescale_h200_2026-12-03_s26, run5): 1.17-1.28x
-    // (split release alone 1.15-1.18x), 0.95-1.11x cudnn from 1k, though
-    // its consumers then spill 20 bytes; a left window edge (64-key tiles)
-    // and fp8 (the serial schedule) were not measured with it.
+    // 16-bit inputs, with conditional rescaling and 64-key tiles
+    // (bench/results/fp8_rescale_h200_2026-12-03_s26, run5-run6): 1.23-1.30x,
+    // 1.01-1.12x cudnn from 1k, no spills (at 80 keys 20 bytes); a left
+    // window edge and fp8 with a band (the serial schedule) were not
+    // measured with it.
     set(splitReleaseIndex,
-        attn.headDim == 256 &&
-            (!attn.hasWindow() ||
-             (causalBandOnly() && !attn.elementType.isFloat(8))),
+        attn.headDim == 256 && !hasLeftWindowEdge() &&
+            (!attn.hasWindow() || !attn.elementType.isFloat(8)),
         Source::Measured);
     // Three consumer warpgroups (block-q 192, d64), measured on the H200
     // (bench/results/sm90_d64_h200_2026-12-03_s24, run1): 4 stages are 1-2%
@@ -262,8 +259,7 @@ struct Resolver {
     // to 2^-4 (16-bit P rounds it by 2^-9 at most, below the output's).
     bool conditional =
         !attn.elementType.isFloat(8) &&
-        (attn.headDim == 128 ||
-         (attn.headDim == 256 && (!attn.hasWindow() || causalBandOnly())));
+        (attn.headDim == 128 || (attn.headDim == 256 && !hasLeftWindowEdge()));
     set(rescaleThresholdIndex,
         conditional ? kernel::kDefaultRescaleThreshold
                     : kernel::kRescaleEveryStep,
