@@ -250,7 +250,10 @@ class Kernel:
         self._split_plan = compile_expr(plan, "num_splits_plan") if plan is not None else None
         # What every launch reads, computed once (the host's launch path is as long as a
         # short kernel).
-        self._fp8 = "v_key_order" in manifest
+        self._fp8 = manifest.get("dtype") == "f8e4m3"
+        # fp8 kernels read V^T from a pre-pass (v_t), unless they transpose v
+        # themselves (transpose_v: they take v as stored, like k)
+        self._fp8_v_t = "v_key_order" in manifest
         self._has_lse = any(p["tensor"] == "lse" for p in self._ptr_params)
         self._map_slot = {m["param"]: i for i, m in enumerate(manifest.get("tensor_maps") or [])}
         self._param_is_i32 = [p["type"] == "i32" for p in manifest["params"]]
@@ -512,7 +515,8 @@ class Kernel:
         and max_seqlen_q covers every sequence (manifest.check_cu_seqlens).
         fp8 kernels (dtype f8e4m3): q, k, v are float8_e4m3fn, the descales
         [1] f32 device tensors; v is transposed here (transpose_v_fp8) unless
-        v_t is given (then v may be None).
+        v_t is given (then v may be None), or the kernel was built with
+        transpose-v (manifest "transpose_v": it takes v as stored).
         `inputs`: the other tensors the manifest names (a kernel of an attention
         with a mask operand takes `mask`; one whose score_mod / mask_mod reads a
         function argument N takes it as `argN`); non-contiguous ones are copied.
@@ -551,14 +555,21 @@ class Kernel:
         if self.split_kv and num_splits is not None:
             check_num_splits(num_splits)
         if fp8:
-            if v_t is None:
-                v_t = transpose_v_fp8(v, self.manifest["v_key_order"])
-            extra.update({"v_t": v_t, "q_descale": q_descale, "k_descale": k_descale,
+            extra.update({"q_descale": q_descale, "k_descale": k_descale,
                           "v_descale": v_descale})
             for name in ("q_descale", "k_descale", "v_descale"):
                 if extra[name] is None:
                     raise ValueError(f"{name}: missing (fp8 kernel {self.manifest['kernel']})")
-            v = None
+            if self._fp8_v_t:
+                if v_t is None:
+                    v_t = transpose_v_fp8(v, self.manifest["v_key_order"])
+                extra["v_t"] = v_t
+                v = None
+            elif v_t is not None:
+                raise ValueError(f"v_t: kernel {self.manifest['kernel']} takes v as stored "
+                                 f"(transpose_v: it transposes V itself); pass v")
+            else:
+                fp8 = False  # v goes in as it is (its tensor map is v's)
         # before anything touches the GPU
         plan = self.check(q, k, v, out, lse, num_splits=num_splits, **extra)
         if self.split_kv and num_splits is None and self._split_plan is not None \

@@ -65,3 +65,30 @@ def test_attention_fp8_checks_its_inputs():
         fa.attention_fp8(q, q[:, :0], q[:, :0])
     with pytest.raises(fa.AttentionInputError, match="one CUDA device"):
         fa.attention_fp8(q, q, q)
+
+
+@needs_compiler
+def test_fp8_transpose_v_kernel_takes_v_as_stored():
+    """fa-to-ptx{transpose-v=true}: the kernel's v_map is v's (as stored, like k), its manifest
+    says so (transpose_v, no v_key_order, no quantization kernels: they write V^T), and the
+    runtime passes v itself: no transposing pre-pass, a v_t refused."""
+    from fa.variant import Variant as V
+    from fa_runtime import Kernel
+    variant = V.parse("f16,d128,causal,fp8")
+    k = fa.compile(variant.mlir(), chip="sm_90a", transpose_v=True)
+    m = k.manifest
+    check_manifest(m)
+    assert m["transpose_v"] is True and "v_key_order" not in m
+    assert "auxiliary_kernels" not in m
+    v_map = next(p for p in m["params"] if p["name"] == "v_map")
+    assert (v_map["tensor"], v_map["shape"]) == ("v", ["B", "Hkv", "Nk", "D"])
+    assert "stmatrix.sync.aligned.m8n8.x4.shared.b16" in k.ptx
+    kern = Kernel(m, k.ptx.encode())
+    assert kern._fp8 and not kern._fp8_v_t
+    with pytest.raises(ValueError, match="takes v as stored"):
+        kern(None, None, None, q_descale=1, k_descale=1, v_descale=1, v_t=object())
+    # The default build reads v_t from the pre-pass.
+    k0 = fa.compile(variant.mlir(), chip="sm_90a")
+    assert k0.manifest["transpose_v"] is False and "v_key_order" in k0.manifest
+    kern0 = Kernel(k0.manifest, k0.ptx.encode())
+    assert kern0._fp8 and kern0._fp8_v_t

@@ -107,6 +107,29 @@ std::string mlir::fa::checkSM90AttentionDesc(const SM90AttentionDesc &d) {
   if (d.warpSpecialized && d.overlap && d.stages < 2)
     return "sm_90a pipelined schedule (overlap) needs at least 2 K/V stages, "
            "got 1 (or overlap=false)";
+  if (d.transposeV) {
+    // The producer warpgroup transposes each V tile: it must exist, stay one
+    // tile per CTA (its loop is the one-tile stream), and run a block ahead
+    // of the consumers (the staging buffer of block j + S - 1 is block j -
+    // 1's).
+    if (!d.isFP8())
+      return "sm_90a kernel transposes V in shared memory (transpose-v) only "
+             "for fp8 inputs (16-bit wgmma reads V as stored)";
+    if (!d.warpSpecialized)
+      return "sm_90a transpose-v needs warp-specialize (the producer "
+             "warpgroup transposes V)";
+    if (d.persistent || d.splitKV || d.varlen || d.kvCache.any())
+      return "sm_90a transpose-v supports one tile per CTA over contiguous "
+             "K/V (not persistent, split-kv, varlen, kv_lens or pages)";
+    if (d.blockKV != 128)
+      return "sm_90a transpose-v needs block-kv 128 (one V^T tile of 128 "
+             "keys per stage), got " +
+             std::to_string(d.blockKV);
+    if (d.stages < 2)
+      return "sm_90a transpose-v needs at least 2 K/V stages (the producer "
+             "transposes block j while block j + 1 loads), got " +
+             std::to_string(d.stages);
+  }
   int64_t bytes = sm90::planSharedMemory(d).dynamicBytes;
   if (bytes > sm90::kSharedMemoryLimitBytes)
     return "sm_90a kernel with " + std::to_string(d.stages) + " stages" +
@@ -117,7 +140,11 @@ std::string mlir::fa::checkSM90AttentionDesc(const SM90AttentionDesc &d) {
            " bytes of shared memory (at most " +
            std::to_string(sm90::kSharedMemoryLimitBytes) + ") at head dim " +
            std::to_string(d.headDim) + " with " + std::to_string(kBN) +
-           "-key K/V tiles: use fewer stages or a smaller block-kv";
+           "-key K/V tiles" +
+           (d.transposeV ? std::string(" and a V staging tile per stage "
+                                       "(transpose-v)")
+                         : std::string()) +
+           ": use fewer stages or a smaller block-kv";
   return "";
 }
 

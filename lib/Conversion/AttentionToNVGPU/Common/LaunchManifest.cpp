@@ -340,20 +340,21 @@ void mlir::fa::insertTileCounterParam(std::vector<KernelParam> &params,
                             TensorContract{"tile_counter", "i32", {2}, 4}});
 }
 
-std::vector<KernelParam>
-mlir::fa::getFP8AttentionKernelParams(const AttentionArgTypes &types,
-                                      StringRef outDtype, bool hasLse,
-                                      FP8DescaleShape descaleShape,
-                                      int64_t blockQ, int64_t blockKV) {
+std::vector<KernelParam> mlir::fa::getFP8AttentionKernelParams(
+    const AttentionArgTypes &types, StringRef outDtype, bool hasLse,
+    FP8DescaleShape descaleShape, int64_t blockQ, int64_t blockKV,
+    bool vAsStored) {
   using S = SizeSymbol;
   std::vector<KernelParam> params =
       getAttentionKernelParams(types, "f8e4m3", /*tensorMaps=*/true, hasLse);
   // v goes in as V^T, its keys padded to whole 32-key groups.
-  SizeExpr keys = SizeExpr::mul({SizeExpr::ceilDiv(S::Nk, 32), 32});
-  params[2].meaning = "pointer to the CUtensorMap of v_t (v transposed, "
-                      "see the tensor map)";
-  params[2].tensor = TensorContract{"v_t", "f8e4m3", {S::B, S::Hkv, S::D, keys},
-                                    16};
+  if (!vAsStored) {
+    SizeExpr keys = SizeExpr::mul({SizeExpr::ceilDiv(S::Nk, 32), 32});
+    params[2].meaning = "pointer to the CUtensorMap of v_t (v transposed, "
+                        "see the tensor map)";
+    params[2].tensor =
+        TensorContract{"v_t", "f8e4m3", {S::B, S::Hkv, S::D, keys}, 16};
+  }
   KernelParam &out = params[3];
   out.meaning = "output [B, Hq, Nq, D], contiguous, " + outDtype.str();
   out.tensor->dtype = outDtype.str();

@@ -110,9 +110,12 @@ static KernelArgs readKernelArgs(KernelBuilder &kb, const KernelConfig &cfg,
   int64_t kvRows = cfg.desc.kvBoxRows();
   a.kMap = cast(args[1], mapType(SharedMemory::boxType(cfg, kvRows),
                                  cfg.qkSwizzle64()));
-  // fp8: V^T, boxes of D rows of 128 keys.
-  a.vMap = cast(args[2], mapType(cfg.fp8 ? SharedMemory::vTransposedBoxType(cfg)
-                                         : SharedMemory::boxType(cfg, kvRows)));
+  // fp8: V^T, boxes of D rows of 128 keys (transpose-v: V as stored, like
+  // K).
+  a.vMap = cast(args[2], cfg.fp8 && !cfg.transposeV
+                             ? mapType(SharedMemory::vTransposedBoxType(cfg))
+                             : mapType(SharedMemory::boxType(cfg, kvRows),
+                                       cfg.transposeV && cfg.qkSwizzle64()));
   return a;
 }
 
@@ -328,7 +331,8 @@ static std::vector<KernelParam> kernelParams(OpBuilder &b,
   if (d.isFP8()) {
     params = getFP8AttentionKernelParams(
         types, out.isF16() ? "f16" : "bf16", d.hasLse,
-        descaleShapeOf(d.descaleGranularity), cfg.blockQ, cfg.blockKV);
+        descaleShapeOf(d.descaleGranularity), cfg.blockQ, cfg.blockKV,
+        /*vAsStored=*/cfg.transposeV);
   } else {
     params = getAttentionKernelParams(
         types, d.elementType.isF16() ? "f16" : "bf16",
@@ -383,8 +387,9 @@ static LaunchManifest buildManifest(const KernelConfig &cfg,
                                           : "bf16";
   if (d.isFP8()) {
     manifest.outDtype = d.getOutputType().isF16() ? "f16" : "bf16";
-    manifest.vKeyOrder.assign(std::begin(kFP8VKeyOrder),
-                              std::end(kFP8VKeyOrder));
+    if (!cfg.transposeV)
+      manifest.vKeyOrder.assign(std::begin(kFP8VKeyOrder),
+                                std::end(kFP8VKeyOrder));
   }
   manifest.headDim = d.headDim;
   manifest.causal = d.isCausal();
@@ -451,7 +456,7 @@ static LaunchManifest buildManifest(const KernelConfig &cfg,
       m.box[1] = d.kvBoxRows();
     }
   }
-  if (d.isFP8()) {
+  if (d.isFP8() && !cfg.transposeV) {
     // V^T [B, Hkv, D, Nk padded to 32 keys], each 32-key group in
     // kFP8VKeyOrder (manifest "v_key_order"): boxes of D rows of 128 keys.
     TensorMapSpec &m = manifest.tensorMaps[2];
@@ -606,8 +611,9 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
   gpu::ReturnOp::create(b, loc);
   LaunchManifest manifest = buildManifest(cfg, std::move(params));
   // fp8 with per-block descales of 128 x 128 blocks: the kernels that
-  // quantize f16 / bf16 q, k, v into its operands (SM90/FP8Quantize).
-  if (d.isFP8() &&
+  // quantize f16 / bf16 q, k, v into its operands (SM90/FP8Quantize; they
+  // write V^T, so not with transpose-v).
+  if (d.isFP8() && !cfg.transposeV &&
       d.descaleGranularity == SM90AttentionDesc::DescaleGranularity::Block &&
       cfg.blockQ == kQuantizeRows && cfg.blockKV == kQuantizeRows &&
       !d.varlen && !d.kvCache.kvLens && !d.kvCache.pageSize)

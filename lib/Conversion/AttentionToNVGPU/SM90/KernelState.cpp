@@ -50,7 +50,11 @@ KernelConfig KernelConfig::derive(const SM90AttentionDesc &d) {
   // split-kv with a page table: the producer's page lookups over a chunk's
   // run-time range spilled 8-48 bytes on 24 registers; the persistent
   // budget (40 / 232) spills nothing.
-  bool roomyProducer = s.persistent || (s.splitKV && d.kvCache.paged());
+  // transpose-v: the producer's transposition (lane addresses, a round's
+  // four matrices and four words) spilled 4-8 bytes on 24 registers at
+  // D = 128; the consumers spill nothing on 232.
+  bool roomyProducer =
+      s.persistent || (s.splitKV && d.kvCache.paged()) || s.transposeV;
   c.producerRegs = s.dynamicTiles ? kSM90DynamicTilesProducerRegisters
                    : roomyProducer ? kSM90PersistentProducerRegisters
                                    : kSM90ProducerRegisters;
@@ -62,9 +66,10 @@ KernelConfig KernelConfig::derive(const SM90AttentionDesc &d) {
     c.producerRegs = kSM90ThreeWGProducerRegisters;
     c.consumerRegs = kSM90ThreeWGConsumerRegisters;
   }
+  c.transposeV = s.transposeV;
   c.barriers = MBarrierLayout{
-      s.stages,     s.warpSpecialized, s.splitRelease,      s.persistent,
-      s.warpArrive, s.qBuffers,        c.consumerWarpgroups};
+      s.stages,     s.warpSpecialized, s.splitRelease,       s.persistent,
+      s.warpArrive, s.qBuffers,        c.consumerWarpgroups, s.transposeV};
   return c;
 }
 

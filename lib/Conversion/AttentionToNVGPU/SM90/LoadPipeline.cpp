@@ -86,8 +86,12 @@ void TMALoadPipeline::issueKV(const SharedMemory &smem, Value block,
   for (int kv = 0; kv < 2; ++kv) {
     if ((part == KVPart::Key && kv == 1) || (part == KVPart::Value && kv == 0))
       continue;
-    int64_t fullBase =
-        kv ? cfg.barriers.vFullBase() : cfg.barriers.kFullBase();
+    int64_t fullBase = !kv              ? cfg.barriers.kFullBase()
+                       : cfg.transposeV ? cfg.barriers.vStagedBase()
+                                        : cfg.barriers.vFullBase();
+    int64_t tileOffset = !kv              ? p.kOffset
+                         : cfg.transposeV ? p.vStagingOffset
+                                          : p.vOffset;
     Value barId = kb.add(kb.idx(fullBase), stage);
     issuer([&] {
       nvgpu::MBarrierArriveExpectTxOp::create(kb.b, kb.loc, bars,
@@ -95,12 +99,12 @@ void TMALoadPipeline::issueKV(const SharedMemory &smem, Value block,
                                               Value());
     });
     if (cfg.desc.kvCache.paged()) {
-      issueTile(smem, kb.add(stageOff, kb.idx(kv ? p.vOffset : p.kOffset)),
+      issueTile(smem, kb.add(stageOff, kb.idx(tileOffset)),
                 kv ? args.vMap : args.kMap, block, tile, barId, lane);
       continue;
     }
     issuer([&] {
-      if (kv && cfg.fp8) {
+      if (kv && cfg.fp8 && !cfg.transposeV) {
         // V^T [B*Hkv, D, keys]: per 128 keys of the block one box of D rows
         // of 128 keys, one [D x 128-byte] sub-tile each.
         for (int64_t s = 0; s < cfg.blockKV / kSwizzleRowBytes; ++s) {
@@ -124,9 +128,7 @@ void TMALoadPipeline::issueKV(const SharedMemory &smem, Value block,
         row = kb.add(tile.kvRow0, row);
       for (int64_t s = 0; s < cfg.subTiles; ++s) {
         Value dst = smem.view(
-            kb,
-            kb.add(stageOff,
-                   kb.idx((kv ? p.vOffset : p.kOffset) + s * p.subTileKV)),
+            kb, kb.add(stageOff, kb.idx(tileOffset + s * p.subTileKV)),
             SharedMemory::boxType(cfg, cfg.blockKV));
         nvgpu::TmaAsyncLoadOp::create(
             kb.b, kb.loc, dst, bars, kv ? args.vMap : args.kMap,
@@ -212,19 +214,22 @@ void TMALoadPipeline::issueTile(const SharedMemory &smem, Value dstBase,
 
 void TMALoadPipeline::produce(Value it, Value stage,
                               llvm::function_ref<void(KVPart)> issue) const {
-  int64_t S = cfg.stages;
-  auto waitReleased = [&](int64_t base) {
-    kb.ifThen(kb.cmp(arith::CmpIPredicate::sge, it, kb.idx(S)), [&] {
-      Value round = kb.sub(kb.div(it, S), kb.idx(1));
-      wait(kb.add(kb.idx(base), stage), parityOf(round));
-    });
-  };
-  waitReleased(cfg.barriers.kReleasedBase());
-  if (!cfg.splitRelease)
+  waitReleased(cfg.barriers.kReleasedBase(), it, stage);
+  // transpose-v: V goes into the staging tile, which the producer itself
+  // frees; the V ring's release is waited for before the transposition.
+  if (!cfg.splitRelease || cfg.transposeV)
     return issue(KVPart::Both);
   issue(KVPart::Key);
-  waitReleased(cfg.barriers.vReleasedBase());
+  waitReleased(cfg.barriers.vReleasedBase(), it, stage);
   issue(KVPart::Value);
+}
+
+void TMALoadPipeline::waitReleased(int64_t base, Value it, Value stage) const {
+  int64_t S = cfg.stages;
+  kb.ifThen(kb.cmp(arith::CmpIPredicate::sge, it, kb.idx(S)), [&] {
+    Value round = kb.sub(kb.div(it, S), kb.idx(1));
+    wait(kb.add(kb.idx(base), stage), parityOf(round));
+  });
 }
 
 Value TMALoadPipeline::stageOf(Value it) const {
@@ -246,6 +251,10 @@ Value TMALoadPipeline::kFullSlot(Value stage) const {
 
 Value TMALoadPipeline::vFullSlot(Value stage) const {
   return kb.add(kb.idx(cfg.barriers.vFullBase()), stage);
+}
+
+Value TMALoadPipeline::vStagedSlot(Value stage) const {
+  return kb.add(kb.idx(cfg.barriers.vStagedBase()), stage);
 }
 
 void TMALoadPipeline::wait(Value slot, Value parity) const {

@@ -27,6 +27,9 @@ SharedMemoryPlan mlir::fa::sm90::planSharedMemory(const SM90AttentionDesc &d) {
   p.pBytesPerWarpgroup =
       d.pFromRegisters ? 0 : kSM90RowsPerWarpgroup * d.blockKV * kBytes;
   p.totalBytes = p.pOffset + d.consumerWarpgroups * p.pBytesPerWarpgroup;
+  p.vStagingOffset = p.totalBytes;
+  p.vStagingBytes = d.transposeV ? d.stages * p.stageBytes : 0;
+  p.totalBytes += p.vStagingBytes;
   p.oOffset = p.qOffset;
   if (d.isFP8()) {
     p.oOffset = p.totalBytes;

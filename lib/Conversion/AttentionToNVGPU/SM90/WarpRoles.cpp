@@ -1,6 +1,7 @@
 //===- WarpRoles.cpp - producer and consumer warpgroups of sm_90a ---------===//
 #include "fa/Conversion/AttentionToNVGPU/SM90/WarpRoles.h"
 #include "fa/Conversion/AttentionToNVGPU/Common/InlinePTX.h"
+#include "fa/Conversion/AttentionToNVGPU/SM90/VTranspose.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -251,13 +252,18 @@ void mlir::fa::sm90::buildWarpSpecializedRoles(
     Value issuers = kb.cmp(warpIssues ? arith::CmpIPredicate::ult
                                       : arith::CmpIPredicate::eq,
                            thread.threadInWG, kb.idx(warpIssues ? 32 : 0));
-    kb.ifThen(issuers, [&] {
-      if (persistent)
-        streamPersistentTiles(kb, cfg, loads, smem, *persistent);
-      else
-        streamTile(kb, cfg, loads, smem, *tile, *range,
-                   warpIssues ? thread.lane : Value(), qIssued);
-    });
+    // transpose-v: every producer thread transposes; thread 0 issues.
+    if (cfg.transposeV)
+      streamTileTransposingV(kb, cfg, loads, smem, *tile, *range,
+                             thread.threadInWG, qIssued);
+    else
+      kb.ifThen(issuers, [&] {
+        if (persistent)
+          streamPersistentTiles(kb, cfg, loads, smem, *persistent);
+        else
+          streamTile(kb, cfg, loads, smem, *tile, *range,
+                     warpIssues ? thread.lane : Value(), qIssued);
+      });
   }
   kb.b.setInsertionPointToStart(&roleIf.getElseRegion().front());
   NVVM::SetMaxRegisterOp::create(kb.b, kb.loc, cfg.consumerRegs,

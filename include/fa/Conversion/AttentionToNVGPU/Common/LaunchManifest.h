@@ -171,14 +171,16 @@ enum class FP8DescaleShape { Tensor, Head, Block };
 
 /// The parameters of the fp8 (f8E4M3FN) sm_90a kernel: as
 /// getAttentionKernelParams with tensor maps, but v's map describes v_t
-/// (v transposed to [B, Hkv, D, Nk padded to 32], LaunchManifest::vKeyOrder),
-/// out is `outDtype` (f16 / bf16), and q_descale, k_descale, v_descale (f32
-/// device pointers of `descaleShape`, blocks of blockQ query rows and blockKV
-/// keys) follow out (and lse).
+/// (v transposed to [B, Hkv, D, Nk padded to 32], LaunchManifest::vKeyOrder;
+/// unless `vAsStored`: the kernel transposes v itself), out is `outDtype`
+/// (f16 / bf16), and q_descale, k_descale, v_descale (f32 device pointers of
+/// `descaleShape`, blocks of blockQ query rows and blockKV keys) follow out
+/// (and lse).
 std::vector<KernelParam>
 getFP8AttentionKernelParams(const AttentionArgTypes &types, StringRef outDtype,
                             bool hasLse, FP8DescaleShape descaleShape,
-                            int64_t blockQ, int64_t blockKV);
+                            int64_t blockQ, int64_t blockKV,
+                            bool vAsStored = false);
 
 /// The gpu.func argument types of `params`, in order.
 SmallVector<Type> getKernelArgumentTypes(ArrayRef<KernelParam> params);

@@ -41,6 +41,7 @@ struct KernelConfig {
   bool dynamicTiles; ///< persistent tiles claimed from the tile counter
   bool splitRelease;
   bool splitKV; ///< in-kernel split-KV (SM90/SplitKV.h)
+  bool transposeV; ///< fp8: V taken as stored, transposed by the producer
   int64_t exp2PolyEvery;
   /// Conditional rescaling (Common/OnlineSoftmax.h): a row's max moves, and
   /// O is rescaled, only when a step's max exceeds it by more than this

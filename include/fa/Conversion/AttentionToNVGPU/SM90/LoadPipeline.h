@@ -38,7 +38,8 @@ public:
   Value qFullSlot(Value buffer) const;
   Value qFreeSlot(Value buffer) const;
   /// K and/or V of key block `block` of the tile (plane tile.kvPlane, or
-  /// paged the pages of tile.keys) into ring `stage`. Issued by one thread,
+  /// paged the pages of tile.keys) into ring `stage` (transpose-v: V into
+  /// the stage's staging tile, on its "staged" mbarrier). Issued by one thread,
   /// or with `lane` by a whole warp: lane 0 issues, the lanes look up a
   /// paged block's pages in parallel.
   void issueKV(const SharedMemory &smem, Value block, Value stage,
@@ -53,6 +54,11 @@ public:
   void produce(Value it, Value stage,
                llvm::function_ref<void(KVPart)> issue) const;
 
+  /// Blocks until the consumers released ring iteration `it`'s stage from
+  /// its previous use (iteration it - S; nothing to wait for when it < S):
+  /// base kReleasedBase() (K, or with one release the whole stage) or
+  /// vReleasedBase() (V).
+  void waitReleased(int64_t base, Value it, Value stage) const;
   /// Stage and "full" phase of ring iteration `it`.
   Value stageOf(Value it) const;
   Value fullParity(Value it) const;
@@ -61,6 +67,8 @@ public:
   /// mbarrier slots of stage `stage`.
   Value kFullSlot(Value stage) const;
   Value vFullSlot(Value stage) const;
+  /// transpose-v: V of `stage` landed in its staging tile.
+  Value vStagedSlot(Value stage) const;
   /// Blocks until slot `slot` completed phase `parity`.
   void wait(Value slot, Value parity) const;
   /// The consumer's arrival on "released": K of `stage` once S is done

@@ -38,6 +38,10 @@ struct SharedMemoryPlan {
   int64_t stageBytes;          ///< one K (or V) tile of the ring
   int64_t kOffset, vOffset;    ///< the K ring, the V ring (stages tiles)
   int64_t pOffset, pBytesPerWarpgroup; ///< P tiles (0 with P in registers)
+  /// transpose-v: the V tiles as TMA brings them ([blockKV x rowBytes]
+  /// sub-tiles, like K), one per stage, before the producer transposes them
+  /// into the V ring; 0 bytes otherwise.
+  int64_t vStagingOffset, vStagingBytes;
   /// Where the epilogue stages O (16-bit, [64 x 64] sub-tiles of subTileQ
   /// bytes): the Q tile (the tile's own with two), or with fp8 inputs (Q takes half of O's bytes, and
   /// one warpgroup's O would cover the other's Q) a tile of its own.
