@@ -87,7 +87,7 @@ func.func @lf_auto(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: ten
 
 // -----
 
-// expected-error @+1 {{unknown sm_90a schedule attribute 'fa.sm90.ping_pnog' on function @typo (known: fa.sm90.{warp_specialize, overlap, p_from_registers, warp_arrive, fast_softmax, rescale_before_pv, ping_pong, longest_first, rescale_threshold, exp2_poly_every, persistent, q_buffers, dynamic_tiles, split_kv, transpose_v, split_release, stages, block_kv})}}
+// expected-error @+1 {{unknown sm_90a schedule attribute 'fa.sm90.ping_pnog' on function @typo (known: fa.sm90.{warp_specialize, overlap, p_from_registers, warp_arrive, fast_softmax, rescale_before_pv, ping_pong, longest_first, rescale_threshold, exp2_poly_every, persistent, q_buffers, dynamic_tiles, split_kv, transpose_v, split_release, producer_registers, stages, block_kv})}}
 func.func @typo(%q: tensor<1x1x64x64xf16>, %k: tensor<1x1x64x64xf16>, %v: tensor<1x1x64x64xf16>) -> tensor<1x1x64x64xf16> attributes {fa.sm90.ping_pnog = false} {
   %o = fa.attention %q, %k, %v : tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16>, tensor<1x1x64x64xf16> -> tensor<1x1x64x64xf16>
   return %o : tensor<1x1x64x64xf16>

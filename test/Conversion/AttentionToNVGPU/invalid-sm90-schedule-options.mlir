@@ -17,6 +17,8 @@
 // RUN: fa-opt %t/rescale-sm80.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_80 rescale-threshold=-2})' -verify-diagnostics -o /dev/null
 // A measured default is an option value too: auto, true or false.
 // RUN: not fa-opt %t/stages.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a longest-first=maybe})' 2>&1 | FileCheck %s --check-prefix=TRISTATE
+// RUN: fa-opt %t/producer-range.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a producer-registers=16})' -verify-diagnostics -o /dev/null
+// RUN: fa-opt %t/producer-8.mlir --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu=chip=sm_90a -verify-diagnostics -o /dev/null
 // TRISTATE: longest-first
 // TRISTATE-SAME: maybe
 
@@ -101,6 +103,19 @@ func.func @f(%q: tensor<1x1x64x128xf8E4M3FN>, %k: tensor<1x1x64x128xf8E4M3FN>, %
 // sm_80 reads the same option and checks its range.
 func.func @f(%q: tensor<1x1x64x128xf16>, %k: tensor<1x1x64x128xf16>, %v: tensor<1x1x64x128xf16>) -> tensor<1x1x64x128xf16> {
   // expected-error @+1 {{sm_80 kernel: option rescale-threshold must be 0 (auto), -1 (every step) or in [1, 14], got -2}}
+  %o = fa.attention %q, %k, %v : tensor<1x1x64x128xf16>, tensor<1x1x64x128xf16>, tensor<1x1x64x128xf16> -> tensor<1x1x64x128xf16>
+  return %o : tensor<1x1x64x128xf16>
+}
+//--- producer-range.mlir
+// expected-error @+1 {{fa-to-ptx option 'producer-registers=16' must be 0 (auto) or from 24 to 256}}
+func.func @f(%q: tensor<1x1x64x128xf16>, %k: tensor<1x1x64x128xf16>, %v: tensor<1x1x64x128xf16>) -> tensor<1x1x64x128xf16> {
+  %o = fa.attention %q, %k, %v : tensor<1x1x64x128xf16>, tensor<1x1x64x128xf16>, tensor<1x1x64x128xf16> -> tensor<1x1x64x128xf16>
+  return %o : tensor<1x1x64x128xf16>
+}
+//--- producer-8.mlir
+// setmaxnreg takes multiples of 8.
+// expected-error @+1 {{sm_90a schedule: producer-registers=44 (attribute fa.sm90.producer_registers of function @f) must be a multiple of 8 (setmaxnreg)}}
+func.func @f(%q: tensor<1x1x64x128xf16>, %k: tensor<1x1x64x128xf16>, %v: tensor<1x1x64x128xf16>) -> tensor<1x1x64x128xf16> attributes {fa.sm90.producer_registers = 44 : i64} {
   %o = fa.attention %q, %k, %v : tensor<1x1x64x128xf16>, tensor<1x1x64x128xf16>, tensor<1x1x64x128xf16> -> tensor<1x1x64x128xf16>
   return %o : tensor<1x1x64x128xf16>
 }

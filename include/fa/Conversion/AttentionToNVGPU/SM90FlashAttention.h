@@ -39,43 +39,49 @@ constexpr int64_t kSM90BlockKVD256 = 80;
 /// run6).
 constexpr int64_t kSM90BlockKVD256Band = 64;
 
-/// Register budgets of the warp roles (setmaxnreg): the producer warpgroup
-/// only issues TMA and gives registers back; the two consumer warpgroups
-/// take them (FlashAttention-3's 24 / 240 split of the 64K registers of an
-/// SM between 3 warpgroups: 128 x (24 + 2 x 240) = 64,512).
+/// Register budgets of the warp roles (setmaxnreg, the producer-registers
+/// switch): the producer warpgroup only issues TMA and gives registers back;
+/// the consumer warpgroups share the rest of what the CTA launched with
+/// (FlashAttention-3's 24 / 240 split of the 64K registers of an SM between 3
+/// warpgroups: 128 x (24 + 2 x 240) = 64,512).
 constexpr int64_t kSM90ProducerRegisters = 24;
-constexpr int64_t kSM90ConsumerRegisters = 240;
 /// Persistent CTAs: the producer runs the tile loop (decode, key range,
 /// coordinates) and spills 96 bytes on 24 registers; 40 / 232 (the same
 /// 64,512) spill nothing in either role and were 0.5-1.3% faster on the H200
 /// (bench/results/persistent_h200_2026-12-01_s11, run2 `pd64r`).
 constexpr int64_t kSM90PersistentProducerRegisters = 40;
-constexpr int64_t kSM90PersistentConsumerRegisters = 232;
-static_assert(128 * (kSM90PersistentProducerRegisters +
-                     2 * kSM90PersistentConsumerRegisters) <= 65536,
-              "the register file of an SM");
 /// Dynamic tiles: the producer also claims tiles and decodes the L2
 /// sections of longest-first order; on 40 it spilled 40 bytes (causal),
 /// on 56 nothing, and the consumers spill nothing on 224 either (ptxas).
 constexpr int64_t kSM90DynamicTilesProducerRegisters = 56;
-constexpr int64_t kSM90DynamicTilesConsumerRegisters = 224;
-static_assert(128 * (kSM90DynamicTilesProducerRegisters +
-                     2 * kSM90DynamicTilesConsumerRegisters) <= 65536,
-              "the register file of an SM");
-
-/// Three consumer warpgroups: producer / consumer registers, with one tile per
-/// CTA and with persistent CTAs alike. The consumers need their 160 (on 152
-/// the d64 consumers spilled 32 bytes and ran 20-30% slower); a persistent
-/// producer's tile loop spills 28 bytes on 32 (0 on 56, which the register
-/// file does not have), once per tile, off the consumers' path: measured
+/// Three consumer warpgroups: producer registers, with one tile per CTA and
+/// with persistent CTAs alike. The consumers need their 160 (on 152 the d64
+/// consumers spilled 32 bytes and ran 20-30% slower); a persistent
+/// producer's tile loop spills 28 bytes on 32 (0 on 56, which leaves the
+/// consumers 152), once per tile, off the consumers' path: measured
 /// 1.02-1.05x the one-tile-per-CTA kernel from 2k tokens
 /// (bench/results/sm90_d64_h200_2026-12-03_s24, run3).
 constexpr int64_t kSM90ThreeWGProducerRegisters = 32;
-constexpr int64_t kSM90ThreeWGConsumerRegisters = 160;
-static_assert(128 * (kSM90ThreeWGProducerRegisters +
-                     3 * kSM90ThreeWGConsumerRegisters) <=
-                  65536,
-              "the register file of an SM");
+
+/// The consumers' setmaxnreg when the producer keeps `producerRegisters`:
+/// a CTA of W = consumerWarpgroups + 1 warpgroups launches with
+/// floor8(65536 / (128 W)) registers per thread (168 for 3, 128 for 4), and
+/// the consumers share what the producer gives back, in multiples of 8.
+constexpr int64_t getSM90ConsumerRegisters(int64_t producerRegisters,
+                                           int64_t consumerWarpgroups) {
+  int64_t warpgroups = consumerWarpgroups + 1;
+  int64_t launched = 65536 / (128 * warpgroups) / 8 * 8;
+  return (warpgroups * launched - producerRegisters) / consumerWarpgroups / 8 *
+         8;
+}
+static_assert(getSM90ConsumerRegisters(kSM90ProducerRegisters, 2) == 240 &&
+                  getSM90ConsumerRegisters(kSM90PersistentProducerRegisters,
+                                           2) == 232 &&
+                  getSM90ConsumerRegisters(kSM90DynamicTilesProducerRegisters,
+                                           2) == 224 &&
+                  getSM90ConsumerRegisters(kSM90ThreeWGProducerRegisters, 3) ==
+                      160,
+              "the measured splits");
 
 /// The K/V ring depth used when none is asked for: 3, but 2 at head dim 256
 /// (3 stages of 80-key tiles need 305 KiB).

@@ -47,25 +47,11 @@ KernelConfig KernelConfig::derive(const SM90AttentionDesc &d) {
   c.outSubTiles = d.headDim / kSwizzleElems;
   c.threads = kThreadsPerWarpgroup *
               (c.consumerWarpgroups + (s.warpSpecialized ? 1 : 0));
-  // split-kv with a page table: the producer's page lookups over a chunk's
-  // run-time range spilled 8-48 bytes on 24 registers; the persistent
-  // budget (40 / 232) spills nothing.
-  // transpose-v: the producer's transposition (lane addresses, a round's
-  // four matrices and four words) spilled 4-8 bytes on 24 registers at
-  // D = 128; the consumers spill nothing on 232.
-  bool roomyProducer =
-      s.persistent || (s.splitKV && d.kvCache.paged()) || s.transposeV;
-  c.producerRegs = s.dynamicTiles ? kSM90DynamicTilesProducerRegisters
-                   : roomyProducer ? kSM90PersistentProducerRegisters
-                                   : kSM90ProducerRegisters;
-  c.consumerRegs = s.dynamicTiles ? kSM90DynamicTilesConsumerRegisters
-                   : roomyProducer ? kSM90PersistentConsumerRegisters
-                                   : kSM90ConsumerRegisters;
-  if (c.consumerWarpgroups == kSM90MaxWarpgroups) {
-    // Four warpgroups share the register file, whatever the schedule.
-    c.producerRegs = kSM90ThreeWGProducerRegisters;
-    c.consumerRegs = kSM90ThreeWGConsumerRegisters;
-  }
+  // The setmaxnreg split (producer-registers; its measured default in
+  // SM90/Schedule.cpp): the consumers share what the producer leaves.
+  c.producerRegs = s.producerRegisters;
+  c.consumerRegs =
+      getSM90ConsumerRegisters(s.producerRegisters, c.consumerWarpgroups);
   c.transposeV = s.transposeV;
   c.barriers = MBarrierLayout{
       s.stages,     s.warpSpecialized, s.splitRelease,       s.persistent,

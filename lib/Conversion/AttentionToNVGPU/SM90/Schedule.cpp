@@ -272,6 +272,8 @@ struct Resolver {
     set(persistentIndex, false, Source::Measured);
     set(qBuffersIndex, 1, Source::Measured);
     set(dynamicTilesIndex, false, Source::Measured);
+    // The register split follows the resolved schedule (run()).
+    set(producerRegistersIndex, kSM90ProducerRegisters, Source::Measured);
   }
 
   /// Whether the shared memory of `candidate` with two Q tiles fits.
@@ -429,6 +431,11 @@ struct Resolver {
              << describe(rescaleThresholdIndex)
              << " cannot skip O's rescale with per-block fp8 descales (O "
                 "is scaled by the ratio of consecutive v descales every step)";
+    // setmaxnreg takes multiples of 8.
+    if (s.producerRegisters % 8)
+      return func.emitError("sm_90a schedule: ")
+             << describe(producerRegistersIndex)
+             << " must be a multiple of 8 (setmaxnreg)";
     // The pipelined consumers hold block j-1's stage (P V in flight) while
     // they wait for block j: with one stage that wait never ends.
     if (s.warpSpecialized && s.overlap && s.stages < 2)
@@ -457,8 +464,27 @@ struct Resolver {
     if (failed(checkCombinations()))
       return failure();
     resolvePersistentDefaults();
-    return normalizeSM90Schedule(s, attn.windowLeft, attn.windowRight,
-                                 attn.scale);
+    SM90Schedule n =
+        normalizeSM90Schedule(s, attn.windowLeft, attn.windowRight, attn.scale);
+    if (source[producerRegistersIndex] == Source::Measured)
+      n.producerRegisters = measuredProducerRegisters(n);
+    return n;
+  }
+
+  /// The setmaxnreg split of the resolved schedule `n`: 24 / 240, but 40 /
+  /// 232 where the producer does more than stream one tile (persistent
+  /// CTAs, split-kv's page lookups over a chunk's run-time range: 8-48 bytes
+  /// of spills on 24; transpose-v: 4-8 bytes), 56 / 224 with dynamic tiles,
+  /// 32 / 160 with three consumer warpgroups (constants and measurements in
+  /// SM90FlashAttention.h).
+  int64_t measuredProducerRegisters(const SM90Schedule &n) const {
+    if (attn.blockQ == kSM90MaxWarpgroups * kSM90RowsPerWarpgroup)
+      return kSM90ThreeWGProducerRegisters;
+    if (n.dynamicTiles)
+      return kSM90DynamicTilesProducerRegisters;
+    if (n.persistent || (n.splitKV && attn.pageTableArg) || n.transposeV)
+      return kSM90PersistentProducerRegisters;
+    return kSM90ProducerRegisters;
   }
 };
 } // namespace
