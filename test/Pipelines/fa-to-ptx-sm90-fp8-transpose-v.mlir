@@ -19,7 +19,7 @@
 // The same function without the option reads v_t.
 // RUN: rm -rf %t/pre && fa-opt %s -split-input-file '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a},fa-dump-kernel{dir=%t/pre})' -o /dev/null
 // RUN: FileCheck %s --check-prefix=PRE < %t/pre/tv_d128_causal_lse_kernel.json
-// RUN: FileCheck %s --check-prefix=PREPTX --implicit-check-not=stmatrix < %t/pre/tv_d128_causal_lse_kernel.ptx
+// RUN: FileCheck %s --check-prefix=PREPTX --implicit-check-not=stmatrix < %t/pre/tv_d128_block_kernel.ptx
 
 // PTX: .visible .entry tv_d128_causal_lse_kernel(
 // PTX: setmaxnreg.dec.sync.aligned.u32 40
@@ -60,6 +60,7 @@
 // PRE: "tensor": "v_t",
 // PRE: "transpose_v": false
 // PRE: "v_key_order": [
+// PREPTX: .visible .entry tv_d128_block_kernel(
 // PREPTX: setmaxnreg.dec.sync.aligned.u32 24
 
 func.func @tv_d128_causal_lse(%q: tensor<2x8x1000x128xf8E4M3FN>, %k: tensor<2x2x1000x128xf8E4M3FN>, %v: tensor<2x2x1000x128xf8E4M3FN>, %qd: f32, %kd: f32, %vd: f32) -> (tensor<2x8x1000x128xf16>, tensor<2x8x1000xf32>) {

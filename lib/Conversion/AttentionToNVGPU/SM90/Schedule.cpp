@@ -476,15 +476,33 @@ struct Resolver {
   /// CTAs, split-kv's page lookups over a chunk's run-time range: 8-48 bytes
   /// of spills on 24; transpose-v: 4-8 bytes), 56 / 224 with dynamic tiles,
   /// 32 / 160 with three consumer warpgroups (constants and measurements in
-  /// SM90FlashAttention.h).
+  /// SM90FlashAttention.h); and 40 / 232 for the fp8 kernels where the
+  /// consumers measured faster on 232 (fp8FasterOn232).
   int64_t measuredProducerRegisters(const SM90Schedule &n) const {
     if (attn.blockQ == kSM90MaxWarpgroups * kSM90RowsPerWarpgroup)
       return kSM90ThreeWGProducerRegisters;
     if (n.dynamicTiles)
       return kSM90DynamicTilesProducerRegisters;
-    if (n.persistent || (n.splitKV && attn.pageTableArg) || n.transposeV)
+    if (n.persistent || (n.splitKV && attn.pageTableArg) || n.transposeV ||
+        fp8FasterOn232())
       return kSM90PersistentProducerRegisters;
     return kSM90ProducerRegisters;
+  }
+
+  /// Measured on the H200 (bench/results/fp8_vtranspose_h200_2026-12-04_s27,
+  /// run3, interleaved, outputs bitwise equal): the fp8 consumers on 232
+  /// registers instead of 240 (ptxas schedules them differently; nothing
+  /// spills either way at D <= 128) are 1.03-1.09x as fast at causal D = 128
+  /// per tensor (f16 and bf16 out) and 1.02-1.14x per head, 1.03-1.06x at
+  /// full D = 64 per tensor; elsewhere 0.94-1.01x (full D = 128 per tensor
+  /// 0.94-0.97x, per-block causal D = 128 0.98x, causal D = 64 per tensor
+  /// 0.98x), and at D = 256 they spill on 232. Windows were not measured.
+  bool fp8FasterOn232() const {
+    if (!attn.elementType.isFloat(8) || attn.descaleRank == 3)
+      return false;
+    bool causalOnly = attn.windowRight >= 0 && attn.windowLeft < 0;
+    return (attn.headDim == 128 && causalOnly) ||
+           (attn.headDim == 64 && !attn.hasWindow() && attn.descaleRank < 2);
   }
 };
 } // namespace
