@@ -319,6 +319,12 @@ def growth(k8dir, k0dir, dims=(128, 256)):
                 name = fp8_name("f16", d, causal, lse, g)
                 k8, k0 = load_named(k8dir, name), load_named(k0dir, name)
                 t8 = k8.manifest.get("rescale_threshold", -1)
+                t0 = k0.manifest.get("rescale_threshold", -1)
+                if t0 != -1 or t8 == -1:
+                    # Two every-step builds (the default) would compare a kernel with itself.
+                    raise SystemExit(f"--growth: {name}: --k8 must rescale conditionally and "
+                                     f"--k8-every every step (rescale_threshold {t8} and {t0}); "
+                                     f"build --k8 with fa-to-ptx{{rescale-threshold=8}}")
                 q = torch.randn(B, Hq, Nq, d, device="cuda")
                 k = torch.randn(B, Hkv, Nk, d, device="cuda")
                 k = k * (1 + 6.0 * torch.arange(Nk, device="cuda") / Nk)[:, None]
