@@ -57,13 +57,9 @@ struct KernelConfig {
   int64_t subTiles; ///< 128-byte sub-tiles of a [rows x D] input tile
   int64_t outSubTiles; ///< 64-column sub-tiles of a [rows x D] 16-bit O tile
   int64_t threads;  ///< consumers (+ producer) warpgroups x 128
-  /// setmaxnreg of the producer / consumer warpgroups: kSM90Producer- /
-  /// ConsumerRegisters, or with persistent CTAs kSM90PersistentProducer- /
-  /// ConsumerRegisters (the producer runs the tile loop; also for split-kv
-  /// with a page table: its page lookups over a chunk's run-time range), with
-  /// dynamic tiles kSM90DynamicTilesProducer- / ConsumerRegisters (it also
-  /// claims tiles); with three consumer warpgroups kSM90ThreeWGProducer- /
-  /// ConsumerRegisters in every schedule.
+  /// setmaxnreg of the producer / consumer warpgroups: the schedule's
+  /// producer-registers (its measured default in SM90/Schedule.cpp) and what
+  /// that leaves the consumers (getSM90ConsumerRegisters).
   int64_t producerRegs, consumerRegs;
   SharedMemoryPlan smem;
   MBarrierLayout barriers;
