@@ -21,6 +21,16 @@
 // RUN: FileCheck %s --check-prefix=UNSCALED < %t/prefixlm_kernel.ptx
 // RUN: %ptxas -arch=sm_90a -v %t/prefixlm_kernel.ptx -o %t/prefixlm.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL --implicit-check-not=warning
 // RUN: FileCheck %s --check-prefix=DOC < %t/doc_kernel.json
+// rescale-before-pv's measured default: on with a score_mod region, off
+// with softcap or a mask_mod alone; the option still turns it off.
+// RUN: FileCheck %s --check-prefix=EARLY < %t/alibi_kernel.json
+// RUN: FileCheck %s --check-prefix=EARLY < %t/relpos_kernel.json
+// RUN: FileCheck %s --check-prefix=LATE < %t/softcap_kernel.json
+// RUN: FileCheck %s --check-prefix=LATE < %t/prefixlm_kernel.json
+// RUN: rm -rf %t/off && fa-opt %s -split-input-file '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a rescale-before-pv=false},fa-dump-kernel{dir=%t/off})' -o /dev/null
+// RUN: FileCheck %s --check-prefix=LATE < %t/off/alibi_kernel.json
+// EARLY: "rescale_before_pv": true
+// LATE: "rescale_before_pv": false
 // RUN: FileCheck %s --check-prefix=PREFIX < %t/doc_kernel.ptx
 // RUN: FileCheck %s --check-prefix=DOCSCAN < %t/doc_kernel.ptx
 // RUN: FileCheck %s --check-prefix=DOCSMEM < %t/doc_kernel.json

@@ -33,7 +33,7 @@
 // B: "warp_specialized": false,
 
 // DUMP: fa-tile-attention-for-chip{block-kv=0 block-q=0 chip=sm_90a}
-// DUMP-NEXT: convert-fa-to-nvgpu{chip=sm_90a deterministic=false dynamic-tiles=auto exp2-poly-every=0 fast-softmax=true host-launch=false longest-first=true overlap=auto p-from-registers=true persistent=true ping-pong=auto producer-registers=0 q-buffers=0 rescale-before-pv=false rescale-threshold=0 rows-per-warp=0 split-kv=false split-release=auto stages=0 transpose-v=false varlen-layout=thd warp-arrive=true warp-specialize=true}
+// DUMP-NEXT: convert-fa-to-nvgpu{chip=sm_90a deterministic=false dynamic-tiles=auto exp2-poly-every=0 fast-softmax=true host-launch=false longest-first=true overlap=auto p-from-registers=true persistent=true ping-pong=auto producer-registers=0 q-buffers=0 rescale-before-pv=auto rescale-threshold=0 rows-per-warp=0 split-kv=false split-release=auto stages=0 transpose-v=false varlen-layout=thd warp-arrive=true warp-specialize=true}
 func.func @attn(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: tensor<?x?x?x64xf16>) -> tensor<?x?x?x64xf16> {
   %o = fa.attention %q, %k, %v {causal} : tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16> -> tensor<?x?x?x64xf16>
   return %o : tensor<?x?x?x64xf16>

@@ -264,6 +264,12 @@ struct Resolver {
         conditional ? kernel::kDefaultRescaleThreshold
                     : kernel::kRescaleEveryStep,
         Source::Measured);
+    // O rescaled under the S GEMM, measured on the H200 in one process,
+    // round-robin (bench/results/variants_h200_2026-12-04_s28, run3): with
+    // ALiBi's score_mod 1.04x (full and causal, bf16 d128 16k), softcap
+    // 1.00-1.01x; the plain kernels keep it off (session 2's measurement).
+    set(rescaleBeforePVIndex, attn.modifiers.scoreMod != nullptr,
+        Source::Measured);
     // The tiled form's block-kv (fa-tile-attention-for-chip chose it).
     set(blockKVIndex, attn.blockKV, Source::Measured);
     // Persistent CTAs for full attention in the pipelined schedule, and
