@@ -199,6 +199,32 @@ struct Resolver {
     return attn.elementType.isFloat(8) && attn.descaleRank == 3;
   }
 
+  /// Softcap is the only score modifier (no mask operand, no region).
+  bool softcapOnly() const {
+    const ScoreModifierSpec &m = attn.modifiers;
+    return m.softcap && !m.mask && !m.hasRegions();
+  }
+
+  /// A score_mod region whose score goes through arithmetic alone (ALiBi,
+  /// relative biases): no math-dialect op (tanh, exp: MUFU work per score)
+  /// takes a value computed from the score (a per-row slope's exp2 may).
+  bool arithmeticScoreMod() const {
+    Region *r = attn.modifiers.scoreMod;
+    if (!r || r->empty() || r->front().getNumArguments() == 0)
+      return false;
+    llvm::SmallPtrSet<Value, 16> fromScore{r->front().getArgument(0)};
+    WalkResult w = r->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (llvm::none_of(op->getOperands(),
+                        [&](Value v) { return fromScore.contains(v); }))
+        return WalkResult::advance();
+      if (op->getDialect() && op->getDialect()->getNamespace() == "math")
+        return WalkResult::interrupt();
+      fromScore.insert(op->result_begin(), op->result_end());
+      return WalkResult::advance();
+    });
+    return !w.wasInterrupted();
+  }
+
   /// A sliding window's left edge (its second compare per score costs
   /// registers); causal and right-only bands have none.
   bool hasLeftWindowEdge() const { return attn.windowLeft >= 0; }
@@ -270,6 +296,12 @@ struct Resolver {
     // 1.00-1.01x; the plain kernels keep it off (session 2's measurement).
     set(rescaleBeforePVIndex, attn.modifiers.scoreMod != nullptr,
         Source::Measured);
+    // Softcap alone at D = 128 (16-bit): without ping-pong 1.010-1.013x,
+    // full and causal, round-robin (bench/results/variants_h200_2026-12-04_s28,
+    // run6): its softmax (two MUFU operations per score) is as long as the
+    // other warpgroup's GEMMs, and the turns only add waits.
+    if (softcapOnly() && attn.headDim == 128 && !attn.elementType.isFloat(8))
+      set(pingPongIndex, false, Source::Measured);
     // The tiled form's block-kv (fa-tile-attention-for-chip chose it).
     set(blockKVIndex, attn.blockKV, Source::Measured);
     // Persistent CTAs for full attention in the pipelined schedule, and
@@ -482,8 +514,9 @@ struct Resolver {
   /// CTAs, split-kv's page lookups over a chunk's run-time range: 8-48 bytes
   /// of spills on 24; transpose-v: 4-8 bytes), 56 / 224 with dynamic tiles,
   /// 32 / 160 with three consumer warpgroups (constants and measurements in
-  /// SM90FlashAttention.h); and 40 / 232 for the fp8 kernels where the
-  /// consumers measured faster on 232 (fp8FasterOn232).
+  /// SM90FlashAttention.h); 40 / 232 for the fp8 kernels where the
+  /// consumers measured faster on 232 (fp8FasterOn232); 56 / 224 with a
+  /// score_mod of arithmetic alone at D = 128.
   int64_t measuredProducerRegisters(const SM90Schedule &n) const {
     if (attn.blockQ == kSM90MaxWarpgroups * kSM90RowsPerWarpgroup)
       return kSM90ThreeWGProducerRegisters;
@@ -492,6 +525,8 @@ struct Resolver {
     if (n.persistent || (n.splitKV && attn.pageTableArg) || n.transposeV ||
         fp8FasterOn232())
       return kSM90PersistentProducerRegisters;
+    if (arithmeticScoreMod() && attn.headDim == 128)
+      return kSM90ScoreModProducerRegisters;
     return kSM90ProducerRegisters;
   }
 

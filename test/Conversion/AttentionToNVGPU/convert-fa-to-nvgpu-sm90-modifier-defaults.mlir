@@ -1,0 +1,62 @@
+// The sm_90a schedule's measured defaults for kernels with score modifiers
+// (bench/results/variants_h200_2026-12-04_s28): a score_mod region turns
+// rescale-before-pv on; one whose score goes through arithmetic alone (a
+// per-row exp2 of the head index is not per score) also gives the producer
+// 56 registers at D = 128, one with a tanh of the score keeps 24; softcap
+// alone at D = 128 turns ping-pong off (on at D = 64); options and
+// attributes still override.
+// RUN: fa-opt %s -split-input-file --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a" | FileCheck %s
+// RUN: fa-opt %s -split-input-file --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a producer-registers=24 ping-pong=true rescale-before-pv=false" | FileCheck %s --check-prefix=OPT
+
+// CHECK: \22ping_pong\22: true,\0A  \22producer_registers\22: 56,\0A  \22ptx\22: \22alibi_kernel.ptx\22,{{.*}}\22rescale_before_pv\22: true
+// OPT: \22ping_pong\22: true,\0A  \22producer_registers\22: 24,\0A  \22ptx\22: \22alibi_kernel.ptx\22,{{.*}}\22rescale_before_pv\22: false
+func.func @alibi(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
+  %o = fa.attention %q, %k, %v {} score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %m = arith.constant -0.5 : f32
+    %hi = arith.index_cast %h : index to i32
+    %hf = arith.sitofp %hi : i32 to f32
+    %e = arith.mulf %hf, %m : f32
+    %slope = math.exp2 %e : f32
+    %d = arith.subi %j, %i : index
+    %di = arith.index_cast %d : index to i32
+    %df = arith.sitofp %di : i32 to f32
+    %bias = arith.mulf %slope, %df : f32
+    %t = arith.addf %s, %bias : f32
+    fa.yield %t : f32
+  } : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
+  return %o : tensor<?x?x?x128xbf16>
+}
+
+// -----
+
+// CHECK: \22ping_pong\22: true,\0A  \22producer_registers\22: 24,\0A  \22ptx\22: \22tanh_mod_kernel.ptx\22,{{.*}}\22rescale_before_pv\22: true
+func.func @tanh_mod(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
+  %o = fa.attention %q, %k, %v {} score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %inv = arith.constant 0.0333333351 : f32
+    %cap = arith.constant 30.0 : f32
+    %x = arith.mulf %s, %inv : f32
+    %t = math.tanh %x fastmath<afn> : f32
+    %r = arith.mulf %t, %cap : f32
+    fa.yield %r : f32
+  } : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
+  return %o : tensor<?x?x?x128xbf16>
+}
+
+// -----
+
+// CHECK: \22ping_pong\22: false,\0A  \22producer_registers\22: 24,\0A  \22ptx\22: \22softcap_d128_kernel.ptx\22,{{.*}}\22rescale_before_pv\22: false
+// OPT: \22ping_pong\22: true,\0A  \22producer_registers\22: 24,\0A  \22ptx\22: \22softcap_d128_kernel.ptx\22,{{.*}}\22rescale_before_pv\22: false
+func.func @softcap_d128(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
+  %o = fa.attention %q, %k, %v {softcap = 30.0 : f32} : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
+  return %o : tensor<?x?x?x128xbf16>
+}
+
+// -----
+
+// CHECK: \22ping_pong\22: true,\0A  \22producer_registers\22: 24,\0A  \22ptx\22: \22softcap_d64_kernel.ptx\22,{{.*}}\22rescale_before_pv\22: false
+func.func @softcap_d64(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: tensor<?x?x?x64xf16>) -> tensor<?x?x?x64xf16> {
+  %o = fa.attention %q, %k, %v {softcap = 30.0 : f32} : tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16> -> tensor<?x?x?x64xf16>
+  return %o : tensor<?x?x?x64xf16>
+}
