@@ -26,8 +26,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "python"))
 import torch  # noqa: E402
 
 from common import (DT, PEERS, check_case, check_growing_scores, has_kernel,  # noqa: E402
-                    kernel_name, load, load_named, peer_fns, time_back_to_back, time_ms,
-                    time_once)
+                    kernel_name, load, load_named, peer_fns, time_back_to_back,
+                    time_interleaved, time_ms, time_once)
 
 # Odd lengths, GQA 4:1 and MQA, Nq != Nk both ways, a single row.
 ODD_SHAPES = ((2, 8, 2, 1000, 1000), (1, 4, 4, 77, 333), (2, 6, 3, 333, 77), (1, 2, 1, 1, 1),
@@ -98,21 +98,6 @@ def gemm_ceiling(iters):
     b = torch.randn_like(a)
     ms = time_ms(lambda: torch.matmul(a, b), iters)
     return 2 * 8192 ** 3 / (ms * 1e-3) / 1e12
-
-
-def time_interleaved(fns, iters):
-    """Median ms of each callable in `fns` (name -> fn), timed round-robin: one call of each per
-    round, the order rotated every round, so that clock/power drift over a row hits all alike."""
-    names = list(fns)
-    for nm in names:
-        fns[nm]()
-    torch.cuda.synchronize()
-    times = {nm: [] for nm in names}
-    for it in range(iters):
-        k = it % len(names)
-        for nm in names[k:] + names[:k]:
-            times[nm].append(time_once(fns[nm]))
-    return {nm: sorted(t)[len(t) // 2] for nm, t in times.items()}
 
 
 def bench(k90, k80, seqlens, iters, dtypes, dims, partial=None, variants=(), var_min_seqlen=0,

@@ -263,10 +263,6 @@ def bench(k90, rows, save, N=16384, H=16, iters=7, alts=()):
     k = torch.randn(B, H, N, D, device="cuda", dtype=DT)
     v = torch.randn(B, H, N, D, device="cuda", dtype=DT)
     plain = {c: common.load_named(k90, f"var_plain_{c}") for c in ("full", "causal")}
-    base = {}
-    for c in ("full", "causal"):
-        fn = lambda c=c: plain[c](q, k, v)  # noqa: E731
-        base[c] = common.time_ms(fn, iters)
     peers = {c: common.peer_fns(q, k, v, c == "causal").get("cudnn") for c in ("full", "causal")}
     cudnn = {c: common.time_ms(peers[c], iters) if peers[c] else float("nan")
              for c in ("full", "causal")}
@@ -280,21 +276,26 @@ def bench(k90, rows, save, N=16384, H=16, iters=7, alts=()):
         kern = common.load_named(k90, "var_" + name)
         tensors = var["inputs"](B, H, N, N) if var.get("inputs") else {}
         ours = lambda: kern(q, k, v, **tensors)  # noqa: E731
-        t = common.time_ms(ours, iters)
+        plain_c = "causal" if var.get("causal") else "full"
+        # Our plain kernel and other builds of the same kernel (--alt) are
+        # timed round-robin with ours (timed one after another, identical
+        # kernels differed by up to 9%: bench/results/variants_h200_2026-12-04_s28).
+        alt_fns = {alt_name: (lambda ak: lambda: ak(q, k, v, **tensors))(
+                       common.load_named(alt_dir, "var_" + name))
+                   for alt_name, alt_dir in alts
+                   if common.has_kernel(alt_dir, "var_" + name)}
+        times = common.time_interleaved(
+            {"": ours, "plain": lambda c=plain_c: plain[c](q, k, v),
+             **{"alt " + a: fn for a, fn in alt_fns.items()}}, max(iters, 15))
+        t, t_plain = times.pop(""), times.pop("plain")
         t_b2b = common.time_back_to_back(ours)
         pairs = visible_pairs(var, N, N, H)
         flops = 4 * D * pairs * B
-        # Other builds of the same kernel (--alt), timed in the same process.
-        alt_rows = {}
-        for alt_name, alt_dir in alts:
-            if common.has_kernel(alt_dir, "var_" + name):
-                alt_kern = common.load_named(alt_dir, "var_" + name)
-                ta = common.time_ms(lambda: alt_kern(q, k, v, **tensors), iters)
-                alt_rows[alt_name] = dict(ms=ta, tflops=flops / ta / 1e9, vs_main=t / ta)
-        plain_c = "causal" if var.get("causal") else "full"
+        alt_rows = {alt_name[4:]: dict(ms=ta, tflops=flops / ta / 1e9, vs_main=t / ta)
+                    for alt_name, ta in times.items()}
         # Our plain kernel's rate on its own visible work (causal: half the pairs).
         plain_pairs = visible_pairs(VARIANTS[f"plain_{plain_c}"], N, N, H)
-        plain_tflops = 4 * D * plain_pairs * B / base[plain_c] / 1e9
+        plain_tflops = 4 * D * plain_pairs * B / t_plain / 1e9
         row = dict(kind="bench", variant=name, N=N, H=H, B=B, visible_fraction=pairs / (H * N * N),
                    ours_ms=t, ours_b2b_ms=t_b2b, ours_tflops=flops / t / 1e9,
                    plain_tflops=plain_tflops, vs_plain=flops / t / 1e9 / plain_tflops)
@@ -336,8 +337,8 @@ def main():
                     help="each kernel once per small odd shape (under compute-sanitizer)")
     ap.add_argument("--out", default="variants")
     ap.add_argument("--alt", default="",
-                    help="comma-separated NAME=DIR: other builds of the kernels, timed beside "
-                         "--k90's in the same process (rows' 'alts')")
+                    help="comma-separated NAME=DIR: other builds of the kernels, timed "
+                         "round-robin with --k90's in the same process (rows' 'alts')")
     ap.add_argument("--only", default="",
                     help="comma-separated name prefixes: only those variants (and plain_*)")
     a = ap.parse_args()

@@ -193,6 +193,21 @@ def time_back_to_back(fn, calls=20):
     return a.elapsed_time(b) / calls
 
 
+def time_interleaved(fns, iters):
+    """Median ms of each callable in `fns` (name -> fn), timed round-robin: one call of each per
+    round, the order rotated every round, so that clock/power drift over a row hits all alike."""
+    names = list(fns)
+    for nm in names:
+        fns[nm]()
+    torch.cuda.synchronize()
+    times = {nm: [] for nm in names}
+    for it in range(iters):
+        k = it % len(names)
+        for nm in names[k:] + names[:k]:
+            times[nm].append(time_once(fns[nm]))
+    return {nm: sorted(t)[len(t) // 2] for nm, t in times.items()}
+
+
 def time_ms(fn, iters):
     """Median ms of `iters` calls (time_once) after a warm-up call."""
     fn()
