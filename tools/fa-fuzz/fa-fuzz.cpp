@@ -415,6 +415,23 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1)
     return 0;
+  // A heap corruption that glibc catches inside malloc aborts before
+  // libFuzzer can write the input as an artifact: FA_FUZZ_LAST=path writes
+  // each input there (unbuffered, before it runs) so such a crash leaves it.
+  if (const char *last = getenv("FA_FUZZ_LAST")) {
+    // A path ending in '/' keeps every input (a directory, numbered).
+    static unsigned count = 0;
+    std::string path = last;
+    if (!path.empty() && path.back() == '/') {
+      char name[16];
+      snprintf(name, sizeof(name), "%06u", count++);
+      path += name;
+    }
+    if (FILE *f = fopen(path.c_str(), "wb")) {
+      fwrite(data, 1, size, f);
+      fclose(f);
+    }
+  }
   uint8_t selector = data[0];
   bool generated = selector & 0x80;
   auto pipeline = static_cast<Pipeline>((selector & 0x7f) % kNumPipelines);

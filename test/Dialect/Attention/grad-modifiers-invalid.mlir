@@ -182,3 +182,28 @@ func.func @wrong_order(%q: tensor<1x1x8x8xf32>, %l: tensor<1x1x8xf32>) -> tensor
       -> tensor<1x1x8x8xf32>, tensor<1x1x8x8xf32>, tensor<1x1x8x8xf32>
   return %dq : tensor<1x1x8x8xf32>
 }
+
+// -----
+
+// mask_mod names %j, which only score_mod_grad defines: the parser resolves
+// the name to score_mod_grad's argument. Refused while parsing, before the
+// malformed type list below makes the parse fail (then the regions were
+// destroyed with a use across them: a heap corruption fa-fuzz found).
+func.func @sibling_value(%q: tensor<1x1x8x8xf32>, %l: tensor<1x1x8xf32>) -> tensor<1x1x8x8xf32> {
+  // expected-error @+1 {{the mask_mod region uses a value defined in the score_mod_grad region (a region sees its own arguments and values defined above the op)}}
+  %dq, %dk, %dv = fa.attention_grad %q, %q, %q, %q, %l, %q score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    fa.yield %s : f32
+  } mask_mod {
+  ^bb0(%b: index, %h: index, %i: index, %jj: index):
+    %keep = arith.cmpi ult, %i, %j : index
+    fa.yield %keep : i1
+  } score_mod_grad {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %one = arith.constant 1.0 : f32
+    fa.yield %s, %one : f32, f32
+  } : tensor<1x1x8x8xf32>, f tensor<1x1x8x8xf32>, tensor<1x1x8x8xf32>,
+      tensor<1x1x8x8xf32>, tensor<1x1x8xf32>, tensor<1x1x8x8xf32>
+      -> tensor<1x1x8x8xf32>, tensor<1x1x8x8xf32>, tensor<1x1x8x8xf32>
+  return %dq : tensor<1x1x8x8xf32>
+}

@@ -193,3 +193,24 @@ func.func @nested_fa_op(%q: tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32> {
   } : tensor<1x1x8x8xf32>, tensor<1x1x8x8xf32>, tensor<1x1x8x8xf32> -> tensor<1x1x8x8xf32>
   return %o : tensor<1x1x8x8xf32>
 }
+
+// -----
+
+// score_mod uses %x, which only mask_mod defines (the parser resolves the
+// forward reference to it): refused while parsing, so that the regions are
+// never destroyed with a use across them (a heap corruption fa-fuzz found
+// when a later part of the op failed to parse).
+func.func @sibling_value(%q: tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32> {
+  // expected-error @+1 {{the score_mod region uses a value defined in the mask_mod region (a region sees its own arguments and values defined above the op)}}
+  %o = fa.attention %q, %q, %q score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %t = arith.addf %s, %x : f32
+    fa.yield %t : f32
+  } mask_mod {
+  ^bb0(%b: index, %h: index, %i: index, %j: index):
+    %x = arith.constant 1.0 : f32
+    %keep = arith.cmpi ult, %i, %j : index
+    fa.yield %keep : i1
+  } : tensor<1x1x8x8xf32>, tensor<1x1x8x8xf32>, tensor<1x1x8x8xf32> -> tensor<1x1x8x8xf32>
+  return %o : tensor<1x1x8x8xf32>
+}

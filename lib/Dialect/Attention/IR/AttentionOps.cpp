@@ -186,11 +186,54 @@ static LogicalResult verifyGradModifierRegions(AttentionGradOp op) {
 /// `names`, then the colon before the types (printed here so that an op
 /// without regions prints exactly as before). An op has no modifier region,
 /// or one per name, the absent ones empty.
+/// The first region of `regions` with an op that uses a value defined in
+/// another of them, and that other region (null, null when none).
+///
+/// The parser makes such a use out of a name that one region uses before a
+/// later sibling defines it (its forward reference resolves to the sibling's
+/// value). The verifier would reject it, but if parsing fails first the
+/// regions are destroyed one after the other, and the first one destroyed
+/// frees a value that an op of another still uses (a heap corruption, found
+/// by fa-fuzz).
+/// Whether `r` is `ancestor` or nested in it. (Region::isAncestor asks a
+/// region for its parent, which asserts on the parser's regions that no op
+/// holds yet.)
+static bool isNestedIn(Region *r, Region *ancestor) {
+  for (; r;
+       r = r->getParentOp() ? r->getParentOp()->getParentRegion() : nullptr)
+    if (r == ancestor)
+      return true;
+  return false;
+}
+
+static std::pair<Region *, Region *>
+findSiblingRegionUse(ArrayRef<std::unique_ptr<Region>> regions) {
+  for (const std::unique_ptr<Region> &user : regions) {
+    Region *definer = nullptr;
+    user->walk([&](Operation *op) {
+      for (Value v : op->getOperands()) {
+        // Null for a forward reference not resolved yet.
+        Region *def = v.getParentRegion();
+        for (const std::unique_ptr<Region> &other : regions)
+          if (other != user && isNestedIn(def, other.get())) {
+            definer = other.get();
+            return WalkResult::interrupt();
+          }
+      }
+      return WalkResult::advance();
+    });
+    if (definer)
+      return {user.get(), definer};
+  }
+  return {nullptr, nullptr};
+}
+
 static ParseResult
 parseNamedRegionsAndColon(OpAsmParser &parser,
                           SmallVectorImpl<std::unique_ptr<Region>> &regions,
                           ArrayRef<StringLiteral> names) {
   SmallVector<std::unique_ptr<Region>> parsed;
+  SMLoc loc = parser.getCurrentLocation();
   bool any = false;
   for (StringLiteral keyword : names) {
     parsed.push_back(std::make_unique<Region>());
@@ -199,6 +242,21 @@ parseNamedRegionsAndColon(OpAsmParser &parser,
     if (parser.parseRegion(*parsed.back()))
       return failure();
     any = true;
+  }
+  if (auto [user, definer] = findSiblingRegionUse(parsed); user) {
+    auto nameOf = [&](Region *r) {
+      return names[llvm::find_if(parsed, [&](const std::unique_ptr<Region>
+                                                 &p) { return p.get() == r; }) -
+                   parsed.begin()];
+    };
+    // Unlinked first, so that they can be destroyed in any order.
+    for (std::unique_ptr<Region> &region : parsed)
+      region->dropAllReferences();
+    return parser.emitError(loc)
+           << "the " << nameOf(user) << " region uses a value defined in the "
+           << nameOf(definer)
+           << " region (a region sees its own arguments and values defined "
+              "above the op)";
   }
   if (any)
     for (std::unique_ptr<Region> &region : parsed)
