@@ -9,6 +9,13 @@
 #                                   replay a finding, printing the module and pipeline
 #   FA_BUILD_DIR=build-asan scripts/fuzz.sh
 #                                   under ASan + UBSan (see scripts/sanitize.sh)
+#   FA_FUZZ_LAST=/tmp/inputs/ scripts/fuzz.sh
+#                                   keep every input, numbered (a heap corruption
+#                                   that glibc catches inside malloc aborts with no
+#                                   artifact): replay them in order with
+#                                   `build/bin/fa-fuzz /tmp/inputs/*`, bisect the
+#                                   start, run the last few under valgrind
+#                                   (libMLIR is not instrumented: ASan misses its writes)
 #
 # Seeds (regenerated each run, nothing committed): every `// -----` chunk of
 # the .mlir tests that holds an fa op, each behind a selector byte that picks

@@ -3,7 +3,8 @@
 // rescale-before-pv on; one whose score goes through arithmetic alone (a
 // per-row exp2 of the head index is not per score) also gives the producer
 // 56 registers at D = 128, one with a tanh of the score keeps 24; softcap
-// alone at D = 128 turns ping-pong off (on at D = 64); options and
+// alone at D = 128 turns ping-pong off (on at D = 64), and so does a mask_mod
+// reading a captured tensor, with split release; options and
 // attributes still override.
 // RUN: fa-opt %s -split-input-file --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a" | FileCheck %s
 // RUN: fa-opt %s -split-input-file --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a producer-registers=24 ping-pong=true rescale-before-pv=false" | FileCheck %s --check-prefix=OPT
@@ -59,4 +60,37 @@ func.func @softcap_d128(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, 
 func.func @softcap_d64(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: tensor<?x?x?x64xf16>) -> tensor<?x?x?x64xf16> {
   %o = fa.attention %q, %k, %v {softcap = 30.0 : f32} : tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16> -> tensor<?x?x?x64xf16>
   return %o : tensor<?x?x?x64xf16>
+}
+
+// -----
+
+// A mask_mod that reads a captured tensor (document masking) at D = 128:
+// split release on, ping-pong off.
+// CHECK: \22ping_pong\22: false,\0A  \22producer_registers\22: 24,\0A  \22ptx\22: \22doc_kernel.ptx\22,{{.*}}\22split_release\22: true
+// OPT: \22ping_pong\22: true,\0A  \22producer_registers\22: 24,\0A  \22ptx\22: \22doc_kernel.ptx\22,{{.*}}\22split_release\22: true
+func.func @doc(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>, %docs: tensor<4096xi32>) -> tensor<?x?x?x128xbf16> {
+  %o = fa.attention %q, %k, %v {causal} mask_mod {
+  ^bb0(%b: index, %h: index, %i: index, %j: index):
+    %di = tensor.extract %docs[%i] : tensor<4096xi32>
+    %dj = tensor.extract %docs[%j] : tensor<4096xi32>
+    %keep = arith.cmpi eq, %di, %dj : i32
+    fa.yield %keep : i1
+  } : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
+  return %o : tensor<?x?x?x128xbf16>
+}
+
+// -----
+
+// A mask_mod of positions alone (prefix-LM) keeps both.
+// CHECK: \22ping_pong\22: true,\0A  \22producer_registers\22: 24,\0A  \22ptx\22: \22prefixlm_kernel.ptx\22,{{.*}}\22split_release\22: false
+func.func @prefixlm(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
+  %o = fa.attention %q, %k, %v {} mask_mod {
+  ^bb0(%b: index, %h: index, %i: index, %j: index):
+    %p = arith.constant 2048 : index
+    %inprefix = arith.cmpi slt, %j, %p : index
+    %past = arith.cmpi sle, %j, %i : index
+    %keep = arith.ori %inprefix, %past : i1
+    fa.yield %keep : i1
+  } : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
+  return %o : tensor<?x?x?x128xbf16>
 }

@@ -56,6 +56,23 @@ static Type storageType(Type t) {
   return t.isInteger(1) ? IntegerType::get(t.getContext(), 8) : t;
 }
 
+bool ScoreModifierSpec::scoreModIsArithmetic() const {
+  if (!scoreMod || scoreMod->empty() ||
+      scoreMod->front().getNumArguments() == 0)
+    return false;
+  llvm::SmallPtrSet<Value, 16> fromScore{scoreMod->front().getArgument(0)};
+  WalkResult w = scoreMod->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (llvm::none_of(op->getOperands(),
+                      [&](Value v) { return fromScore.contains(v); }))
+      return WalkResult::advance();
+    if (isa_and_nonnull<math::MathDialect>(op->getDialect()))
+      return WalkResult::interrupt();
+    fromScore.insert(op->result_begin(), op->result_end());
+    return WalkResult::advance();
+  });
+  return !w.wasInterrupted();
+}
+
 LogicalResult mlir::fa::checkModifierRegionForKernel(
     Operation *anchor, Region &region, Operation *func,
     SmallVectorImpl<ScoreModifierSpec::Capture> &captures) {

@@ -199,30 +199,11 @@ struct Resolver {
     return attn.elementType.isFloat(8) && attn.descaleRank == 3;
   }
 
-  /// Softcap is the only score modifier (no mask operand, no region).
-  bool softcapOnly() const {
-    const ScoreModifierSpec &m = attn.modifiers;
-    return m.softcap && !m.mask && !m.hasRegions();
-  }
-
-  /// A score_mod region whose score goes through arithmetic alone (ALiBi,
-  /// relative biases): no math-dialect op (tanh, exp: MUFU work per score)
-  /// takes a value computed from the score (a per-row slope's exp2 may).
-  bool arithmeticScoreMod() const {
-    Region *r = attn.modifiers.scoreMod;
-    if (!r || r->empty() || r->front().getNumArguments() == 0)
-      return false;
-    llvm::SmallPtrSet<Value, 16> fromScore{r->front().getArgument(0)};
-    WalkResult w = r->walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (llvm::none_of(op->getOperands(),
-                        [&](Value v) { return fromScore.contains(v); }))
-        return WalkResult::advance();
-      if (op->getDialect() && op->getDialect()->getNamespace() == "math")
-        return WalkResult::interrupt();
-      fromScore.insert(op->result_begin(), op->result_end());
-      return WalkResult::advance();
-    });
-    return !w.wasInterrupted();
+  /// A mask_mod that reads captured tensors (document masking: the block
+  /// scan), at D = 128 with 16-bit inputs.
+  bool tensorMaskMod128() const {
+    return attn.modifiers.maskModReadsTensors() && attn.headDim == 128 &&
+           !attn.elementType.isFloat(8);
   }
 
   /// A sliding window's left edge (its second compare per score costs
@@ -244,9 +225,15 @@ struct Resolver {
     // 1.01-1.12x cudnn from 1k, no spills (at 80 keys 20 bytes); a left
     // window edge and fp8 with a band (the serial schedule) were not
     // measured with it.
+    // A mask_mod that reads captured tensors (document masking) at D = 128
+    // (16-bit), round-robin on the H200 (bench/results/variants_h200_2026-12-04_s28,
+    // run8-run9): split release with ping-pong off (below) 1.047-1.049x causal,
+    // 1.024-1.025x full (split release alone 1.027x / 1.008x); a mask_mod of
+    // positions alone (prefix-LM) measured 0.95x with both and keeps them.
     set(splitReleaseIndex,
-        attn.headDim == 256 && !hasLeftWindowEdge() &&
-            (!attn.hasWindow() || !attn.elementType.isFloat(8)),
+        (attn.headDim == 256 && !hasLeftWindowEdge() &&
+         (!attn.hasWindow() || !attn.elementType.isFloat(8))) ||
+            tensorMaskMod128(),
         Source::Measured);
     // Three consumer warpgroups (block-q 192, d64), measured on the H200
     // (bench/results/sm90_d64_h200_2026-12-03_s24, run1): 4 stages are 1-2%
@@ -300,7 +287,9 @@ struct Resolver {
     // full and causal, round-robin (bench/results/variants_h200_2026-12-04_s28,
     // run6): its softmax (two MUFU operations per score) is as long as the
     // other warpgroup's GEMMs, and the turns only add waits.
-    if (softcapOnly() && attn.headDim == 128 && !attn.elementType.isFloat(8))
+    if ((attn.modifiers.softcapOnly() && attn.headDim == 128 &&
+         !attn.elementType.isFloat(8)) ||
+        tensorMaskMod128())
       set(pingPongIndex, false, Source::Measured);
     // The tiled form's block-kv (fa-tile-attention-for-chip chose it).
     set(blockKVIndex, attn.blockKV, Source::Measured);
@@ -525,7 +514,7 @@ struct Resolver {
     if (n.persistent || (n.splitKV && attn.pageTableArg) || n.transposeV ||
         fp8FasterOn232())
       return kSM90PersistentProducerRegisters;
-    if (arithmeticScoreMod() && attn.headDim == 128)
+    if (attn.modifiers.scoreModIsArithmetic() && attn.headDim == 128)
       return kSM90ScoreModProducerRegisters;
     return kSM90ProducerRegisters;
   }

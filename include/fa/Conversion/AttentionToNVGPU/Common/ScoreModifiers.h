@@ -71,6 +71,18 @@ struct ScoreModifierSpec {
   bool hidesKeys() const {
     return maskMod || (mask && mask->elementType.isInteger(1));
   }
+  /// Whether mask_mod reads captured tensors (document ids) and is bounded
+  /// with them (its block classification scans the tensors).
+  bool maskModReadsTensors() const {
+    return maskMod && maskModBound == MaskModBound::TensorReads;
+  }
+  /// Softcap is the only modifier (no mask operand, no region).
+  bool softcapOnly() const { return softcap && !mask && !hasRegions(); }
+  /// Whether score_mod is present and takes the score through arithmetic
+  /// alone (ALiBi, relative biases): no math-dialect op (tanh, exp: MUFU
+  /// work per score) takes a value computed from the score; one that only
+  /// sees positions or heads (a per-head slope's exp2) may.
+  bool scoreModIsArithmetic() const;
 };
 
 /// Checks that the kernels can evaluate `region` (a score_mod or mask_mod):
