@@ -182,19 +182,6 @@ static LogicalResult verifyGradModifierRegions(AttentionGradOp op) {
   return success();
 }
 
-/// `[name0 {...}] [name1 {...}] ... :`: the modifier regions in the order of
-/// `names`, then the colon before the types (printed here so that an op
-/// without regions prints exactly as before). An op has no modifier region,
-/// or one per name, the absent ones empty.
-/// The first region of `regions` with an op that uses a value defined in
-/// another of them, and that other region (null, null when none).
-///
-/// The parser makes such a use out of a name that one region uses before a
-/// later sibling defines it (its forward reference resolves to the sibling's
-/// value). The verifier would reject it, but if parsing fails first the
-/// regions are destroyed one after the other, and the first one destroyed
-/// frees a value that an op of another still uses (a heap corruption, found
-/// by fa-fuzz).
 /// Whether `r` is `ancestor` or nested in it. (Region::isAncestor asks a
 /// region for its parent, which asserts on the parser's regions that no op
 /// holds yet.)
@@ -206,6 +193,15 @@ static bool isNestedIn(Region *r, Region *ancestor) {
   return false;
 }
 
+/// The first region of `regions` with an op that uses a value defined in
+/// another of them, and that other region (null, null when none).
+///
+/// The parser makes such a use out of a name that one region uses before a
+/// later sibling defines it (its forward reference resolves to the sibling's
+/// value). The verifier would reject it, but if parsing fails first the
+/// regions are destroyed one after the other, and the first one destroyed
+/// frees a value that an op of another still uses (a heap corruption, found
+/// by fa-fuzz).
 static std::pair<Region *, Region *>
 findSiblingRegionUse(ArrayRef<std::unique_ptr<Region>> regions) {
   for (const std::unique_ptr<Region> &user : regions) {
@@ -228,11 +224,23 @@ findSiblingRegionUse(ArrayRef<std::unique_ptr<Region>> regions) {
   return {nullptr, nullptr};
 }
 
+/// `[name0 {...}] [name1 {...}] ... :`: the modifier regions in the order of
+/// `names`, then the colon before the types (printed here so that an op
+/// without regions prints exactly as before). An op has no modifier region,
+/// or one per name, the absent ones empty. A region may not use a value of
+/// another (findSiblingRegionUse).
 static ParseResult
 parseNamedRegionsAndColon(OpAsmParser &parser,
                           SmallVectorImpl<std::unique_ptr<Region>> &regions,
                           ArrayRef<StringLiteral> names) {
   SmallVector<std::unique_ptr<Region>> parsed;
+  // On failure the regions die in reverse order: unlinked first, as a region
+  // that failed to parse may hold a sibling's forward reference too.
+  auto fail = [&]() -> ParseResult {
+    for (std::unique_ptr<Region> &region : parsed)
+      region->dropAllReferences();
+    return failure();
+  };
   SMLoc loc = parser.getCurrentLocation();
   bool any = false;
   for (StringLiteral keyword : names) {
@@ -240,7 +248,7 @@ parseNamedRegionsAndColon(OpAsmParser &parser,
     if (failed(parser.parseOptionalKeyword(keyword)))
       continue;
     if (parser.parseRegion(*parsed.back()))
-      return failure();
+      return fail();
     any = true;
   }
   if (auto [user, definer] = findSiblingRegionUse(parsed); user) {
@@ -249,14 +257,12 @@ parseNamedRegionsAndColon(OpAsmParser &parser,
                                                  &p) { return p.get() == r; }) -
                    parsed.begin()];
     };
-    // Unlinked first, so that they can be destroyed in any order.
-    for (std::unique_ptr<Region> &region : parsed)
-      region->dropAllReferences();
-    return parser.emitError(loc)
-           << "the " << nameOf(user) << " region uses a value defined in the "
-           << nameOf(definer)
-           << " region (a region sees its own arguments and values defined "
-              "above the op)";
+    parser.emitError(loc)
+        << "the " << nameOf(user) << " region uses a value defined in the "
+        << nameOf(definer)
+        << " region (a region sees its own arguments and values defined "
+           "above the op)";
+    return fail();
   }
   if (any)
     for (std::unique_ptr<Region> &region : parsed)
