@@ -417,7 +417,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   // A heap corruption that glibc catches inside malloc aborts before
   // libFuzzer can write the input as an artifact: FA_FUZZ_LAST=path writes
-  // each input there (unbuffered, before it runs) so such a crash leaves it.
+  // each input there (the file closed before the input runs) so such a crash
+  // leaves it.
   if (const char *last = getenv("FA_FUZZ_LAST")) {
     // A path ending in '/' keeps every input (a directory, numbered).
     static unsigned count = 0;

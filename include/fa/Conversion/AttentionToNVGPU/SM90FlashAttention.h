@@ -55,8 +55,9 @@ constexpr int64_t kSM90PersistentProducerRegisters = 40;
 /// on 56 nothing, and the consumers spill nothing on 224 either (ptxas).
 constexpr int64_t kSM90DynamicTilesProducerRegisters = 56;
 /// A score_mod region whose score goes through arithmetic alone (no
-/// math-dialect op on a value computed from it) at head dim 128: 56 / 224 measured 1.005-1.02x the 24 / 240 split for ALiBi and
-/// relpos, full and causal (ptxas schedules the consumers differently;
+/// math-dialect op on a value computed from it; scoreModIsArithmetic) at
+/// head dim 128: 56 / 224 measured 1.005-1.02x the 24 / 240 split for ALiBi
+/// and relpos, full and causal (ptxas schedules the consumers differently;
 /// nothing spills either way), round-robin on the H200
 /// (bench/results/variants_h200_2026-12-04_s28, run6-run7); a score_mod with
 /// tanh measured 0.98-0.99x without causal on it and keeps 24 / 240.

@@ -193,8 +193,8 @@ static bool isNestedIn(Region *r, Region *ancestor) {
   return false;
 }
 
-/// The first region of `regions` with an op that uses a value defined in
-/// another of them, and that other region (null, null when none).
+/// The positions in `regions` of the first region with an op that uses a
+/// value defined in another of them, and of that other region.
 ///
 /// The parser makes such a use out of a name that one region uses before a
 /// later sibling defines it (its forward reference resolves to the sibling's
@@ -202,26 +202,26 @@ static bool isNestedIn(Region *r, Region *ancestor) {
 /// regions are destroyed one after the other, and the first one destroyed
 /// frees a value that an op of another still uses (a heap corruption, found
 /// by fa-fuzz).
-static std::pair<Region *, Region *>
+static std::optional<std::pair<size_t, size_t>>
 findSiblingRegionUse(ArrayRef<std::unique_ptr<Region>> regions) {
-  for (const std::unique_ptr<Region> &user : regions) {
-    Region *definer = nullptr;
-    user->walk([&](Operation *op) {
+  for (auto [user, userRegion] : llvm::enumerate(regions)) {
+    std::optional<size_t> definer;
+    userRegion->walk([&](Operation *op) {
       for (Value v : op->getOperands()) {
         // Null for a forward reference not resolved yet.
         Region *def = v.getParentRegion();
-        for (const std::unique_ptr<Region> &other : regions)
-          if (other != user && isNestedIn(def, other.get())) {
-            definer = other.get();
+        for (auto [other, otherRegion] : llvm::enumerate(regions))
+          if (other != user && isNestedIn(def, otherRegion.get())) {
+            definer = other;
             return WalkResult::interrupt();
           }
       }
       return WalkResult::advance();
     });
     if (definer)
-      return {user.get(), definer};
+      return std::make_pair(user, *definer);
   }
-  return {nullptr, nullptr};
+  return std::nullopt;
 }
 
 /// `[name0 {...}] [name1 {...}] ... :`: the modifier regions in the order of
@@ -251,15 +251,10 @@ parseNamedRegionsAndColon(OpAsmParser &parser,
       return fail();
     any = true;
   }
-  if (auto [user, definer] = findSiblingRegionUse(parsed); user) {
-    auto nameOf = [&](Region *r) {
-      return names[llvm::find_if(parsed, [&](const std::unique_ptr<Region>
-                                                 &p) { return p.get() == r; }) -
-                   parsed.begin()];
-    };
+  if (auto sibling = findSiblingRegionUse(parsed)) {
     parser.emitError(loc)
-        << "the " << nameOf(user) << " region uses a value defined in the "
-        << nameOf(definer)
+        << "the " << names[sibling->first]
+        << " region uses a value defined in the " << names[sibling->second]
         << " region (a region sees its own arguments and values defined "
            "above the op)";
     return fail();
