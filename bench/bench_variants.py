@@ -47,6 +47,19 @@ def docs():
     return DOCS
 
 
+TABLE = None
+
+
+def bias_table():
+    """tablebias's captured per-key bias (NDOC values ~ N(0, 4))."""
+    global TABLE
+    if TABLE is None:
+        g = torch.Generator(device="cuda")
+        g.manual_seed(7)
+        TABLE = torch.randn(NDOC, generator=g, device="cuda") * 2
+    return TABLE
+
+
 def alibi_slope(h):
     return torch.exp2(-0.5 * (h + 1).float())
 
@@ -76,6 +89,15 @@ VARIANTS["prefixlm"] = dict(causal=False, mask_mod=lambda b, h, i, j: (j < PREFI
 VARIANTS["windowmod"] = dict(causal=False,
                              mask_mod=lambda b, h, i, j: (j <= i) & (i - j <= WINDOW))
 VARIANTS["window"] = dict(causal=False, window=(WINDOW, 0))
+# Check-only (not in --bench's table): the other forms of sm_90a's split bias, a bias of the
+# row alone (large: it cancels in the softmax) and one read from a captured table per key.
+VARIANTS["rowbias_causal"] = dict(causal=True, check_only=True,
+                                  score_mod=lambda s, b, h, i, j: s + 0.5 * i)
+VARIANTS["tablebias_causal"] = dict(causal=True, check_only=True,
+                                    score_mod=lambda s, b, h, i, j: s + bias_table()[j],
+                                    inputs=lambda B, H, Nq, Nk: {"arg3": bias_table()})
+VARIANTS["alibilse_full"] = dict(causal=False, check_only=True, lse=True,
+                                 score_mod=VARIANTS["alibi_full"]["score_mod"])
 VARIANTS["addmask_full"] = dict(causal=False, additive=True)
 VARIANTS["boolmask_causal"] = dict(causal=True, boolean=True)
 
@@ -167,14 +189,27 @@ def check(kdir, chip, rows, shapes=None, controls=True):
             if var.get("inputs"):
                 tensors.update(var["inputs"](B, Hq, Nq, Nk))
             o = run(kern, q, k, v, tensors)
+            lse = None
+            if var.get("lse"):
+                o, lse = o
             torch.cuda.synchronize()
             ref = reference(q, k, v, var, tensors)
             err = (o.float() - ref).abs().max().item()
             ok = err <= TOL and not math.isnan(err) and bool(torch.isfinite(o).all())
-            rows.append(dict(kind="check", chip=chip, variant=name, B=B, Hq=Hq, Hkv=Hkv, Nq=Nq,
-                             Nk=Nk, max_abs_err=err, ok=ok))
+            row = dict(kind="check", chip=chip, variant=name, B=B, Hq=Hq, Hkv=Hkv, Nq=Nq,
+                       Nk=Nk, max_abs_err=err)
+            if lse is not None:
+                # The natural-log lse against the f32 scores' (biases up to slope * N: a
+                # tolerance relative to its size beside the absolute one).
+                ref_lse = torch.logsumexp(masked_scores(q, k, v, var, tensors)[0], -1)
+                lse_err = ((lse.float() - ref_lse).abs() / (TOL + 1e-5 * ref_lse.abs())).max().item()
+                row["lse_err_over_tol"] = lse_err
+                ok = ok and lse_err <= 1 and not math.isnan(lse_err)
+            row["ok"] = ok
+            rows.append(row)
             print(f"check {chip} {name} B{B} Hq{Hq} Hkv{Hkv} Nq{Nq} Nk{Nk}: err {err:.2e} "
-                  f"{'OK' if ok else 'FAIL'}", flush=True)
+                  + (f"lse err/tol {row['lse_err_over_tol']:.2e} " if lse is not None else "")
+                  + f"{'OK' if ok else 'FAIL'}", flush=True)
     # Negative controls: the check must catch a kernel that computes another variant.
     for name, wrong in () if not controls else (("alibi_causal", "plain_causal"), ("prefixlm", "plain_causal"),
                         ("doc_full", "plain_full"), ("softcapmod_full", "plain_full"),
@@ -271,8 +306,8 @@ def bench(k90, rows, save, N=16384, H=16, iters=7, alts=()):
     for name, var in VARIANTS.items():
         if name.startswith("plain") or not common.has_kernel(k90, "var_" + name):
             continue
-        if var.get("additive") or var.get("boolean"):
-            continue  # an N x N mask tensor: not a 16k benchmark
+        if var.get("additive") or var.get("boolean") or var.get("check_only"):
+            continue  # an N x N mask tensor, or a check-only variant
         kern = common.load_named(k90, "var_" + name)
         tensors = var["inputs"](B, H, N, N) if var.get("inputs") else {}
         ours = lambda: kern(q, k, v, **tensors)  # noqa: E731

@@ -208,3 +208,52 @@ func.func @var_relpos_causal(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf
   } : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
   return %o : tensor<?x?x?x128xbf16>
 }
+
+// Check-only variants (bench_variants.py --check): the other two forms of a
+// score_mod's split bias on sm_90a (KernelScoreModifiers::splitsBias): a bias
+// of the row alone (no per-column part; it cancels in the softmax, a large
+// one included) and a bias read from a captured table at the key (evaluated
+// per score).
+func.func @var_rowbias_causal(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
+  %o = fa.attention %q, %k, %v {causal} score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %half = arith.constant 0.5 : f32
+    %ii = arith.index_cast %i : index to i32
+    %if = arith.sitofp %ii : i32 to f32
+    %t = math.fma %if, %half, %s : f32
+    fa.yield %t : f32
+  } : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
+  return %o : tensor<?x?x?x128xbf16>
+}
+
+func.func @var_tablebias_causal(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>, %tab: tensor<16384xf32>) -> tensor<?x?x?x128xbf16> {
+  %o = fa.attention %q, %k, %v {causal} score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %t = tensor.extract %tab[%j] : tensor<16384xf32>
+    %r = arith.addf %t, %s : f32
+    fa.yield %r : f32
+  } : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
+  return %o : tensor<?x?x?x128xbf16>
+}
+
+// ALiBi with the log-sum-exp (check-only): the split bias's row part is in
+// the running max, so the lse must carry it (biases up to slope * N).
+func.func @var_alibilse_full(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> (tensor<?x?x?x128xbf16>, tensor<?x?x?xf32>) {
+  %o, %lse = fa.attention %q, %k, %v {} score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %c1 = arith.constant 1 : index
+    %m = arith.constant -0.5 : f32
+    %h1 = arith.addi %h, %c1 : index
+    %hi = arith.index_cast %h1 : index to i32
+    %hf = arith.sitofp %hi : i32 to f32
+    %e = arith.mulf %hf, %m : f32
+    %slope = math.exp2 %e : f32
+    %d = arith.subi %j, %i : index
+    %di = arith.index_cast %d : index to i32
+    %df = arith.sitofp %di : i32 to f32
+    %bias = arith.mulf %slope, %df : f32
+    %t = arith.addf %s, %bias : f32
+    fa.yield %t : f32
+  } : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> (tensor<?x?x?x128xbf16>, tensor<?x?x?xf32>)
+  return %o, %lse : tensor<?x?x?x128xbf16>, tensor<?x?x?xf32>
+}

@@ -13,8 +13,12 @@
 // RUN: FileCheck %s --check-prefix=ALIBI < %t/alibi_kernel.ptx
 // RUN: grep -c cvt.rn.f32.s32 %t/alibi_kernel.ptx | FileCheck %s --check-prefix=ALIBICVT
 // RUN: %ptxas -arch=sm_90a -v %t/alibi_kernel.ptx -o %t/alibi.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL --implicit-check-not=warning
-// RUN: FileCheck %s --check-prefix=AFFINE < %t/alibi_kernel.ptx
-// RUN: FileCheck %s --check-prefix=AFFINE < %t/relpos_kernel.ptx
+// RUN: FileCheck %s --check-prefix=SPLIT < %t/alibi_kernel.ptx
+// RUN: FileCheck %s --check-prefix=SPLIT < %t/relpos_kernel.ptx
+// RUN: FileCheck %s --check-prefix=ROWBIAS < %t/rowbias_kernel.ptx
+// RUN: %ptxas -arch=sm_90a -v %t/rowbias_kernel.ptx -o %t/rowbias.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL --implicit-check-not=warning
+// RUN: FileCheck %s --check-prefix=TABLEBIAS < %t/tablebias_kernel.ptx
+// RUN: %ptxas -arch=sm_90a %t/tablebias_kernel.ptx -o %t/tablebias.cubin
 // RUN: grep -c neg.f32 %t/relpos_kernel.ptx | FileCheck %s --check-prefix=RELPOSNEG
 // RUN: %ptxas -arch=sm_90a -v %t/relpos_kernel.ptx -o %t/relpos.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL --implicit-check-not=warning
 // RUN: FileCheck %s --check-prefix=PREFIX < %t/prefixlm_kernel.ptx
@@ -43,7 +47,10 @@
 // RUN: %ptxas -arch=sm_80 %t80/boolean_kernel.ptx -o %t80/boolean.cubin
 // RUN: FileCheck %s --check-prefix=PREFIX < %t80/prefixlm_kernel.ptx
 // RUN: %ptxas -arch=sm_80 %t80/alibi_kernel.ptx -o %t80/alibi.cubin
+// RUN: FileCheck %s --check-prefix=AFFINE < %t80/alibi_kernel.ptx
 // RUN: FileCheck %s --check-prefix=AFFINE < %t80/relpos_kernel.ptx
+// RUN: %ptxas -arch=sm_80 %t80/rowbias_kernel.ptx -o %t80/rowbias.cubin
+// RUN: %ptxas -arch=sm_80 %t80/tablebias_kernel.ptx -o %t80/tablebias.cubin
 // RUN: %ptxas -arch=sm_80 %t80/relpos_kernel.ptx -o %t80/relpos.cubin
 // RUN: %ptxas -arch=sm_80 %t80/prefixlm_kernel.ptx -o %t80/prefixlm.cubin
 // RUN: %ptxas -arch=sm_80 %t80/doc_kernel.ptx -o %t80/doc.cubin
@@ -53,14 +60,41 @@
 // The key distance moves with the fragment's column: converted once per row
 // (the base) and offset as a float, not one conversion per score (256).
 // ALIBICVT: {{^[0-9]$}}
-// The bias slope * (base + offset) stays per row until the score: one fma
-// of the column offset (here 8 or -8), then one fma of the raw score by the scale
-// 1/sqrt(128) (the scaling contracted into the addition): no per-score
-// multiply by the scale, no conversion, no negation.
+// sm_80: the bias slope * (base + offset) stays per row until the score:
+// one fma of the column offset (here 8 or -8), then one fma of the raw
+// score by the scale 1/sqrt(128) (the scaling contracted into the
+// addition): no per-score multiply by the scale, no conversion, no negation.
 // AFFINE-NOT: mul.rn.f32 {{.*}}0f3DB504F3
 // AFFINE: fma.rn.f32 %r[[BIAS:[0-9]+]], %r{{[0-9]+}}, 0f{{41|C1}}000000, %r{{[0-9]+}};
 // AFFINE-NEXT: fma.rn.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0f3DB504F3, %r[[BIAS]];
 // AFFINE-NOT: mul.rn.f32 {{.*}}0f3DB504F3
+// sm_90a splits the bias (KernelScoreModifiers::splitsBias): its value at
+// the block's first column once per row and step, in the softmax's max and
+// exponent, and per score one fma of the column offset (8, 9, 16, ...) by
+// the bias's step per column (one register for every score) onto the raw
+// score; the scale stays in the exponent (1/sqrt(128) appears nowhere).
+// SPLIT-NOT: 0f3DB504F3
+// SPLIT: fma.rn.f32 %r{{[0-9]+}}, %r[[STEP:[0-9]+]], 0f41000000, %r{{[0-9]+}};
+// SPLIT: fma.rn.f32 %r{{[0-9]+}}, %r[[STEP]], 0f41000000, %r{{[0-9]+}};
+// SPLIT: fma.rn.f32 %r{{[0-9]+}}, %r[[STEP]], 0f41100000, %r{{[0-9]+}};
+// SPLIT: fma.rn.f32 %r{{[0-9]+}}, %r[[STEP]], 0f41800000, %r{{[0-9]+}};
+// SPLIT-NOT: 0f3DB504F3
+// A bias constant along the row costs nothing per score: no column offset
+// and no scale in any instruction, the bias only in the row's max and
+// exponent (and no spill).
+// ROWBIAS-NOT: 0f3DB504F3
+// ROWBIAS-NOT: fma.rn.f32 {{.*}}0f41000000
+// ROWBIAS: ex2.approx
+// ROWBIAS-NOT: 0f3DB504F3
+// ROWBIAS-NOT: fma.rn.f32 {{.*}}0f41000000
+// A bias read from a captured table at the key is evaluated per score (the
+// column is clamped for the read, so it is no affine function of it) and
+// added to the raw score divided by the scale: one fma by sqrt(128) each.
+// (A global load per score: ptxas spills 168 bytes here, as it did before
+// the split, when the bias was added to the scaled score.)
+// TABLEBIAS: ld.global.b32 %r[[T:[0-9]+]]
+// TABLEBIAS-NEXT: fma.rn.f32 %r{{[0-9]+}}, %r[[T]], 0f413504F3, %r{{[0-9]+}};
+// TABLEBIAS-NOT: 0f3DB504F3
 // RELPOSNEG: {{^[0-9]$}}
 // PREFIX: vote.sync.ballot.b32
 // A mask_mod alone leaves the scores unscaled (the softmax's exponent
@@ -223,4 +257,34 @@ func.func @doc(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: tensor<?x
     fa.yield %keep : i1
   } : tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16> -> tensor<?x?x?x64xf16>
   return %o : tensor<?x?x?x64xf16>
+}
+
+// -----
+
+// A bias of the row alone (cancels in the softmax, but the kernel must
+// still give that result): split with no per-column part.
+func.func @rowbias(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
+  %o = fa.attention %q, %k, %v {causal} score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %half = arith.constant 0.5 : f32
+    %ii = arith.index_cast %i : index to i32
+    %if = arith.sitofp %ii : i32 to f32
+    %t = math.fma %if, %half, %s : f32
+    fa.yield %t : f32
+  } : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
+  return %o : tensor<?x?x?x128xbf16>
+}
+
+// -----
+
+// A bias read from a captured table at the key: no affine form in the
+// column, evaluated per score.
+func.func @tablebias(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>, %tab: tensor<16384xf32>) -> tensor<?x?x?x128xbf16> {
+  %o = fa.attention %q, %k, %v {causal} score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %t = tensor.extract %tab[%j] : tensor<16384xf32>
+    %r = arith.addf %t, %s : f32
+    fa.yield %r : f32
+  } : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
+  return %o : tensor<?x?x?x128xbf16>
 }

@@ -4,12 +4,14 @@
 // per-row exp2 of the head index is not per score) also gives the producer
 // 56 registers at D = 128, one with a tanh of the score keeps 24; softcap
 // alone at D = 128 turns ping-pong off (on at D = 64), and so does a mask_mod
-// reading a captured tensor, with split release; options and
-// attributes still override.
+// reading a captured tensor, with split release, and a score_mod whose bias
+// the kernel splits off the score (ALiBi: s + bias, at D = 128;
+// bench/results/variants_h200_2026-12-04_s30); options and attributes still
+// override.
 // RUN: fa-opt %s -split-input-file --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a" | FileCheck %s
 // RUN: fa-opt %s -split-input-file --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu="chip=sm_90a producer-registers=24 ping-pong=true rescale-before-pv=false" | FileCheck %s --check-prefix=OPT
 
-// CHECK: \22ping_pong\22: true,\0A  \22producer_registers\22: 56,\0A  \22ptx\22: \22alibi_kernel.ptx\22,{{.*}}\22rescale_before_pv\22: true
+// CHECK: \22ping_pong\22: false,\0A  \22producer_registers\22: 56,\0A  \22ptx\22: \22alibi_kernel.ptx\22,{{.*}}\22rescale_before_pv\22: true
 // OPT: \22ping_pong\22: true,\0A  \22producer_registers\22: 24,\0A  \22ptx\22: \22alibi_kernel.ptx\22,{{.*}}\22rescale_before_pv\22: false
 func.func @alibi(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
   %o = fa.attention %q, %k, %v {} score_mod {
@@ -24,6 +26,40 @@ func.func @alibi(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: ten
     %df = arith.sitofp %di : i32 to f32
     %bias = arith.mulf %slope, %df : f32
     %t = arith.addf %s, %bias : f32
+    fa.yield %t : f32
+  } : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
+  return %o : tensor<?x?x?x128xbf16>
+}
+
+// -----
+
+// The bias split at D = 64 (not measured there): ping-pong stays on.
+// CHECK: \22ping_pong\22: true,{{.*}}\22ptx\22: \22alibi_d64_kernel.ptx\22
+func.func @alibi_d64(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: tensor<?x?x?x64xf16>) -> tensor<?x?x?x64xf16> {
+  %o = fa.attention %q, %k, %v {} score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %d = arith.subi %j, %i : index
+    %di = arith.index_cast %d : index to i32
+    %df = arith.sitofp %di : i32 to f32
+    %t = arith.addf %s, %df : f32
+    fa.yield %t : f32
+  } : tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16> -> tensor<?x?x?x64xf16>
+  return %o : tensor<?x?x?x64xf16>
+}
+
+// -----
+
+// A score_mod that scales the score before adding the bias adds no bias to
+// the score itself: not split, ping-pong stays on.
+// CHECK: \22ping_pong\22: true,{{.*}}\22ptx\22: \22scaled_bias_kernel.ptx\22
+func.func @scaled_bias(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
+  %o = fa.attention %q, %k, %v {} score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %two = arith.constant 2.0 : f32
+    %d = arith.subi %j, %i : index
+    %di = arith.index_cast %d : index to i32
+    %df = arith.sitofp %di : i32 to f32
+    %t = math.fma %s, %two, %df : f32
     fa.yield %t : f32
   } : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
   return %o : tensor<?x?x?x128xbf16>

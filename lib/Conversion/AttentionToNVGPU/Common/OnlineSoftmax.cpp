@@ -19,9 +19,9 @@ Value mlir::fa::kernel::scaleScore(KernelBuilder &kb,
   return arith::MulFOp::create(kb.b, kb.loc, s, scaleLog2e(kb, cfg));
 }
 
-/// The thread's max of `scores`, then the row's (quad) max.
-static Value rowMax(KernelBuilder &kb, const OnlineSoftmaxConfig &cfg,
-                    ArrayRef<Value> scores) {
+/// The thread's max of `scores`.
+static Value threadRowMax(KernelBuilder &kb, const OnlineSoftmaxConfig &cfg,
+                          ArrayRef<Value> scores) {
   using MaxReduction = OnlineSoftmaxConfig::MaxReduction;
   if (cfg.maxReduction == MaxReduction::Tree) {
     SmallVector<Value> level(scores);
@@ -33,23 +33,48 @@ static Value rowMax(KernelBuilder &kb, const OnlineSoftmaxConfig &cfg,
         next.push_back(level.back());
       level.swap(next);
     }
-    return kb.quadReduce(level[0], QuadReduction::MaxNum);
+    return level[0];
   }
   bool select = cfg.maxReduction == MaxReduction::SelectChain;
   Value mx = scores[0];
   for (size_t i = 1; i < scores.size(); ++i)
     mx = select ? kb.maxSelect(mx, scores[i]) : kb.maxNum(mx, scores[i]);
-  return kb.quadReduce(mx, select ? QuadReduction::MaxSelect
-                                  : QuadReduction::MaxNum);
+  return mx;
+}
+
+/// The max of the row's 4 lanes.
+static Value quadRowMax(KernelBuilder &kb, const OnlineSoftmaxConfig &cfg,
+                        Value mx) {
+  return kb.quadReduce(
+      mx, cfg.maxReduction == OnlineSoftmaxConfig::MaxReduction::SelectChain
+              ? QuadReduction::MaxSelect
+              : QuadReduction::MaxNum);
 }
 
 Value mlir::fa::kernel::stepRowMax(KernelBuilder &kb,
                                    const OnlineSoftmaxConfig &cfg,
-                                   ArrayRef<Value> scores) {
-  Value mx = rowMax(kb, cfg, scores);
+                                   ArrayRef<Value> scores, Value bias) {
+  Value mx = threadRowMax(kb, cfg, scores);
+  if (bias) {
+    // The lanes' biases differ (each holds its own columns' part): added
+    // before the max across them.
+    mx = cfg.scaleInExponent
+             ? LLVM::FMAOp::create(kb.b, kb.loc, mx, scaleLog2e(kb, cfg), bias)
+                   .getResult()
+             : arith::AddFOp::create(kb.b, kb.loc, mx, bias).getResult();
+    return quadRowMax(kb, cfg, mx);
+  }
+  mx = quadRowMax(kb, cfg, mx);
   if (cfg.scaleInExponent)
     mx = arith::MulFOp::create(kb.b, kb.loc, mx, scaleLog2e(kb, cfg));
   return mx;
+}
+
+Value mlir::fa::kernel::exponentMax(KernelBuilder &kb, Value maxUsed,
+                                    Value bias) {
+  if (!bias)
+    return maxUsed;
+  return arith::SubFOp::create(kb.b, kb.loc, maxUsed, bias);
 }
 
 Value mlir::fa::kernel::runningMax(KernelBuilder &kb,
@@ -84,16 +109,16 @@ Value mlir::fa::kernel::exponentiateRow(KernelBuilder &kb,
 
 OnlineRowUpdate mlir::fa::kernel::updateOnlineSoftmaxRow(
     KernelBuilder &kb, const OnlineSoftmaxConfig &cfg,
-    MutableArrayRef<Value> scores, Value max, Value sum) {
+    MutableArrayRef<Value> scores, Value max, Value sum, Value bias) {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   OnlineRowUpdate u;
-  u.newMax = runningMax(kb, cfg, max, stepRowMax(kb, cfg, scores));
+  u.newMax = runningMax(kb, cfg, max, stepRowMax(kb, cfg, scores, bias));
   // A row with no visible key so far keeps max = -inf: subtract 0 instead,
   // so that exp2 gives 0, never NaN.
   Value mUse = safeRowMax(b, loc, u.newMax);
   u.alpha = kb.exp2(arith::SubFOp::create(b, loc, max, mUse));
-  Value rowSum = exponentiateRow(kb, cfg, scores, mUse);
+  Value rowSum = exponentiateRow(kb, cfg, scores, exponentMax(kb, mUse, bias));
   u.newSum = arith::AddFOp::create(
       b, loc, arith::MulFOp::create(b, loc, u.alpha, sum), rowSum);
   return u;
@@ -120,10 +145,13 @@ Value mlir::fa::kernel::voteRescale(KernelBuilder &kb,
                                     const OnlineSoftmaxConfig &cfg,
                                     ArrayRef<SmallVector<Value>> rows,
                                     ArrayRef<Value> maxes, int64_t threshold,
-                                    SmallVectorImpl<Value> &stepMax) {
+                                    SmallVectorImpl<Value> &stepMax,
+                                    ArrayRef<Value> biases) {
   Value ask;
-  for (auto [row, max] : llvm::zip_equal(rows, maxes)) {
-    stepMax.push_back(stepRowMax(kb, cfg, row));
+  for (auto [k, row] : llvm::enumerate(rows)) {
+    Value max = maxes[k];
+    stepMax.push_back(
+        stepRowMax(kb, cfg, row, biases.empty() ? Value() : biases[k]));
     Value asks = rescaleNeeded(kb, max, stepMax.back(), threshold);
     ask =
         ask ? arith::OrIOp::create(kb.b, kb.loc, ask, asks).getResult() : asks;

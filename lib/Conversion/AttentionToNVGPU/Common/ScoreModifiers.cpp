@@ -73,6 +73,59 @@ bool ScoreModifierSpec::scoreModIsArithmetic() const {
   return !w.wasInterrupted();
 }
 
+/// Whether `v` is computed from `arg` (a block argument of the region that
+/// defines `v`), through the operands of the ops that define it there.
+static bool dependsOn(Value v, BlockArgument arg) {
+  Region *region = arg.getParentRegion();
+  SmallVector<Value> work{v};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    if (x == arg)
+      return true;
+    if (!seen.insert(x).second)
+      continue;
+    if (Operation *def = x.getDefiningOp();
+        def && region->isAncestor(def->getParentRegion()))
+      llvm::append_range(work, def->getOperands());
+  }
+  return false;
+}
+
+/// The operands of score_mod's last op that make up the term added to the
+/// score (scoreModAddsBias), empty when the yield is not s + term.
+static SmallVector<Value> addedTerms(Region &scoreMod) {
+  if (!scoreMod.hasOneBlock() || scoreMod.front().getNumArguments() == 0)
+    return {};
+  Block &body = scoreMod.front();
+  BlockArgument s = body.getArgument(0);
+  Operation *term = body.getTerminator();
+  if (term->getNumOperands() != 1)
+    return {};
+  Operation *def = term->getOperand(0).getDefiningOp();
+  if (!def || def->getBlock() != &body)
+    return {};
+  SmallVector<Value> terms;
+  if (auto add = dyn_cast<arith::AddFOp>(def)) {
+    if (add.getLhs() == s)
+      terms.push_back(add.getRhs());
+    else if (add.getRhs() == s)
+      terms.push_back(add.getLhs());
+  } else if (auto sub = dyn_cast<arith::SubFOp>(def);
+             sub && sub.getLhs() == s) {
+    terms.push_back(sub.getRhs());
+  } else if (auto fma = dyn_cast<math::FmaOp>(def); fma && fma.getC() == s) {
+    terms.append({fma.getA(), fma.getB()});
+  }
+  if (llvm::any_of(terms, [&](Value t) { return dependsOn(t, s); }))
+    return {};
+  return terms;
+}
+
+bool ScoreModifierSpec::scoreModAddsBias() const {
+  return scoreMod && !addedTerms(*scoreMod).empty();
+}
+
 LogicalResult mlir::fa::checkModifierRegionForKernel(
     Operation *anchor, Region &region, Operation *func,
     SmallVectorImpl<ScoreModifierSpec::Capture> &captures) {
@@ -175,12 +228,11 @@ void mlir::fa::insertScoreModifierParams(std::vector<KernelParam> &params,
 // KernelScoreModifiers
 //===----------------------------------------------------------------------===//
 
-KernelScoreModifiers::KernelScoreModifiers(KernelBuilder &kb,
-                               const ScoreModifierSpec &spec,
-                               ValueRange params, const ProblemSizes &sizes,
-                               Value batch, Value head)
-    : kb(kb), spec(spec), batch(batch), head(head), nq(sizes.queryLength),
-      nk(sizes.keyLength) {
+KernelScoreModifiers::KernelScoreModifiers(
+    KernelBuilder &kb, const ScoreModifierSpec &spec, ValueRange params,
+    const ProblemSizes &sizes, Value batch, Value head, bool splitBias)
+    : kb(kb), spec(spec), splitBias(splitBias), batch(batch), head(head),
+      nq(sizes.queryLength), nk(sizes.keyLength) {
   if (spec.empty())
     return;
   unsigned next = 0;
@@ -205,6 +257,46 @@ KernelScoreModifiers::Row KernelScoreModifiers::row(Value rowQ) const {
   if (mask)
     r.maskRow = kb.add(maskPlane, kb.mul(r.i, nk));
   return r;
+}
+
+KernelScoreModifiers::Row
+KernelScoreModifiers::biasedRow(Value rowQ, Value colBase, double scale) const {
+  assert(splitsBias(scale) && "a bias split needs splitsBias");
+  Row r = row(rowQ);
+  r.colBase = colBase;
+  // The bias at column colBase + 1: in affine form its base is the bias at
+  // colBase and its offset what one column adds, in multiples of k.
+  Value probe = arith::AddIOp::create(kb.b, kb.loc, colBase, kb.idx(1));
+  InlinedBias g = inlineBias(r, probe);
+  if (!g.value) {
+    r.bias = g.base;
+    if (g.offset != 0) {
+      Value step = kb.f32(double(g.offset) / scale);
+      r.rawStep =
+          g.k ? arith::MulFOp::create(kb.b, kb.loc, g.k, step).getResult()
+              : step;
+    }
+    return r;
+  }
+  // Not affine in the column: a row constant when it does not read the
+  // column at all, else evaluated per score (bias null).
+  Block &body = spec.scoreMod->front();
+  if (llvm::none_of(addedTerms(*spec.scoreMod),
+                    [&](Value t) { return dependsOn(t, body.getArgument(4)); }))
+    r.bias = g.value;
+  return r;
+}
+
+Value KernelScoreModifiers::exponentBias(const Row &r) const {
+  if (!r.bias)
+    return Value();
+  return arith::MulFOp::create(kb.b, kb.loc, r.bias, kb.f32(M_LOG2E));
+}
+
+Value KernelScoreModifiers::readColumn(Value col) const {
+  if (spec.mask || !spec.captures.empty())
+    return arith::MinSIOp::create(kb.b, kb.loc, col, kb.sub(nk, kb.idx(1)));
+  return col;
 }
 
 /// `flags` with contraction allowed.
@@ -242,7 +334,10 @@ public:
   /// Region integer -> (kernel value of the tile's base, constant offset).
   using ColumnInts = DenseMap<Value, std::pair<Value, int64_t>>;
 
-  ColumnFloats(KernelBuilder &kb, const ColumnInts &columnAffine, Block &body)
+  /// `scoreIsRowConstant`: the float arguments are bound to a row constant
+  /// (a score_mod's bias evaluated apart from the score, with score -0.0).
+  ColumnFloats(KernelBuilder &kb, const ColumnInts &columnAffine, Block &body,
+               bool scoreIsRowConstant = false)
       : kb(kb), b(kb.b), loc(kb.loc), columnAffine(columnAffine) {
     // Values that differ from score to score: the float arguments (the
     // score) and the positions that move with the fragment's column (`j` in
@@ -250,7 +345,8 @@ public:
     // flow into. Only a cost hint: the algebra holds for any values, and
     // folding a per-score value into `base` would only cost more.
     for (BlockArgument arg : body.getArguments())
-      if (!arg.getType().isIndex() || columnAffine.count(arg))
+      if ((!arg.getType().isIndex() && !scoreIsRowConstant) ||
+          columnAffine.count(arg))
         perScore.insert(arg);
   }
 
@@ -380,6 +476,24 @@ bool ColumnFloats::fold(Operation &op, function_ref<Value(Value)> lookup,
 SmallVector<Value> KernelScoreModifiers::inlineRegion(Region &region,
                                                       ArrayRef<Value> args,
                                                       bool fuseFloats) const {
+  return inlineRegionImpl(region, args, fuseFloats, /*yieldBias=*/nullptr);
+}
+
+KernelScoreModifiers::InlinedBias
+KernelScoreModifiers::inlineBias(const Row &r, Value col) const {
+  // -0.0 + g = g, -0.0 - g = -g and fma(x, y, -0.0) = x * y exactly (the
+  // addend folds away), so the yield is the bias alone.
+  InlinedBias g;
+  inlineRegionImpl(*spec.scoreMod,
+                   {kb.f32(-0.0), batch, head, r.i, readColumn(col)},
+                   /*fuseFloats=*/true, &g);
+  return g;
+}
+
+SmallVector<Value>
+KernelScoreModifiers::inlineRegionImpl(Region &region, ArrayRef<Value> args,
+                                       bool fuseFloats,
+                                       InlinedBias *yieldBias) const {
   // Index values of the region are computed in i32: positions, batch and
   // head are below 2^31 (the kernel's sizes are i32 parameters), and 64-bit
   // integer math and conversions would cost registers and issue slots per
@@ -411,7 +525,8 @@ SmallVector<Value> KernelScoreModifiers::inlineRegion(Region &region,
         matchPattern(add.getRhs(), m_ConstantInt(&offset)))
       columnAffine[arg] = {narrow(add.getLhs()), offset.getSExtValue()};
   }
-  ColumnFloats floats(kb, columnAffine, body);
+  ColumnFloats floats(kb, columnAffine, body,
+                      /*scoreIsRowConstant=*/yieldBias != nullptr);
   // The kernel value of `v` (i32 for an index `v`). Constants from above are
   // cloned where used; a ColumnFloats value is formed where first used.
   auto lookup = [&](Value v) -> Value {
@@ -547,6 +662,14 @@ SmallVector<Value> KernelScoreModifiers::inlineRegion(Region &region,
     for (auto [r, cr] : llvm::zip_equal(op.getResults(), c->getResults()))
       map.map(r, narrow(cr));
   }
+  if (yieldBias) {
+    Value y = body.getTerminator()->getOperand(0);
+    if (const ColumnFloats::FloatAffine *a = floats.affineOf(y))
+      *yieldBias = {Value(), a->base, a->k, a->offset};
+    else
+      yieldBias->value = lookup(y);
+    return {};
+  }
   return llvm::map_to_vector(body.getTerminator()->getOperands(), lookup);
 }
 
@@ -556,9 +679,7 @@ Value KernelScoreModifiers::apply(Value s, double scale, const Row &r,
   Location loc = kb.loc;
   // Only reads need the column inside [0, Nk) (a tail block's columns past
   // it are masked by the caller whatever the modifiers give).
-  Value j = col;
-  if (spec.mask || !spec.captures.empty())
-    j = arith::MinSIOp::create(b, loc, col, kb.sub(nk, kb.idx(1)));
+  Value j = readColumn(col);
   if (spec.softcap) {
     // softcap * tanh(scale * s / softcap), one multiply before the tanh,
     // tanh on the MUFU (FlashAttention's choice; docs/Attention.md gives its
@@ -589,9 +710,41 @@ Value KernelScoreModifiers::apply(Value s, double scale, const Row &r,
       s = arith::AddFOp::create(b, loc, s, m);
     }
   }
-  if (spec.scoreMod)
+  if (spec.scoreMod && splitsBias(scale)) {
+    // The raw score plus the bias's part beyond the row's (biasedRow).
+    assert(r.colBase && "splitsBias needs the rows of biasedRow");
+    APInt offset;
+    if (r.rawStep) {
+      Value n;
+      if (col == r.colBase)
+        n = Value();
+      else if (auto add = col.getDefiningOp<arith::AddIOp>();
+               add && add.getLhs() == r.colBase &&
+               matchPattern(add.getRhs(), m_ConstantInt(&offset)))
+        n = offset.isZero() ? Value() : kb.f32(double(offset.getSExtValue()));
+      else
+        n = arith::SIToFPOp::create(
+            b, loc, b.getF32Type(),
+            arith::IndexCastOp::create(b, loc, b.getI32Type(),
+                                       kb.sub(col, r.colBase)));
+      if (n)
+        s = math::FmaOp::create(b, loc, r.rawStep, n, s);
+    } else if (!r.bias) {
+      InlinedBias g = inlineBias(r, col);
+      Value bias = g.value;
+      if (!bias)
+        bias = g.k ? math::FmaOp::create(b, loc, g.k, kb.f32(double(g.offset)),
+                                         g.base)
+                         .getResult()
+                   : arith::AddFOp::create(b, loc, g.base,
+                                           kb.f32(double(g.offset)))
+                         .getResult();
+      s = math::FmaOp::create(b, loc, bias, kb.f32(1.0 / scale), s);
+    }
+  } else if (spec.scoreMod) {
     s = inlineRegion(*spec.scoreMod, {s, batch, head, r.i, j},
                      /*fuseFloats=*/true)[0];
+  }
   if (spec.maskMod && (maskModApplied || !classifiesBlocks())) {
     Value k = inlineRegion(*spec.maskMod, {batch, head, r.i, j},
                            /*fuseFloats=*/true)[0];

@@ -222,7 +222,8 @@ static void buildConsumers(KernelBuilder &kb, const KernelConfig &cfg,
   if (cfg.fp8)
     descales = FP8Descales::of(kb, cfg, args, tile, range);
   KernelScoreModifiers modifiers(kb, cfg.desc.modifiers, args.modifierParams,
-                           args.sizes, tile.coord.batch, tile.coord.head);
+                                 args.sizes, tile.coord.batch, tile.coord.head,
+                                 /*splitBias=*/true);
   // The rows' side of a mask_mod over captured tensors, once per tile.
   modifiers.hoistRowRanges(tile.q0, modifiers.lastRow(tile.q0, cfg.blockQ));
   ConsumerMainloop mainloop(kb, cfg, loads, smem, frame, range,

@@ -186,9 +186,9 @@ Value ConsumerMainloop::issuePVRegisters(Value acc, ArrayRef<Value> pRegs,
 
 /// This thread's scores of block j per row (row 0's, then row 1's): column
 /// colBase + 8n + c of row r is accumulator 4n + 2r + c; masked ones -inf.
-SmallVector<Value>
-ConsumerMainloop::maskedScores(Value s, Value colBase, bool masked,
-                               const OnlineSoftmaxConfig &stepCfg) const {
+SmallVector<Value> ConsumerMainloop::maskedScores(
+    Value s, Value colBase, bool masked, const OnlineSoftmaxConfig &stepCfg,
+    const KernelScoreModifiers::Row *biasedRows) const {
   const SM90AttentionDesc &d = cfg.desc;
   RowBand band[2];
   if (masked)
@@ -198,7 +198,7 @@ ConsumerMainloop::maskedScores(Value s, Value colBase, bool masked,
   KernelScoreModifiers::Row rows[2];
   if (!modifiers.empty())
     for (int r = 0; r < 2; ++r)
-      rows[r] = modifiers.row(frame.rowQ[r]);
+      rows[r] = biasedRows ? biasedRows[r] : modifiers.row(frame.rowQ[r]);
   SmallVector<Value> out[2];
   for (int64_t n = 0; n < cfg.blockKV / 8; ++n)
     for (int64_t c = 0; c < 2; ++c)
@@ -250,29 +250,46 @@ ConsumerMainloop::softmax(Value s, Value j, Value max[2], Value sum[2]) const {
   OnlineSoftmaxConfig stepCfg = softmaxCfg;
   if (descales && descales->perBlock())
     stepCfg.scaleLog2eValue = descales->scoreScale(kb, j);
+  // A score_mod's bias split per row (splitsBias): the rows' part once per
+  // step, beside both branches, and added by the softmax below.
+  KernelScoreModifiers::Row biasedRows[2];
+  Value bias[2];
+  bool splitBias = modifiers.splitsBias(d.scale);
+  if (splitBias)
+    for (int r = 0; r < 2; ++r)
+      biasedRows[r] = modifiers.biasedRow(frame.rowQ[r], colBase, d.scale);
   auto maskIf = scf::IfOp::create(
       kb.b, kb.loc, SmallVector<Type>(2 * perRow, kb.b.getF32Type()), needMask,
       /*withElseRegion=*/true);
   {
     OpBuilder::InsertionGuard guard(kb.b);
     kb.b.setInsertionPointToStart(&maskIf.getThenRegion().front());
-    scf::YieldOp::create(kb.b, kb.loc, maskedScores(s, colBase, true, stepCfg));
+    const KernelScoreModifiers::Row *rows = splitBias ? biasedRows : nullptr;
+    scf::YieldOp::create(kb.b, kb.loc,
+                         maskedScores(s, colBase, true, stepCfg, rows));
     kb.b.setInsertionPointToStart(&maskIf.getElseRegion().front());
     scf::YieldOp::create(kb.b, kb.loc,
-                         maskedScores(s, colBase, false, stepCfg));
+                         maskedScores(s, colBase, false, stepCfg, rows));
   }
   SoftmaxStep o;
   for (int64_t i = 0; i < perRow; ++i) {
     o.p[0].push_back(maskIf.getResult(i));
     o.p[1].push_back(maskIf.getResult(perRow + i));
   }
+  // The rows' bias evaluated again here, after the scores, so that it is
+  // not live while they are formed (the first evaluation's is dead: there
+  // only the per-column step is used).
+  if (splitBias)
+    for (int r = 0; r < 2; ++r)
+      bias[r] = modifiers.exponentBias(
+          modifiers.biasedRow(frame.rowQ[r], colBase, d.scale));
   Value vRescale = descales ? descales->vRescale(kb, j, range.begin) : Value();
   if (cfg.rescalesConditionally())
-    conditionalRescale(o, max, sum, stepCfg);
+    conditionalRescale(o, max, sum, stepCfg, bias);
   for (int r = 0; r < 2; ++r) {
     if (!cfg.rescalesConditionally()) {
       OnlineRowUpdate u =
-          updateOnlineSoftmaxRow(kb, stepCfg, o.p[r], max[r], sum[r]);
+          updateOnlineSoftmaxRow(kb, stepCfg, o.p[r], max[r], sum[r], bias[r]);
       o.newMax[r] = u.newMax;
       o.newSum[r] = u.newSum;
       o.alpha[r] = u.alpha;
@@ -287,14 +304,15 @@ ConsumerMainloop::softmax(Value s, Value j, Value max[2], Value sum[2]) const {
 /// The step's softmax with conditional rescaling: the rows' maxima move only
 /// when one of the warp's rows asks (stepMax > max + threshold); otherwise
 /// max and sum stay and alpha is 1.
-void ConsumerMainloop::conditionalRescale(
-    SoftmaxStep &o, Value max[2], Value sum[2],
-    const OnlineSoftmaxConfig &stepCfg) const {
+void ConsumerMainloop::conditionalRescale(SoftmaxStep &o, Value max[2],
+                                          Value sum[2],
+                                          const OnlineSoftmaxConfig &stepCfg,
+                                          const Value bias[2]) const {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   SmallVector<Value> stepMax;
   o.rescaled = voteRescale(kb, stepCfg, o.p, {max[0], max[1]},
-                           cfg.rescaleThreshold, stepMax);
+                           cfg.rescaleThreshold, stepMax, {bias[0], bias[1]});
   auto moved = scf::IfOp::create(b, loc, SmallVector<Type>(6, b.getF32Type()),
                                  o.rescaled,
                                  /*withElseRegion=*/true);
@@ -315,8 +333,9 @@ void ConsumerMainloop::conditionalRescale(
   for (int r = 0; r < 2; ++r) {
     o.newMax[r] = moved.getResult(3 * r);
     o.alpha[r] = moved.getResult(3 * r + 1);
-    Value rowSum =
-        exponentiateRow(kb, stepCfg, o.p[r], safeRowMax(b, loc, o.newMax[r]));
+    Value rowSum = exponentiateRow(
+        kb, stepCfg, o.p[r],
+        exponentMax(kb, safeRowMax(b, loc, o.newMax[r]), bias[r]));
     o.newSum[r] =
         arith::AddFOp::create(b, loc, moved.getResult(3 * r + 2), rowSum);
   }

@@ -199,11 +199,16 @@ struct Resolver {
     return attn.elementType.isFloat(8) && attn.descaleRank == 3;
   }
 
+  /// Head dim 128 with 16-bit inputs (where the variants' defaults were
+  /// measured).
+  bool sixteenBit128() const {
+    return attn.headDim == 128 && !attn.elementType.isFloat(8);
+  }
+
   /// A mask_mod that reads captured tensors (document masking: the block
   /// scan), at D = 128 with 16-bit inputs.
   bool tensorMaskMod128() const {
-    return attn.modifiers.maskModReadsTensors() && attn.headDim == 128 &&
-           !attn.elementType.isFloat(8);
+    return attn.modifiers.maskModReadsTensors() && sixteenBit128();
   }
 
   /// A sliding window's left edge (its second compare per score costs
@@ -287,9 +292,13 @@ struct Resolver {
     // full and causal, round-robin (bench/results/variants_h200_2026-12-04_s28,
     // run6): its softmax (two MUFU operations per score) is as long as the
     // other warpgroup's GEMMs, and the turns only add waits.
-    if ((attn.modifiers.softcapOnly() && attn.headDim == 128 &&
-         !attn.elementType.isFloat(8)) ||
-        tensorMaskMod128())
+    // A score_mod whose bias the kernel splits (ALiBi, relative positions)
+    // at D = 128 (16-bit): without ping-pong 1.01-1.04x, full and causal,
+    // round-robin in two runs (bench/results/variants_h200_2026-12-04_s30,
+    // run2 and run3).
+    if ((attn.modifiers.softcapOnly() && sixteenBit128()) ||
+        tensorMaskMod128() ||
+        (attn.modifiers.splitsBias(attn.scale) && sixteenBit128()))
       set(pingPongIndex, false, Source::Measured);
     // The tiled form's block-kv (fa-tile-attention-for-chip chose it).
     set(blockKVIndex, attn.blockKV, Source::Measured);

@@ -49,16 +49,25 @@ Value scaleScore(KernelBuilder &kb, const OnlineSoftmaxConfig &cfg, Value s);
 
 /// The step for one row: `scores` (this thread's scores of the row, masked
 /// ones -inf) are replaced by their probabilities; `max` and `sum` are the
-/// running values before the step.
+/// running values before the step. `bias` (log2 units, optional): a term
+/// every score this thread holds of the row has beyond `scores` (a
+/// score_mod's bias split off per row and lane,
+/// KernelScoreModifiers::splitsBias), added to the step's max and
+/// subtracted from the max the exponents use.
 OnlineRowUpdate updateOnlineSoftmaxRow(KernelBuilder &kb,
                                        const OnlineSoftmaxConfig &cfg,
-                                       MutableArrayRef<Value> scores,
-                                       Value max, Value sum);
+                                       MutableArrayRef<Value> scores, Value max,
+                                       Value sum, Value bias = Value());
 
 /// This step's max of a row (log2 units, across the row's 4 lanes): the
-/// thread's `scores` reduced, scaled when they are raw.
+/// thread's `scores` reduced, scaled when they are raw, plus the thread's
+/// `bias` (log2 units; it may differ between the row's lanes) when given.
 Value stepRowMax(KernelBuilder &kb, const OnlineSoftmaxConfig &cfg,
-                 ArrayRef<Value> scores);
+                 ArrayRef<Value> scores, Value bias = Value());
+
+/// The max exponentiateRow subtracts from `scores` that lack the row's
+/// `bias` (log2 units): maxUsed - bias (maxUsed without one).
+Value exponentMax(KernelBuilder &kb, Value maxUsed, Value bias);
 
 /// max(max, stepMax) as the config's reduction takes it.
 Value runningMax(KernelBuilder &kb, const OnlineSoftmaxConfig &cfg, Value max,
@@ -92,9 +101,11 @@ constexpr int64_t kMaxFP8RescaleThreshold = 8;
 /// threshold: a row's first visible scores always ask, a row with none never
 /// does), one vote.sync.any over the warp: the same i1 in every lane, so a
 /// branch on it does not diverge.
+/// `biases`: the rows' biases (stepRowMax), empty or null without.
 Value voteRescale(KernelBuilder &kb, const OnlineSoftmaxConfig &cfg,
                   ArrayRef<SmallVector<Value>> rows, ArrayRef<Value> maxes,
-                  int64_t threshold, SmallVectorImpl<Value> &stepMax);
+                  int64_t threshold, SmallVectorImpl<Value> &stepMax,
+                  ArrayRef<Value> biases = {});
 
 /// Where the vote asked: the row's new max, alpha = exp2(m_old - m_new) and
 /// the sum rescaled by it (newSum = alpha * sum, before this step's part).

@@ -83,6 +83,19 @@ struct ScoreModifierSpec {
   /// work per score) takes a value computed from the score; one that only
   /// sees positions or heads (a per-head slope's exp2) may.
   bool scoreModIsArithmetic() const;
+  /// Whether score_mod yields the score plus a term computed without it:
+  /// s + g, g + s, s - g or fma(x, y, s), with g, x and y computed from
+  /// positions, heads and captured values alone (ALiBi, relative-position
+  /// biases). A kernel may then evaluate that term apart from the score
+  /// (KernelScoreModifiers::splitsBias).
+  bool scoreModAddsBias() const;
+  /// Whether a kernel that can (KernelScoreModifiers' `splitBias`) splits
+  /// the score_mod's bias (splitsBias): it adds one (scoreModAddsBias),
+  /// nothing modifies the score before it (no softcap, no mask operand) and
+  /// the scale is positive (the scores stay raw until the exponent).
+  bool splitsBias(double scale) const {
+    return scoreMod && !softcap && !mask && scale > 0 && scoreModAddsBias();
+  }
 };
 
 /// Checks that the kernels can evaluate `region` (a score_mod or mask_mod):
@@ -120,9 +133,11 @@ class KernelScoreModifiers {
 public:
   /// `params` are the kernel's arguments matching insertScoreModifierParams
   /// (mask first, then the captures).
+  /// `splitBias`: the caller's softmax takes a per-row bias (Row::bias,
+  /// exponentBias) and builds its rows with biasedRow where splitsBias.
   KernelScoreModifiers(KernelBuilder &kb, const ScoreModifierSpec &spec,
-                 ValueRange params, const ProblemSizes &sizes, Value batch,
-                 Value head);
+                       ValueRange params, const ProblemSizes &sizes,
+                       Value batch, Value head, bool splitBias = false);
 
   bool empty() const { return spec.empty(); }
 
@@ -136,7 +151,21 @@ public:
   bool scalesFirst(double scale) const {
     bool maskModOnly = spec.maskMod && !spec.softcap && !spec.scoreMod &&
                        !spec.mask;
-    return !empty() && (!maskModOnly || !(scale > 0));
+    return !empty() && (!maskModOnly || !(scale > 0)) && !splitsBias(scale);
+  }
+
+  /// Whether a score_mod that adds a bias to the score (scoreModAddsBias:
+  /// ALiBi, relative positions) has that bias split in two: the part of the
+  /// row and block, bias(i, colBase), computed once per row and step
+  /// (Row::bias) and added by the softmax to the row's max and exponent, and
+  /// the part that moves with the column, bias(i, colBase + n) - bias(i,
+  /// colBase) = step * n when the region makes it affine in the column (one
+  /// fma per raw score, apply()). The scores stay unscaled (the softmax
+  /// scales in its exponent, as without modifiers): one fma per score
+  /// instead of two. Needs the constructor's `splitBias` and
+  /// ScoreModifierSpec::splitsBias.
+  bool splitsBias(double scale) const {
+    return splitBias && spec.splitsBias(scale);
   }
 
   /// The factor the softmax's exponent multiplies apply()'s scores by (to
@@ -152,8 +181,22 @@ public:
   /// scores are computed but never stored), the mask row's offset.
   struct Row {
     Value i, maskRow;
+    /// splitsBias (biasedRow, with the block's first column `colBase`):
+    /// the score_mod's bias at (i, colBase) in natural units (null: the
+    /// bias is evaluated per score, it does not move affinely with the
+    /// column), and its change per column in raw-score units (bias step /
+    /// scale; null: constant along the row).
+    Value colBase, bias, rawStep;
   };
   Row row(Value rowQ) const;
+  /// The row with its bias split off (splitsBias(scale)): `colBase` is the
+  /// block's first column of this thread's fragment, the columns apply() is
+  /// then called with are colBase plus constants.
+  Row biasedRow(Value rowQ, Value colBase, double scale) const;
+  /// The row's bias in the softmax's log2 units (bias * log2(e)), null
+  /// without one: the softmax adds it to the row's step max and subtracts
+  /// it from the max its exponent uses.
+  Value exponentBias(const Row &row) const;
 
   /// The score `s` (Q K^T, not yet scaled) of `row` and key column `col`
   /// (may be past Nk in a tail block: the caller masks it; the modifiers
@@ -305,9 +348,27 @@ private:
   /// folded, the float ops cloned as they are.
   SmallVector<Value> inlineRegion(Region &region, ArrayRef<Value> args,
                                   bool fuseFloats = false) const;
+  /// splitsBias: the score_mod's bias at row `r` and column `col` (the
+  /// region inlined with the score -0.0, a row constant): as base + k *
+  /// offset when it moves affinely with `col` = colBase + constant (`k` null
+  /// for 1), else as a value.
+  struct InlinedBias {
+    Value value, base, k;
+    int64_t offset = 0;
+  };
+  InlinedBias inlineBias(const Row &r, Value col) const;
+  /// inlineRegion, or with `yieldBias` inlineBias's region (its yield in
+  /// affine form when it has one; returns nothing then).
+  SmallVector<Value> inlineRegionImpl(Region &region, ArrayRef<Value> args,
+                                      bool fuseFloats,
+                                      InlinedBias *yieldBias) const;
+  /// The column read by the modifiers: `col`, clamped into [0, Nk) where
+  /// the mask or a captured tensor is read.
+  Value readColumn(Value col) const;
 
   KernelBuilder &kb;
   const ScoreModifierSpec &spec;
+  bool splitBias = false;
   Value mask;                       ///< [Bm * Hm * Nq * Nk] memref
   DenseMap<unsigned, Value> captures; ///< argument number -> memref
   Value batch, head, nq, nk;

@@ -82,8 +82,12 @@ private:
   Value issuePVShared(Value acc, Value stageDesc) const;
   Value issuePVRegisters(Value acc, ArrayRef<Value> p, Value stageDesc) const;
   SoftmaxStep softmax(Value s, Value j, Value max[2], Value sum[2]) const;
-  SmallVector<Value> maskedScores(Value s, Value colBase, bool masked,
-                                  const kernel::OnlineSoftmaxConfig &c) const;
+  /// `biasedRows`: the rows of a score_mod's split bias
+  /// (KernelScoreModifiers::splitsBias), built once per step.
+  SmallVector<Value>
+  maskedScores(Value s, Value colBase, bool masked,
+               const kernel::OnlineSoftmaxConfig &c,
+               const kernel::KernelScoreModifiers::Row *biasedRows) const;
   void writeP(const SoftmaxStep &step) const;
   SmallVector<Value> packP(const SoftmaxStep &step) const;
   SmallVector<Value> packPFP8(const SoftmaxStep &step) const;
@@ -91,8 +95,10 @@ private:
   int64_t numPRegisters() const;
   Value rescale(Value acc, const Value alpha[2]) const;
   /// The step's softmax with conditional rescaling (SoftmaxStep::rescaled).
+  /// `bias`: the rows' split biases (log2 units), null without.
   void conditionalRescale(SoftmaxStep &o, Value max[2], Value sum[2],
-                          const kernel::OnlineSoftmaxConfig &stepCfg) const;
+                          const kernel::OnlineSoftmaxConfig &stepCfg,
+                          const Value bias[2]) const;
   /// O *= the step's accAlpha, skipped where no row of the warp rescaled.
   Value rescaleStep(Value acc, const SoftmaxStep &o) const;
   /// kv_lens / pages: zeroes the rows of V block `block` (in ring `stage`)
