@@ -156,8 +156,10 @@ public:
 
   /// Whether a score_mod that adds a bias to the score (scoreModAddsBias:
   /// ALiBi, relative positions) has that bias split in two: the part of the
-  /// row and block, bias(i, colBase), computed once per row and step
-  /// (Row::bias) and added by the softmax to the row's max and exponent, and
+  /// row, block and lane, bias(i, colBase) with colBase the thread's first
+  /// column, computed once per row and step (Row::bias) and added by the
+  /// softmax to the thread's max (before the max across the row's lanes)
+  /// and exponent, and
   /// the part that moves with the column, bias(i, colBase + n) - bias(i,
   /// colBase) = step * n when the region makes it affine in the column (one
   /// fma per raw score, apply()). The scores stay unscaled (the softmax
