@@ -67,6 +67,25 @@ func.func @scaled_bias(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %
 
 // -----
 
+// The score plus a term computed from the score: no bias to split, ping-pong
+// stays on.
+// CHECK: \22ping_pong\22: true,{{.*}}\22ptx\22: \22score_term_kernel.ptx\22
+func.func @score_term(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
+  %o = fa.attention %q, %k, %v {} score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %half = arith.constant 0.5 : f32
+    %d = arith.subi %j, %i : index
+    %di = arith.index_cast %d : index to i32
+    %df = arith.sitofp %di : i32 to f32
+    %x = math.fma %s, %half, %df : f32
+    %t = arith.addf %s, %x : f32
+    fa.yield %t : f32
+  } : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16> -> tensor<?x?x?x128xbf16>
+  return %o : tensor<?x?x?x128xbf16>
+}
+
+// -----
+
 // CHECK: \22ping_pong\22: true,\0A  \22producer_registers\22: 24,\0A  \22ptx\22: \22tanh_mod_kernel.ptx\22,{{.*}}\22rescale_before_pv\22: true
 func.func @tanh_mod(%q: tensor<?x?x?x128xbf16>, %k: tensor<?x?x?x128xbf16>, %v: tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16> {
   %o = fa.attention %q, %k, %v {} score_mod {
