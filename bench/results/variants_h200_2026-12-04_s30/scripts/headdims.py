@@ -40,8 +40,8 @@ for name in names:
     pairs = H * (N * (N + 1) // 2 if var.get("causal") else N * N)
     rows.append(dict(kind="bench", kernel=name, ms=t, new_over_base=t["base"] / t["new"],
                      tflops_new=4 * d * pairs / t["new"] / 1e9))
-    print(f"bench {name}: new {4 * d * pairs / t['new'] / 1e9:.0f} TFLOP/s, {t['base'] / t['new']:.3f}x the unsplit kernel", flush=True)
+    print(f"bench {name}: new {4 * d * pairs / t['new'] / 1e9:.0f} TFLOP/s, {t['base'] / t['new']:.3f}x the base build", flush=True)
 json.dump(dict(device=torch.cuda.get_device_name(), rows=rows),
-          open(os.path.join(os.environ.get("OUT", "."), "run7_headdims.json"), "w"), indent=1)
+          open(os.path.join(os.environ.get("OUT", "."), os.environ.get("TAG", "run7") + "_headdims.json"), "w"), indent=1)
 bad = [r for r in rows if r.get("ok") is False]
 print(f"{len(bad)} failures")

@@ -295,7 +295,7 @@ struct Resolver {
     // A score_mod whose bias the kernel splits (ALiBi, relative positions)
     // at D = 128 (16-bit): without ping-pong 1.01-1.04x, full and causal,
     // round-robin in two runs (bench/results/variants_h200_2026-12-04_s30,
-    // run2 and run3).
+    // run2 and run3); at D = 64 and 256 it measured 0.83-0.91x (run9).
     if ((attn.modifiers.softcapOnly() && sixteenBit128()) ||
         tensorMaskMod128() ||
         (attn.modifiers.splitsBias(attn.scale) && sixteenBit128()))
