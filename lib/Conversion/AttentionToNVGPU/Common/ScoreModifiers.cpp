@@ -231,8 +231,13 @@ void mlir::fa::insertScoreModifierParams(std::vector<KernelParam> &params,
 KernelScoreModifiers::KernelScoreModifiers(
     KernelBuilder &kb, const ScoreModifierSpec &spec, ValueRange params,
     const ProblemSizes &sizes, Value batch, Value head, bool splitBias)
-    : kb(kb), spec(spec), splitBias(splitBias), batch(batch), head(head),
-      nq(sizes.queryLength), nk(sizes.keyLength) {
+    : kb(kb), spec(spec), splitBias(splitBias && spec.addsSplittableBias()),
+      batch(batch), head(head), nq(sizes.queryLength), nk(sizes.keyLength) {
+  if (this->splitBias) {
+    BlockArgument j = spec.scoreMod->front().getArgument(4);
+    biasReadsColumn = llvm::any_of(addedTerms(*spec.scoreMod),
+                                   [&](Value t) { return dependsOn(t, j); });
+  }
   if (spec.empty())
     return;
   unsigned next = 0;
@@ -268,7 +273,7 @@ KernelScoreModifiers::biasedRow(Value rowQ, Value colBase, double scale) const {
   // colBase and its offset what one column adds, in multiples of k.
   Value probe = arith::AddIOp::create(kb.b, kb.loc, colBase, kb.idx(1));
   InlinedBias g = inlineBias(r, probe);
-  if (!g.value) {
+  if (g.base) {
     r.bias = g.base;
     if (g.offset != 0) {
       Value step = kb.f32(double(g.offset) / scale);
@@ -280,9 +285,7 @@ KernelScoreModifiers::biasedRow(Value rowQ, Value colBase, double scale) const {
   }
   // Not affine in the column: a row constant when it does not read the
   // column at all, else evaluated per score (bias null).
-  Block &body = spec.scoreMod->front();
-  if (llvm::none_of(addedTerms(*spec.scoreMod),
-                    [&](Value t) { return dependsOn(t, body.getArgument(4)); }))
+  if (!biasReadsColumn)
     r.bias = g.value;
   return r;
 }
@@ -666,8 +669,9 @@ KernelScoreModifiers::inlineRegionImpl(Region &region, ArrayRef<Value> args,
     Value y = body.getTerminator()->getOperand(0);
     if (const ColumnFloats::FloatAffine *a = floats.affineOf(y))
       *yieldBias = {Value(), a->base, a->k, a->offset};
-    else
-      yieldBias->value = lookup(y);
+    // (An affine value materialized here is dead where only its form is
+    // used.)
+    yieldBias->value = lookup(y);
     return {};
   }
   return llvm::map_to_vector(body.getTerminator()->getOperands(), lookup);
@@ -710,19 +714,17 @@ Value KernelScoreModifiers::apply(Value s, double scale, const Row &r,
       s = arith::AddFOp::create(b, loc, s, m);
     }
   }
-  if (spec.scoreMod && splitsBias(scale)) {
+  if (splitsBias(scale)) {
     // The raw score plus the bias's part beyond the row's (biasedRow).
     assert(r.colBase && "splitsBias needs the rows of biasedRow");
     APInt offset;
     if (r.rawStep) {
-      Value n;
-      if (col == r.colBase)
-        n = Value();
-      else if (auto add = col.getDefiningOp<arith::AddIOp>();
-               add && add.getLhs() == r.colBase &&
-               matchPattern(add.getRhs(), m_ConstantInt(&offset)))
+      Value n; // the column's offset from colBase, null for 0
+      if (auto add = col.getDefiningOp<arith::AddIOp>();
+          add && add.getLhs() == r.colBase &&
+          matchPattern(add.getRhs(), m_ConstantInt(&offset)))
         n = offset.isZero() ? Value() : kb.f32(double(offset.getSExtValue()));
-      else
+      else if (col != r.colBase)
         n = arith::SIToFPOp::create(
             b, loc, b.getF32Type(),
             arith::IndexCastOp::create(b, loc, b.getI32Type(),
@@ -730,16 +732,8 @@ Value KernelScoreModifiers::apply(Value s, double scale, const Row &r,
       if (n)
         s = math::FmaOp::create(b, loc, r.rawStep, n, s);
     } else if (!r.bias) {
-      InlinedBias g = inlineBias(r, col);
-      Value bias = g.value;
-      if (!bias)
-        bias = g.k ? math::FmaOp::create(b, loc, g.k, kb.f32(double(g.offset)),
-                                         g.base)
-                         .getResult()
-                   : arith::AddFOp::create(b, loc, g.base,
-                                           kb.f32(double(g.offset)))
-                         .getResult();
-      s = math::FmaOp::create(b, loc, bias, kb.f32(1.0 / scale), s);
+      s = math::FmaOp::create(b, loc, inlineBias(r, col).value,
+                              kb.f32(1.0 / scale), s);
     }
   } else if (spec.scoreMod) {
     s = inlineRegion(*spec.scoreMod, {s, batch, head, r.i, j},

@@ -89,12 +89,16 @@ struct ScoreModifierSpec {
   /// biases). A kernel may then evaluate that term apart from the score
   /// (KernelScoreModifiers::splitsBias).
   bool scoreModAddsBias() const;
+  /// Whether the added bias can be split (scoreModAddsBias, and nothing
+  /// modifies the score before it: no softcap, no mask operand).
+  bool addsSplittableBias() const {
+    return scoreMod && !softcap && !mask && scoreModAddsBias();
+  }
   /// Whether a kernel that can (KernelScoreModifiers' `splitBias`) splits
-  /// the score_mod's bias (splitsBias): it adds one (scoreModAddsBias),
-  /// nothing modifies the score before it (no softcap, no mask operand) and
-  /// the scale is positive (the scores stay raw until the exponent).
+  /// the score_mod's bias (splitsBias): addsSplittableBias and a positive
+  /// scale (the scores stay raw until the exponent).
   bool splitsBias(double scale) const {
-    return scoreMod && !softcap && !mask && scale > 0 && scoreModAddsBias();
+    return scale > 0 && addsSplittableBias();
   }
 };
 
@@ -166,9 +170,7 @@ public:
   /// scales in its exponent, as without modifiers): one fma per score
   /// instead of two. Needs the constructor's `splitBias` and
   /// ScoreModifierSpec::splitsBias.
-  bool splitsBias(double scale) const {
-    return splitBias && spec.splitsBias(scale);
-  }
+  bool splitsBias(double scale) const { return splitBias && scale > 0; }
 
   /// The factor the softmax's exponent multiplies apply()'s scores by (to
   /// log2 units): scale * log2(e) for raw scores, log2(e) for scaled ones.
@@ -351,16 +353,16 @@ private:
   SmallVector<Value> inlineRegion(Region &region, ArrayRef<Value> args,
                                   bool fuseFloats = false) const;
   /// splitsBias: the score_mod's bias at row `r` and column `col` (the
-  /// region inlined with the score -0.0, a row constant): as base + k *
-  /// offset when it moves affinely with `col` = colBase + constant (`k` null
-  /// for 1), else as a value.
+  /// region inlined with the score -0.0, a row constant): its value, and
+  /// when it moves affinely with `col` = colBase + constant also its form
+  /// base + k * offset (`k` null for 1; `base` null when not affine).
   struct InlinedBias {
     Value value, base, k;
     int64_t offset = 0;
   };
   InlinedBias inlineBias(const Row &r, Value col) const;
-  /// inlineRegion, or with `yieldBias` inlineBias's region (its yield in
-  /// affine form when it has one; returns nothing then).
+  /// inlineRegion, or with `yieldBias` inlineBias's region (its yield, in
+  /// affine form too when it has one; returns nothing then).
   SmallVector<Value> inlineRegionImpl(Region &region, ArrayRef<Value> args,
                                       bool fuseFloats,
                                       InlinedBias *yieldBias) const;
@@ -370,7 +372,11 @@ private:
 
   KernelBuilder &kb;
   const ScoreModifierSpec &spec;
+  /// The constructor's `splitBias` where the spec adds a splittable bias.
   bool splitBias = false;
+  /// splitBias: whether the bias reads the key position at all (else it is
+  /// a row constant).
+  bool biasReadsColumn = false;
   Value mask;                       ///< [Bm * Hm * Nq * Nk] memref
   DenseMap<unsigned, Value> captures; ///< argument number -> memref
   Value batch, head, nq, nk;
