@@ -19,6 +19,8 @@
 // RUN: not fa-opt %t/stages.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a longest-first=maybe})' 2>&1 | FileCheck %s --check-prefix=TRISTATE
 // RUN: fa-opt %t/producer-range.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a producer-registers=16})' -verify-diagnostics -o /dev/null
 // RUN: fa-opt %t/producer-8.mlir --fa-tile-attention-for-chip=chip=sm_90a --convert-fa-to-nvgpu=chip=sm_90a -verify-diagnostics -o /dev/null
+// RUN: fa-opt %t/producer-launch.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a producer-registers=176})' -verify-diagnostics -o /dev/null
+// RUN: fa-opt %t/producer-launch-3wg.mlir '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a block-q=192 producer-registers=136})' -verify-diagnostics -o /dev/null
 // TRISTATE: longest-first
 // TRISTATE-SAME: maybe
 
@@ -118,4 +120,19 @@ func.func @f(%q: tensor<1x1x64x128xf16>, %k: tensor<1x1x64x128xf16>, %v: tensor<
 func.func @f(%q: tensor<1x1x64x128xf16>, %k: tensor<1x1x64x128xf16>, %v: tensor<1x1x64x128xf16>) -> tensor<1x1x64x128xf16> attributes {fa.sm90.producer_registers = 44 : i64} {
   %o = fa.attention %q, %k, %v : tensor<1x1x64x128xf16>, tensor<1x1x64x128xf16>, tensor<1x1x64x128xf16> -> tensor<1x1x64x128xf16>
   return %o : tensor<1x1x64x128xf16>
+}
+//--- producer-launch.mlir
+// Two consumer warpgroups and the producer launch with 168 registers each:
+// setmaxnreg.dec cannot raise the producer to 176 (ptxas rejects the PTX).
+// expected-error @+1 {{sm_90a schedule: producer-registers=176 (fa-to-ptx option) is more than the 168 registers per thread a CTA of 3 warpgroups launches with (setmaxnreg.dec lowers the producer's count)}}
+func.func @f(%q: tensor<1x1x64x128xf16>, %k: tensor<1x1x64x128xf16>, %v: tensor<1x1x64x128xf16>) -> tensor<1x1x64x128xf16> {
+  %o = fa.attention %q, %k, %v : tensor<1x1x64x128xf16>, tensor<1x1x64x128xf16>, tensor<1x1x64x128xf16> -> tensor<1x1x64x128xf16>
+  return %o : tensor<1x1x64x128xf16>
+}
+//--- producer-launch-3wg.mlir
+// Three consumer warpgroups (192-row tiles at head dim 64): 128 at launch.
+// expected-error @+1 {{sm_90a schedule: producer-registers=136 (fa-to-ptx option) is more than the 128 registers per thread a CTA of 4 warpgroups launches with}}
+func.func @f(%q: tensor<1x1x256x64xf16>, %k: tensor<1x1x256x64xf16>, %v: tensor<1x1x256x64xf16>) -> tensor<1x1x256x64xf16> {
+  %o = fa.attention %q, %k, %v : tensor<1x1x256x64xf16>, tensor<1x1x256x64xf16>, tensor<1x1x256x64xf16> -> tensor<1x1x256x64xf16>
+  return %o : tensor<1x1x256x64xf16>
 }

@@ -71,14 +71,22 @@ constexpr int64_t kSM90ScoreModProducerRegisters = 56;
 /// (bench/results/sm90_d64_h200_2026-12-03_s24, run3).
 constexpr int64_t kSM90ThreeWGProducerRegisters = 32;
 
+/// The registers per thread a warp-specialized CTA launches with: W =
+/// consumerWarpgroups + 1 warpgroups share the SM's 65536, floor8(65536 /
+/// (128 W)) each (168 for 3, 128 for 4). setmaxnreg.dec may only lower a
+/// count and setmaxnreg.inc only raise it (ptxas rejects the PTX
+/// otherwise), so the producer keeps at most this many.
+constexpr int64_t getSM90LaunchRegisters(int64_t consumerWarpgroups) {
+  return 65536 / (128 * (consumerWarpgroups + 1)) / 8 * 8;
+}
+
 /// The consumers' setmaxnreg when the producer keeps `producerRegisters`:
-/// a CTA of W = consumerWarpgroups + 1 warpgroups launches with
-/// floor8(65536 / (128 W)) registers per thread (168 for 3, 128 for 4), and
-/// the consumers share what the producer gives back, in multiples of 8.
+/// the consumers share what the producer gives back of the launch's
+/// registers (getSM90LaunchRegisters), in multiples of 8.
 constexpr int64_t getSM90ConsumerRegisters(int64_t producerRegisters,
                                            int64_t consumerWarpgroups) {
   int64_t warpgroups = consumerWarpgroups + 1;
-  int64_t launched = 65536 / (128 * warpgroups) / 8 * 8;
+  int64_t launched = getSM90LaunchRegisters(consumerWarpgroups);
   return (warpgroups * launched - producerRegisters) / consumerWarpgroups / 8 *
          8;
 }

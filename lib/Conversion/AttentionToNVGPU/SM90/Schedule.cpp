@@ -472,6 +472,17 @@ struct Resolver {
       return func.emitError("sm_90a schedule: ")
              << describe(producerRegistersIndex)
              << " must be a multiple of 8 (setmaxnreg)";
+    // setmaxnreg.dec cannot raise the producer above what the CTA launched
+    // with (nor .inc lower the consumers below it).
+    int64_t launched =
+        getSM90LaunchRegisters(attn.blockQ / kSM90RowsPerWarpgroup);
+    if (s.warpSpecialized && s.producerRegisters > launched)
+      return func.emitError("sm_90a schedule: ")
+             << describe(producerRegistersIndex) << " is more than the "
+             << launched << " registers per thread a CTA of "
+             << attn.blockQ / kSM90RowsPerWarpgroup + 1
+             << " warpgroups launches with (setmaxnreg.dec lowers the "
+                "producer's count)";
     // The pipelined consumers hold block j-1's stage (P V in flight) while
     // they wait for block j: with one stage that wait never ends.
     if (s.warpSpecialized && s.overlap && s.stages < 2)
