@@ -16,11 +16,13 @@ from . import decode, dispatch
 from fa_runtime.driver import check_indices_default, multiprocessor_count
 from fa_runtime.manifest import check_index_values
 
-from .validation import AttentionInputError, UnsupportedError, check_inputs, unsupported_reason
+from .validation import (AttentionInputError, UnsupportedError, check_inputs, check_mask,
+                         unsupported_reason)
 from .variant import Variant, chip_for_capability
 
 _DTYPE_NAMES = {torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f32",
-                torch.float64: "f64", torch.int32: "i32", torch.int64: "i64"}
+                torch.float64: "f64", torch.int32: "i32", torch.int64: "i64",
+                torch.bool: "bool"}
 
 _chips = {}
 
@@ -43,7 +45,7 @@ def chip_for_device(device):
 
 
 def reference(q, k, v, causal=False, window=None, scale=None, softcap=None, return_lse=False,
-              kv_lens=None, page_table=None):
+              kv_lens=None, page_table=None, attn_mask=None):
     """fa.attention's semantics in torch (docs/Attention.md): bottom-right
     aligned causal mask and window, GQA, softcap, lse in natural log, fully
     masked rows give 0 and lse -inf. torch SDPA where it computes the same
@@ -54,7 +56,9 @@ def reference(q, k, v, causal=False, window=None, scale=None, softcap=None, retu
     sequence b is k[clamp(page_table[b, j // S], 0, P - 1), :, j % S] (the
     pages gathered into [B, Hkv, M*S, D]); kv_lens [B] int32: sequence b sees
     keys j < L_b = clamp(kv_lens[b], 0, Nk) and its causal/window diagonal is
-    L_b - Nq (bottom-right per sequence)."""
+    L_b - Nq (bottom-right per sequence). attn_mask (broadcastable to
+    [B, Hq, Nq, Nk]): bool keeps where true, a float one is added to the
+    scaled, softcapped scores (docs/Attention.md's order)."""
     B, Hq, Nq, D = q.shape
     if page_table is not None:
         k, v = gather_pages(k, v, page_table)
@@ -62,7 +66,8 @@ def reference(q, k, v, causal=False, window=None, scale=None, softcap=None, retu
     window = _window(causal, window)
     lens = None if kv_lens is None else kv_lens.long().clamp(0, Nk)
     varlen = kv_lens is not None or page_table is not None
-    if softcap is None and not return_lse and not varlen and window in (None, (-1, 0)) and \
+    if softcap is None and not return_lse and not varlen and attn_mask is None and \
+            window in (None, (-1, 0)) and \
             (window is None or Nq == Nk):
         out = torch.nn.functional.scaled_dot_product_attention(
             q, k, v, is_causal=window is not None, scale=scale, enable_gqa=Hq != Hkv)
@@ -74,7 +79,7 @@ def reference(q, k, v, causal=False, window=None, scale=None, softcap=None, retu
                                                           else 1.0 / math.sqrt(D))
     if softcap is not None:
         s = softcap * torch.tanh(s / softcap)
-    visible = _band(Nq, Nk, window, q.device, lens)
+    s, visible = _apply_mask(s, attn_mask, _band(Nq, Nk, window, q.device, lens))
     if visible is not None:
         s = s.masked_fill(~visible, float("-inf"))
     m = s.amax(-1, keepdim=True)
@@ -84,6 +89,16 @@ def reference(q, k, v, causal=False, window=None, scale=None, softcap=None, retu
     out = torch.matmul(p, vf) / torch.where(l_ == 0, torch.ones_like(l_), l_)
     lse = (m + torch.log(l_)).squeeze(-1)
     return out.to(q.dtype), lse
+
+
+def _apply_mask(s, attn_mask, visible):
+    """An additive attn_mask added to the scores s, a boolean one and-ed into
+    `visible` (None: every key); both broadcast as torch does."""
+    if attn_mask is None:
+        return s, visible
+    if attn_mask.dtype == torch.bool:
+        return s, attn_mask if visible is None else visible & attn_mask
+    return s + attn_mask.to(s.dtype), visible
 
 
 def _window(causal, window):
@@ -134,13 +149,14 @@ def gather_pages(k, v, page_table):
 
 
 def reference_grad(q, k, v, do, causal=False, window=None, scale=None, softcap=None,
-                   grad_lse=None):
+                   grad_lse=None, attn_mask=None):
     """(dq, dk, dv) of `reference`'s attention for the output gradient do
     (and grad_lse, the gradient of its lse), in f32 (f64 for f64 inputs) with
     materialized scores (O(N^2) memory): the backward's fallback, written out
     (docs/Backward.md's math) rather than through autograd, so that it also
     runs inside the custom op, where autograd does not record. Fully masked
-    rows contribute nothing (dq 0)."""
+    rows contribute nothing (dq 0). attn_mask as in `reference` (no gradient
+    of its own)."""
     B, Hq, Nq, D = q.shape
     Hkv, Nk = k.shape[1], k.shape[2]
     r = Hq // Hkv
@@ -153,7 +169,7 @@ def reference_grad(q, k, v, do, causal=False, window=None, scale=None, softcap=N
     if softcap is not None:
         t = torch.tanh(s / softcap)
         s = softcap * t
-    visible = _band(Nq, Nk, _window(causal, window), q.device)
+    s, visible = _apply_mask(s, attn_mask, _band(Nq, Nk, _window(causal, window), q.device))
     if visible is not None:
         s = s.masked_fill(~visible, float("-inf"))
     lse = torch.logsumexp(s, -1, keepdim=True)
@@ -175,8 +191,11 @@ dispatch.on_clear.append(_fast.clear)
 
 
 def _run(q, k, v, causal, wl, wr, scale, softcap, return_lse, fallback, kv_lens=None,
-         page_table=None):
+         page_table=None, attn_mask=None):
     window = None if (wl, wr) == (-1, -1) else (wl, wr)
+    if attn_mask is not None:
+        return _run_masked(q, k, v, causal, window, scale, softcap, return_lse, fallback,
+                           kv_lens, page_table, attn_mask)
     varlen = {}
     if kv_lens is not None or page_table is not None:
         varlen = dict(kv_lens=kv_lens, page_table=page_table)
@@ -201,6 +220,35 @@ def _run(q, k, v, causal, wl, wr, scale, softcap, return_lse, fallback, kv_lens=
         return out.contiguous(), (lse.contiguous() if return_lse else _no_lse(q))
     # The checked mode (if on) ran above: the kernel's own would read the same.
     res = kern(q, k, v, **varlen, check_indices=False) if varlen else kern(q, k, v)
+    if return_lse:
+        return res[0], res[1]
+    return res, _no_lse(q)
+
+
+def _mask_spec(attn_mask):
+    """The Variant's mask spec of a [B or 1, Hq or 1, Nq, Nk] attn_mask."""
+    dims = ("1" if attn_mask.shape[0] == 1 else "B") + ("1" if attn_mask.shape[1] == 1 else "H")
+    return f"{_DTYPE_NAMES[attn_mask.dtype]}:{dims}"
+
+
+def _run_masked(q, k, v, causal, window, scale, softcap, return_lse, fallback, kv_lens,
+                page_table, attn_mask):
+    """A call with a mask operand: the forward kernel compiled with it (the
+    variant's `mask`, docs/Attention.md: [B or 1, Hq or 1, Nq, Nk], read per
+    score), unsplit; with kv_lens or a page table there is none (the
+    fallback, or UnsupportedError)."""
+    if kv_lens is not None or page_table is not None:
+        kern = "no kernel takes attn_mask with kv_lens or a page table"
+        if not fallback:
+            raise _unsupported(kern)
+    else:
+        kern = _kernel(q, v, causal, window, scale, softcap, return_lse, fallback,
+                       mask=_mask_spec(attn_mask))
+    if isinstance(kern, str):
+        out, lse = reference(q, k, v, causal, window, scale, softcap, return_lse, kv_lens,
+                             page_table, attn_mask)
+        return out.contiguous(), (lse.contiguous() if return_lse else _no_lse(q))
+    res = kern(q, k, v, mask=attn_mask)
     if return_lse:
         return res[0], res[1]
     return res, _no_lse(q)
@@ -437,7 +485,7 @@ def _prefill_schedule(q, k, v, causal, window, softcap, varlen):
 
 def _kernel(q, v, causal, window, scale, softcap, return_lse, fallback, grad=False,
             kv_lens=False, page_size=None, deterministic=False, schedule=(),
-            split_kv=False):
+            split_kv=False, mask=None):
     """The fa_runtime.Kernel of this variant (with grad: its backward; with
     kv_lens / page_size: the kernel taking lengths / page pools) on q's
     device, or the reason there is none (a string; raises UnsupportedError
@@ -449,9 +497,11 @@ def _kernel(q, v, causal, window, scale, softcap, return_lse, fallback, grad=Fal
     `split_kv`: on sm_90a, the forward kernel compiled with
     fa-to-ptx{split-kv} (in-kernel split-KV decoding; _run_split_kernel),
     or the reason there is none (never another kernel instead).
+    `mask`: the forward kernel taking a mask operand of this spec
+    (Variant's mask, `<dtype>:<dims>`).
     Memoized per (dtype, head dims, flags, device)."""
     key = (q.dtype, q.shape[-1], v.shape[-1], causal, window, scale, softcap, return_lse,
-           q.device, grad, kv_lens, page_size, deterministic, schedule, split_kv)
+           q.device, grad, kv_lens, page_size, deterministic, schedule, split_kv, mask)
     kern = _fast.get(key)
     if kern is None:
         dtype = _DTYPE_NAMES.get(q.dtype, str(q.dtype))
@@ -469,7 +519,7 @@ def _kernel(q, v, causal, window, scale, softcap, return_lse, fallback, grad=Fal
                 options["split-kv"] = True
             variant = Variant.make(dtype, q.shape[-1], causal, window, scale, softcap,
                                    return_lse, chip, grad=grad, kv_lens=kv_lens,
-                                   page_size=page_size, options=options or None)
+                                   page_size=page_size, options=options or None, mask=mask)
             try:
                 kern = dispatch.kernel(variant).runtime
             except UnsupportedError as e:
@@ -512,10 +562,11 @@ def attention_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool
                  window_left: int, window_right: int, scale: Optional[float],
                  softcap: Optional[float], return_lse: bool, fallback: bool,
                  kv_lens: Optional[torch.Tensor] = None,
-                 page_table: Optional[torch.Tensor] = None) -> Tuple[torch.Tensor, torch.Tensor]:
+                 page_table: Optional[torch.Tensor] = None,
+                 attn_mask: Optional[torch.Tensor] = None) -> Tuple[torch.Tensor, torch.Tensor]:
     """fa.attention's op: (out, lse), lse empty unless return_lse."""
     out, lse = _run(q, k, v, causal, window_left, window_right, scale, softcap, return_lse,
-                    fallback, kv_lens, page_table)
+                    fallback, kv_lens, page_table, attn_mask)
     if not return_lse:
         lse = torch.empty((0,), device=q.device, dtype=torch.float32)
     return out, lse
@@ -523,7 +574,7 @@ def attention_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool
 
 @attention_op.register_fake
 def _attention_fake(q, k, v, causal, window_left, window_right, scale, softcap, return_lse,
-                    fallback, kv_lens=None, page_table=None):
+                    fallback, kv_lens=None, page_table=None, attn_mask=None):
     B, Hq, Nq, _ = q.shape
     out = q.new_empty((B, Hq, Nq, v.shape[-1]))
     lse = q.new_empty((B, Hq, Nq) if return_lse else (0,), dtype=torch.float32)
@@ -531,12 +582,21 @@ def _attention_fake(q, k, v, causal, window_left, window_right, scale, softcap, 
 
 
 def _grad(grad_out, q, k, v, out, lse, grad_lse, causal, window_left, window_right, scale,
-          softcap, fallback):
+          softcap, fallback, attn_mask=None):
     """fa::attention_backward's body: (dq, dk, dv) from the backward kernel
     of the forward's variant on q's device (fa_runtime.Kernel.grad), or, when
     there is none and `fallback`, from reference_grad; else UnsupportedError.
-    An empty lse (the forward was not asked for it) is computed again."""
+    An empty lse (the forward was not asked for it) is computed again.
+    With attn_mask there is no backward kernel (none reads a mask operand):
+    reference_grad with fallback, else UnsupportedError."""
     window = None if (window_left, window_right) == (-1, -1) else (window_left, window_right)
+    if attn_mask is not None:
+        if not fallback:
+            raise _unsupported("no backward kernel reads a mask operand (attn_mask)", grad=True)
+        dq, dk, dv = reference_grad(q, k, v, grad_out, causal, window, scale, softcap, grad_lse,
+                                    attn_mask)
+        return (dq.to(q.dtype).contiguous(), dk.to(k.dtype).contiguous(),
+                dv.to(v.dtype).contiguous())
     # torch.use_deterministic_algorithms(True): the kernel that adds dq in a
     # fixed order (the other gradients are deterministic in either).
     deterministic = bool(getattr(torch, "are_deterministic_algorithms_enabled",
@@ -560,27 +620,30 @@ def attention_backward_op(grad_out: torch.Tensor, q: torch.Tensor, k: torch.Tens
                           v: torch.Tensor, out: torch.Tensor, lse: torch.Tensor,
                           grad_lse: Optional[torch.Tensor], causal: bool, window_left: int,
                           window_right: int, scale: Optional[float], softcap: Optional[float],
-                          fallback: bool) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+                          fallback: bool, attn_mask: Optional[torch.Tensor] = None
+                          ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """fa::attention's backward: (dq, dk, dv) given the output's gradient, the
     forward's inputs and results (lse empty: computed again) and the lse's
     gradient (None when the loss does not use it)."""
     return _grad(grad_out, q, k, v, out, lse, grad_lse, causal, window_left, window_right,
-                 scale, softcap, fallback)
+                 scale, softcap, fallback, attn_mask)
 
 
 @attention_backward_op.register_fake
 def _attention_backward_fake(grad_out, q, k, v, out, lse, grad_lse, causal, window_left,
-                             window_right, scale, softcap, fallback):
+                             window_right, scale, softcap, fallback, attn_mask=None):
     return q.new_empty(q.shape), k.new_empty(k.shape), v.new_empty(v.shape)
 
 
 def _setup_context(ctx, inputs, output):
     q, k, v, causal, window_left, window_right, scale, softcap, return_lse, fallback = inputs[:10]
     out, lse = output
-    ctx.save_for_backward(q, k, v, out, lse)
+    attn_mask = inputs[12] if len(inputs) > 12 else None
+    ctx.fa_masked = attn_mask is not None
+    ctx.save_for_backward(q, k, v, out, lse, *((attn_mask,) if ctx.fa_masked else ()))
     ctx.fa_flags = (causal, window_left, window_right, scale, softcap, return_lse, fallback)
     # kv_lens / page_table: no backward (inference only); said when it is asked for.
-    ctx.fa_varlen = any(t is not None for t in inputs[10:])
+    ctx.fa_varlen = any(t is not None for t in inputs[10:12])
     # An output the loss does not use gets None, not zeros (lse, mostly).
     ctx.set_materialize_grads(False)
 
@@ -591,14 +654,15 @@ def _backward(ctx, grad_out, grad_lse):
                                "KV cache (inference only: call it under torch.no_grad() or "
                                "torch.inference_mode(), or with tensors that do not require "
                                "grad)")
-    q, k, v, out, lse = ctx.saved_tensors
+    q, k, v, out, lse = ctx.saved_tensors[:5]
+    attn_mask = ctx.saved_tensors[5] if getattr(ctx, "fa_masked", False) else None
     causal, window_left, window_right, scale, softcap, return_lse, fallback = ctx.fa_flags
     if grad_out is None:  # only lse reaches the loss
         grad_out = torch.zeros_like(out)
     if not return_lse:
         grad_lse = None
     args = (grad_out, q, k, v, out, lse, grad_lse, causal, window_left, window_right, scale,
-            softcap, fallback)
+            softcap, fallback, attn_mask)
     # Eager on plain tensors: the body directly (no dispatcher); traced
     # (torch.compile, opcheck, fake tensors): the op, whose fake gives shapes.
     if not torch.compiler.is_compiling() and all(type(t) is torch.Tensor
@@ -620,7 +684,7 @@ def _dtype_name(t):
 
 
 def attention(q, k, v, *, causal=False, window=None, scale=None, softcap=None, return_lse=False,
-              fallback=None, kv_lens=None, page_table=None):
+              fallback=None, kv_lens=None, page_table=None, attn_mask=None):
     """Scaled dot-product attention with fa's kernels, on torch tensors.
 
     q [B, Hq, Nq, D], k and v [B, Hkv, Nk, D] (torch SDPA's layout; Hq a
@@ -653,24 +717,38 @@ def attention(q, k, v, *, causal=False, window=None, scale=None, softcap=None, r
     clamped (to [0, Nk] and [0, num_pages - 1]); FA_CHECK_INDICES=1 checks
     them on the host first (AttentionInputError naming the sequence and
     page). Decoding calls are packed and split through the page table
-    (fa.decode). No backward (UnsupportedError if one is asked for)."""
+    (fa.decode). No backward (UnsupportedError if one is asked for).
+    attn_mask: torch SDPA's, broadcastable to [B, Hq, Nq, Nk]: bool keeps
+    the keys where it is true, float16 / bfloat16 / float32 is added to the
+    scaled (and softcapped) scores; it combines with causal and window (a
+    key is visible if all say so) and a row that sees no key gives out 0,
+    lse -inf. The kernel compiled with a mask operand reads it per score
+    (its batch and head dims may be 1; its query and key dims are expanded
+    here). It gets no gradient (UnsupportedError if it requires one), and no
+    backward kernel reads it: loss.backward() through a masked call needs
+    fallback=True (the gradients in torch, O(N^2) memory). Not with kv_lens
+    or a page table (UnsupportedError, or the fallback)."""
     if not all(isinstance(t, torch.Tensor) for t in (q, k, v)):
         raise AttentionInputError("fa.attention: q, k, v must be torch tensors")
     for name, t in (("kv_lens", kv_lens), ("page_table", page_table)):
         if t is not None and not isinstance(t, torch.Tensor):
             raise AttentionInputError(f"fa.attention: {name} must be a torch tensor (int32), "
                                       f"got {type(t).__name__}")
-    window, _ = check_inputs((q.shape, _dtype_name(q), q.device),
-                             (k.shape, _dtype_name(k), k.device),
-                             (v.shape, _dtype_name(v), v.device),
-                             causal=causal, window=window, scale=scale, softcap=softcap,
-                             kv_lens=_described(kv_lens), page_table=_described(page_table))
+    window, sizes = check_inputs((q.shape, _dtype_name(q), q.device),
+                                 (k.shape, _dtype_name(k), k.device),
+                                 (v.shape, _dtype_name(v), v.device),
+                                 causal=causal, window=window, scale=scale, softcap=softcap,
+                                 kv_lens=_described(kv_lens), page_table=_described(page_table))
     if fallback is None:
         fallback = _FALLBACK_ENV
+    if attn_mask is not None:
+        attn_mask = _mask_operand(attn_mask, q, sizes)
     wl, wr = window if window is not None else (-1, -1)
     args = (q, k, v, bool(causal), int(wl), int(wr), None if scale is None else float(scale),
             None if softcap is None else float(softcap), bool(return_lse), bool(fallback))
     varlen = () if kv_lens is None and page_table is None else (kv_lens, page_table)
+    if attn_mask is not None:
+        varlen = (kv_lens, page_table, attn_mask)
     if _direct(q, k, v, *varlen):
         out, lse = _run(*args, *varlen)
     else:
@@ -679,6 +757,24 @@ def attention(q, k, v, *, causal=False, window=None, scale=None, softcap=None, r
             args = args[:8] + (True, args[9])  # the backward reads lse: computed, not returned
         out, lse = attention_op(*args, *varlen)
     return (out, lse) if return_lse else out
+
+
+def _mask_operand(attn_mask, q, sizes):
+    """attn_mask checked (validation.check_mask) and viewed as the kernel's
+    [B or 1, Hq or 1, Nq, Nk] operand: leading dims added, its query and key
+    dims expanded (a view; the launch copies it contiguous where needed)."""
+    if not isinstance(attn_mask, torch.Tensor):
+        raise AttentionInputError(f"fa.attention: attn_mask must be a torch tensor, got "
+                                  f"{type(attn_mask).__name__}")
+    if attn_mask.device != q.device:
+        raise AttentionInputError(f"fa.attention: attn_mask is on {attn_mask.device}, q, k, v "
+                                  f"on {q.device}; they must be on one device")
+    _, shape = check_mask((attn_mask.shape, _dtype_name(attn_mask), attn_mask.device), sizes)
+    if attn_mask.requires_grad and torch.is_grad_enabled():
+        raise UnsupportedError("fa.attention: attn_mask requires grad, but fa.attention gives "
+                               "no gradient to the mask (pass attn_mask.detach())")
+    return attn_mask.reshape((1,) * (4 - attn_mask.dim()) + tuple(attn_mask.shape)) \
+        .expand(shape)
 
 
 def _described(t):

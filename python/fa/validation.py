@@ -123,3 +123,34 @@ def unsupported_reason(dtype, device, chip, D, Dv, softcap, grad=False):
         return (f"head dim {D}: the {chip} {'backward ' if grad else ''}kernel supports "
                 f"{', '.join(map(str, dims))}")
     return None
+
+
+def check_mask(mask, sizes):
+    """attn_mask: a (shape, dtype name, device) triple, torch SDPA's
+    convention: broadcastable to [B, Hq, Nq, Nk] (rank 4 at most, aligned
+    right), bool (keep where true) or f16 / bf16 / f32 (added to the scaled,
+    softcapped scores). `sizes` as check_inputs returns them. Raises
+    AttentionInputError; returns the kernel's mask spec `<dtype>:<dims>`
+    (variant.MASK_DTYPES, MASK_BROADCASTS: batch and head dims kept as 1
+    where the mask broadcasts over them) and the [B or 1, Hq or 1, Nq, Nk]
+    shape to expand the mask to (its query and key dims in full)."""
+    shape, dtype, _ = mask
+    B, Hq, _, Nq, Nk, _, _ = sizes
+    full = (B, Hq, Nq, Nk)
+    if len(shape) > 4:
+        raise AttentionInputError(f"fa.attention: attn_mask has rank {len(shape)} (shape "
+                                  f"{list(shape)}); it must broadcast to [B, Hq, Nq, Nk] = "
+                                  f"{list(full)}")
+    shape = (1,) * (4 - len(shape)) + tuple(shape)
+    for d, (m, n) in enumerate(zip(shape, full)):
+        if m != 1 and m != n:
+            raise AttentionInputError(f"fa.attention: attn_mask of shape {list(shape)} does not "
+                                      f"broadcast to [B, Hq, Nq, Nk] = {list(full)} (dim {d} "
+                                      f"is {m}; it must be 1 or {n})")
+    names = {"bool": "bool", "f16": "f16", "bf16": "bf16", "f32": "f32"}
+    if dtype not in names:
+        raise AttentionInputError(f"fa.attention: attn_mask has dtype {dtype}; it must be bool "
+                                  f"(keep where true) or float16, bfloat16, float32 (added to "
+                                  f"the scores)")
+    dims = ("1" if shape[0] == 1 else "B") + ("1" if shape[1] == 1 else "H")
+    return f"{names[dtype]}:{dims}", (shape[0], shape[1], Nq, Nk)

@@ -24,6 +24,11 @@ HEAD_DIMS = {"sm_80": (64, 128), "sm_90a": (64, 128, 256)}
 GRAD_HEAD_DIMS = {"sm_80": (64, 128), "sm_90a": (64, 128)}
 # A page of a paged KV cache holds a multiple of this many keys.
 PAGE_MULTIPLE = 16
+# A mask operand: its element type (bool: i1, keep where true; the others are
+# added to the scores) and its batch / head dims, each the full size or 1
+# (broadcast): `bool:11` is [1, 1, Nq, Nk], `f16:BH` [B, Hq, Nq, Nk].
+MASK_DTYPES = {"bool": "i1", "f16": "f16", "bf16": "bf16", "f32": "f32"}
+MASK_BROADCASTS = ("11", "1H", "B1", "BH")
 _I64_MAX = 2**63 - 1
 
 
@@ -71,7 +76,11 @@ class Variant:
     (`kv_lens(...)`); page_size S: K and V are page pools [P, Hkv, S, D] read
     through a page table (`pages(...)`); fp8: the sm_90a kernel on e4m3 q, k,
     V^T with descales per 128 x 128 block and its quantization kernels
-    (Kernel.quantize; dtype is then its inputs' and output's, docs/FP8.md)."""
+    (Kernel.quantize; dtype is then its inputs' and output's, docs/FP8.md);
+    mask: a mask operand `<dtype>:<dims>` (MASK_DTYPES, MASK_BROADCASTS:
+    `bool:11` a boolean [1, 1, Nq, Nk] mask, `f16:BH` an additive
+    [B, Hq, Nq, Nk] one; docs/Attention.md), a forward kernel argument
+    `%mask`."""
     dtype: str = "f16"
     head_dim: int = 128
     causal: bool = False
@@ -86,11 +95,12 @@ class Variant:
     page_size: int = None
     varlen: bool = False
     fp8: bool = False
+    mask: str = None
 
     @classmethod
     def make(cls, dtype="f16", head_dim=128, causal=False, window=None, scale=None, softcap=None,
              lse=False, chip="sm_90a", options=None, grad=False, kv_lens=False, page_size=None,
-             varlen=False, fp8=False):
+             varlen=False, fp8=False, mask=None):
         """The canonical variant; ValueError naming what is wrong."""
         if dtype not in DTYPES:
             raise ValueError(f"dtype: {dtype!r}; the kernels take {', '.join(DTYPES)}")
@@ -132,8 +142,20 @@ class Variant:
                     softcap is not None):
             raise ValueError("fp8: the sm_90a forward kernel only (no grad, kv_lens, pages, "
                              "varlen or softcap)")
+        if mask is not None:
+            dt, _, dims = str(mask).partition(":")
+            if dt not in MASK_DTYPES or dims not in MASK_BROADCASTS:
+                raise ValueError(f"mask: {mask!r} is not <dtype>:<dims> with dtype one of "
+                                 f"{', '.join(MASK_DTYPES)} and dims one of "
+                                 f"{', '.join(MASK_BROADCASTS)} (e.g. bool:11 for a "
+                                 f"[1, 1, Nq, Nk] boolean mask)")
+            if grad or kv_lens or page_size or varlen or fp8:
+                raise ValueError("mask: a mask operand is taken by the 16-bit forward kernels "
+                                 "without kv_lens, pages or varlen (no backward kernel reads "
+                                 "one)")
+            mask = f"{dt}:{dims}"
         return cls(dtype, head_dim, causal, window, scale, softcap, bool(lse), chip, opts,
-                   bool(grad), bool(kv_lens), page_size, bool(varlen), bool(fp8))
+                   bool(grad), bool(kv_lens), page_size, bool(varlen), bool(fp8), mask)
 
     @classmethod
     def parse(cls, spec, chip="sm_90a"):
@@ -145,7 +167,8 @@ class Variant:
         cache with per-sequence lengths: `f16,d128,causal,kv_lens,page=64`;
         `varlen` the kernel of packed variable-length sequences:
         `bf16,d128,causal,lse,varlen`; `fp8` the e4m3 kernel with per-block
-        descales of that output dtype: `f16,d128,causal,fp8`."""
+        descales of that output dtype: `f16,d128,causal,fp8`; `mask=<dtype>:<dims>`
+        the kernel taking a mask operand: `bf16,d128,full,mask=bool:B1`."""
         kw = dict(chip=chip)
         opts = {}
         for tok in filter(None, (t.strip() for t in spec.split(","))):
@@ -171,6 +194,8 @@ class Variant:
                                          f"(keys per page)") from None
                 elif k == "chip":
                     kw["chip"] = v
+                elif k == "mask":
+                    kw["mask"] = v
                 else:
                     opts[k] = v
             else:
@@ -194,6 +219,8 @@ class Variant:
             toks.append("varlen")
         if self.fp8:
             toks.append("fp8")
+        if self.mask:
+            toks.append(f"mask={self.mask}")
         if self.window:
             toks.append(f"window={self.window[0]}:{self.window[1]}")
         if self.scale is not None:
@@ -218,6 +245,8 @@ class Variant:
             d["varlen"] = True
         if self.fp8:
             d["fp8"] = True
+        if self.mask:
+            d["mask"] = self.mask
         return d
 
     @classmethod
@@ -226,7 +255,7 @@ class Variant:
                         d.get("softcap"), d["lse"], d["chip"], d.get("options") or {},
                         bool(d.get("grad", False)), bool(d.get("kv_lens", False)),
                         d.get("page_size"), bool(d.get("varlen", False)),
-                        bool(d.get("fp8", False)))
+                        bool(d.get("fp8", False)), d.get("mask"))
 
     def func_name(self):
         """The func.func name (its kernel is <name>_kernel): readable, and unique
@@ -244,6 +273,8 @@ class Variant:
             name += f"_page{self.page_size}"
         if self.varlen:
             name += "_varlen"
+        if self.mask:
+            name += "_mask_" + self.mask.replace(":", "")
         if self.scale is not None or self.softcap is not None or self.options:
             import hashlib
             name += "_" + hashlib.sha256(self.spec().encode()).hexdigest()[:8]
@@ -258,7 +289,8 @@ class Variant:
         in a `pages(...)` clause; varlen: batch-1 tensors [1, H, T, D] and
         %cu_seqlens_q, %cu_seqlens_k (tensor<?xi32>) in a `varlen(...)`
         clause (the kernel's contract is token-major [T, H, D] by default:
-        fa-to-ptx{varlen-layout=thd})."""
+        fa-to-ptx{varlen-layout=thd}); mask: a %mask argument
+        tensor<{1|?}x{1|?}x?x?x{i1|f16|bf16|f32}> in a `mask(...)` clause."""
         e = self.dtype
         t = f"tensor<{'1' if self.varlen else '?'}x?x?x{self.head_dim}x{e}>"
         attr_text = attribute_text(self.causal, self.window, self.scale, self.softcap)
@@ -293,6 +325,12 @@ class Variant:
             args += ", %cu_seqlens_q: tensor<?xi32>, %cu_seqlens_k: tensor<?xi32>"
             clauses += (" varlen(%cu_seqlens_q, %cu_seqlens_k : tensor<?xi32>, "
                         "tensor<?xi32>)")
+        if self.mask:
+            dt, dims = self.mask.split(":")
+            mt = (f"tensor<{'?' if dims[0] == 'B' else '1'}x{'?' if dims[1] == 'H' else '1'}"
+                  f"x?x?x{MASK_DTYPES[dt]}>")
+            args += f", %mask: {mt}"
+            clauses += f" mask(%mask : {mt})"
         return (f"func.func @{self.func_name()}({args}) -> {res_t} {{\n"
                 f"  {results} = fa.attention %q, %k, %v{clauses}{attr_text} : {t}, {kt}, {kt}"
                 f" -> {res_t}\n"

@@ -105,3 +105,23 @@ def test_compile_varlen_variant(tmp_path, monkeypatch):
     assert shapes["q_map"] == ["Nq", "Hq", "D"] and shapes["lse"] == ["Hq", "Nq"]
     with pytest.raises(fa.CompileError, match="sm_80 kernel does not support varlen yet"):
         compiler.compile_variant(fa.Variant.parse("f16,d64,causal,varlen", chip="sm_80"))
+
+
+@pytest.mark.parametrize("chip", ["sm_80", "sm_90a"])
+@pytest.mark.parametrize("mask,dtype,shape", [("bool:11", "bool", [1, 1, "Nq", "Nk"]),
+                                              ("f16:B1", "f16", ["B", 1, "Nq", "Nk"]),
+                                              ("f32:BH", "f32", ["B", "Hq", "Nq", "Nk"])])
+def test_compile_mask_variant(tmp_path, chip, mask, dtype, shape):
+    # attn_mask's kernels (fa.attention(..., attn_mask=)): the mask operand is the
+    # parameter `mask` after out, with the variant's dtype and broadcast dims.
+    k = fa.compile(f"f16,d128,causal,mask={mask}", chip=chip)
+    check_manifest(k.manifest)
+    names = [p["name"] for p in k.manifest["params"]]
+    assert names.index("mask") == names.index("out") + 1
+    (p,) = [p for p in k.manifest["params"] if p["name"] == "mask"]
+    assert (p["dtype"], p["shape"]) == (dtype, shape)
+    if ptxas():
+        path = tmp_path / "k.ptx"
+        path.write_text(k.ptx)
+        subprocess.run([ptxas(), f"-arch={chip}", str(path), "-o", str(tmp_path / "k.cubin")],
+                       check=True)

@@ -47,6 +47,7 @@ class Dtype:
 F16, BF16 = Dtype("float16", 2, np.float16), Dtype("bfloat16", 2, np.float32)
 F32, F64, U8 = Dtype("float32", 4, np.float32), Dtype("float64", 8, np.float64), Dtype("uint8", 1)
 I32, I64 = Dtype("int32", 4, np.int32), Dtype("int64", 8, np.int64)
+BOOL = Dtype("bool", 1, np.bool_)
 
 
 class Device:
@@ -132,11 +133,22 @@ class Tensor:
         return Tensor(shape, dtype or self.dtype, str(self.device))
 
     def view(self, *shape):
+        if len(shape) == 1 and isinstance(shape[0], tuple):
+            shape = shape[0]
         t = Tensor(shape, self.dtype, str(self.device))
         t._ptr = self._ptr  # the same memory
         return t
 
     reshape = view
+
+    def expand(self, shape):
+        """A broadcast view: stride 0 where a dim of 1 grows."""
+        assert len(shape) == len(self.shape)
+        strides = [0 if n != m else st for n, m, st in zip(shape, self.shape, self._strides)]
+        t = Tensor(shape, self.dtype, str(self.device), strides=strides,
+                   requires_grad=self.requires_grad)
+        t._ptr = self._ptr
+        return t
 
 
 class CustomOp:
@@ -171,7 +183,7 @@ def fake(tmp_path, monkeypatch):
     torch.Tensor = Tensor
     torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.uint8 = \
         F16, BF16, F32, F64, U8
-    torch.int32, torch.int64 = I32, I64
+    torch.int32, torch.int64, torch.bool = I32, I64, BOOL
     torch.empty = lambda shape, device, dtype: Tensor(shape, dtype, str(device))
     torch.zeros = lambda shape, device, dtype: Tensor(shape, dtype, str(device),
                                                       data=np.zeros(shape, dtype.np))
@@ -442,6 +454,110 @@ def test_softcap_runs_on_the_kernel(fake):
     out = fa.attention(q, q, q, softcap=30.0)
     (launch,) = launches(fake.log())
     assert launch.endswith("1 4 4 64 64") and out.shape == (1, 4, 64, 128)
+
+
+def test_attn_mask_runs_the_masked_kernel(fake):
+    """attn_mask (torch SDPA's convention) selects the kernel compiled with a
+    mask operand of its dtype and broadcast dims and is passed as `mask`
+    after out: a [Nq, Nk] bool mask as a [1, 1, Nq, Nk] view of the same
+    memory; an additive [B, 1, 1, Nk] one expanded over the rows and copied
+    contiguous by the launch (the kernel reads [B, 1, Nq, Nk]); on sm_80 too."""
+    t = fake.torch
+    q = Tensor((2, 8, 100, 128), t.float16, "cuda:0")
+    kv = Tensor((2, 2, 120, 128), t.float16, "cuda:0")
+    keep = Tensor((100, 120), t.bool, "cuda:0")
+    fake.log("ppppp" + "iiiii")  # q_map k_map v_map out mask, B Hq Hkv Nq Nk
+    compiles = fa.compiler.stats["compiles"]
+    out = fa.attention(q, kv, kv, causal=True, attn_mask=keep)
+    (launch,) = launches(fake.log())
+    assert params(launch)[4] == hex(keep.data_ptr())
+    assert params(launch)[5:] == "2 8 2 100 120".split() and "grid 1 8 2 " in launch
+    assert out.shape == (2, 8, 100, 128)
+    assert fa.compiler.stats["compiles"] == compiles + 1
+    bias = Tensor((2, 1, 1, 120), t.float16, "cuda:0")
+    fake.log("ppppp" + "iiiii")
+    fa.attention(q, kv, kv, attn_mask=bias)
+    (launch,) = launches(fake.log())
+    copied = _live[int(params(launch)[4], 16)]
+    assert copied is not bias and copied.shape == (2, 1, 100, 120)
+    assert str(copied.dtype) == "torch.float16"
+    assert fa.compiler.stats["compiles"] == compiles + 2  # f16:B1, another variant
+    kernels = {v.mask: v for v in fa.dispatch._kernels if v.mask}
+    assert set(kernels) == {"bool:11", "f16:B1"} and kernels["bool:11"].causal
+    # sm_80 (cuda:1): the same contract.
+    q80 = Tensor((1, 4, 64, 64), t.bfloat16, "cuda:1")
+    m80 = Tensor((1, 4, 64, 64), t.float32, "cuda:1")
+    fake.log("ppppp" + "iiiii")
+    fa.attention(q80, q80, q80, attn_mask=m80)
+    (launch,) = launches(fake.log())
+    assert params(launch)[4] == hex(m80.data_ptr()) and "block 128" in launch
+
+
+def test_attn_mask_errors_and_fallback(fake, monkeypatch):
+    t = fake.torch
+    q = Tensor((2, 4, 64, 128), t.float16, "cuda:0")
+    with pytest.raises(fa.AttentionInputError, match=r"does not broadcast to \[B, Hq, Nq, Nk\] "
+                       r"= \[2, 4, 64, 64\] \(dim 1 is 2; it must be 1 or 4\)"):
+        fa.attention(q, q, q, attn_mask=Tensor((1, 2, 64, 64), t.bool, "cuda:0"))
+    with pytest.raises(fa.AttentionInputError, match="dim 3 is 63"):
+        fa.attention(q, q, q, attn_mask=Tensor((64, 63), t.bool, "cuda:0"))
+    with pytest.raises(fa.AttentionInputError, match="rank 5"):
+        fa.attention(q, q, q, attn_mask=Tensor((1, 1, 1, 64, 64), t.bool, "cuda:0"))
+    with pytest.raises(fa.AttentionInputError, match="dtype i32; it must be bool"):
+        fa.attention(q, q, q, attn_mask=Tensor((64, 64), t.int32, "cuda:0"))
+    with pytest.raises(fa.AttentionInputError, match="attn_mask is on cuda:1"):
+        fa.attention(q, q, q, attn_mask=Tensor((64, 64), t.bool, "cuda:1"))
+    with pytest.raises(fa.AttentionInputError, match="must be a torch tensor"):
+        fa.attention(q, q, q, attn_mask=[[True]])
+    with pytest.raises(fa.UnsupportedError, match="no gradient to the mask"):
+        fa.attention(q, q, q, attn_mask=Tensor((64, 64), t.float16, "cuda:0",
+                                               requires_grad=True))
+    lens = Tensor((2,), t.int32, "cuda:0")
+    mask = Tensor((64, 64), t.bool, "cuda:0")
+    with pytest.raises(fa.UnsupportedError, match="attn_mask with kv_lens or a page table"):
+        fa.attention(q, q, q, attn_mask=mask, kv_lens=lens)
+    seen = []
+
+    def reference(q, k, v, causal, window, scale, softcap, return_lse, kv_lens, page_table,
+                  attn_mask):
+        seen.append((kv_lens, attn_mask.shape))
+        return Tensor(q.shape, q.dtype, str(q.device)), None
+    monkeypatch.setattr(fake.ops, "reference", reference)
+    fake.log("ppppp" + "iiiii")
+    fa.attention(q, q, q, attn_mask=mask, kv_lens=lens, fallback=True)
+    assert seen == [(lens, (1, 1, 64, 64))] and not launches(fake.log())
+
+
+def test_attn_mask_backward(fake, monkeypatch):
+    """No backward kernel reads a mask: the backward of a masked call raises
+    UnsupportedError, or with fallback runs reference_grad with the mask that
+    setup_context kept."""
+    t = fake.torch
+    op = fake.ops.attention_op
+    seen = []
+
+    def reference_grad(q, k, v, do, causal, window, scale, softcap, grad_lse, attn_mask):
+        seen.append((causal, attn_mask.shape))
+        return q.float(), k.float(), v.float()
+    monkeypatch.setattr(fake.ops, "reference_grad", reference_grad)
+    for fallback in (False, True):
+        q = Tensor((1, 2, 64, 128), t.bfloat16, requires_grad=True)
+        mask = Tensor((1, 2, 64, 64), t.bfloat16)
+        fake.log("ppppp" + "iiiii")
+        fa.attention(q, q, q, causal=True, attn_mask=mask, fallback=fallback)
+        (launch,) = launches(fake.log())  # the forward runs on its kernel
+        assert op.args[12] is not None and len(op.args) == 13
+        ctx = Ctx()
+        op.setup_context(ctx, op.args, op.result)
+        assert len(ctx.saved_tensors) == 6
+        g = Tensor((1, 2, 64, 128), t.bfloat16)
+        if not fallback:
+            with pytest.raises(fa.UnsupportedError, match="fa.attention backward: no backward "
+                               "kernel reads a mask operand"):
+                op.backward(ctx, g, None)
+            continue
+        dq, dk, dv = op.backward(ctx, g, None)[:3]
+        assert seen == [(True, (1, 2, 64, 64))] and str(dq.dtype) == "torch.bfloat16"
 
 
 def test_op_fake_and_backward(fake):
@@ -801,7 +917,7 @@ def test_backward_traced_goes_through_the_op(fake, tmp_path):
     t.compiling = True
     fake.log(GRAD_KINDS)
     dq, dk, dv = op.backward(ctx, Tensor((2, 4, 50, 64), t.bfloat16), None)[:3]
-    assert bop.calls == 1 and bop.args[7:] == (False, 16, 16, None, None, False)
+    assert bop.calls == 1 and bop.args[7:] == (False, 16, 16, None, None, False, None)
     assert dk.shape == (2, 1, 70, 64) and len(launches(fake.log())) == 1
 
 

@@ -128,3 +128,34 @@ def test_varlen_mlir_text():
             f"%cu_seqlens_k: tensor<?xi32>) -> ({t}, tensor<1x?x?xf32>)") in text
     assert ("fa.attention %q, %k, %v varlen(%cu_seqlens_q, %cu_seqlens_k : tensor<?xi32>, "
             f"tensor<?xi32>) {{causal}} : {t}, {t}, {t} -> ({t}, tensor<1x?x?xf32>)") in text
+
+
+def test_mask_variants():
+    v = Variant.parse("bf16,d128,causal,lse,mask=bool:B1")
+    assert v.mask == "bool:B1" and v.spec() == "bf16,d128,causal,lse,mask=bool:B1"
+    assert Variant.parse(v.spec()) == v and Variant.from_json(v.to_json()) == v
+    assert v.to_json()["mask"] == "bool:B1"
+    assert "mask" not in Variant.parse("bf16,d128").to_json()  # unchanged JSON
+    assert v.func_name() == "fa_bf16_d128_causal_lse_mask_boolB1"
+    names = {Variant.make(mask=m).func_name() for m in
+             (None, "bool:11", "bool:BH", "f16:11", "f32:1H", "bf16:B1")}
+    assert len(names) == 6
+    for bad in ("i32:11", "bool:HB", "bool", "f16:1"):
+        with pytest.raises(ValueError, match="is not <dtype>:<dims>"):
+            Variant.make(mask=bad)
+    for bad in ("f16,d128,mask=bool:11,grad", "f16,d128,mask=bool:11,kv_lens",
+                "f16,d128,mask=bool:11,varlen", "f16,d128,mask=bool:11,fp8"):
+        with pytest.raises(ValueError, match="mask: a mask operand is taken by the 16-bit "
+                           "forward kernels"):
+            Variant.parse(bad)
+
+
+@pytest.mark.parametrize("mask,mt", [("bool:11", "tensor<1x1x?x?xi1>"),
+                                     ("f16:BH", "tensor<?x?x?x?xf16>"),
+                                     ("f32:1H", "tensor<1x?x?x?xf32>"),
+                                     ("bf16:B1", "tensor<?x1x?x?xbf16>")])
+def test_mask_mlir_text(mask, mt):
+    text = Variant.make("f16", 64, causal=True, mask=mask).mlir()
+    t = "tensor<?x?x?x64xf16>"
+    assert f"(%q: {t}, %k: {t}, %v: {t}, %mask: {mt}) -> {t}" in text
+    assert f"fa.attention %q, %k, %v mask(%mask : {mt}) {{causal}} : {t}, {t}, {t}" in text
