@@ -9,6 +9,10 @@
 #                                   replay a finding, printing the module and pipeline
 #   FA_BUILD_DIR=build-asan scripts/fuzz.sh
 #                                   under ASan + UBSan (see scripts/sanitize.sh)
+#   scripts/option-sweep.py OUT CASES SEED
+#                                not part of this step: random fa-to-ptx /
+#                                fa-to-gpu option combinations (the pipelines
+#                                here use fixed options), ptxas on each success
 #   FA_FUZZ_LAST=/tmp/inputs/ scripts/fuzz.sh
 #                                   keep every input, numbered (a heap corruption
 #                                   that glibc catches inside malloc aborts with no
