@@ -2,8 +2,8 @@
 // RUN: fa-opt %s -split-input-file --fa-to-cpu=reference=1 -verify-diagnostics
 
 // fa-to-cpu lowers fa.attention_grad in the functions of the module it runs
-// on (numerics: test/Integration/CPU/grad-*.test); elsewhere, or with dynamic
-// shapes (not lowered yet), it stops with a diagnostic on the op.
+// on (numerics: test/Integration/CPU/grad-*.test, static and dynamic sizes);
+// elsewhere it stops with a diagnostic on the op.
 module {
   module @inner {
     func.func @grad(%q: tensor<1x1x4x8xf32>, %l: tensor<1x1x4xf32>) -> tensor<1x1x4x8xf32> {
@@ -12,12 +12,4 @@ module {
       return %dq : tensor<1x1x4x8xf32>
     }
   }
-}
-
-// -----
-
-func.func @dynamic(%q: tensor<1x1x?x8xf32>, %l: tensor<1x1x?xf32>) -> tensor<1x1x?x8xf32> {
-  // expected-error @+1 {{the CPU lowering of fa.attention_grad needs static shapes, got 'tensor<1x1x?x8xf32>'}}
-  %dq, %dk, %dv = fa.attention_grad %q, %q, %q, %q, %l, %q : tensor<1x1x?x8xf32>, tensor<1x1x?x8xf32>, tensor<1x1x?x8xf32>, tensor<1x1x?x8xf32>, tensor<1x1x?xf32>, tensor<1x1x?x8xf32> -> tensor<1x1x?x8xf32>, tensor<1x1x?x8xf32>, tensor<1x1x?x8xf32>
-  return %dq : tensor<1x1x?x8xf32>
 }

@@ -58,10 +58,37 @@ func.func @softcap(%q: tensor<1x1x4x8xf32>, %k: tensor<1x1x4x8xf32>, %v: tensor<
 
 // -----
 
-// Dynamic shapes are not lowered yet: a diagnostic, not a crash.
-func.func @dynamic(%q: tensor<?x1x4x8xf32>, %k: tensor<?x1x4x8xf32>, %v: tensor<?x1x4x8xf32>,
-                   %o: tensor<?x1x4x8xf32>, %l: tensor<?x1x4xf32>, %do: tensor<?x1x4x8xf32>) -> tensor<?x1x4x8xf32> {
-  // expected-error @+1 {{the CPU lowering of fa.attention_grad needs static shapes, got 'tensor<?x1x4x8xf32>'}}
-  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %l, %do : tensor<?x1x4x8xf32>, tensor<?x1x4x8xf32>, tensor<?x1x4x8xf32>, tensor<?x1x4x8xf32>, tensor<?x1x4xf32>, tensor<?x1x4x8xf32> -> tensor<?x1x4x8xf32>, tensor<?x1x4x8xf32>, tensor<?x1x4x8xf32>
-  return %dq : tensor<?x1x4x8xf32>
+// Dynamic batch, head and sequence sizes: the sizes are tensor.dim values
+// (the query heads per K/V head their quotient r); the grouped dK / dV
+// reduction reads the per-query-head sums at head g r + hr over an hr loop
+// of size r (no expand_shape of two dynamic sizes), and each result has
+// exactly its operand's type.
+// CHECK-LABEL: func.func @dynamic
+// CHECK-DAG: %[[HQ:.+]] = tensor.dim %arg0, %c1
+// CHECK-DAG: %[[HKV:.+]] = tensor.dim %arg1, %c1
+// CHECK: %[[R:.+]] = arith.divui %[[HQ]], %[[HKV]] : index
+// CHECK-NOT: tensor.expand_shape
+// CHECK: %[[HRS:.+]] = linalg.fill {{.*}} -> tensor<?xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[HRS]] : tensor<?xf32>) outs(%{{.+}} : tensor<?x?x?x8xf32>)
+// CHECK: %[[G:.+]] = linalg.index 1
+// CHECK: %[[GR:.+]] = arith.muli %[[G]], %[[R]]
+// CHECK: %[[HR:.+]] = linalg.index 4
+// CHECK: %[[H:.+]] = arith.addi %[[GR]], %[[HR]]
+// CHECK: tensor.extract %{{.+}}[%{{.+}}, %[[H]], %{{.+}}, %{{.+}}] : tensor<?x?x?x8xf32>
+// CHECK: return %{{.+}} : tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>
+func.func @dynamic(%q: tensor<?x?x?x8xf32>, %k: tensor<?x?x?x8xf32>, %v: tensor<?x?x?x8xf32>,
+                   %o: tensor<?x?x?x8xf32>, %l: tensor<?x?x?xf32>, %do: tensor<?x?x?x8xf32>) -> (tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>) {
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %l, %do {causal} : tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>, tensor<?x?x?xf32>, tensor<?x?x?x8xf32> -> tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>
+  return %dq, %dk, %dv : tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>
+}
+
+// -----
+
+// A static q and a dynamic k: dK's sizes come from both, rounded and cast to
+// k's type.
+// CHECK-LABEL: func.func @mixed
+// CHECK: tensor.cast %{{.+}} : tensor<1x2x?x8xf32> to tensor<?x2x?x8xf32>
+func.func @mixed(%q: tensor<1x2x4x8xf32>, %k: tensor<?x2x?x8xf32>, %l: tensor<1x2x4xf32>) -> tensor<?x2x?x8xf32> {
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %k, %q, %l, %q : tensor<1x2x4x8xf32>, tensor<?x2x?x8xf32>, tensor<?x2x?x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x4x8xf32>, tensor<?x2x?x8xf32>, tensor<?x2x?x8xf32>
+  return %dk : tensor<?x2x?x8xf32>
 }

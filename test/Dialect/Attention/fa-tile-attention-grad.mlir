@@ -57,8 +57,18 @@ func.func @full(%q: tensor<1x1x8x8xf32>, %l: tensor<1x1x8xf32>) -> tensor<1x1x8x
 
 // -----
 
-func.func @dynamic(%q: tensor<1x1x?x8xf32>, %l: tensor<1x1x?xf32>) -> tensor<1x1x?x8xf32> {
-  // expected-error @+1 {{the CPU lowering of fa.attention_grad needs static shapes, got 'tensor<1x1x?x8xf32>'}}
-  %dq, %dk, %dv = fa.attention_grad %q, %q, %q, %q, %l, %q : tensor<1x1x?x8xf32>, tensor<1x1x?x8xf32>, tensor<1x1x?x8xf32>, tensor<1x1x?x8xf32>, tensor<1x1x?xf32>, tensor<1x1x?x8xf32> -> tensor<1x1x?x8xf32>, tensor<1x1x?x8xf32>, tensor<1x1x?x8xf32>
-  return %dq : tensor<1x1x?x8xf32>
+// Dynamic sizes: the loops run to tensor.dim values, the key blocks'
+// count is ceil(Nk / 32) without overflow (0 keys: 0 blocks).
+// CHECK-LABEL: func.func @dynamic
+// CHECK-DAG: %[[NK:.+]] = tensor.dim %arg1, %c2
+// CHECK: %[[NONE:.+]] = arith.cmpi eq, %[[NK]], %c0
+// CHECK: %[[LAST:.+]] = arith.subi %[[NK]], %c1
+// CHECK: %[[DIV:.+]] = arith.divui %[[LAST]], %c32
+// CHECK: %[[BLOCKS:.+]] = arith.addi %[[DIV]], %c1
+// CHECK: %[[NKB:.+]] = arith.select %[[NONE]], %c0{{.*}}, %[[BLOCKS]]
+// CHECK: scf.for %{{.+}} = %c0{{.*}} to %[[NKB]] step
+// CHECK: return %{{.+}} : tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>
+func.func @dynamic(%q: tensor<?x?x?x8xf32>, %k: tensor<?x?x?x8xf32>, %l: tensor<?x?x?xf32>) -> (tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>) {
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %k, %q, %l, %q {window = array<i64: 8, 0>} : tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>, tensor<?x?x?xf32>, tensor<?x?x?x8xf32> -> tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>
+  return %dq, %dk, %dv : tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>
 }

@@ -35,13 +35,18 @@ namespace {
 using utils::IteratorType;
 using BodyFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
 
-/// Builds the linalg.generic ops of one fa.attention_grad (static shapes).
+/// Builds the linalg.generic ops of one fa.attention_grad. Batch, head and
+/// sequence sizes are static (attributes) or tensor.dim values; head dims
+/// are static (the verifier).
 struct GradBuilder {
   RewriterBase &b;
   Location loc;
   AttentionGradOp op;
   MLIRContext *ctx;
-  int64_t batch, heads, kvHeads, seqQ, seqK, headDim, headDimV;
+  OpFoldResult batch, heads, kvHeads, seqQ, seqK;
+  int64_t headDim, headDimV;
+  /// Query heads per K/V head: static, or the quotient of the two dims.
+  OpFoldResult ratio;
 
   /// A generic over `numLoops` loops, the last `numReductions` reductions,
   /// whose single output `init` has the map `outDims`; `body` returns the
@@ -63,19 +68,21 @@ struct GradBuilder {
         .getResult(0);
   }
 
-  Value zeros(ArrayRef<int64_t> shape) {
-    SmallVector<OpFoldResult> sizes;
-    for (int64_t s : shape)
-      sizes.push_back(b.getIndexAttr(s));
+  Value zeros(ArrayRef<OpFoldResult> sizes) {
     return createFilledF32Tensor(b, loc, sizes, 0.0f);
+  }
+
+  /// `size` as an index value built with `nb` (a constant where static).
+  static Value indexValue(OpBuilder &nb, Location l, OpFoldResult size) {
+    return getValueOrCreateConstantIndexOp(nb, l, size);
   }
 
   /// K/V element [b, h / r, row, col] for loop indices b, h of a generic.
   Value extractKV(OpBuilder &nb, Location l, Value kv, unsigned rowLoop,
                   unsigned colLoop) {
-    Value ratio = arith::ConstantIndexOp::create(nb, l, heads / kvHeads);
-    Value kvHead = arith::DivUIOp::create(
-        nb, l, linalg::IndexOp::create(nb, l, 1), ratio);
+    Value r = indexValue(nb, l, ratio);
+    Value kvHead =
+        arith::DivUIOp::create(nb, l, linalg::IndexOp::create(nb, l, 1), r);
     return extendToF32(
         nb, l,
         tensor::ExtractOp::create(
@@ -95,7 +102,7 @@ struct GradBuilder {
   /// out[b, h, i, c] = sum_j lhs[b, h, i, j] * kv[b, h / r, j, c]: loops
   /// (b, h, i, c, j); used for dP = dO V^T (lhs = dO, j over Dv) and
   /// dQ = dS K (lhs = dS, j over Nk).
-  Value timesKV(Value lhs, Value kv, ArrayRef<int64_t> outShape,
+  Value timesKV(Value lhs, Value kv, ArrayRef<OpFoldResult> outShape,
                 bool kvTransposed) {
     return generic(zeros(outShape), {0, 1, 2, 3}, lhs, {{0, 1, 2, 4}}, 5, 1,
                    [&](OpBuilder &nb, Location l, ValueRange args) {
@@ -108,35 +115,72 @@ struct GradBuilder {
   /// sum_i lhs[b, h, i, j] * rhs[b, h, i, c] per query head, then summed over
   /// the query heads of each K/V head: [B, Hkv, Nk, C] in f32.
   Value transposedTimesGrouped(Value lhs, Value rhs, int64_t cols) {
-    Value perHead = generic(zeros({batch, heads, seqK, cols}), {0, 1, 2, 3},
-                            ValueRange{lhs, rhs}, {{0, 1, 4, 2}, {0, 1, 4, 3}},
-                            5, 1,
-                            [&](OpBuilder &nb, Location l, ValueRange args) {
-                              return fma(nb, l, args[2], args[0], args[1]);
-                            });
-    int64_t ratio = heads / kvHeads;
-    auto grouped = RankedTensorType::get(
-        {batch, kvHeads, ratio, seqK, cols}, b.getF32Type());
+    OpFoldResult colsAttr = b.getIndexAttr(cols);
+    Value perHead =
+        generic(zeros({batch, heads, seqK, colsAttr}), {0, 1, 2, 3},
+                ValueRange{lhs, rhs}, {{0, 1, 4, 2}, {0, 1, 4, 3}}, 5, 1,
+                [&](OpBuilder &nb, Location l, ValueRange args) {
+                  return fma(nb, l, args[2], args[0], args[1]);
+                });
+    SmallVector<OpFoldResult> groupedSizes = {batch, kvHeads, ratio, seqK,
+                                              colsAttr};
+    SmallVector<int64_t> groupedShape;
+    for (OpFoldResult size : groupedSizes)
+      groupedShape.push_back(
+          getConstantIntValue(size).value_or(ShapedType::kDynamic));
+    auto grouped = RankedTensorType::get(groupedShape, b.getF32Type());
+    if (!grouped.hasStaticShape()) {
+      // Loops (b, g, j, c, hr), hr reduced, reading perHead at head g r + hr:
+      // an expand_shape splitting two dynamic sizes out of one crashes the
+      // CPU pipeline's memref lowering (LLVM 22); `hrs` only gives the hr
+      // loop its size.
+      Value init = zeros({batch, kvHeads, seqK, colsAttr});
+      Value hrs = zeros({ratio});
+      return generic(
+          init, {0, 1, 2, 3}, hrs, {{4}}, 5, 1,
+          [&](OpBuilder &nb, Location l, ValueRange args) {
+            Value head = arith::AddIOp::create(
+                nb, l,
+                arith::MulIOp::create(nb, l, linalg::IndexOp::create(nb, l, 1),
+                                      indexValue(nb, l, ratio)),
+                linalg::IndexOp::create(nb, l, 4));
+            Value x = tensor::ExtractOp::create(
+                nb, l, perHead,
+                ValueRange{linalg::IndexOp::create(nb, l, 0), head,
+                           linalg::IndexOp::create(nb, l, 2),
+                           linalg::IndexOp::create(nb, l, 3)});
+            return Value(arith::AddFOp::create(nb, l, args[1], x));
+          });
+    }
     Value split = tensor::ExpandShapeOp::create(
         b, loc, grouped, perHead,
         SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
     // Loops (b, g, j, c, hr), hr reduced.
-    return generic(zeros({batch, kvHeads, seqK, cols}), {0, 1, 2, 3}, split,
+    return generic(zeros({batch, kvHeads, seqK, colsAttr}), {0, 1, 2, 3}, split,
                    {{0, 1, 4, 2, 3}}, 5, 1,
                    [&](OpBuilder &nb, Location l, ValueRange args) {
                      return Value(arith::AddFOp::create(nb, l, args[1], args[0]));
                    });
   }
 
-  /// `x` (f32) rounded to the element type of `type`.
+  /// `x` (f32) rounded to the element type of `type`, of type `type` (a
+  /// cast where x's static dims differ from it: the sizes of one result may
+  /// come from several operands).
   Value truncate(Value x, RankedTensorType type) {
-    Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                         type.getElementType());
-    return generic(init, {0, 1, 2, 3}, x, {{0, 1, 2, 3}}, 4, 0,
-                   [&](OpBuilder &nb, Location l, ValueRange args) {
-                     return truncateFromF32(nb, l, args[0],
-                                            type.getElementType());
-                   });
+    Value init =
+        type.hasStaticShape()
+            ? tensor::EmptyOp::create(b, loc, type.getShape(),
+                                      type.getElementType())
+            : tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, x),
+                                      type.getElementType());
+    Value r =
+        generic(init, {0, 1, 2, 3}, x, {{0, 1, 2, 3}}, 4, 0,
+                [&](OpBuilder &nb, Location l, ValueRange args) {
+                  return truncateFromF32(nb, l, args[0], type.getElementType());
+                });
+    if (r.getType() != type)
+      r = tensor::CastOp::create(b, loc, type, r);
+    return r;
   }
 
   SmallVector<Value> build();
@@ -146,7 +190,7 @@ struct GradBuilder {
 SmallVector<Value> GradBuilder::build() {
   Value q = op.getQuery(), k = op.getKey(), v = op.getValue(), o = op.getOut(),
         lse = op.getLse(), dO = op.getGradOut();
-  SmallVector<int64_t> scoreShape = {batch, heads, seqQ, seqK};
+  SmallVector<OpFoldResult> scoreShape = {batch, heads, seqQ, seqK};
   auto f32Const = [&](OpBuilder &nb, Location l, double x) -> Value {
     return arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(x));
   };
@@ -169,7 +213,13 @@ SmallVector<Value> GradBuilder::build() {
 
   // 2. P = exp(score - lse), 0 outside the band and where lse = -inf (a fully
   //    masked row), so that no exp(-inf + inf) is formed.
-  Value diagonal = arith::ConstantIndexOp::create(b, loc, seqK - seqQ);
+  std::optional<int64_t> staticQ = getConstantIntValue(seqQ),
+                         staticK = getConstantIntValue(seqK);
+  Value diagonal =
+      staticQ && staticK
+          ? Value(arith::ConstantIndexOp::create(b, loc, *staticK - *staticQ))
+          : Value(arith::SubIOp::create(b, loc, indexValue(b, loc, seqK),
+                                        indexValue(b, loc, seqQ)));
   Value p = generic(
       zeros(scoreShape), {0, 1, 2, 3}, ValueRange{s, lse},
       {{0, 1, 2, 3}, {0, 1, 2}}, 4, 0,
@@ -225,7 +275,7 @@ SmallVector<Value> GradBuilder::build() {
       });
 
   // 6. dQ = dS K: loops (b, h, i, d, j).
-  Value dQ = timesKV(dS, k, {batch, heads, seqQ, headDim},
+  Value dQ = timesKV(dS, k, {batch, heads, seqQ, b.getIndexAttr(headDim)},
                      /*kvTransposed=*/false);
   // 7. dK = dS^T Q and dV = P^T dO, summed over each group of query heads.
   Value dK = transposedTimesGrouped(dS, q, headDim);
@@ -238,20 +288,21 @@ LogicalResult mlir::fa::decomposeAttentionGrad(RewriterBase &rewriter,
                                                AttentionGradOp op) {
   if (failed(checkScoreModGradPresent(op)))
     return failure();
-  for (Value operand : op->getOperands())
-    if (!cast<RankedTensorType>(operand.getType()).hasStaticShape())
-      return op.emitOpError()
-             << "the CPU lowering of fa.attention_grad needs static shapes, "
-                "got "
-             << operand.getType();
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
-  RankedTensorType q = op.getQueryType(), k = op.getKeyType(),
-                   v = op.getValueType();
-  GradBuilder builder{rewriter,         op.getLoc(),      op,
-                      op.getContext(),  q.getDimSize(0),  q.getDimSize(1),
-                      k.getDimSize(1),  q.getDimSize(2),  k.getDimSize(2),
-                      q.getDimSize(3),  v.getDimSize(3)};
+  GradSizes sizes = GradSizes::get(rewriter, op);
+  GradBuilder builder{rewriter,
+                      op.getLoc(),
+                      op,
+                      op.getContext(),
+                      sizes.batch,
+                      sizes.heads,
+                      sizes.kvHeads,
+                      sizes.seqQ,
+                      sizes.seqK,
+                      op.getQueryType().getDimSize(3),
+                      op.getValueType().getDimSize(3),
+                      sizes.ratio};
   rewriter.replaceOp(op, builder.build());
   return success();
 }

@@ -44,12 +44,29 @@ struct TiledGradBuilder {
   RewriterBase &b;
   Location loc;
   AttentionGradOp op;
-  int64_t batch, heads, kvHeads, seqQ, seqK, headDim, headDimV, blockQ,
-      blockKV;
+  /// Static (attributes) or tensor.dim values made before the loops.
+  OpFoldResult batch, heads, kvHeads, seqQ, seqK;
+  /// Query heads per K/V head.
+  OpFoldResult ratio;
+  int64_t headDim, headDimV, blockQ, blockKV;
   ScoreModifiers mods;
   float scale;
 
   Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  /// `size` as an index value: a constant made here where it is static.
+  Value idx(OpFoldResult size) {
+    if (std::optional<int64_t> c = getConstantIntValue(size))
+      return idx(*c);
+    return cast<Value>(size);
+  }
+  /// a - b of two sizes, folded where both are static.
+  Value difference(OpFoldResult a, OpFoldResult s) {
+    std::optional<int64_t> ca = getConstantIntValue(a),
+                           cs = getConstantIntValue(s);
+    if (ca && cs)
+      return idx(*ca - *cs);
+    return arith::SubIOp::create(b, loc, idx(a), idx(s));
+  }
   Value f32(double v) {
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
   }
@@ -134,7 +151,7 @@ struct TiledGradBuilder {
   /// The query blocks [begin, end) some row of which sees a key of
   /// [col0, col0 + cols): rows i with -left <= j - (i + diag) <= right.
   std::pair<Value, Value> queryBlockRange(Value col0, Value cols) {
-    Value diag = idx(seqK - seqQ);
+    Value diag = difference(seqK, seqQ);
     Value lo = idx(0), hi = idx(seqQ);
     if (mods.right >= 0)
       lo = arith::MaxSIOp::create(
@@ -231,7 +248,7 @@ SmallVector<Value> TiledGradBuilder::step(ValueRange state, Value bi, Value h,
                     {{0, 2}, {1, 2}}, 3, 1,
                     [&](ValueRange a) { return fma(a[2], a[0], a[1]); });
   // P = exp(score - lse), 0 outside the band and on dead rows.
-  Value diag = idx(seqK - seqQ);
+  Value diag = difference(seqK, seqQ);
   Value p = generic(
       zeros({rows, cols}), {0, 1}, ValueRange{s, lseT}, {{0, 1}, {0}}, 2, 0,
       [&](ValueRange a) {
@@ -295,24 +312,38 @@ SmallVector<Value> TiledGradBuilder::step(ValueRange state, Value bi, Value h,
 SmallVector<Value> TiledGradBuilder::build() {
   Value q = op.getQuery(), k = op.getKey(), v = op.getValue(), o = op.getOut(),
         lse = op.getLse(), dO = op.getGradOut();
-  auto sizes = [&](ArrayRef<int64_t> shape) {
-    SmallVector<OpFoldResult> r;
-    for (int64_t s : shape)
-      r.push_back(b.getIndexAttr(s));
-    return r;
-  };
   // delta = rowsum(dO * O): loops (b, h, i, e).
-  Value delta = generic(zeros(sizes({batch, heads, seqQ})), {0, 1, 2},
+  Value delta = generic(zeros({batch, heads, seqQ}), {0, 1, 2},
                         ValueRange{dO, o}, {{0, 1, 2, 3}, {0, 1, 2, 3}}, 4, 1,
                         [&](ValueRange a) { return fma(a[2], a[0], a[1]); });
-  Value dQAcc = zeros(sizes({batch, heads, seqQ, headDim}));
-  Value dK = tensor::EmptyOp::create(b, loc, op.getKeyType().getShape(),
-                                     op.getKeyType().getElementType());
-  Value dV = tensor::EmptyOp::create(b, loc, op.getValueType().getShape(),
-                                     op.getValueType().getElementType());
-  int64_t ratio = heads / kvHeads;
+  Value dQAcc = zeros({batch, heads, seqQ, b.getIndexAttr(headDim)});
+  auto emptyLike = [&](Value t) -> Value {
+    auto type = cast<RankedTensorType>(t.getType());
+    if (type.hasStaticShape())
+      return tensor::EmptyOp::create(b, loc, type.getShape(),
+                                     type.getElementType());
+    return tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, t),
+                                   type.getElementType());
+  };
+  Value dK = emptyLike(k), dV = emptyLike(v);
+  std::optional<int64_t> staticSeqK = getConstantIntValue(seqK);
   // ceildiv without seqK + blockKV - 1, which overflows for huge blocks.
-  int64_t numKeyBlocks = seqK == 0 ? 0 : (seqK - 1) / blockKV + 1;
+  OpFoldResult numKeyBlocks;
+  if (staticSeqK) {
+    numKeyBlocks =
+        b.getIndexAttr(*staticSeqK == 0 ? 0 : (*staticSeqK - 1) / blockKV + 1);
+  } else {
+    Value n = idx(seqK);
+    Value none =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, n, idx(0));
+    Value blocks = arith::AddIOp::create(
+        b, loc,
+        arith::DivUIOp::create(b, loc, arith::SubIOp::create(b, loc, n, idx(1)),
+                               idx(blockKV)),
+        idx(1));
+    numKeyBlocks =
+        arith::SelectOp::create(b, loc, none, idx(0), blocks).getResult();
+  }
 
   auto forLoop = [&](Value lb, Value ub, ValueRange init,
                      function_ref<SmallVector<Value>(Value, ValueRange)> body)
@@ -371,8 +402,15 @@ SmallVector<Value> TiledGradBuilder::build() {
                   });
             });
       });
-  return {truncate(results[0], op.getQueryType().getElementType()), results[1],
-          results[2]};
+  // Sizes that folded to constants give static dims the op's types may not
+  // have: cast to them.
+  SmallVector<Value> grads = {
+      truncate(results[0], op.getQueryType().getElementType()), results[1],
+      results[2]};
+  for (auto [grad, type] : llvm::zip(grads, op->getResultTypes()))
+    if (grad.getType() != type)
+      grad = tensor::CastOp::create(b, loc, type, grad);
+  return grads;
 }
 
 LogicalResult mlir::fa::tileAttentionGrad(RewriterBase &rewriter,
@@ -383,26 +421,20 @@ LogicalResult mlir::fa::tileAttentionGrad(RewriterBase &rewriter,
                             << blockQ << ", block-kv = " << blockKV;
   if (failed(checkScoreModGradPresent(op)))
     return failure();
-  for (Value operand : op->getOperands())
-    if (!cast<RankedTensorType>(operand.getType()).hasStaticShape())
-      return op.emitOpError()
-             << "the CPU lowering of fa.attention_grad needs static shapes, "
-                "got "
-             << operand.getType();
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
-  RankedTensorType q = op.getQueryType(), k = op.getKeyType(),
-                   v = op.getValueType();
+  GradSizes sizes = GradSizes::get(rewriter, op);
   TiledGradBuilder builder{rewriter,
                            op.getLoc(),
                            op,
-                           q.getDimSize(0),
-                           q.getDimSize(1),
-                           k.getDimSize(1),
-                           q.getDimSize(2),
-                           k.getDimSize(2),
-                           q.getDimSize(3),
-                           v.getDimSize(3),
+                           sizes.batch,
+                           sizes.heads,
+                           sizes.kvHeads,
+                           sizes.seqQ,
+                           sizes.seqK,
+                           sizes.ratio,
+                           op.getQueryType().getDimSize(3),
+                           op.getValueType().getDimSize(3),
                            blockQ,
                            blockKV,
                            ScoreModifiers::get(op),

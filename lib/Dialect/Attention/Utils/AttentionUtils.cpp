@@ -362,6 +362,28 @@ LogicalResult mlir::fa::checkScoreModGradPresent(AttentionGradOp op) {
             "backward needs): run fa-differentiate-score-mod first";
 }
 
+GradSizes GradSizes::get(OpBuilder &b, AttentionGradOp op) {
+  Location loc = op.getLoc();
+  auto dim = [&](Value t, int64_t d) -> OpFoldResult {
+    OpFoldResult size = tensor::getMixedSize(b, loc, t, d);
+    if (auto v = dyn_cast<Value>(size))
+      return getAsOpFoldResult(v);
+    return size;
+  };
+  Value q = op.getQuery(), k = op.getKey();
+  GradSizes s{dim(q, 0), dim(q, 1), dim(k, 1), dim(q, 2), dim(k, 2), {}};
+  std::optional<int64_t> heads = getConstantIntValue(s.heads),
+                         kvHeads = getConstantIntValue(s.kvHeads);
+  if (heads && kvHeads)
+    s.ratio = b.getIndexAttr(*heads / *kvHeads);
+  else
+    s.ratio = arith::DivUIOp::create(
+                  b, loc, getValueOrCreateConstantIndexOp(b, loc, s.heads),
+                  getValueOrCreateConstantIndexOp(b, loc, s.kvHeads))
+                  .getResult();
+  return s;
+}
+
 /// Clones the body of `region` but its terminator, with its block arguments
 /// mapped to `args`; returns what the fa.yield yields, mapped.
 static SmallVector<Value> inlineModifierValues(OpBuilder &b, Region &region,

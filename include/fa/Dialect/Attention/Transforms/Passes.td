@@ -63,8 +63,10 @@ def FADecomposeAttentionGradPass : Pass<"fa-decompose-attention-grad"> {
     ```
 
     The per-query-head dK and dV are `[B, Hq, Nk, D]` tensors, expanded to
-    `[B, Hkv, r, Nk, D]` and reduced over `r`. Results are rounded to the types of
-    q, k and v once. Static shapes only (a diagnostic otherwise).
+    `[B, Hkv, r, Nk, D]` and reduced over `r` (with dynamic head counts, read at
+    head `g r + hr` over an `r` loop instead). Results are rounded to the types of
+    q, k and v once. B, H and N may be dynamic (tensor.dim); head dims are static
+    (the verifier).
 
     Before:
     ```mlir
@@ -143,8 +145,8 @@ def FADifferentiateScoreModPass : Pass<"fa-differentiate-score-mod"> {
 def FATileAttentionGradPass : Pass<"fa-tile-attention-grad"> {
   let summary = "Rewrite fa.attention_grad into FlashAttention-2's tiled backward (S and P recomputed per tile)";
   let description = [{
-    The tiled form of the backward, run by `fa-to-cpu` (not by `reference=1`). With
-    static shapes:
+    The tiled form of the backward, run by `fa-to-cpu` (not by `reference=1`). B, H
+    and N static or dynamic (loop bounds from tensor.dim), head dims static:
 
     ```
     delta[b,h,i] = sum_e dO * O                                   (first, [B, Hq, Nq])

@@ -247,6 +247,17 @@ Value applyScoreModGrad(OpBuilder &b, Location loc, const ScoreModifiers &mods,
 /// without its score_mod_grad (the lowerings read only the latter).
 LogicalResult checkScoreModGradPresent(AttentionGradOp op);
 
+/// The batch, head and sequence sizes of an fa.attention_grad for its CPU
+/// lowerings: attributes where static (or where a tensor.dim folds to a
+/// constant, so that a tensor built from them is static in that dim),
+/// tensor.dim values otherwise; `ratio` is Hq / Hkv, an attribute or a
+/// divui built at the builder's insertion point. Head dims are static (the
+/// verifier).
+struct GradSizes {
+  OpFoldResult batch, heads, kvHeads, seqQ, seqK, ratio;
+  static GradSizes get(OpBuilder &b, AttentionGradOp op);
+};
+
 /// Whether a key at `distance` from the diagonal is inside the window; null
 /// when there is no window.
 Value isInsideWindow(OpBuilder &b, Location loc, const ScoreModifiers &mods,
