@@ -141,6 +141,10 @@ LogicalResult mlir::fa::buildAttentionGradKernel(
         "convert-fa-to-nvgpu{host-launch}: the backward kernel has no host "
         "launch yet (fa-to-gpu); compile it with fa-to-ptx and launch it "
         "through its manifest (docs/Backward.md)");
+  if (op.isVarlen())
+    return op.emitOpError(
+        "convert-fa-to-nvgpu: no backward kernel for packed variable-length "
+        "sequences (varlen) yet; the CPU pipeline (fa-to-cpu) lowers it");
   if (failed(checkGradFunction(func, op)))
     return failure();
   RankedTensorType qTy = op.getQueryType();

@@ -80,3 +80,14 @@ func.func @stages_float(%q: tensor<1x4x16x128xf16>, %k: tensor<1x2x16x128xf16>, 
   %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %l, %do : tensor<1x4x16x128xf16>, tensor<1x2x16x128xf16>, tensor<1x2x16x128xf16>, tensor<1x4x16x128xf16>, tensor<1x4x16xf32>, tensor<1x4x16x128xf16> -> tensor<1x4x16x128xf16>, tensor<1x2x16x128xf16>, tensor<1x2x16x128xf16>
   return %dq, %dk, %dv : tensor<1x4x16x128xf16>, tensor<1x2x16x128xf16>, tensor<1x2x16x128xf16>
 }
+
+// -----
+
+// Packed variable-length sequences: no backward kernel yet (the CPU lowers it).
+func.func @varlen(%q: tensor<1x4x?x64xf16>, %k: tensor<1x2x?x64xf16>, %v: tensor<1x2x?x64xf16>,
+                  %o: tensor<1x4x?x64xf16>, %l: tensor<1x4x?xf32>, %do: tensor<1x4x?x64xf16>,
+                  %cq: tensor<?xi32>, %ck: tensor<?xi32>) -> (tensor<1x4x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>) {
+  // expected-error @+1 {{convert-fa-to-nvgpu: no backward kernel for packed variable-length sequences (varlen) yet; the CPU pipeline (fa-to-cpu) lowers it}}
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %l, %do varlen(%cq, %ck : tensor<?xi32>, tensor<?xi32>) {causal} : tensor<1x4x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x4x?x64xf16>, tensor<1x4x?xf32>, tensor<1x4x?x64xf16> -> tensor<1x4x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>
+  return %dq, %dk, %dv : tensor<1x4x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>
+}

@@ -72,3 +72,25 @@ func.func @dynamic(%q: tensor<?x?x?x8xf32>, %k: tensor<?x?x?x8xf32>, %l: tensor<
   %dq, %dk, %dv = fa.attention_grad %q, %k, %k, %q, %l, %q {window = array<i64: 8, 0>} : tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>, tensor<?x?x?xf32>, tensor<?x?x?x8xf32> -> tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>
   return %dq, %dk, %dv : tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>
 }
+
+// -----
+
+// varlen: a loop over the sequences (B = dim(cu_seqlens_q) - 1), each one's
+// slices of the packed tensors lowered as an attention_grad of its own, its
+// gradients inserted at its rows (dq) and keys (dk, dv) into zeros.
+// CHECK-LABEL: func.func @varlen
+// CHECK: %[[ZQ:.+]] = linalg.fill {{.*}} -> tensor<1x4x?x16xbf16>
+// CHECK: scf.for %[[S:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[DQ:.+]] = %[[ZQ]], %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}})
+// CHECK: tensor.extract %arg4[%[[S]]] : tensor<?xi32>
+// CHECK: tensor.extract_slice %arg0[0, 0, %{{.+}}, 0] [1, 4, %{{.+}}, 16] [1, 1, 1, 1] : tensor<1x4x?x16xbf16> to tensor<1x4x?x16xbf16>
+// CHECK: tensor.insert_slice %{{.+}} into %[[DQ]][0, 0, %{{.+}}, 0] [1, 4, %{{.+}}, 16] [1, 1, 1, 1]
+// CHECK: scf.yield
+func.func @varlen(%q: tensor<1x4x?x16xbf16>, %k: tensor<1x2x?x16xbf16>, %o: tensor<1x4x?x16xbf16>,
+                  %lse: tensor<1x4x?xf32>, %cq: tensor<?xi32>, %ck: tensor<?xi32>)
+    -> (tensor<1x4x?x16xbf16>, tensor<1x2x?x16xbf16>, tensor<1x2x?x16xbf16>) {
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %k, %o, %lse, %o varlen(%cq, %ck : tensor<?xi32>, tensor<?xi32>) {causal}
+      : tensor<1x4x?x16xbf16>, tensor<1x2x?x16xbf16>, tensor<1x2x?x16xbf16>,
+        tensor<1x4x?x16xbf16>, tensor<1x4x?xf32>, tensor<1x4x?x16xbf16>
+      -> tensor<1x4x?x16xbf16>, tensor<1x2x?x16xbf16>, tensor<1x2x?x16xbf16>
+  return %dq, %dk, %dv : tensor<1x4x?x16xbf16>, tensor<1x2x?x16xbf16>, tensor<1x2x?x16xbf16>
+}

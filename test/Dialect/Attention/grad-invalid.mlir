@@ -313,7 +313,48 @@ func.func @window_causal(%q: tensor<1x4x16x32xf16>, %k: tensor<1x2x16x32xf16>, %
 
 // Five operands: the generic form reaches the op's own operand count check.
 func.func @five_operands(%q: tensor<1x4x16x32xf16>, %l: tensor<1x4x16xf32>) {
-  // expected-error @+1 {{'fa.attention_grad' op expected 6 operands, but found 5}}
+  // expected-error @+1 {{'fa.attention_grad' op expected 6 or more operands, but found 5}}
   %r:3 = "fa.attention_grad"(%q, %q, %q, %q, %l) : (tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16xf32>) -> (tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>)
+  return
+}
+
+// -----
+
+// varlen takes both offset tensors.
+func.func @varlen_one(%q: tensor<1x4x16x32xf16>, %l: tensor<1x4x16xf32>, %c: tensor<3xi32>) {
+  // expected-error @+1 {{varlen needs both offset tensors, varlen(%cu_seqlens_q, %cu_seqlens_k : ...)}}
+  %dq, %dk, %dv = fa.attention_grad %q, %q, %q, %q, %l, %q varlen(%c : tensor<3xi32>) : tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16xf32>, tensor<1x4x16x32xf16> -> tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>
+  return
+}
+
+// -----
+
+func.func @varlen_i64(%q: tensor<1x4x16x32xf16>, %l: tensor<1x4x16xf32>, %c: tensor<3xi64>) {
+  // expected-error @+1 {{cu_seqlens_q element type must be i32, got 'i64'}}
+  %dq, %dk, %dv = fa.attention_grad %q, %q, %q, %q, %l, %q varlen(%c, %c : tensor<3xi64>, tensor<3xi64>) : tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16xf32>, tensor<1x4x16x32xf16> -> tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>
+  return
+}
+
+// -----
+
+func.func @varlen_counts(%q: tensor<1x4x16x32xf16>, %l: tensor<1x4x16xf32>, %c: tensor<3xi32>, %d: tensor<4xi32>) {
+  // expected-error @+1 {{offset count of cu_seqlens_k (4) does not match cu_seqlens_q (3)}}
+  %dq, %dk, %dv = fa.attention_grad %q, %q, %q, %q, %l, %q varlen(%c, %d : tensor<3xi32>, tensor<4xi32>) : tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16xf32>, tensor<1x4x16x32xf16> -> tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>
+  return
+}
+
+// -----
+
+func.func @varlen_batch(%q: tensor<2x4x16x32xf16>, %l: tensor<2x4x16xf32>, %c: tensor<3xi32>) {
+  // expected-error @+1 {{with varlen the query holds the packed sequences in batch 1: its batch size must be 1, got 2}}
+  %dq, %dk, %dv = fa.attention_grad %q, %q, %q, %q, %l, %q varlen(%c, %c : tensor<3xi32>, tensor<3xi32>) : tensor<2x4x16x32xf16>, tensor<2x4x16x32xf16>, tensor<2x4x16x32xf16>, tensor<2x4x16x32xf16>, tensor<2x4x16xf32>, tensor<2x4x16x32xf16> -> tensor<2x4x16x32xf16>, tensor<2x4x16x32xf16>, tensor<2x4x16x32xf16>
+  return
+}
+
+// -----
+
+func.func @varlen_three(%q: tensor<1x4x16x32xf16>, %l: tensor<1x4x16xf32>, %c: tensor<3xi32>) {
+  // expected-error @+1 {{varlen needs both offset tensors}}
+  %dq, %dk, %dv = fa.attention_grad %q, %q, %q, %q, %l, %q varlen(%c, %c, %c : tensor<3xi32>, tensor<3xi32>, tensor<3xi32>) : tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16xf32>, tensor<1x4x16x32xf16> -> tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>
   return
 }

@@ -47,3 +47,18 @@ func.func @dynamic_mqa(%q: tensor<?x?x?x16xf32>, %k: tensor<?x1x?x16xf32>,
       -> tensor<?x?x?x16xf32>, tensor<?x1x?x16xf32>, tensor<?x1x?x16xf32>
   return %dq : tensor<?x?x?x16xf32>
 }
+
+// varlen: the forward's offsets after grad_out; packed tensors in batch 1.
+// CHECK-LABEL: func.func @varlen
+// CHECK: fa.attention_grad %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} varlen(%{{.+}}, %{{.+}} : tensor<?xi32>, tensor<?xi32>) {causal} : tensor<1x4x?x16xbf16>, tensor<1x2x?x16xbf16>
+// GENERIC: sym_name = "varlen"
+// GENERIC: "fa.attention_grad"(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) <{causal}>
+func.func @varlen(%q: tensor<1x4x?x16xbf16>, %k: tensor<1x2x?x16xbf16>, %o: tensor<1x4x?x16xbf16>,
+                  %lse: tensor<1x4x?xf32>, %cq: tensor<?xi32>, %ck: tensor<?xi32>)
+    -> tensor<1x2x?x16xbf16> {
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %k, %o, %lse, %o varlen(%cq, %ck : tensor<?xi32>, tensor<?xi32>) {causal}
+      : tensor<1x4x?x16xbf16>, tensor<1x2x?x16xbf16>, tensor<1x2x?x16xbf16>,
+        tensor<1x4x?x16xbf16>, tensor<1x4x?xf32>, tensor<1x4x?x16xbf16>
+      -> tensor<1x4x?x16xbf16>, tensor<1x2x?x16xbf16>, tensor<1x2x?x16xbf16>
+  return %dk : tensor<1x2x?x16xbf16>
+}

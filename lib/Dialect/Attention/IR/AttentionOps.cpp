@@ -414,6 +414,43 @@ struct ShapeVerifier {
                             << ")";
   }
 
+  /// varlen: the [B + 1] x i32 offsets `cq`, `ck`, and query, key and value
+  /// holding the packed sequences in batch 1.
+  LogicalResult checkVarlenOffsets(Value cq, Value ck) {
+    int64_t offsets = ShapedType::kDynamic;
+    for (auto [value, name] :
+         {std::pair{cq, StringRef("cu_seqlens_q")}, {ck, "cu_seqlens_k"}}) {
+      auto type = cast<RankedTensorType>(value.getType());
+      if (!type.getElementType().isInteger(32))
+        return op.emitOpError() << name << " element type must be i32, got "
+                                << type.getElementType();
+      if (failed(checkRank(name, type, 1, "[B + 1]")))
+        return failure();
+      int64_t size = type.getDimSize(0);
+      if (size == 0)
+        return op.emitOpError() << name
+                                << " must hold at least one offset "
+                                   "([B + 1], B >= 0)";
+      if (failed(checkSameDim("offset count", name, size, "cu_seqlens_q",
+                              offsets)))
+        return failure();
+      offsets = size;
+    }
+    static constexpr StringRef kOperands[] = {"query", "key", "value"};
+    Value tensors[] = {op.getQuery(), op.getKey(), op.getValue()};
+    for (auto [name, value] : llvm::zip(kOperands, tensors)) {
+      int64_t batch = cast<RankedTensorType>(value.getType()).getDimSize(0);
+      if (batch != 1)
+        return op.emitOpError()
+               << "with varlen the " << name
+               << " holds the packed sequences in batch 1: its batch size "
+                  "must be 1, got "
+               << (ShapedType::isDynamic(batch) ? std::string("?")
+                                                : std::to_string(batch));
+    }
+    return success();
+  }
+
   /// Grouped-query attention: each of the `hkv` K/V heads serves hq / hkv
   /// query heads.
   LogicalResult checkHeadGrouping(int64_t hq, int64_t hkv) {
@@ -644,36 +681,8 @@ LogicalResult AttentionVerifier::verifyVarlen() {
   if (!cq || !ck)
     return op.emitOpError() << "varlen needs both offset tensors, "
                                "varlen(%cu_seqlens_q, %cu_seqlens_k : ...)";
-  int64_t offsets = ShapedType::kDynamic;
-  for (auto [value, name] :
-       {std::pair{cq, StringRef("cu_seqlens_q")}, {ck, "cu_seqlens_k"}}) {
-    auto type = cast<RankedTensorType>(value.getType());
-    if (!type.getElementType().isInteger(32))
-      return op.emitOpError() << name << " element type must be i32, got "
-                              << type.getElementType();
-    if (failed(checkRank(name, type, 1, "[B + 1]")))
-      return failure();
-    int64_t size = type.getDimSize(0);
-    if (size == 0)
-      return op.emitOpError() << name << " must hold at least one offset "
-                                         "([B + 1], B >= 0)";
-    if (failed(checkSameDim("offset count", name, size, "cu_seqlens_q",
-                            offsets)))
-      return failure();
-    offsets = size;
-  }
-  static constexpr StringRef kOperands[] = {"query", "key", "value"};
-  Value tensors[] = {op.getQuery(), op.getKey(), op.getValue()};
-  for (auto [name, value] : llvm::zip(kOperands, tensors)) {
-    int64_t batch = cast<RankedTensorType>(value.getType()).getDimSize(0);
-    if (batch != 1)
-      return op.emitOpError()
-             << "with varlen the " << name
-             << " holds the packed sequences in batch 1: its batch size must "
-                "be 1, got "
-             << (ShapedType::isDynamic(batch) ? std::string("?")
-                                              : std::to_string(batch));
-  }
+  if (failed(checkVarlenOffsets(cq, ck)))
+    return failure();
   StringRef other = op.getMask()       ? "a mask operand"
                     : op.getDiagonal() ? "diagonal(...)"
                     : op.hasKVLens()   ? "kv_lens(...)"
@@ -875,6 +884,13 @@ LogicalResult AttentionGradVerifier::verify() {
       failed(checkRank("out", o, 4, "[B, Hq, Nq, Dv]")) ||
       failed(checkRank("lse", lse, 3, "[B, Hq, Nq]")) ||
       failed(checkRank("grad_out", dO, 4, "[B, Hq, Nq, Dv]")))
+    return failure();
+
+  ValueRange offsets = op.getCuSeqlens();
+  if (!offsets.empty() && offsets.size() != 2)
+    return op.emitOpError() << "varlen needs both offset tensors, "
+                               "varlen(%cu_seqlens_q, %cu_seqlens_k : ...)";
+  if (op.isVarlen() && failed(checkVarlenOffsets(offsets[0], offsets[1])))
     return failure();
 
   Type elt = q.getElementType();

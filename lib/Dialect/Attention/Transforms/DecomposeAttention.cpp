@@ -434,18 +434,8 @@ static SmallVector<Value> expandVarlen(RewriterBase &rewriter, AttentionOp op) {
             op->getNumRegions());
         // The regions' batch argument (score_mod's 1, mask_mod's 0) is the
         // sequence.
-        static constexpr unsigned kBatchArg[] = {1, 0};
-        for (auto [from, to, batchArg] :
-             llvm::zip(op.getModifiers(), inner.getModifiers(), kBatchArg)) {
-          if (from.empty())
-            continue;
-          OpBuilder::InsertionGuard guard(b);
-          b.cloneRegionBefore(from, to, to.end());
-          BlockArgument arg = to.front().getArgument(batchArg);
-          b.setInsertionPointToStart(&to.front());
-          auto shifted = arith::AddIOp::create(b, l, arg, seq);
-          arg.replaceAllUsesExcept(shifted, shifted);
-        }
+        cloneModifiersForSequence(b, l, op.getModifiers(), inner.getModifiers(),
+                                  {1, 0}, seq);
         SmallVector<Value> results;
         SmallVector<OpFoldResult> offsets = {zero, zero, rows.start, zero};
         results.push_back(tensor::InsertSliceOp::create(

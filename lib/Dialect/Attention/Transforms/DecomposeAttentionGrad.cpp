@@ -288,6 +288,8 @@ LogicalResult mlir::fa::decomposeAttentionGrad(RewriterBase &rewriter,
                                                AttentionGradOp op) {
   if (failed(checkScoreModGradPresent(op)))
     return failure();
+  if (op.isVarlen())
+    return lowerVarlenAttentionGrad(rewriter, op, decomposeAttentionGrad);
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
   GradSizes sizes = GradSizes::get(rewriter, op);

@@ -421,6 +421,11 @@ LogicalResult mlir::fa::tileAttentionGrad(RewriterBase &rewriter,
                             << blockQ << ", block-kv = " << blockKV;
   if (failed(checkScoreModGradPresent(op)))
     return failure();
+  if (op.isVarlen())
+    return lowerVarlenAttentionGrad(
+        rewriter, op, [&](RewriterBase &r, AttentionGradOp inner) {
+          return tileAttentionGrad(r, inner, blockQ, blockKV);
+        });
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
   GradSizes sizes = GradSizes::get(rewriter, op);

@@ -68,6 +68,32 @@ PackedSequence mlir::fa::getPackedSequence(OpBuilder &b, Location loc,
   return {start, arith::SubIOp::create(b, loc, end, start)};
 }
 
+void mlir::fa::cloneModifiersForSequence(OpBuilder &b, Location loc,
+                                         MutableArrayRef<Region> from,
+                                         MutableArrayRef<Region> to,
+                                         ArrayRef<unsigned> batchArgs,
+                                         Value seq) {
+  for (auto [source, dest, batchArg] : llvm::zip(from, to, batchArgs)) {
+    if (source.empty())
+      continue;
+    OpBuilder::InsertionGuard guard(b);
+    b.cloneRegionBefore(source, dest, dest.end());
+    BlockArgument arg = dest.front().getArgument(batchArg);
+    b.setInsertionPointToStart(&dest.front());
+    auto shifted = arith::AddIOp::create(b, loc, arg, seq);
+    arg.replaceAllUsesExcept(shifted, shifted);
+  }
+}
+
+Value mlir::fa::getPackedSequenceCount(OpBuilder &b, Location loc,
+                                       Value offsets) {
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value count = arith::SubIOp::create(
+      b, loc, tensor::DimOp::create(b, loc, offsets, 0), one);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  return arith::MaxSIOp::create(b, loc, count, zero);
+}
+
 Value mlir::fa::createFilledF32Tensor(OpBuilder &b, Location loc,
                                      ArrayRef<OpFoldResult> sizes,
                                      float value) {

@@ -87,6 +87,12 @@ def parse_args(argv):
     p.add_argument("--relpos-radius", type=int, default=3)
     p.add_argument("--prefix", type=int, default=2)
     p.add_argument("--doc-lens", type=int, nargs="+", default=None)
+    p.add_argument("--varlen-q", type=int, nargs="+", default=None,
+                   help="packed sequences (varlen): each one's query rows (--B 1)")
+    p.add_argument("--varlen-k", type=int, nargs="+", default=None,
+                   help="packed sequences: each one's keys")
+    p.add_argument("--varlen-pad", type=int, default=0,
+                   help="rows and keys after the last sequence (zero gradients)")
     p.add_argument("--dynamic", action="store_true",
                    help="the op on tensors whose B, H and N are dynamic (tensor.cast)")
     p.add_argument("--custom-grad", action="store_true",
@@ -102,6 +108,14 @@ def parse_args(argv):
         p.error("--mask-mod document needs Nq == Nk == sum(--doc-lens)")
     if a.custom_grad and not a.score_mod:
         p.error("--custom-grad needs --score-mod")
+    if (a.varlen_q is None) != (a.varlen_k is None) or \
+            (a.varlen_q and len(a.varlen_q) != len(a.varlen_k)):
+        p.error("--varlen-q and --varlen-k give one length per sequence each")
+    if a.varlen_q and (a.B != 1 or a.mask_mod == "document" or a.fd or a.dynamic):
+        p.error("--varlen-q needs --B 1, no document mask_mod, no --fd and no --dynamic")
+    if a.varlen_q:  # the packed lengths
+        a.Nq = sum(a.varlen_q) + a.varlen_pad
+        a.Nk = sum(a.varlen_k) + a.varlen_pad
     if a.mode == "check" and not a.output:
         p.error("check needs the runner's output file")
     return a
@@ -281,6 +295,13 @@ def emit(a, ins):
     if a.softcap is not None:
         attrs.append(f"softcap = {fmt(f32(a.softcap))} : f32")
     attr = (" {" + ", ".join(attrs) + "}") if attrs else ""
+    if a.varlen_q:
+        S1 = len(a.varlen_q) + 1
+        for n, lens in (("cq", a.varlen_q), ("ck", a.varlen_k)):
+            offs = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+            L.append(f"  %{n} = arith.constant dense<[{', '.join(str(int(x)) for x in offs)}]> "
+                     f": tensor<{S1}xi32>")
+        attr = f" varlen(%cq, %ck : tensor<{S1}xi32>, tensor<{S1}xi32>)" + attr
     # --dynamic: the op in a function of its own, so that its sizes are the
     # arguments' (tensor.dim of a function argument does not fold to a constant).
     G = [] if a.dynamic else L
@@ -312,8 +333,9 @@ def emit(a, ins):
 
 
 def check(a, ins):
-    (dq, dk, dv), smax, dead = analytic(a, ins)
-    (mq, mk, mv), _, _ = analytic(a, ins, absolute=True)
+    grad = varlen_analytic if a.varlen_q else analytic
+    (dq, dk, dv), smax, dead = grad(a, ins)
+    (mq, mk, mv), _, _ = grad(a, ins, absolute=True)
     C = U32 * (3 * (a.D + 2) * smax.max() + 4 * (a.D + a.Dv + a.Nq + a.Nk) + 64)
     refs = [dq, dk, dv]
     extra = 0.0
@@ -362,9 +384,46 @@ def check(a, ins):
     return 0 if ok else 1
 
 
+def sequence_args(a, s):
+    """The arguments of packed sequence s as a case of its own (B = 1)."""
+    b = copy.copy(a)
+    b.Nq, b.Nk, b.seed, b.varlen_q, b.varlen_k = a.varlen_q[s], a.varlen_k[s], a.seed + s, None, None
+    return b
+
+
+def pack(parts, total, axis, fill=0.0):
+    """Sequences' arrays concatenated along `axis`, padded with `fill` to `total`."""
+    x = np.concatenate(parts, axis=axis)
+    pad = [(0, 0)] * x.ndim
+    pad[axis] = (0, total - x.shape[axis])
+    return np.pad(x, pad, constant_values=fill)
+
+
+def make_varlen_inputs(a):
+    """Each sequence's inputs (its own seed), packed along the sequence dim."""
+    seqs = [make_inputs(sequence_args(a, s)) for s in range(len(a.varlen_q))]
+    ins = dict(seqs[0])
+    for n in ("q", "o", "do"):
+        ins[n] = pack([x[n] for x in seqs], a.Nq, 2)
+    ins["lse"] = pack([x["lse"] for x in seqs], a.Nq, 2)
+    for n in ("k", "v"):
+        ins[n] = pack([x[n] for x in seqs], a.Nk, 2)
+    ins["seqs"] = seqs
+    return ins
+
+
+def varlen_analytic(a, ins, absolute=False):
+    """analytic() per sequence, packed (rows and keys of no sequence: 0)."""
+    res = [analytic(sequence_args(a, s), x, absolute) for s, x in enumerate(ins["seqs"])]
+    grads = tuple(pack([r[0][i] for r in res], a.Nq if i == 0 else a.Nk, 2) for i in range(3))
+    smax = pack([r[1] for r in res], a.Nq, 2)
+    dead = pack([r[2] for r in res], a.Nq, 2, fill=False)
+    return grads, smax, dead
+
+
 def main(argv):
     a = parse_args(argv)
-    ins = make_inputs(a)
+    ins = make_varlen_inputs(a) if a.varlen_q else make_inputs(a)
     if a.mode == "emit":
         sys.stdout.write(emit(a, ins))
         return 0

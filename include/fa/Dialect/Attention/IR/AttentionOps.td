@@ -386,6 +386,15 @@ def FA_AttentionGradOp : FA_Op<"attention_grad", [Pure]> {
     Accumulation is in f32. Attributes `scale`, `causal`, `window` and `softcap`
     mean what they mean on fa.attention.
 
+    `varlen(%cq, %ck : tensor<B1 x i32>, tensor<B1 x i32>)` (after grad_out): the
+    gradients of a varlen fa.attention (packed sequences in batch 1, the same
+    offsets and clamping): q, out, lse, grad_out and dq `[1, Hq, Tq, .]`, k, v,
+    dk, dv `[1, Hkv, Tk, .]`; sequence s's rows and keys are those of
+    fa.attention's varlen, the regions see `%b = s` and positions counted from
+    the sequence's first row and key. Rows and keys of no sequence get zero
+    gradients (with overlapping offsets the result is unspecified, as the
+    forward's is).
+
     Example:
 
     ```mlir
@@ -424,6 +433,9 @@ def FA_AttentionGradOp : FA_Op<"attention_grad", [Pure]> {
     AnyRankedTensor:$out,
     AnyRankedTensor:$lse,
     AnyRankedTensor:$grad_out,
+    // varlen: none, or the forward's [B + 1] x i32 cumulative offsets of
+    // queries and keys (the verifier checks there are two).
+    Variadic<AnyRankedTensor>:$cu_seqlens,
     OptionalAttr<F32Attr>:$scale,
     UnitAttr:$causal,
     OptionalAttr<DenseI64ArrayAttr>:$window,
@@ -436,6 +448,7 @@ def FA_AttentionGradOp : FA_Op<"attention_grad", [Pure]> {
 
   let assemblyFormat = [{
     $query `,` $key `,` $value `,` $out `,` $lse `,` $grad_out
+    (`varlen` `(` $cu_seqlens^ `:` type($cu_seqlens) `)`)?
     attr-dict custom<GradModifiersAndColon>($modifiers) type($query) `,` type($key) `,` type($value) `,` type($out) `,`
     type($lse) `,` type($grad_out)
     `->` type($grad_query) `,` type($grad_key) `,` type($grad_value)
@@ -450,6 +463,10 @@ def FA_AttentionGradOp : FA_Op<"attention_grad", [Pure]> {
     /// Window bounds relative to the diagonal, -1 for unbounded; causal
     /// forces right = 0.
     std::pair<int64_t, int64_t> getEffectiveWindow();
+    /// Packed variable-length sequences (`varlen(...)`).
+    bool isVarlen() { return !getCuSeqlens().empty(); }
+    Value getCuSeqlensQ() { return isVarlen() ? getCuSeqlens()[0] : Value(); }
+    Value getCuSeqlensK() { return isVarlen() ? getCuSeqlens()[1] : Value(); }
   }]);
 
   let hasVerifier = 1;

@@ -60,17 +60,24 @@ LogicalResult buildScoreModGrad(RewriterBase &rewriter, AttentionGradOp op);
 
 /// Replaces `op` by linalg/tensor ops that materialize the scores,
 /// probabilities and their gradients (the reference lowering of the
-/// backward). Static shapes only: otherwise a diagnostic on `op` and failure.
+/// backward); varlen through lowerVarlenAttentionGrad.
 LogicalResult decomposeAttentionGrad(RewriterBase &rewriter,
                                      AttentionGradOp op);
 
 /// Replaces `op` by the tiled form of the backward (FlashAttention-2): per
 /// (batch, K/V head, key block of `blockKV` keys), a loop over the group's
 /// query heads and the query blocks of `blockQ` rows that see the key block,
-/// S and P recomputed per tile. Static shapes only: otherwise a diagnostic on
-/// `op` and failure.
+/// S and P recomputed per tile; varlen through lowerVarlenAttentionGrad.
 LogicalResult tileAttentionGrad(RewriterBase &rewriter, AttentionGradOp op,
                                 int64_t blockQ, int64_t blockKV);
+
+/// Replaces a varlen `op` by an scf.for over its sequences, each an
+/// fa.attention_grad without varlen on the slices of the packed tensors
+/// (rows and keys of no sequence get zero gradients), then lowers each of
+/// those with `lowerEach`.
+LogicalResult lowerVarlenAttentionGrad(
+    RewriterBase &rewriter, AttentionGradOp op,
+    function_ref<LogicalResult(RewriterBase &, AttentionGradOp)> lowerEach);
 
 /// Block sizes of the FlashAttention tiling.
 struct AttentionTileSizes {

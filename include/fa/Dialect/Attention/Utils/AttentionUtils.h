@@ -53,6 +53,18 @@ struct PackedSequence {
 PackedSequence getPackedSequence(OpBuilder &b, Location loc, Value offsets,
                                  Value seq, Value total);
 
+/// The number of packed sequences B of [B + 1] `offsets`: max(dim - 1, 0).
+Value getPackedSequenceCount(OpBuilder &b, Location loc, Value offsets);
+
+/// Clones each non-empty region of `from` into the empty region of `to` at
+/// the same position, its batch argument (`batchArgs`, per region: the %b of
+/// score_mod and mask_mod) shifted by `seq`: the modifier regions of an op
+/// over one packed sequence of a varlen op, whose %b is the sequence.
+void cloneModifiersForSequence(OpBuilder &b, Location loc,
+                               MutableArrayRef<Region> from,
+                               MutableArrayRef<Region> to,
+                               ArrayRef<unsigned> batchArgs, Value seq);
+
 /// A new f32 tensor of `sizes` filled with `value` (tensor.empty + linalg.fill).
 Value createFilledF32Tensor(OpBuilder &b, Location loc,
                             ArrayRef<OpFoldResult> sizes, float value);
