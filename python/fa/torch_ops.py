@@ -17,7 +17,7 @@ from fa_runtime.driver import check_indices_default, multiprocessor_count
 from fa_runtime.manifest import check_index_values
 
 from .validation import (AttentionInputError, UnsupportedError, check_inputs, check_mask,
-                         unsupported_reason)
+                         mask_spec, unsupported_reason)
 from .variant import Variant, chip_for_capability
 
 _DTYPE_NAMES = {torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f32",
@@ -225,12 +225,6 @@ def _run(q, k, v, causal, wl, wr, scale, softcap, return_lse, fallback, kv_lens=
     return res, _no_lse(q)
 
 
-def _mask_spec(attn_mask):
-    """The Variant's mask spec of a [B or 1, Hq or 1, Nq, Nk] attn_mask."""
-    dims = ("1" if attn_mask.shape[0] == 1 else "B") + ("1" if attn_mask.shape[1] == 1 else "H")
-    return f"{_DTYPE_NAMES[attn_mask.dtype]}:{dims}"
-
-
 def _run_masked(q, k, v, causal, window, scale, softcap, return_lse, fallback, kv_lens,
                 page_table, attn_mask):
     """A call with a mask operand: the forward kernel compiled with it (the
@@ -243,7 +237,7 @@ def _run_masked(q, k, v, causal, window, scale, softcap, return_lse, fallback, k
             raise _unsupported(kern)
     else:
         kern = _kernel(q, v, causal, window, scale, softcap, return_lse, fallback,
-                       mask=_mask_spec(attn_mask))
+                       mask=mask_spec(attn_mask.shape, _DTYPE_NAMES[attn_mask.dtype]))
     if isinstance(kern, str):
         out, lse = reference(q, k, v, causal, window, scale, softcap, return_lse, kv_lens,
                              page_table, attn_mask)
@@ -769,7 +763,7 @@ def _mask_operand(attn_mask, q, sizes):
     if attn_mask.device != q.device:
         raise AttentionInputError(f"fa.attention: attn_mask is on {attn_mask.device}, q, k, v "
                                   f"on {q.device}; they must be on one device")
-    _, shape = check_mask((attn_mask.shape, _dtype_name(attn_mask), attn_mask.device), sizes)
+    shape = check_mask((attn_mask.shape, _dtype_name(attn_mask), attn_mask.device), sizes)
     if attn_mask.requires_grad and torch.is_grad_enabled():
         raise UnsupportedError("fa.attention: attn_mask requires grad, but fa.attention gives "
                                "no gradient to the mask (pass attn_mask.detach())")

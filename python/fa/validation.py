@@ -13,7 +13,8 @@ Pure Python on shapes, dtype names and device strings: tested without torch.
 """
 import math
 
-from .variant import DTYPES, GRAD_HEAD_DIMS, HEAD_DIMS, PAGE_MULTIPLE, normalize_window
+from .variant import (DTYPES, GRAD_HEAD_DIMS, HEAD_DIMS, MASK_DTYPES, PAGE_MULTIPLE,
+                      normalize_window)
 
 
 class AttentionInputError(ValueError):
@@ -125,15 +126,21 @@ def unsupported_reason(dtype, device, chip, D, Dv, softcap, grad=False):
     return None
 
 
+def mask_spec(shape, dtype):
+    """The kernel's mask spec `<dtype>:<dims>` (variant.MASK_DTYPES,
+    MASK_BROADCASTS) of a [B or 1, Hq or 1, Nq, Nk] mask of dtype name
+    `dtype`: its batch and head dims 1 where it broadcasts over them."""
+    return f"{dtype}:{'1' if shape[0] == 1 else 'B'}{'1' if shape[1] == 1 else 'H'}"
+
+
 def check_mask(mask, sizes):
     """attn_mask: a (shape, dtype name, device) triple, torch SDPA's
     convention: broadcastable to [B, Hq, Nq, Nk] (rank 4 at most, aligned
     right), bool (keep where true) or f16 / bf16 / f32 (added to the scaled,
     softcapped scores). `sizes` as check_inputs returns them. Raises
-    AttentionInputError; returns the kernel's mask spec `<dtype>:<dims>`
-    (variant.MASK_DTYPES, MASK_BROADCASTS: batch and head dims kept as 1
-    where the mask broadcasts over them) and the [B or 1, Hq or 1, Nq, Nk]
-    shape to expand the mask to (its query and key dims in full)."""
+    AttentionInputError; returns the [B or 1, Hq or 1, Nq, Nk] shape to
+    expand the mask to (its query and key dims in full; mask_spec gives the
+    kernel's spec of that)."""
     shape, dtype, _ = mask
     B, Hq, _, Nq, Nk, _, _ = sizes
     full = (B, Hq, Nq, Nk)
@@ -147,10 +154,8 @@ def check_mask(mask, sizes):
             raise AttentionInputError(f"fa.attention: attn_mask of shape {list(shape)} does not "
                                       f"broadcast to [B, Hq, Nq, Nk] = {list(full)} (dim {d} "
                                       f"is {m}; it must be 1 or {n})")
-    names = {"bool": "bool", "f16": "f16", "bf16": "bf16", "f32": "f32"}
-    if dtype not in names:
+    if dtype not in MASK_DTYPES:
         raise AttentionInputError(f"fa.attention: attn_mask has dtype {dtype}; it must be bool "
                                   f"(keep where true) or float16, bfloat16, float32 (added to "
                                   f"the scores)")
-    dims = ("1" if shape[0] == 1 else "B") + ("1" if shape[1] == 1 else "H")
-    return f"{names[dtype]}:{dims}", (shape[0], shape[1], Nq, Nk)
+    return (shape[0], shape[1], Nq, Nk)

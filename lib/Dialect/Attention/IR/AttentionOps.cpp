@@ -414,9 +414,14 @@ struct ShapeVerifier {
                             << ")";
   }
 
-  /// varlen: the [B + 1] x i32 offsets `cq`, `ck`, and query, key and value
-  /// holding the packed sequences in batch 1.
-  LogicalResult checkVarlenOffsets(Value cq, Value ck) {
+  /// varlen: exactly the two [B + 1] x i32 offsets (cu_seqlens_q,
+  /// cu_seqlens_k, none null), and query, key and value holding the packed
+  /// sequences in batch 1.
+  LogicalResult checkVarlenOffsets(ArrayRef<Value> cuSeqlens) {
+    if (cuSeqlens.size() != 2 || !cuSeqlens[0] || !cuSeqlens[1])
+      return op.emitOpError() << "varlen needs both offset tensors, "
+                                 "varlen(%cu_seqlens_q, %cu_seqlens_k : ...)";
+    Value cq = cuSeqlens[0], ck = cuSeqlens[1];
     int64_t offsets = ShapedType::kDynamic;
     for (auto [value, name] :
          {std::pair{cq, StringRef("cu_seqlens_q")}, {ck, "cu_seqlens_k"}}) {
@@ -678,10 +683,7 @@ LogicalResult AttentionVerifier::verifyVarlen() {
   Value cq = op.getCuSeqlensQ(), ck = op.getCuSeqlensK();
   if (!cq && !ck)
     return success();
-  if (!cq || !ck)
-    return op.emitOpError() << "varlen needs both offset tensors, "
-                               "varlen(%cu_seqlens_q, %cu_seqlens_k : ...)";
-  if (failed(checkVarlenOffsets(cq, ck)))
+  if (failed(checkVarlenOffsets({cq, ck})))
     return failure();
   StringRef other = op.getMask()       ? "a mask operand"
                     : op.getDiagonal() ? "diagonal(...)"
@@ -886,11 +888,8 @@ LogicalResult AttentionGradVerifier::verify() {
       failed(checkRank("grad_out", dO, 4, "[B, Hq, Nq, Dv]")))
     return failure();
 
-  ValueRange offsets = op.getCuSeqlens();
-  if (!offsets.empty() && offsets.size() != 2)
-    return op.emitOpError() << "varlen needs both offset tensors, "
-                               "varlen(%cu_seqlens_q, %cu_seqlens_k : ...)";
-  if (op.isVarlen() && failed(checkVarlenOffsets(offsets[0], offsets[1])))
+  if (op.isVarlen() &&
+      failed(checkVarlenOffsets(llvm::to_vector(op.getCuSeqlens()))))
     return failure();
 
   Type elt = q.getElementType();
