@@ -1389,3 +1389,462 @@ func.func @torch_dynamic(%q: tensor<?x4x?x32xf32>, %k: tensor<?x4x?x32xf32>, %v:
   %oe = tensor.expand_shape %o [[0, 1], [2], [3]] output_shape [%b, 4, %n4, 32] : tensor<?x?x32xf32> into tensor<?x4x?x32xf32>
   return %oe : tensor<?x4x?x32xf32>
 }
+
+// -----
+
+// The next nine cases are [B*H, N, D] batch_matmuls with the score modifications in
+// one generic and linalg.softmax.
+
+// A band on both sides of the diagonal (i - 2 <= j <= i + 3): window [2, 3], no causal.
+// CHECK-LABEL: func.func @window_right(
+// CHECK: fa.attention %{{.+}}, %{{.+}}, %{{.+}} {scale = 0.176776692 : f32, window = array<i64: 2, 3>} : tensor<8x1x16x32xf32>
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: return
+func.func @window_right(%q: tensor<8x16x32xf32>, %k: tensor<8x16x32xf32>, %v: tensor<8x16x32xf32>) -> tensor<8x16x32xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %kt_e = tensor.empty() : tensor<8x32x16xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x16x32xf32>) outs(%kt_e : tensor<8x32x16xf32>) permutation = [0, 2, 1]
+  %s_e = tensor.empty() : tensor<8x16x16xf32>
+  %s_f = linalg.fill ins(%zero : f32) outs(%s_e : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x32xf32>, tensor<8x32x16xf32>) outs(%s_f : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s : tensor<8x16x16xf32>) outs(%s_e : tensor<8x16x16xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %i64 = arith.index_cast %i : index to i64
+    %j64 = arith.index_cast %j : index to i64
+    %d = arith.subi %j64, %i64 : i64
+    %c0 = arith.constant -2 : i64
+    %k0 = arith.cmpi sge, %d, %c0 : i64
+    %c1 = arith.constant 3 : i64
+    %k1 = arith.cmpi sle, %d, %c1 : i64
+    %a0 = arith.andi %k0, %k1 : i1
+    %scale = arith.constant 0.176776695 : f32
+    %y = arith.mulf %x, %scale : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %r = arith.select %a0, %y, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16x16xf32>
+  %p = linalg.softmax dimension(2) ins(%t : tensor<8x16x16xf32>) outs(%s_e : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %o_e = tensor.empty() : tensor<8x16x32xf32>
+  %o_f = linalg.fill ins(%zero : f32) outs(%o_e : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x16xf32>, tensor<8x16x32xf32>) outs(%o_f : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  return %o : tensor<8x16x32xf32>
+}
+
+// -----
+
+// Only a left edge (j >= i - 4): window [4, -1].
+// CHECK-LABEL: func.func @window_lower(
+// CHECK: fa.attention %{{.+}}, %{{.+}}, %{{.+}} {scale = 0.176776692 : f32, window = array<i64: 4, -1>} : tensor<8x1x16x32xf32>
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: return
+func.func @window_lower(%q: tensor<8x16x32xf32>, %k: tensor<8x16x32xf32>, %v: tensor<8x16x32xf32>) -> tensor<8x16x32xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %kt_e = tensor.empty() : tensor<8x32x16xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x16x32xf32>) outs(%kt_e : tensor<8x32x16xf32>) permutation = [0, 2, 1]
+  %s_e = tensor.empty() : tensor<8x16x16xf32>
+  %s_f = linalg.fill ins(%zero : f32) outs(%s_e : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x32xf32>, tensor<8x32x16xf32>) outs(%s_f : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s : tensor<8x16x16xf32>) outs(%s_e : tensor<8x16x16xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %i64 = arith.index_cast %i : index to i64
+    %j64 = arith.index_cast %j : index to i64
+    %d = arith.subi %j64, %i64 : i64
+    %c0 = arith.constant -4 : i64
+    %k0 = arith.cmpi sge, %d, %c0 : i64
+    %scale = arith.constant 0.176776695 : f32
+    %y = arith.mulf %x, %scale : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %r = arith.select %k0, %y, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16x16xf32>
+  %p = linalg.softmax dimension(2) ins(%t : tensor<8x16x16xf32>) outs(%s_e : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %o_e = tensor.empty() : tensor<8x16x32xf32>
+  %o_f = linalg.fill ins(%zero : f32) outs(%o_e : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x16xf32>, tensor<8x16x32xf32>) outs(%o_f : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  return %o : tensor<8x16x32xf32>
+}
+
+// -----
+
+// A top-left window (i - 2 <= j <= i) with Nq = 8 < Nk = 16: diagonal(0), causal,
+// window [2, 0].
+// CHECK-LABEL: func.func @window_topleft(
+// CHECK: %[[D:.+]] = arith.constant 0 : index
+// CHECK: fa.attention %{{.+}}, %{{.+}}, %{{.+}} diagonal(%[[D]]) {causal, scale = 0.176776692 : f32, window = array<i64: 2, 0>} : tensor<8x1x8x32xf32>
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: return
+func.func @window_topleft(%q: tensor<8x8x32xf32>, %k: tensor<8x16x32xf32>, %v: tensor<8x16x32xf32>) -> tensor<8x8x32xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %kt_e = tensor.empty() : tensor<8x32x16xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x16x32xf32>) outs(%kt_e : tensor<8x32x16xf32>) permutation = [0, 2, 1]
+  %s_e = tensor.empty() : tensor<8x8x16xf32>
+  %s_f = linalg.fill ins(%zero : f32) outs(%s_e : tensor<8x8x16xf32>) -> tensor<8x8x16xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x8x32xf32>, tensor<8x32x16xf32>) outs(%s_f : tensor<8x8x16xf32>) -> tensor<8x8x16xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s : tensor<8x8x16xf32>) outs(%s_e : tensor<8x8x16xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %i64 = arith.index_cast %i : index to i64
+    %j64 = arith.index_cast %j : index to i64
+    %d = arith.subi %j64, %i64 : i64
+    %c0 = arith.constant -2 : i64
+    %k0 = arith.cmpi sge, %d, %c0 : i64
+    %c1 = arith.constant 0 : i64
+    %k1 = arith.cmpi sle, %d, %c1 : i64
+    %a0 = arith.andi %k0, %k1 : i1
+    %scale = arith.constant 0.176776695 : f32
+    %y = arith.mulf %x, %scale : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %r = arith.select %a0, %y, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<8x8x16xf32>
+  %p = linalg.softmax dimension(2) ins(%t : tensor<8x8x16xf32>) outs(%s_e : tensor<8x8x16xf32>) -> tensor<8x8x16xf32>
+  %o_e = tensor.empty() : tensor<8x8x32xf32>
+  %o_f = linalg.fill ins(%zero : f32) outs(%o_e : tensor<8x8x32xf32>) -> tensor<8x8x32xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x8x16xf32>, tensor<8x16x32xf32>) outs(%o_f : tensor<8x8x32xf32>) -> tensor<8x8x32xf32>
+  return %o : tensor<8x8x32xf32>
+}
+
+// -----
+
+// Gemma 2's cap: scores * scale / 50, tanh, * 50, then causal: softcap = 50 (the
+// scale is the product of the factors inside and outside tanh).
+// CHECK-LABEL: func.func @softcap_causal(
+// CHECK: fa.attention %{{.+}}, %{{.+}}, %{{.+}} {causal, scale = 0.176776692 : f32, softcap = 5.000000e+01 : f32}
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: return
+func.func @softcap_causal(%q: tensor<8x16x32xf32>, %k: tensor<8x16x32xf32>, %v: tensor<8x16x32xf32>) -> tensor<8x16x32xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %kt_e = tensor.empty() : tensor<8x32x16xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x16x32xf32>) outs(%kt_e : tensor<8x32x16xf32>) permutation = [0, 2, 1]
+  %s_e = tensor.empty() : tensor<8x16x16xf32>
+  %s_f = linalg.fill ins(%zero : f32) outs(%s_e : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x32xf32>, tensor<8x32x16xf32>) outs(%s_f : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s : tensor<8x16x16xf32>) outs(%s_e : tensor<8x16x16xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %le = arith.cmpi ule, %j, %i : index
+    %scale = arith.constant 0.176776695 : f32
+    %cap = arith.constant 5.000000e+01 : f32
+    %y = arith.mulf %x, %scale : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %u = arith.divf %y, %cap : f32
+    %th = math.tanh %u : f32
+    %c = arith.mulf %th, %cap : f32
+    %r = arith.select %le, %c, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16x16xf32>
+  %p = linalg.softmax dimension(2) ins(%t : tensor<8x16x16xf32>) outs(%s_e : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %o_e = tensor.empty() : tensor<8x16x32xf32>
+  %o_f = linalg.fill ins(%zero : f32) outs(%o_e : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x16xf32>, tensor<8x16x32xf32>) outs(%o_f : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  return %o : tensor<8x16x32xf32>
+}
+
+// -----
+
+// masked_fill(~mask, -inf) with a boolean [Nq, Nk] mask: the i1 mask operand.
+// CHECK-LABEL: func.func @bool_select(
+// CHECK-SAME: %[[M:[a-z0-9]+]]: tensor<16x16xi1>
+// CHECK: %[[M4:.+]] = tensor.expand_shape %[[M]] {{\[\[}}0, 1, 2], [3]] output_shape [1, 1, 16, 16]
+// CHECK: fa.attention %{{.+}}, %{{.+}}, %{{.+}} mask(%[[M4]] : tensor<1x1x16x16xi1>) {scale = 0.176776692 : f32}
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: return
+func.func @bool_select(%q: tensor<8x16x32xf32>, %k: tensor<8x16x32xf32>, %v: tensor<8x16x32xf32>, %mask: tensor<16x16xi1>) -> tensor<8x16x32xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %kt_e = tensor.empty() : tensor<8x32x16xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x16x32xf32>) outs(%kt_e : tensor<8x32x16xf32>) permutation = [0, 2, 1]
+  %s_e = tensor.empty() : tensor<8x16x16xf32>
+  %s_f = linalg.fill ins(%zero : f32) outs(%s_e : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x32xf32>, tensor<8x32x16xf32>) outs(%s_f : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s, %mask : tensor<8x16x16xf32>, tensor<16x16xi1>) outs(%s_e : tensor<8x16x16xf32>) {
+  ^bb0(%x: f32, %m: i1, %out: f32):
+    %scale = arith.constant 0.176776695 : f32
+    %y = arith.mulf %x, %scale : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %r = arith.select %m, %y, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16x16xf32>
+  %p = linalg.softmax dimension(2) ins(%t : tensor<8x16x16xf32>) outs(%s_e : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %o_e = tensor.empty() : tensor<8x16x32xf32>
+  %o_f = linalg.fill ins(%zero : f32) outs(%o_e : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x16xf32>, tensor<8x16x32xf32>) outs(%o_f : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  return %o : tensor<8x16x32xf32>
+}
+
+// -----
+
+// masked_fill(mask, -inf): hidden where true, so fa's operand is the negation.
+// CHECK-LABEL: func.func @bool_hides(
+// CHECK-SAME: %[[M:[a-z0-9]+]]: tensor<16x16xi1>
+// CHECK: %[[T:.+]] = arith.constant true
+// CHECK: %[[N:.+]] = linalg.generic {{.*}} ins(%[[M]] : tensor<16x16xi1>)
+// CHECK: arith.xori %{{.+}}, %[[T]] : i1
+// CHECK: %[[M4:.+]] = tensor.expand_shape %[[N]]
+// CHECK: fa.attention %{{.+}}, %{{.+}}, %{{.+}} mask(%[[M4]] : tensor<1x1x16x16xi1>)
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: return
+func.func @bool_hides(%q: tensor<8x16x32xf32>, %k: tensor<8x16x32xf32>, %v: tensor<8x16x32xf32>, %mask: tensor<16x16xi1>) -> tensor<8x16x32xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %kt_e = tensor.empty() : tensor<8x32x16xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x16x32xf32>) outs(%kt_e : tensor<8x32x16xf32>) permutation = [0, 2, 1]
+  %s_e = tensor.empty() : tensor<8x16x16xf32>
+  %s_f = linalg.fill ins(%zero : f32) outs(%s_e : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x32xf32>, tensor<8x32x16xf32>) outs(%s_f : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s, %mask : tensor<8x16x16xf32>, tensor<16x16xi1>) outs(%s_e : tensor<8x16x16xf32>) {
+  ^bb0(%x: f32, %m: i1, %out: f32):
+    %scale = arith.constant 0.176776695 : f32
+    %y = arith.mulf %x, %scale : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %r = arith.select %m, %ninf, %y : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16x16xf32>
+  %p = linalg.softmax dimension(2) ins(%t : tensor<8x16x16xf32>) outs(%s_e : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %o_e = tensor.empty() : tensor<8x16x32xf32>
+  %o_f = linalg.fill ins(%zero : f32) outs(%o_e : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x16xf32>, tensor<8x16x32xf32>) outs(%o_f : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  return %o : tensor<8x16x32xf32>
+}
+
+// -----
+
+// scores + where(mask, 0, -inf): the boolean mask operand as it is.
+// CHECK-LABEL: func.func @bool_where(
+// CHECK-SAME: %[[M:[a-z0-9]+]]: tensor<16x16xi1>
+// CHECK: %[[M4:.+]] = tensor.expand_shape %[[M]]
+// CHECK: fa.attention %{{.+}}, %{{.+}}, %{{.+}} mask(%[[M4]] : tensor<1x1x16x16xi1>) {scale = 0.176776692 : f32}
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: return
+func.func @bool_where(%q: tensor<8x16x32xf32>, %k: tensor<8x16x32xf32>, %v: tensor<8x16x32xf32>, %mask: tensor<16x16xi1>) -> tensor<8x16x32xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %kt_e = tensor.empty() : tensor<8x32x16xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x16x32xf32>) outs(%kt_e : tensor<8x32x16xf32>) permutation = [0, 2, 1]
+  %s_e = tensor.empty() : tensor<8x16x16xf32>
+  %s_f = linalg.fill ins(%zero : f32) outs(%s_e : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x32xf32>, tensor<8x32x16xf32>) outs(%s_f : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s, %mask : tensor<8x16x16xf32>, tensor<16x16xi1>) outs(%s_e : tensor<8x16x16xf32>) {
+  ^bb0(%x: f32, %m: i1, %out: f32):
+    %scale = arith.constant 0.176776695 : f32
+    %y = arith.mulf %x, %scale : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %fz = arith.constant 0.000000e+00 : f32
+    %w = arith.select %m, %fz, %ninf : f32
+    %r = arith.addf %y, %w : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16x16xf32>
+  %p = linalg.softmax dimension(2) ins(%t : tensor<8x16x16xf32>) outs(%s_e : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %o_e = tensor.empty() : tensor<8x16x32xf32>
+  %o_f = linalg.fill ins(%zero : f32) outs(%o_e : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x16xf32>, tensor<8x16x32xf32>) outs(%o_f : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  return %o : tensor<8x16x32xf32>
+}
+
+// -----
+
+// tril() on dynamic sizes (j - i <= 0 in index arithmetic): derived for any size,
+// causal with diagonal(0) since Nk - Nq is unknown.
+// CHECK-LABEL: func.func @dynamic_causal(
+// CHECK: %[[D:.+]] = arith.constant 0 : index
+// CHECK: fa.attention %{{.+}}, %{{.+}}, %{{.+}} diagonal(%[[D]]) {causal, scale = 0.176776692 : f32} : tensor<?x1x?x32xf32>
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: return
+func.func @dynamic_causal(%q: tensor<?x?x32xf32>, %k: tensor<?x?x32xf32>, %v: tensor<?x?x32xf32>) -> tensor<?x?x32xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %i0 = arith.constant 0 : index
+  %i1 = arith.constant 1 : index
+  %b = tensor.dim %q, %i0 : tensor<?x?x32xf32>
+  %nq = tensor.dim %q, %i1 : tensor<?x?x32xf32>
+  %nk = tensor.dim %k, %i1 : tensor<?x?x32xf32>
+  %kt_e = tensor.empty(%b, %nk) : tensor<?x32x?xf32>
+  %kt = linalg.transpose ins(%k : tensor<?x?x32xf32>) outs(%kt_e : tensor<?x32x?xf32>) permutation = [0, 2, 1]
+  %s_e = tensor.empty(%b, %nq, %nk) : tensor<?x?x?xf32>
+  %s_f = linalg.fill ins(%zero : f32) outs(%s_e : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<?x?x32xf32>, tensor<?x32x?xf32>) outs(%s_f : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s : tensor<?x?x?xf32>) outs(%s_e : tensor<?x?x?xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %d = arith.subi %j, %i : index
+    %c0 = arith.constant 0 : index
+    %k0 = arith.cmpi sle, %d, %c0 : index
+    %scale = arith.constant 0.176776695 : f32
+    %y = arith.mulf %x, %scale : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %r = arith.select %k0, %y, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<?x?x?xf32>
+  %p = linalg.softmax dimension(2) ins(%t : tensor<?x?x?xf32>) outs(%s_e : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %o_e = tensor.empty(%b, %nq) : tensor<?x?x32xf32>
+  %o_f = linalg.fill ins(%zero : f32) outs(%o_e : tensor<?x?x32xf32>) -> tensor<?x?x32xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<?x?x?xf32>, tensor<?x?x32xf32>) outs(%o_f : tensor<?x?x32xf32>) -> tensor<?x?x32xf32>
+  return %o : tensor<?x?x32xf32>
+}
+
+// -----
+
+// A window on dynamic sizes (-4 <= j - i <= 0 in i64): diagonal(0), causal, window [4, 0].
+// CHECK-LABEL: func.func @dynamic_window(
+// CHECK: %[[D:.+]] = arith.constant 0 : index
+// CHECK: fa.attention %{{.+}}, %{{.+}}, %{{.+}} diagonal(%[[D]]) {causal, scale = 0.176776692 : f32, window = array<i64: 4, 0>} : tensor<?x1x?x32xf32>
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: return
+func.func @dynamic_window(%q: tensor<?x?x32xf32>, %k: tensor<?x?x32xf32>, %v: tensor<?x?x32xf32>) -> tensor<?x?x32xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %i0 = arith.constant 0 : index
+  %i1 = arith.constant 1 : index
+  %b = tensor.dim %q, %i0 : tensor<?x?x32xf32>
+  %nq = tensor.dim %q, %i1 : tensor<?x?x32xf32>
+  %nk = tensor.dim %k, %i1 : tensor<?x?x32xf32>
+  %kt_e = tensor.empty(%b, %nk) : tensor<?x32x?xf32>
+  %kt = linalg.transpose ins(%k : tensor<?x?x32xf32>) outs(%kt_e : tensor<?x32x?xf32>) permutation = [0, 2, 1]
+  %s_e = tensor.empty(%b, %nq, %nk) : tensor<?x?x?xf32>
+  %s_f = linalg.fill ins(%zero : f32) outs(%s_e : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<?x?x32xf32>, tensor<?x32x?xf32>) outs(%s_f : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s : tensor<?x?x?xf32>) outs(%s_e : tensor<?x?x?xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %i64 = arith.index_cast %i : index to i64
+    %j64 = arith.index_cast %j : index to i64
+    %d = arith.subi %j64, %i64 : i64
+    %c0 = arith.constant -4 : i64
+    %k0 = arith.cmpi sge, %d, %c0 : i64
+    %c1 = arith.constant 0 : i64
+    %k1 = arith.cmpi sle, %d, %c1 : i64
+    %a0 = arith.andi %k0, %k1 : i1
+    %scale = arith.constant 0.176776695 : f32
+    %y = arith.mulf %x, %scale : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %r = arith.select %a0, %y, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<?x?x?xf32>
+  %p = linalg.softmax dimension(2) ins(%t : tensor<?x?x?xf32>) outs(%s_e : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %o_e = tensor.empty(%b, %nq) : tensor<?x?x32xf32>
+  %o_f = linalg.fill ins(%zero : f32) outs(%o_e : tensor<?x?x32xf32>) -> tensor<?x?x32xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<?x?x?xf32>, tensor<?x?x32xf32>) outs(%o_f : tensor<?x?x32xf32>) -> tensor<?x?x32xf32>
+  return %o : tensor<?x?x32xf32>
+}
+
+// -----
+
+// A sliding window, torch style: (j - i <= 0) and (j - i >= -4) in a tril-like
+// generic, inverted and made additive: causal with window [4, 0].
+// CHECK-LABEL: func.func @mask_window(
+// CHECK-SAME: %[[Q:[a-z0-9]+]]: tensor<2x4x16x32xf32>, %[[K:[a-z0-9]+]]: tensor<2x4x16x32xf32>, %[[V:[a-z0-9]+]]: tensor<2x4x16x32xf32>
+// CHECK-NEXT: %[[O:.+]] = fa.attention %[[Q]], %[[K]], %[[V]] {causal, scale = 0.176776692 : f32, window = array<i64: 4, 0>} : tensor<2x4x16x32xf32>, tensor<2x4x16x32xf32>, tensor<2x4x16x32xf32> -> tensor<2x4x16x32xf32>
+// CHECK-NEXT: return %[[O]]
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#row = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, 0)>
+#tr = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3, d2)>
+func.func @mask_window(%q: tensor<2x4x16x32xf32>, %k: tensor<2x4x16x32xf32>, %v: tensor<2x4x16x32xf32>) -> tensor<2x4x16x32xf32> {
+  %kt_e = tensor.empty() : tensor<2x4x32x16xf32>
+  %kt = linalg.generic {indexing_maps = [#tr, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%k : tensor<2x4x16x32xf32>) outs(%kt_e : tensor<2x4x32x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x4x32x16xf32>
+
+  %qc = tensor.collapse_shape %q [[0, 1], [2], [3]] : tensor<2x4x16x32xf32> into tensor<8x16x32xf32>
+  %ktc = tensor.collapse_shape %kt [[0, 1], [2], [3]] : tensor<2x4x32x16xf32> into tensor<8x32x16xf32>
+  %qk_zero = arith.constant 0.000000e+00 : f32
+  %qk_e = tensor.empty() : tensor<8x16x16xf32>
+  %qk_f = linalg.fill ins(%qk_zero : f32) outs(%qk_e : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %s3 = linalg.batch_matmul ins(%qc, %ktc : tensor<8x16x32xf32>, tensor<8x32x16xf32>) outs(%qk_f : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+
+  %s = tensor.expand_shape %s3 [[0, 1], [2], [3]] output_shape [2, 4, 16, 16] : tensor<8x16x16xf32> into tensor<2x4x16x16xf32>
+  %scale = arith.constant 0.176776695 : f32
+  %ss_e = tensor.empty() : tensor<2x4x16x16xf32>
+  %ss = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%s : tensor<2x4x16x16xf32>) outs(%ss_e : tensor<2x4x16x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.mulf %in, %scale : f32
+    linalg.yield %0 : f32
+  } -> tensor<2x4x16x16xf32>
+
+  %ones = arith.constant dense<true> : tensor<16x16xi1>
+  %tril_e = tensor.empty() : tensor<16x16xi1>
+  %tril = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%ones : tensor<16x16xi1>) outs(%tril_e : tensor<16x16xi1>) {
+  ^bb0(%in: i1, %out: i1):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %i64 = arith.index_cast %i : index to i64
+    %j64 = arith.index_cast %j : index to i64
+    %d = arith.subi %j64, %i64 : i64
+    %c = arith.constant 0 : i64
+    %le = arith.cmpi sle, %d, %c : i64
+    %false = arith.constant false
+    %cw = arith.constant -4 : i64
+    %ge = arith.cmpi sge, %d, %cw : i64
+    %band = arith.andi %le, %ge : i1
+    %0 = arith.select %band, %in, %false : i1
+    linalg.yield %0 : i1
+  } -> tensor<16x16xi1>
+  %not_e = tensor.empty() : tensor<16x16xi1>
+  %not = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%tril : tensor<16x16xi1>) outs(%not_e : tensor<16x16xi1>) {
+  ^bb0(%in: i1, %out: i1):
+    %true = arith.constant true
+    %0 = arith.xori %in, %true : i1
+    linalg.yield %0 : i1
+  } -> tensor<16x16xi1>
+  %bias_zero = arith.constant 0.000000e+00 : f32
+  %bias_e = tensor.empty() : tensor<16x16xf32>
+  %bias_z = linalg.fill ins(%bias_zero : f32) outs(%bias_e : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %bias = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%not, %bias_z : tensor<16x16xi1>, tensor<16x16xf32>) outs(%bias_e : tensor<16x16xf32>) {
+  ^bb0(%in: i1, %in_0: f32, %out: f32):
+    %ninf = arith.constant 0xFF800000 : f32
+    %0 = arith.select %in, %ninf, %in_0 : f32
+    linalg.yield %0 : f32
+  } -> tensor<16x16xf32>
+  %sm_in_e = tensor.empty() : tensor<2x4x16x16xf32>
+  %sm_in = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1, d2, d3) -> (d2, d3)>, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%ss, %bias : tensor<2x4x16x16xf32>, tensor<16x16xf32>) outs(%sm_in_e : tensor<2x4x16x16xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %0 = arith.addf %in, %in_0 : f32
+    linalg.yield %0 : f32
+  } -> tensor<2x4x16x16xf32>
+
+  %sm_e = tensor.empty() : tensor<2x4x16x16xf32>
+  %sm_r = tensor.empty() : tensor<2x4x16x1xf32>
+  %sm_ninf = arith.constant 0xFF800000 : f32
+  %sm_zero = arith.constant 0.000000e+00 : f32
+  %sm_mi = linalg.fill ins(%sm_ninf : f32) outs(%sm_r : tensor<2x4x16x1xf32>) -> tensor<2x4x16x1xf32>
+  %sm_max = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%sm_in : tensor<2x4x16x16xf32>) outs(%sm_mi : tensor<2x4x16x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.maximumf %in, %out : f32
+    linalg.yield %0 : f32
+  } -> tensor<2x4x16x1xf32>
+  %sm_sub = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%sm_in, %sm_max : tensor<2x4x16x16xf32>, tensor<2x4x16x1xf32>) outs(%sm_e : tensor<2x4x16x16xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %0 = arith.subf %in, %in_0 : f32
+    linalg.yield %0 : f32
+  } -> tensor<2x4x16x16xf32>
+  %sm_exp = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%sm_sub : tensor<2x4x16x16xf32>) outs(%sm_e : tensor<2x4x16x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = math.exp %in : f32
+    linalg.yield %0 : f32
+  } -> tensor<2x4x16x16xf32>
+  %sm_si = linalg.fill ins(%sm_zero : f32) outs(%sm_r : tensor<2x4x16x1xf32>) -> tensor<2x4x16x1xf32>
+  %sm_sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%sm_exp : tensor<2x4x16x16xf32>) outs(%sm_si : tensor<2x4x16x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %in, %out : f32
+    linalg.yield %0 : f32
+  } -> tensor<2x4x16x1xf32>
+  %sm_p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%sm_exp, %sm_sum : tensor<2x4x16x16xf32>, tensor<2x4x16x1xf32>) outs(%sm_e : tensor<2x4x16x16xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %0 = arith.divf %in, %in_0 : f32
+    linalg.yield %0 : f32
+  } -> tensor<2x4x16x16xf32>
+
+  %pc = tensor.collapse_shape %sm_p [[0, 1], [2], [3]] : tensor<2x4x16x16xf32> into tensor<8x16x16xf32>
+  %vc = tensor.collapse_shape %v [[0, 1], [2], [3]] : tensor<2x4x16x32xf32> into tensor<8x16x32xf32>
+  %pv_zero = arith.constant 0.000000e+00 : f32
+  %pv_e = tensor.empty() : tensor<8x16x32xf32>
+  %pv_f = linalg.fill ins(%pv_zero : f32) outs(%pv_e : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %o3 = linalg.batch_matmul ins(%pc, %vc : tensor<8x16x16xf32>, tensor<8x16x32xf32>) outs(%pv_f : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+
+  %o = tensor.expand_shape %o3 [[0, 1], [2], [3]] output_shape [2, 4, 16, 32] : tensor<8x16x32xf32> into tensor<2x4x16x32xf32>
+  return %o : tensor<2x4x16x32xf32>
+}

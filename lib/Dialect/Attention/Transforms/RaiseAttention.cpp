@@ -285,12 +285,16 @@ struct AttentionParts {
   bool reshaped = false;
   /// The product of the constant factors of the scores.
   double scoresScale = 1.0;
-  /// The additive mask tensor and how the scores read it (no mask: null).
+  /// The cap of a softcap (0: none).
+  double softcap = 0.0;
+  /// The mask tensor and how the scores read it (no mask: null): additive,
+  /// or boolean (i1) hiding keys where it is false (true when `maskHides`).
   /// Values, not the ScalarExprs of the match: those live in the builder of
   /// matchParts.
   Value mask;
   AffineMap maskMap;
-  std::optional<CausalBand> band;
+  bool maskHides = false;
+  std::optional<KeyBand> band;
 };
 
 static bool isAttentionElementType(Type t) {
@@ -358,9 +362,14 @@ static std::optional<AttentionParts> matchParts(linalg::LinalgOp pvOp,
   if (!sm)
     return std::nullopt;
   parts.scoresScale = sm->scale;
-  if (sm->mask) {
-    parts.mask = sm->mask->tensor;
-    parts.maskMap = sm->mask->map;
+  parts.softcap = sm->softcap;
+  // fa.attention has one mask operand: additive or boolean.
+  if (sm->mask && sm->boolMask)
+    return std::nullopt;
+  if (const ScalarExpr *mask = sm->mask ? sm->mask : sm->boolMask) {
+    parts.mask = mask->tensor;
+    parts.maskMap = mask->map;
+    parts.maskHides = sm->boolMaskHides;
   }
   Value qkValue = peelBatchReshapes(sm->qk);
   parts.reshaped |= qkValue != sm->qk;
@@ -388,20 +397,22 @@ static std::optional<AttentionParts> matchParts(linalg::LinalgOp pvOp,
   if (qType.isDynamicDim(parts.q.perm.back()) ||
       vType.isDynamicDim(parts.v.perm.back()))
     return std::nullopt;
-  // Positional masks need the static grid they are checked on.
+  // Positional masks: checked at every point of a static grid that is not
+  // too large, else derived symbolically (dynamic sizes).
   auto pType = cast<RankedTensorType>(probs.getType());
   if (!sm->keepIf.empty() || !sm->dropIf.empty() || !sm->zeroIf.empty()) {
-    if (pType.isDynamicDim(parts.rank - 2) || pType.isDynamicDim(parts.rank - 1))
-      return std::nullopt;
-    parts.band =
-        inferCausalBand(*sm, parts.rank, pType.getDimSize(parts.rank - 2),
-                        pType.getDimSize(parts.rank - 1));
+    if (!pType.isDynamicDim(parts.rank - 2) &&
+        !pType.isDynamicDim(parts.rank - 1))
+      parts.band =
+          inferKeyBand(*sm, parts.rank, pType.getDimSize(parts.rank - 2),
+                       pType.getDimSize(parts.rank - 1));
+    if (!parts.band)
+      parts.band = deriveKeyBand(*sm, parts.rank);
     if (!parts.band)
       return std::nullopt;
     // A finite "-inf" and a fully masked row: the original averages the row,
     // fa gives 0.
-    if (parts.band->finiteNegInf && !parts.band->unmasked &&
-        parts.band->diagonal < 0)
+    if (parts.band->finiteNegInf && parts.band->emptyRows)
       return std::nullopt;
   }
   return parts;
@@ -422,7 +433,8 @@ static MaskForm classifyMask(const AttentionParts &parts, bool unitHeads,
                              RankedTensorType query, bool &rows) {
   unsigned rank = parts.rank;
   auto type = cast<RankedTensorType>(parts.mask.getType());
-  if (!isAttentionElementType(type.getElementType()))
+  if (!isAttentionElementType(type.getElementType()) &&
+      !type.getElementType().isInteger(1))
     return MaskForm::Unsupported;
   AffineMap map = parts.maskMap;
   unsigned n = map.getNumResults();
@@ -483,9 +495,32 @@ static Value buildMask4D(OpBuilder &b, Location loc, Value m, MaskForm form,
   return {};
 }
 
+/// not `m` (an i1 tensor), elementwise.
+static Value buildNot(OpBuilder &b, Location loc, Value m) {
+  auto type = cast<RankedTensorType>(m.getType());
+  Value init = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, m),
+                                       type.getElementType());
+  AffineMap id = b.getMultiDimIdentityMap(type.getRank());
+  SmallVector<utils::IteratorType> loops(type.getRank(),
+                                         utils::IteratorType::parallel);
+  auto op = linalg::GenericOp::create(
+      b, loc, TypeRange{type}, ValueRange{m}, ValueRange{init},
+      ArrayRef<AffineMap>{id, id}, loops,
+      [](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value t = arith::ConstantIntOp::create(nb, nloc, 1, 1);
+        Value x = arith::XOrIOp::create(nb, nloc, args[0], t);
+        linalg::YieldOp::create(nb, nloc, x);
+      });
+  return op.getResult(0);
+}
+
 static Value buildMask(OpBuilder &b, Location loc, const AttentionParts &parts,
                        MaskForm form, bool rows, const Layout &layout) {
-  Value m = buildMask4D(b, loc, parts.mask, form, layout);
+  Value m = parts.mask;
+  // A boolean mask that hides where true: fa's keeps where true.
+  if (parts.maskHides)
+    m = buildNot(b, loc, m);
+  m = buildMask4D(b, loc, m, form, layout);
   if (!m || !rows)
     return m;
   // [Bm, Hm, 1, Nk] -> [Bm, Hm, Nq, Nk].
@@ -498,6 +533,44 @@ static Value buildMask(OpBuilder &b, Location loc, const AttentionParts &parts,
   return linalg::BroadcastOp::create(b, loc, flat, init,
                                      ArrayRef<int64_t>{2})
       .getResult()[0];
+}
+
+/// fa.attention's form of a band: row i sees i + off - left <= j <= i + off +
+/// right, off = Nk - Nq unless `diagonal` sets it (docs/Attention.md).
+struct PositionalMask {
+  bool causal = false;
+  std::optional<SmallVector<int64_t, 2>> window;
+  std::optional<int64_t> diagonal;
+};
+
+/// The band i + lower <= j <= i + upper as fa.attention states it: with the
+/// default diagonal Nk - Nq where the sizes are static and the band's bounds
+/// sit on its sides (no diagonal(...) clause), else with diagonal(...) at the
+/// upper bound (or the lower one when the band is open above). right = 0 is
+/// written `causal`.
+static PositionalMask choosePositionalMask(const KeyBand &band, int64_t nq,
+                                           int64_t nk) {
+  PositionalMask mask;
+  if (band.unmasked())
+    return mask;
+  auto fits = [&](int64_t off) {
+    return (!band.upper || *band.upper >= off) &&
+           (!band.lower || *band.lower <= off);
+  };
+  int64_t off;
+  if (!ShapedType::isDynamic(nq) && !ShapedType::isDynamic(nk) &&
+      fits(nk - nq)) {
+    off = nk - nq;
+  } else {
+    off = band.upper ? *band.upper : *band.lower;
+    mask.diagonal = off;
+  }
+  int64_t left = band.lower ? off - *band.lower : -1;
+  int64_t right = band.upper ? *band.upper - off : -1;
+  mask.causal = right == 0;
+  if (left >= 0 || right > 0)
+    mask.window = SmallVector<int64_t, 2>{left, right};
+  return mask;
 }
 
 /// Where an operand of the raised op comes from.
@@ -608,21 +681,25 @@ LogicalResult mlir::fa::raise::raiseAttention(RewriterBase &rewriter,
   Value v = operand(plan->v, parts->v, parts->pv.nSide, vPerm);
   Value mask;
   if (parts->mask)
-    mask = buildMask(rewriter, loc, *parts, plan->mask, plan->maskRows,
-                     layout);
-  UnitAttr causal;
-  Value diagonal;
+    mask = buildMask(rewriter, loc, *parts, plan->mask, plan->maskRows, layout);
   auto qType = cast<RankedTensorType>(q.getType());
   auto kType = cast<RankedTensorType>(k.getType());
   auto vType = cast<RankedTensorType>(v.getType());
-  if (parts->band && !parts->band->unmasked) {
-    causal = rewriter.getUnitAttr();
-    int64_t nq = qType.getDimSize(2), nk = kType.getDimSize(2);
-    if (ShapedType::isDynamic(nq) || ShapedType::isDynamic(nk) ||
-        parts->band->diagonal != nk - nq)
-      diagonal = arith::ConstantIndexOp::create(rewriter, loc,
-                                                parts->band->diagonal);
-  }
+  PositionalMask positional;
+  if (parts->band)
+    positional = choosePositionalMask(*parts->band, qType.getDimSize(2),
+                                      kType.getDimSize(2));
+  Value diagonal;
+  if (positional.diagonal)
+    diagonal =
+        arith::ConstantIndexOp::create(rewriter, loc, *positional.diagonal);
+  UnitAttr causal = positional.causal ? rewriter.getUnitAttr() : UnitAttr();
+  DenseI64ArrayAttr window;
+  if (positional.window)
+    window = rewriter.getDenseI64ArrayAttr(*positional.window);
+  FloatAttr softcap;
+  if (parts->softcap != 0.0)
+    softcap = rewriter.getF32FloatAttr(static_cast<float>(parts->softcap));
   double scale = plan->scale;
   Type outElt = getElementTypeOrSelf(pvOp->getResult(0));
   auto outType = RankedTensorType::get(
@@ -633,9 +710,8 @@ LogicalResult mlir::fa::raise::raiseAttention(RewriterBase &rewriter,
       rewriter, loc, outType, Type(), q, k, v, mask, Value(), Value(), Value(),
       diagonal, /*kv_lens=*/Value(), /*pages=*/Value(),
       /*cu_seqlens_q=*/Value(), /*cu_seqlens_k=*/Value(),
-      rewriter.getF32FloatAttr(static_cast<float>(scale)), causal,
-      DenseI64ArrayAttr(), FloatAttr(), DenseI64ArrayAttr(),
-      /*modifiersCount=*/0);
+      rewriter.getF32FloatAttr(static_cast<float>(scale)), causal, window,
+      softcap, DenseI64ArrayAttr(), /*modifiersCount=*/0);
   if (failed(mlir::verify(attention))) {
     rewriter.eraseOp(attention);
     return failure();

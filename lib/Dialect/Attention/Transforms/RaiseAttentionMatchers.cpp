@@ -18,6 +18,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <cmath>
+#include <functional>
 
 using namespace mlir;
 using namespace mlir::fa::raise;
@@ -236,11 +237,16 @@ std::optional<double> mlir::fa::raise::getConstantValue(const ScalarExpr *e) {
   return std::nullopt;
 }
 
-bool mlir::fa::raise::sameUpToCasts(const ScalarExpr *a, const ScalarExpr *b) {
+/// sameUpToCasts with a bound on the pairs compared: two DAGs can be equal
+/// as trees exponentially larger than themselves.
+static bool sameUpToCasts(const ScalarExpr *a, const ScalarExpr *b,
+                          int64_t &budget) {
   a = stripCasts(a);
   b = stripCasts(b);
   if (a == b)
     return true;
+  if (--budget < 0)
+    return false;
   if (!a || !b || a->kind != b->kind)
     return false;
   switch (a->kind) {
@@ -261,11 +267,16 @@ bool mlir::fa::raise::sameUpToCasts(const ScalarExpr *a, const ScalarExpr *b) {
       if (cmp.getPredicate() != cast<arith::CmpIOp>(b->op).getPredicate())
         return false;
     for (auto [x, y] : llvm::zip(a->operands, b->operands))
-      if (!sameUpToCasts(x, y))
+      if (!sameUpToCasts(x, y, budget))
         return false;
     return true;
   }
   return false;
+}
+
+bool mlir::fa::raise::sameUpToCasts(const ScalarExpr *a, const ScalarExpr *b) {
+  int64_t budget = int64_t(1) << 16;
+  return ::sameUpToCasts(a, b, budget);
 }
 
 /// A leaf that reads an element of a ranked tensor (not a scalar).
@@ -583,24 +594,90 @@ bool mlir::fa::raise::isContractionResult(Value v) {
 }
 
 /// True when `e` depends on nothing but constants and the positions i, j (the
-/// last two dims of the index space).
-static bool isPositional(const ScalarExpr *e, unsigned rank) {
+/// last two dims of the index space). Memoized: expressions are DAGs (a tensor
+/// read twice is one node), whose trees can be exponentially larger.
+static bool isPositional(const ScalarExpr *e, unsigned rank,
+                         DenseMap<const ScalarExpr *, bool> &memo) {
+  if (auto it = memo.find(e); it != memo.end())
+    return it->second;
+  bool result = false;
   switch (e->kind) {
   case ScalarExpr::Kind::Constant:
-    return true;
+    result = true;
+    break;
   case ScalarExpr::Kind::Leaf:
-    return false;
+    result = false;
+    break;
   case ScalarExpr::Kind::Index:
+    result = true;
     for (unsigned d = 0; d + 2 < rank; ++d)
       if (e->index.isFunctionOfDim(d))
-        return false;
-    return true;
+        result = false;
+    break;
   case ScalarExpr::Kind::Op:
-    return llvm::all_of(e->operands, [&](const ScalarExpr *x) {
-      return isPositional(x, rank);
+    result = llvm::all_of(e->operands, [&](const ScalarExpr *x) {
+      return isPositional(x, rank, memo);
     });
+    break;
   }
-  return false;
+  memo[e] = result;
+  return result;
+}
+
+/// True for the i1 constant true.
+static bool isTrueConstant(const ScalarExpr *e) {
+  if (!e || e->kind != ScalarExpr::Kind::Constant)
+    return false;
+  auto i = dyn_cast<IntegerAttr>(e->constant);
+  return i && i.getType().isInteger(1) && i.getValue().isOne();
+}
+
+/// The i1 tensor leaf that condition `c` reads, through xori with true (a
+/// negation, toggling `negated`); null for anything else.
+static const ScalarExpr *matchBooleanLeaf(const ScalarExpr *c, bool &negated) {
+  negated = false;
+  while (isOp<arith::XOrIOp>(c)) {
+    if (isTrueConstant(c->operands[1]))
+      c = c->operands[0];
+    else if (isTrueConstant(c->operands[0]))
+      c = c->operands[1];
+    else
+      return nullptr;
+    negated = !negated;
+  }
+  if (!isTensorLeaf(c) ||
+      !getElementTypeOrSelf(c->tensor.getType()).isInteger(1))
+    return nullptr;
+  return c;
+}
+
+/// Peels products and quotients by constants off `e`, multiplying them into
+/// `factor`; false on a product with no constant side.
+static bool peelConstantFactors(const ScalarExpr *&e, double &factor) {
+  while (true) {
+    if (isOp<arith::MulFOp>(e)) {
+      if (std::optional<double> c = getConstantValue(e->operands[1])) {
+        factor *= *c;
+        e = stripCasts(e->operands[0]);
+        continue;
+      }
+      if (std::optional<double> c = getConstantValue(e->operands[0])) {
+        factor *= *c;
+        e = stripCasts(e->operands[1]);
+        continue;
+      }
+      return false;
+    }
+    if (isOp<arith::DivFOp>(e)) {
+      std::optional<double> c = getConstantValue(e->operands[1]);
+      if (!c || *c == 0.0)
+        return false;
+      factor /= *c;
+      e = stripCasts(e->operands[0]);
+      continue;
+    }
+    return true;
+  }
 }
 
 std::optional<ScoresMatch>
@@ -609,23 +686,47 @@ mlir::fa::raise::matchScores(const ScalarExprBuilder &builder,
   unsigned rank = builder.getRank();
   ScoresMatch match;
   const ScalarExpr *e = stripCasts(scores);
-  // Masks come last (fa's order: scale, then masks): peel them first.
+  DenseMap<const ScalarExpr *, bool> positionalMemo;
+  auto isPositional = [&](const ScalarExpr *x, unsigned rank) {
+    return ::isPositional(x, rank, positionalMemo);
+  };
+  // A boolean mask tensor read by `cond`: hides where it is false, or where
+  // it is true when `hidesWhereTrue`. It must be the only one, and its -inf a
+  // real one (whether a row loses every key depends on the data: a finite
+  // "-inf" would average such a row where fa gives 0).
+  auto takeBooleanMask = [&](const ScalarExpr *cond, bool hidesWhereTrue,
+                             bool finite) {
+    bool negated;
+    const ScalarExpr *m = matchBooleanLeaf(cond, negated);
+    if (!m || finite || match.boolMask)
+      return false;
+    match.boolMask = m;
+    match.boolMaskHides = hidesWhereTrue != negated;
+    return true;
+  };
+  // Masks come last (fa's order: scale, softcap, then masks): peel them first.
   while (true) {
     if (isOp<arith::SelectOp>(e)) {
       const ScalarExpr *cond = e->operands[0];
-      if (!isPositional(cond, rank))
+      bool finite = false, hides;
+      const ScalarExpr *rest;
+      if (isNegInfLike(e->operands[2], finite)) {
+        hides = false;
+        rest = e->operands[1];
+      } else if (isNegInfLike(e->operands[1], finite)) {
+        hides = true;
+        rest = e->operands[2];
+      } else {
         return std::nullopt;
-      if (isNegInfLike(e->operands[2], match.finiteNegInf)) {
-        match.keepIf.push_back(cond);
-        e = stripCasts(e->operands[1]);
-        continue;
       }
-      if (isNegInfLike(e->operands[1], match.finiteNegInf)) {
-        match.dropIf.push_back(cond);
-        e = stripCasts(e->operands[2]);
-        continue;
+      if (isPositional(cond, rank)) {
+        match.finiteNegInf |= finite;
+        (hides ? match.dropIf : match.keepIf).push_back(cond);
+      } else if (!takeBooleanMask(cond, hides, finite)) {
+        return std::nullopt;
       }
-      return std::nullopt;
+      e = stripCasts(rest);
+      continue;
     }
     if (isOp<arith::AddFOp>(e)) {
       const ScalarExpr *rest = nullptr;
@@ -635,6 +736,20 @@ mlir::fa::raise::matchScores(const ScalarExprBuilder &builder,
           match.zeroIf.push_back(m);
           rest = e->operands[1 - side];
           break;
+        }
+        // A boolean mask made additive: select(m, 0, -inf) or
+        // select(m, -inf, 0) (torch.where(mask, 0, -inf)).
+        if (isOp<arith::SelectOp>(m) && !isPositional(m->operands[0], rank)) {
+          bool finite = false;
+          std::optional<double> t = getConstantValue(m->operands[1]);
+          std::optional<double> f = getConstantValue(m->operands[2]);
+          bool keeps = t == 0.0 && isNegInfLike(m->operands[2], finite);
+          bool hides = f == 0.0 && isNegInfLike(m->operands[1], finite);
+          if ((keeps || hides) &&
+              takeBooleanMask(m->operands[0], hides, finite)) {
+            rest = e->operands[1 - side];
+            break;
+          }
         }
         if (isTensorLeaf(m) && !match.mask && m->map != builder.identity()) {
           // A mask broadcast over some dims (the identity is ambiguous with
@@ -666,30 +781,21 @@ mlir::fa::raise::matchScores(const ScalarExprBuilder &builder,
     }
     break;
   }
-  // The scale: products and quotients by constants.
-  while (true) {
-    if (isOp<arith::MulFOp>(e)) {
-      if (std::optional<double> c = getConstantValue(e->operands[1])) {
-        match.scale *= *c;
-        e = stripCasts(e->operands[0]);
-        continue;
-      }
-      if (std::optional<double> c = getConstantValue(e->operands[0])) {
-        match.scale *= *c;
-        e = stripCasts(e->operands[1]);
-        continue;
-      }
+  // The scale: products and quotients by constants; with a softcap,
+  // c * tanh(x) with x = (scale / c) * qk (Gemma 2: s / c, tanh, * c).
+  double outer = 1.0;
+  if (!peelConstantFactors(e, outer))
+    return std::nullopt;
+  match.scale = outer;
+  if (isOp<math::TanhOp>(e)) {
+    if (!(outer > 0.0) || !std::isfinite(outer))
       return std::nullopt;
-    }
-    if (isOp<arith::DivFOp>(e)) {
-      std::optional<double> c = getConstantValue(e->operands[1]);
-      if (!c || *c == 0.0)
-        return std::nullopt;
-      match.scale /= *c;
-      e = stripCasts(e->operands[0]);
-      continue;
-    }
-    break;
+    match.softcap = outer;
+    e = stripCasts(e->operands[0]);
+    double inner = 1.0;
+    if (!peelConstantFactors(e, inner))
+      return std::nullopt;
+    match.scale = inner * outer;
   }
   if (!isTensorLeaf(e) || !builder.isIdentityUpToUnitDims(e->map))
     return std::nullopt;
@@ -898,14 +1004,44 @@ std::optional<Scalar> PositionInterpreter::evalOp(Operation *op,
       .Default([](Operation *) { return std::nullopt; });
 }
 
-std::optional<CausalBand>
-mlir::fa::raise::inferCausalBand(const ScoresMatch &scores, unsigned rank,
-                                 int64_t nq, int64_t nk) {
-  // Every point is evaluated: the proof is exhaustive, so the grid is bounded.
-  constexpr int64_t kMaxPoints = int64_t(1) << 22;
+/// The number of nodes the conditions of `scores` have as trees (shared
+/// subexpressions counted at each use: what a recursive evaluation visits),
+/// or std::nullopt above `cap`.
+static std::optional<int64_t> conditionTreeSize(const ScoresMatch &scores,
+                                                int64_t cap) {
+  DenseMap<const ScalarExpr *, int64_t> sizes;
+  std::function<int64_t(const ScalarExpr *)> size =
+      [&](const ScalarExpr *e) -> int64_t {
+    if (auto it = sizes.find(e); it != sizes.end())
+      return it->second;
+    int64_t n = 1;
+    for (const ScalarExpr *o : e->operands)
+      n = std::min(cap + 1, n + size(o));
+    sizes[e] = n;
+    return n;
+  };
+  int64_t total = 0;
+  for (ArrayRef<const ScalarExpr *> list :
+       {ArrayRef(scores.keepIf), ArrayRef(scores.dropIf),
+        ArrayRef(scores.zeroIf)})
+    for (const ScalarExpr *c : list)
+      if ((total += size(c)) > cap)
+        return std::nullopt;
+  return total;
+}
+
+std::optional<KeyBand> mlir::fa::raise::inferKeyBand(const ScoresMatch &scores,
+                                                     unsigned rank, int64_t nq,
+                                                     int64_t nk) {
+  // Every point is evaluated: the proof is exhaustive, so the work (points
+  // times the nodes evaluated at each) is bounded.
+  constexpr int64_t kMaxPoints = int64_t(1) << 22, kMaxWork = int64_t(1) << 27;
   if (nq <= 0 || nk <= 0 || nq > kMaxPoints / nk)
     return std::nullopt;
-  CausalBand band;
+  std::optional<int64_t> nodes = conditionTreeSize(scores, kMaxWork);
+  if (!nodes || *nodes > kMaxWork / (nq * nk))
+    return std::nullopt;
+  KeyBand band;
   band.finiteNegInf = scores.finiteNegInf;
   PositionInterpreter interp{rank};
   auto visible = [&](int64_t i, int64_t j) -> std::optional<bool> {
@@ -939,27 +1075,346 @@ mlir::fa::raise::inferCausalBand(const ScoresMatch &scores, unsigned rank,
     }
     return keep;
   };
-  // The candidate diagonal: from the first row that is neither empty nor
-  // full, else from the first full row; then checked at every point.
-  std::optional<int64_t> diag;
-  for (int64_t i = 0; i < nq && !diag; ++i) {
-    int64_t count = 0;
+  // Candidate bounds from the rows' visible keys: the upper bound from the
+  // first row whose last key is inside the grid, the lower from the first
+  // whose first key is; rows that see nothing before the first row that sees
+  // something (or after the last) bound the open side instead. Then every
+  // point is checked against the band.
+  std::optional<int64_t> firstRow, lastRow;
+  for (int64_t i = 0; i < nq; ++i) {
+    std::optional<int64_t> first, last;
     for (int64_t j = 0; j < nk; ++j) {
       std::optional<bool> v = visible(i, j);
       if (!v)
         return std::nullopt;
-      count += *v;
+      if (*v) {
+        first = first.value_or(j);
+        last = j;
+      }
     }
-    if (count > 0)
-      diag = count - 1 - i;
+    if (!first) {
+      band.emptyRows = true;
+      continue;
+    }
+    firstRow = firstRow.value_or(i);
+    lastRow = i;
+    if (!band.upper && *last < nk - 1)
+      band.upper = *last - i;
+    if (!band.lower && *first > 0)
+      band.lower = *first - i;
   }
-  if (!diag)
+  if (!firstRow)
     return std::nullopt; // every key of every row masked
+  if (!band.upper && *firstRow > 0)
+    band.upper = -*firstRow;
+  if (!band.lower && *lastRow < nq - 1)
+    band.lower = nk - 1 - *lastRow;
   for (int64_t i = 0; i < nq; ++i)
-    for (int64_t j = 0; j < nk; ++j)
-      if (visible(i, j) != std::optional<bool>(j <= i + *diag))
+    for (int64_t j = 0; j < nk; ++j) {
+      bool inBand = (!band.lower || j >= i + *band.lower) &&
+                    (!band.upper || j <= i + *band.upper);
+      if (visible(i, j) != std::optional<bool>(inBand))
         return std::nullopt;
-  band.diagonal = *diag;
-  band.unmasked = *diag >= nk - 1;
+    }
+  return band;
+}
+
+//===----------------------------------------------------------------------===//
+// Positional conditions, derived for any size
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// An integer a * i + b * j + c of the positions.
+struct LinearForm {
+  int64_t a = 0, b = 0, c = 0;
+};
+
+/// A set of diagonals d = j - i: lo <= d <= hi (a missing bound: open), or
+/// nothing.
+struct DiagonalSet {
+  std::optional<int64_t> lo, hi;
+  bool empty = false;
+
+  static DiagonalSet all() { return {}; }
+  static DiagonalSet none() { return {std::nullopt, std::nullopt, true}; }
+  DiagonalSet intersect(const DiagonalSet &o) const {
+    if (empty || o.empty)
+      return none();
+    DiagonalSet r;
+    r.lo = !lo ? o.lo : !o.lo ? lo : std::max(*lo, *o.lo);
+    r.hi = !hi ? o.hi : !o.hi ? hi : std::min(*hi, *o.hi);
+    if (r.lo && r.hi && *r.lo > *r.hi)
+      return none();
+    return r;
+  }
+  /// The complement, when it is one interval.
+  std::optional<DiagonalSet> complement() const {
+    if (empty)
+      return all();
+    if (!lo && !hi)
+      return none();
+    if (lo && hi)
+      return std::nullopt;
+    if (lo)
+      return DiagonalSet{std::nullopt, *lo - 1, false};
+    return DiagonalSet{*hi + 1, std::nullopt, false};
+  }
+  bool isAll() const { return !empty && !lo && !hi; }
+};
+
+/// Derives the diagonal set of positional conditions symbolically. Integer
+/// values must be index or 64-bit and their forms small (|a|, |b| <= 2^20,
+/// |c| <= 2^40), so that for positions below 2^40 (any tensor that fits in
+/// memory) no value wraps.
+struct BandDeriver {
+  unsigned rank;
+
+  static bool isWide(Type t) { return t.isIndex() || t.isInteger(64); }
+  static bool small(const LinearForm &f) {
+    constexpr int64_t kCoef = int64_t(1) << 20, kConst = int64_t(1) << 40;
+    return std::abs(f.a) <= kCoef && std::abs(f.b) <= kCoef &&
+           std::abs(f.c) <= kConst;
+  }
+
+  std::optional<LinearForm> affine(AffineExpr e) const {
+    if (auto d = dyn_cast<AffineDimExpr>(e)) {
+      if (d.getPosition() == rank - 2)
+        return LinearForm{1, 0, 0};
+      if (d.getPosition() == rank - 1)
+        return LinearForm{0, 1, 0};
+      return std::nullopt;
+    }
+    if (auto c = dyn_cast<AffineConstantExpr>(e))
+      return LinearForm{0, 0, c.getValue()};
+    auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+    if (!bin)
+      return std::nullopt;
+    std::optional<LinearForm> l = affine(bin.getLHS()),
+                              r = affine(bin.getRHS());
+    if (!l || !r)
+      return std::nullopt;
+    if (e.getKind() == AffineExprKind::Add)
+      return check({l->a + r->a, l->b + r->b, l->c + r->c});
+    if (e.getKind() == AffineExprKind::Mul)
+      return scaled(*l, *r);
+    return std::nullopt;
+  }
+  std::optional<LinearForm> check(LinearForm f) const {
+    return small(f) ? std::optional<LinearForm>(f) : std::nullopt;
+  }
+  std::optional<LinearForm> scaled(LinearForm x, LinearForm y) const {
+    if (x.a || x.b)
+      std::swap(x, y);
+    if (x.a || x.b || std::abs(x.c) > (int64_t(1) << 20))
+      return std::nullopt;
+    return check({x.c * y.a, x.c * y.b, x.c * y.c});
+  }
+
+  std::optional<LinearForm> integer(const ScalarExpr *e) const {
+    switch (e->kind) {
+    case ScalarExpr::Kind::Leaf:
+      return std::nullopt;
+    case ScalarExpr::Kind::Constant: {
+      auto i = dyn_cast<IntegerAttr>(e->constant);
+      if (!i || !isWide(i.getType()))
+        return std::nullopt;
+      return check({0, 0, i.getValue().getSExtValue()});
+    }
+    case ScalarExpr::Kind::Index:
+      return affine(e->index);
+    case ScalarExpr::Kind::Op:
+      break;
+    }
+    if (!isWide(e->op->getResult(0).getType()))
+      return std::nullopt;
+    if (isa<arith::IndexCastOp, arith::ExtSIOp>(e->op) &&
+        isWide(e->op->getOperand(0).getType()))
+      return integer(e->operands[0]);
+    if (!isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(e->op))
+      return std::nullopt;
+    std::optional<LinearForm> l = integer(e->operands[0]);
+    std::optional<LinearForm> r = integer(e->operands[1]);
+    if (!l || !r)
+      return std::nullopt;
+    if (isa<arith::AddIOp>(e->op))
+      return check({l->a + r->a, l->b + r->b, l->c + r->c});
+    if (isa<arith::SubIOp>(e->op))
+      return check({l->a - r->a, l->b - r->b, l->c - r->c});
+    return scaled(*l, *r);
+  }
+
+  /// The diagonals where the i1 expression `e` is true.
+  std::optional<DiagonalSet> condition(const ScalarExpr *e) const {
+    if (e->kind == ScalarExpr::Kind::Constant) {
+      auto i = dyn_cast<IntegerAttr>(e->constant);
+      if (!i || !i.getType().isInteger(1))
+        return std::nullopt;
+      return i.getValue().isOne() ? DiagonalSet::all() : DiagonalSet::none();
+    }
+    if (e->kind != ScalarExpr::Kind::Op)
+      return std::nullopt;
+    if (auto cmp = dyn_cast<arith::CmpIOp>(e->op))
+      return comparison(cmp.getPredicate(), e->operands[0], e->operands[1]);
+    if (isa<arith::AndIOp>(e->op)) {
+      std::optional<DiagonalSet> l = condition(e->operands[0]);
+      std::optional<DiagonalSet> r = condition(e->operands[1]);
+      if (!l || !r)
+        return std::nullopt;
+      return l->intersect(*r);
+    }
+    if (isa<arith::XOrIOp>(e->op)) {
+      for (unsigned side : {0u, 1u})
+        if (isTrueConstant(e->operands[side]))
+          if (std::optional<DiagonalSet> x = condition(e->operands[1 - side]))
+            return x->complement();
+      return std::nullopt;
+    }
+    if (isa<arith::SelectOp>(e->op)) {
+      // select(c, x, false) = c and x; select(c, false, true) = not c.
+      std::optional<DiagonalSet> c = condition(e->operands[0]);
+      std::optional<DiagonalSet> x = condition(e->operands[1]);
+      std::optional<DiagonalSet> y = condition(e->operands[2]);
+      if (!c || !x || !y)
+        return std::nullopt;
+      if (y->empty)
+        return c->intersect(*x);
+      if (x->empty && y->isAll())
+        return c->complement();
+      if (x->isAll() && y->isAll())
+        return DiagonalSet::all();
+      return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<DiagonalSet> comparison(arith::CmpIPredicate pred,
+                                        const ScalarExpr *lhs,
+                                        const ScalarExpr *rhs) const {
+    std::optional<LinearForm> l = integer(lhs), r = integer(rhs);
+    if (!l || !r)
+      return std::nullopt;
+    // lhs - rhs = s * d + c with d = j - i, s = +-1 (or a constant).
+    LinearForm f{l->a - r->a, l->b - r->b, l->c - r->c};
+    using P = arith::CmpIPredicate;
+    if (f.a == 0 && f.b == 0) {
+      bool t;
+      switch (pred) {
+      case P::eq:
+        t = f.c == 0;
+        break;
+      case P::ne:
+        t = f.c != 0;
+        break;
+      case P::slt:
+        t = f.c < 0;
+        break;
+      case P::sle:
+        t = f.c <= 0;
+        break;
+      case P::sgt:
+        t = f.c > 0;
+        break;
+      case P::sge:
+        t = f.c >= 0;
+        break;
+      default:
+        return std::nullopt;
+      }
+      return t ? DiagonalSet::all() : DiagonalSet::none();
+    }
+    if (f.a != -f.b || std::abs(f.b) != 1)
+      return std::nullopt;
+    // With s = -1, s d + c pred 0 is d + (-c) (pred swapped) 0.
+    if (f.b == -1) {
+      f.c = -f.c;
+      switch (pred) {
+      case P::slt:
+        pred = P::sgt;
+        break;
+      case P::sle:
+        pred = P::sge;
+        break;
+      case P::sgt:
+        pred = P::slt;
+        break;
+      case P::sge:
+        pred = P::sle;
+        break;
+      default:
+        break;
+      }
+    }
+    // d + c pred 0.
+    switch (pred) {
+    case P::eq:
+      return DiagonalSet{-f.c, -f.c, false};
+    case P::slt:
+      return DiagonalSet{std::nullopt, -f.c - 1, false};
+    case P::sle:
+      return DiagonalSet{std::nullopt, -f.c, false};
+    case P::sgt:
+      return DiagonalSet{-f.c + 1, std::nullopt, false};
+    case P::sge:
+      return DiagonalSet{-f.c, std::nullopt, false};
+    default:
+      return std::nullopt; // ne (two intervals), unsigned
+    }
+  }
+
+  /// The diagonals where the float expression `e` is 0 (elsewhere -inf-like).
+  std::optional<DiagonalSet> zeroWhere(const ScalarExpr *e,
+                                       bool &finite) const {
+    e = stripCasts(e);
+    if (!isOp<arith::SelectOp>(e))
+      return std::nullopt;
+    std::optional<DiagonalSet> c = condition(e->operands[0]);
+    if (!c)
+      return std::nullopt;
+    if (getConstantValue(e->operands[1]) == 0.0 &&
+        isNegInfLike(e->operands[2], finite))
+      return c;
+    if (getConstantValue(e->operands[2]) == 0.0 &&
+        isNegInfLike(e->operands[1], finite))
+      return c->complement();
+    return std::nullopt;
+  }
+};
+} // namespace
+
+std::optional<KeyBand> mlir::fa::raise::deriveKeyBand(const ScoresMatch &scores,
+                                                      unsigned rank) {
+  // The derivation recurses through the conditions as trees.
+  if (!conditionTreeSize(scores, int64_t(1) << 16))
+    return std::nullopt;
+  BandDeriver deriver{rank};
+  KeyBand band;
+  band.finiteNegInf = scores.finiteNegInf;
+  DiagonalSet visible = DiagonalSet::all();
+  for (const ScalarExpr *c : scores.keepIf) {
+    std::optional<DiagonalSet> s = deriver.condition(c);
+    if (!s)
+      return std::nullopt;
+    visible = visible.intersect(*s);
+  }
+  for (const ScalarExpr *c : scores.dropIf) {
+    std::optional<DiagonalSet> s = deriver.condition(c);
+    std::optional<DiagonalSet> keep = s ? s->complement() : std::nullopt;
+    if (!keep)
+      return std::nullopt;
+    visible = visible.intersect(*keep);
+  }
+  for (const ScalarExpr *c : scores.zeroIf) {
+    std::optional<DiagonalSet> s = deriver.zeroWhere(c, band.finiteNegInf);
+    if (!s)
+      return std::nullopt;
+    visible = visible.intersect(*s);
+  }
+  if (visible.empty)
+    return std::nullopt; // every key of every row masked
+  band.lower = visible.lo;
+  band.upper = visible.hi;
+  // Without the sizes, a row may see nothing unless the band is open to the
+  // left and reaches key 0 from row 0 (then every row sees key 0).
+  band.emptyRows = band.lower || (band.upper && *band.upper < 0);
   return band;
 }

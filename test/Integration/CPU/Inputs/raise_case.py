@@ -7,7 +7,8 @@
 `emit` appends to the file (which defines @attn) a @main that builds
 deterministic random arguments for @attn from its signature as dense constants
 (tensors named like the mask get values in +-2, the others in +-1, rounded to
-their element type), calls it and prints the result (extended to f32) through
+their element type; i1 tensors are true with probability 3/4, 1/4 when named
+like "hide"), calls it and prints the result (extended to f32) through
 printMemrefF32. `compare` parses two runner outputs and prints `PASS ...` when
 every element agrees within the tolerance of the output type, else `FAIL ...`
 (and exits 1).
@@ -30,6 +31,10 @@ import sys
 import numpy as np
 
 UNIT = {"f32": 2.0 ** -24, "f16": 2.0 ** -11, "bf16": 2.0 ** -8}
+# i1 arguments (boolean masks) are true with this probability (false with it
+# when they hide keys where true): a row of 16 keys is then fully hidden with
+# probability 0.25^16 (NaN as written, 0 raised).
+KEEP_PROBABILITY = 0.75
 
 
 def round_to(x, elt):
@@ -49,12 +54,18 @@ def dense(arr):
     return "[" + ", ".join(dense(x) for x in arr) + "]"
 
 
+def dense_bool(arr):
+    if arr.ndim == 0:
+        return "true" if arr else "false"
+    return "[" + ", ".join(dense_bool(x) for x in arr) + "]"
+
+
 def emit(path, seed):
     text = open(path).read()
     m = re.search(r"func\.func @attn\((.*?)\)\s*->\s*(tensor<[^>]*>)", text)
     if not m:
         sys.exit("no func.func @attn in " + path)
-    args = re.findall(r"%(\w+): tensor<([0-9x]+)x(f16|bf16|f32)>", m.group(1))
+    args = re.findall(r"%(\w+): tensor<([0-9x]+)x(f16|bf16|f32|i1)>", m.group(1))
     res = re.fullmatch(r"tensor<([0-9x]+)x(f16|bf16|f32)>", m.group(2))
     rng = np.random.default_rng(seed)
     lines = [text, "func.func private @printMemrefF32(memref<*xf32>)",
@@ -62,6 +73,13 @@ def emit(path, seed):
     names = []
     for name, dims, elt in args:
         shape = [int(d) for d in dims.split("x")]
+        if elt == "i1":
+            p = 1.0 - KEEP_PROBABILITY if "hide" in name else KEEP_PROBABILITY
+            x = rng.random(shape) < p
+            lines.append(f"  %{name} = arith.constant dense<{dense_bool(x)}> : "
+                         f"tensor<{dims}x{elt}>")
+            names.append((name, f"tensor<{dims}x{elt}>"))
+            continue
         bound = 2.0 if "mask" in name else 1.0
         x = round_to(rng.uniform(-bound, bound, shape), elt)
         lines.append(f"  %{name} = arith.constant dense<{dense(x)}> : tensor<{dims}x{elt}>")

@@ -95,7 +95,8 @@ private:
 
 /// `e` without arith.extf / arith.truncf around it.
 const ScalarExpr *stripCasts(const ScalarExpr *e);
-/// True when `a` and `b` compute the same value up to float casts.
+/// True when `a` and `b` compute the same value up to float casts (false, too,
+/// past 2^16 compared pairs: equal DAGs can be exponentially larger trees).
 bool sameUpToCasts(const ScalarExpr *a, const ScalarExpr *b);
 /// The value of a float (or integer) constant expression.
 std::optional<double> getConstantValue(const ScalarExpr *e);
@@ -129,13 +130,21 @@ bool isContractionResult(Value v);
 /// included).
 const ScalarExpr *matchLastDimSoftmax(ScalarExprBuilder &builder, Value probs);
 
-/// The parts of the scores: s = scale * qk [+ mask] with positional masking.
+/// The parts of the scores, in fa.attention's order: s = scale * qk, capped
+/// (softcap * tanh(s / softcap)), an additive mask added, then a boolean mask
+/// and positional conditions hiding keys.
 struct ScoresMatch {
   /// The leaf read at the identity: the Q K^T tensor.
   Value qk;
   double scale = 1.0;
+  /// The cap of softcap * tanh(x / softcap) around the scaled scores (0: none).
+  double softcap = 0.0;
   /// An additive mask: a leaf (casts stripped) and its map.
   const ScalarExpr *mask = nullptr;
+  /// A boolean mask: an i1 leaf and its map; a key is hidden where it is
+  /// false (where it is true when `boolMaskHides`).
+  const ScalarExpr *boolMask = nullptr;
+  bool boolMaskHides = false;
   /// Conditions on (i, j) only; a key is visible when every `keepIf` is true,
   /// every `dropIf` false and every `zeroIf` is 0 (its other values must be
   /// -inf-like).
@@ -146,22 +155,30 @@ struct ScoresMatch {
 std::optional<ScoresMatch> matchScores(const ScalarExprBuilder &builder,
                                        const ScalarExpr *scores);
 
-/// The band that the positional conditions of `scores` state: row i sees
-/// keys j <= i + diagonal (fa's default causal when diagonal = Nk - Nq).
-struct CausalBand {
-  int64_t diagonal = 0;
-  /// Every key of every row visible: no positional mask at all.
-  bool unmasked = false;
+/// The band that the positional conditions of `scores` state: row i sees the
+/// keys j with i + lower <= j <= i + upper, a missing bound leaving that side
+/// open (causal: `upper` alone; a sliding window: both).
+struct KeyBand {
+  std::optional<int64_t> lower, upper;
+  /// Some row sees no key.
+  bool emptyRows = false;
   /// A finite large negative (<= -1e30) stands for -inf somewhere.
   bool finiteNegInf = false;
+  /// Every key of every row visible: no positional mask at all.
+  bool unmasked() const { return !lower && !upper; }
 };
 /// The band of `scores` on a static nq x nk grid, checked at every point;
-/// std::nullopt when the conditions state something else (a window, a
-/// function of batch or head, nothing visible at all) or the grid is larger
-/// than 2^22 points.
-std::optional<CausalBand> inferCausalBand(const ScoresMatch &scores,
-                                          unsigned rank, int64_t nq,
-                                          int64_t nk);
+/// std::nullopt when the conditions state something else (keys that are not
+/// one interval around the diagonal, a function of batch or head, nothing
+/// visible at all) or the grid is larger than 2^22 points, or its points times
+/// the conditions' size as trees more than 2^27.
+std::optional<KeyBand> inferKeyBand(const ScoresMatch &scores, unsigned rank,
+                                    int64_t nq, int64_t nk);
+/// The band of `scores` for any nq and nk (dynamic sizes): every condition
+/// must be a comparison of j - i with a constant, computed in index or 64-bit
+/// integers from the positions (exact for every tensor size), combined by
+/// and/not/select, and of at most 2^16 nodes as trees; std::nullopt otherwise.
+std::optional<KeyBand> deriveKeyBand(const ScoresMatch &scores, unsigned rank);
 
 /// Replaces the P V contraction `pv` of a softmax(scale Q K^T [+ mask]) V
 /// written in linalg by fa.attention (and reshapes back to the type of its
