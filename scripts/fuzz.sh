@@ -24,7 +24,8 @@
 # Seeds (regenerated each run, nothing committed): every `// -----` chunk of
 # the .mlir tests that holds an fa op, each behind a selector byte that picks
 # the pipeline (round robin: verify only, fa-to-cpu, fa-to-cpu{reference=1},
-# fa-to-cpu{block-q, block-kv}, fa-to-ptx sm_80, sm_90a, fa-to-gpu sm_80, sm_90a),
+# fa-to-cpu{block-q, block-kv}, fa-to-ptx sm_80, sm_90a, fa-to-gpu sm_80, sm_90a,
+# fa-raise-attention then fa-to-cpu),
 # plus 48 inputs of the
 # structured fa.attention generator (selector bit 7). libFuzzer then mutates
 # them with a fixed seed.
@@ -51,11 +52,11 @@ for path in sorted(test.rglob("*.mlir")):
     for chunk in path.read_text().split("// -----"):
         if "fa." not in chunk:
             continue
-        (out / f"t{n:04d}").write_bytes(bytes([n % 8]) + chunk.encode())
+        (out / f"t{n:04d}").write_bytes(bytes([n % 9]) + chunk.encode())
         n += 1
 for i in range(48):
     entropy = hashlib.sha256(f"fa-fuzz generator seed {i}".encode()).digest() * 2
-    (out / f"g{i:02d}").write_bytes(bytes([0x80 | (i % 8)]) + entropy)
+    (out / f"g{i:02d}").write_bytes(bytes([0x80 | (i % 9)]) + entropy)
 print(f"fuzz: {n} test chunks + 48 generator seeds")
 PY
 

@@ -52,9 +52,15 @@ void mlir::fa::buildCPUPipeline(OpPassManager &pm,
   pm.addPass(createFADecomposeOnlineAttentionPass());
   addHostBufferizationPasses(pm);
   addHostToLLVMPasses(pm);
+  // What the conversions could not lower fails here, at the op, instead of in
+  // mlir-translate or a JIT later.
+  pm.addPass(createFACheckLoweredToLLVMPass(
+      FACheckLoweredToLLVMPassOptions{"fa-to-cpu"}));
 }
 
 void mlir::fa::addHostBufferizationPasses(OpPassManager &pm) {
+  // linalg.softmax bufferizes but has no loop lowering: decomposed first.
+  pm.addNestedPass<func::FuncOp>(createFADecomposeAggregatedOpsPass());
   // Elementwise arith on tensors around the op (e.g. casts before printing).
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());

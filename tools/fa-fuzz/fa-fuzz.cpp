@@ -56,9 +56,12 @@ enum class Pipeline {
   PTXSM80,
   PTXSM90,
   GPUSM80,
-  GPUSM90
+  GPUSM90,
+  // fa-raise-attention on each function, then fa-to-cpu: the matchers on
+  // attention-like linalg (the raise tests' chunks are seeds too).
+  RaiseCPU
 };
-constexpr int kNumPipelines = 8;
+constexpr int kNumPipelines = 9;
 
 /// An fa.attention function (or a few) in MLIR text, every choice drawn from
 /// the fuzzer's bytes. Mostly valid ops, some invalid on purpose.
@@ -285,9 +288,9 @@ void checkLowered(Pipeline pipeline, ModuleOp module, bool generated) {
       finding("fa-to-gpu succeeded with '" + op->getName().getStringRef() +
                   "' left",
               module);
-    bool cpu = pipeline == Pipeline::CPU ||
-               pipeline == Pipeline::CPUReference ||
-               pipeline == Pipeline::CPUBlocks;
+    bool cpu =
+        pipeline == Pipeline::CPU || pipeline == Pipeline::CPUReference ||
+        pipeline == Pipeline::CPUBlocks || pipeline == Pipeline::RaiseCPU;
     if (cpu && generated && dialect != "llvm" && !isa<ModuleOp>(op))
       finding("fa-to-cpu succeeded with '" + op->getName().getStringRef() +
                   "' left",
@@ -319,6 +322,8 @@ std::string pipelineText(Pipeline pipeline, uint8_t variant) {
     return "fa-to-gpu{chip=sm_80}";
   case Pipeline::GPUSM90:
     return "fa-to-gpu{chip=sm_90a}";
+  case Pipeline::RaiseCPU:
+    return "func.func(fa-raise-attention),fa-to-cpu";
   }
   return "";
 }
@@ -331,11 +336,15 @@ struct Stats {
 } stats;
 
 void printStats() {
-  static const char *const kNames[] = {"verify",   "fa-to-cpu",
+  static const char *const kNames[] = {"verify",
+                                       "fa-to-cpu",
                                        "fa-to-cpu{reference=1}",
                                        "fa-to-cpu{block-q,block-kv}",
-                                       "fa-to-ptx{sm_80}", "fa-to-ptx{sm_90a}",
-                                       "fa-to-gpu{sm_80}", "fa-to-gpu{sm_90a}"};
+                                       "fa-to-ptx{sm_80}",
+                                       "fa-to-ptx{sm_90a}",
+                                       "fa-to-gpu{sm_80}",
+                                       "fa-to-gpu{sm_90a}",
+                                       "fa-raise-attention,fa-to-cpu"};
   fprintf(stderr,
           "fa-fuzz stats: %u inputs (%u generated, %u skipped for the upstream "
           "i64-array parser bug)\n",

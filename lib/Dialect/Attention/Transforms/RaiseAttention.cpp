@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -295,6 +296,15 @@ struct AttentionParts {
   AffineMap maskMap;
   bool maskHides = false;
   std::optional<KeyBand> band;
+  /// The expressions of the match (they live in `exprs`): the score_mod
+  /// (null: none) and the node its score argument stands for, and the
+  /// conditions of a mask_mod (empty: none).
+  std::unique_ptr<ScalarExprBuilder> exprs;
+  const ScalarExpr *scoreMod = nullptr, *scaledScores = nullptr;
+  /// The Q K^T tensor the scores read.
+  Value qkTensor;
+  const ScalarExpr *additiveMask = nullptr;
+  SmallVector<MaskCondition> maskMod;
 };
 
 static bool isAttentionElementType(Type t) {
@@ -353,8 +363,9 @@ static std::optional<AttentionParts> matchParts(linalg::LinalgOp pvOp,
   }
   parts.probs = probs;
   parts.rank = cast<RankedTensorType>(probs.getType()).getRank();
-  ScalarExprBuilder builder(pvOp.getContext(),
-                            cast<RankedTensorType>(probs.getType()).getShape());
+  parts.exprs = std::make_unique<ScalarExprBuilder>(
+      pvOp.getContext(), cast<RankedTensorType>(probs.getType()).getShape());
+  ScalarExprBuilder &builder = *parts.exprs;
   const ScalarExpr *scores = matchLastDimSoftmax(builder, probs);
   if (!scores)
     return std::nullopt;
@@ -363,13 +374,28 @@ static std::optional<AttentionParts> matchParts(linalg::LinalgOp pvOp,
     return std::nullopt;
   parts.scoresScale = sm->scale;
   parts.softcap = sm->softcap;
-  // fa.attention has one mask operand: additive or boolean.
-  if (sm->mask && sm->boolMask)
-    return std::nullopt;
-  if (const ScalarExpr *mask = sm->mask ? sm->mask : sm->boolMask) {
+  parts.scoreMod = sm->scoreMod;
+  parts.qkTensor = sm->qk;
+  parts.scaledScores = sm->scaledScores;
+  parts.maskMod = sm->maskModIf;
+  // fa adds the mask operand before score_mod: an additive mask added after
+  // what becomes the score_mod is read in the region instead.
+  const ScalarExpr *additive = sm->mask;
+  if (sm->scoreMod && additive) {
+    parts.additiveMask = additive;
+    additive = nullptr;
+  }
+  // fa.attention has one mask operand: with an additive one, a boolean mask
+  // is read in a mask_mod.
+  const ScalarExpr *boolean = sm->boolMask;
+  if (additive && boolean) {
+    parts.maskMod.push_back({boolean, sm->boolMaskHides, false});
+    boolean = nullptr;
+  }
+  if (const ScalarExpr *mask = additive ? additive : boolean) {
     parts.mask = mask->tensor;
     parts.maskMap = mask->map;
-    parts.maskHides = sm->boolMaskHides;
+    parts.maskHides = mask == boolean && sm->boolMaskHides;
   }
   Value qkValue = peelBatchReshapes(sm->qk);
   parts.reshaped |= qkValue != sm->qk;
@@ -408,13 +434,30 @@ static std::optional<AttentionParts> matchParts(linalg::LinalgOp pvOp,
                        pType.getDimSize(parts.rank - 1));
     if (!parts.band)
       parts.band = deriveKeyBand(*sm, parts.rank);
-    if (!parts.band)
+    if (!parts.band) {
+      // Not a band (j != i, a dilated pattern, ...): a mask_mod.
+      for (const ScalarExpr *c : sm->keepIf)
+        parts.maskMod.push_back({c, false, false});
+      for (const ScalarExpr *c : sm->dropIf)
+        parts.maskMod.push_back({c, true, false});
+      // An additive positional mask must be select(c, 0, -inf) or
+      // select(c, -inf, 0): anything else may hold finite values.
+      for (const ScalarExpr *c : sm->zeroIf) {
+        std::optional<MaskCondition> cond = matchAdditiveCondition(c);
+        if (!cond)
+          return std::nullopt;
+        parts.maskMod.push_back(*cond);
+      }
+    } else if (parts.band->finiteNegInf && parts.band->emptyRows) {
+      // A finite "-inf" and a fully masked row: the original averages the
+      // row, fa gives 0.
       return std::nullopt;
-    // A finite "-inf" and a fully masked row: the original averages the row,
-    // fa gives 0.
-    if (parts.band->finiteNegInf && parts.band->emptyRows)
-      return std::nullopt;
+    }
   }
+  // Whether a mask_mod hides a whole row depends on what it reads: only a
+  // real -inf is taken for one.
+  if (!parts.maskMod.empty() && sm->finiteNegInf)
+    return std::nullopt;
   return parts;
 }
 
@@ -593,7 +636,45 @@ struct RaisePlan {
   MaskForm mask = MaskForm::Unsupported;
   bool maskRows = false;
   double scale = 1.0;
+  /// How the regions (when there are any) index the scores.
+  std::optional<RegionIndexing> indexing;
 };
+
+/// How the regions' (b, h, i, j) give the scores' index space, or
+/// std::nullopt when that is not known.
+static std::optional<RegionIndexing>
+chooseRegionIndexing(const AttentionParts &parts, bool unitHeads) {
+  RegionIndexing indexing;
+  auto probs = cast<RankedTensorType>(parts.probs.getType());
+  if (parts.rank == 3) {
+    if (unitHeads) {
+      indexing.batch = RegionIndexing::Batch::Unit;
+      return indexing;
+    }
+    // [B*H, Nq, Nk] read as fa's [B, H, ...]: row-major b * H + h.
+    auto q = cast<RankedTensorType>(parts.q.source.getType());
+    int64_t heads = q.getDimSize(parts.q.perm[1]);
+    if (ShapedType::isDynamic(heads))
+      return std::nullopt;
+    indexing.batch = RegionIndexing::Batch::Flat;
+    indexing.heads = heads;
+    return indexing;
+  }
+  if (parts.rank != 4 || unitHeads)
+    return std::nullopt;
+  // [B, H, Nq, Nk]: the same (b, h) as Q's when the contractions read Q's
+  // batch and heads as they are, or when the sizes say so.
+  auto q = cast<RankedTensorType>(parts.q.source.getType());
+  int64_t b = q.getDimSize(parts.q.perm[0]), h = q.getDimSize(parts.q.perm[1]);
+  bool direct = !parts.reshaped && parts.q.heads && !parts.q.merged &&
+                parts.qk.batchRank == 2 && parts.pv.batchRank == 2;
+  bool sized = !ShapedType::isDynamic(b) && !ShapedType::isDynamic(h) &&
+               probs.getDimSize(0) == b && probs.getDimSize(1) == h;
+  if (!direct && !sized)
+    return std::nullopt;
+  indexing.batch = RegionIndexing::Batch::BH;
+  return indexing;
+}
 
 static OperandForm chooseForm(const HeadOperand &q, const HeadOperand &x,
                               bool unitHeads, bool sameIndexSpace) {
@@ -636,7 +717,48 @@ static std::optional<RaisePlan> planRaise(const AttentionParts &parts) {
     if (plan.mask == MaskForm::Unsupported)
       return std::nullopt;
   }
+  if (parts.scoreMod || !parts.maskMod.empty()) {
+    plan.indexing = chooseRegionIndexing(parts, plan.unitHeads);
+    if (!plan.indexing)
+      return std::nullopt;
+  }
   return plan;
+}
+
+/// The regions of the raised op, built before any IR changes (detached):
+/// the score_mod (empty: none) and the mask_mod (empty: none).
+struct ModifierRegions {
+  Region scoreMod, maskMod;
+  bool any() { return !scoreMod.empty() || !maskMod.empty(); }
+};
+
+static LogicalResult buildModifierRegions(Location loc,
+                                          const AttentionParts &parts,
+                                          const RaisePlan &plan,
+                                          Operation *insertionPoint,
+                                          ModifierRegions &regions) {
+  if (!plan.indexing)
+    return success();
+  // Detached regions, written without a listener: nothing is inserted into
+  // the IR the rewriter tracks until they are moved onto the op.
+  OpBuilder b(insertionPoint->getContext());
+  DominanceInfo dominance;
+  auto isAvailable = [&](Value v) {
+    return dominance.properlyDominates(v, insertionPoint);
+  };
+  if (parts.scoreMod && failed(buildScoreModRegion(
+                            b, loc, regions.scoreMod, *plan.indexing,
+                            parts.scoreMod, parts.scaledScores,
+                            parts.scaledScores->kind == ScalarExpr::Kind::Leaf
+                                ? parts.scaledScores->tensor
+                                : parts.qkTensor,
+                            parts.additiveMask, isAvailable)))
+    return failure();
+  if (!parts.maskMod.empty() &&
+      failed(buildMaskModRegion(b, loc, regions.maskMod, *plan.indexing,
+                                parts.maskMod, isAvailable)))
+    return failure();
+  return success();
 }
 
 } // namespace
@@ -652,6 +774,9 @@ LogicalResult mlir::fa::raise::raiseAttention(RewriterBase &rewriter,
     return failure();
   std::optional<RaisePlan> plan = planRaise(*parts);
   if (!plan)
+    return failure();
+  ModifierRegions regions;
+  if (failed(buildModifierRegions(pvOp.getLoc(), *parts, *plan, pvOp, regions)))
     return failure();
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(pvOp);
@@ -711,7 +836,14 @@ LogicalResult mlir::fa::raise::raiseAttention(RewriterBase &rewriter,
       diagonal, /*kv_lens=*/Value(), /*pages=*/Value(),
       /*cu_seqlens_q=*/Value(), /*cu_seqlens_k=*/Value(),
       rewriter.getF32FloatAttr(static_cast<float>(scale)), causal, window,
-      softcap, DenseI64ArrayAttr(), /*modifiersCount=*/0);
+      softcap, DenseI64ArrayAttr(), /*modifiersCount=*/regions.any() ? 2 : 0);
+  if (regions.any()) {
+    MutableArrayRef<Region> modifiers = attention.getModifiers();
+    rewriter.inlineRegionBefore(regions.scoreMod, modifiers[0],
+                                modifiers[0].end());
+    rewriter.inlineRegionBefore(regions.maskMod, modifiers[1],
+                                modifiers[1].end());
+  }
   if (failed(mlir::verify(attention))) {
     rewriter.eraseOp(attention);
     return failure();

@@ -624,6 +624,43 @@ static bool isPositional(const ScalarExpr *e, unsigned rank,
   return result;
 }
 
+/// True when `pred` holds at `e` or at a node below it. Memoized per node: the
+/// expressions are DAGs.
+template <typename Pred>
+static bool anyNode(const ScalarExpr *e, Pred pred,
+                    DenseMap<const ScalarExpr *, bool> &memo) {
+  if (auto it = memo.find(e); it != memo.end())
+    return it->second;
+  bool result = pred(e) || llvm::any_of(e->operands, [&](const ScalarExpr *o) {
+                  return anyNode(o, pred, memo);
+                });
+  memo[e] = result;
+  return result;
+}
+
+/// True when `e` reads a contraction's result (the scores themselves).
+static bool readsContractionResult(const ScalarExpr *e,
+                                   DenseMap<const ScalarExpr *, bool> &memo) {
+  return anyNode(
+      e,
+      [](const ScalarExpr *x) {
+        return isTensorLeaf(x) && isContractionResult(x->tensor);
+      },
+      memo);
+}
+
+/// True when a constant of `e` is -inf-like (-inf, or <= -1e30).
+static bool mentionsNegInf(const ScalarExpr *e,
+                           DenseMap<const ScalarExpr *, bool> &memo) {
+  return anyNode(
+      e,
+      [](const ScalarExpr *x) {
+        bool finite = false;
+        return x->kind == ScalarExpr::Kind::Constant && isNegInfLike(x, finite);
+      },
+      memo);
+}
+
 /// True for the i1 constant true.
 static bool isTrueConstant(const ScalarExpr *e) {
   if (!e || e->kind != ScalarExpr::Kind::Constant)
@@ -653,31 +690,131 @@ static const ScalarExpr *matchBooleanLeaf(const ScalarExpr *c, bool &negated) {
 
 /// Peels products and quotients by constants off `e`, multiplying them into
 /// `factor`; false on a product with no constant side.
-static bool peelConstantFactors(const ScalarExpr *&e, double &factor) {
+static bool peelConstantFactors(const ScalarExpr *&e, double &factor,
+                                unsigned *length = nullptr) {
   while (true) {
+    std::optional<double> c;
     if (isOp<arith::MulFOp>(e)) {
-      if (std::optional<double> c = getConstantValue(e->operands[1])) {
-        factor *= *c;
-        e = stripCasts(e->operands[0]);
-        continue;
+      unsigned side = 1;
+      c = getConstantValue(e->operands[1]);
+      if (!c) {
+        side = 0;
+        c = getConstantValue(e->operands[0]);
       }
-      if (std::optional<double> c = getConstantValue(e->operands[0])) {
-        factor *= *c;
-        e = stripCasts(e->operands[1]);
-        continue;
-      }
-      return false;
-    }
-    if (isOp<arith::DivFOp>(e)) {
-      std::optional<double> c = getConstantValue(e->operands[1]);
+      if (!c)
+        return false;
+      factor *= *c;
+      e = stripCasts(e->operands[1 - side]);
+    } else if (isOp<arith::DivFOp>(e)) {
+      c = getConstantValue(e->operands[1]);
       if (!c || *c == 0.0)
         return false;
       factor /= *c;
       e = stripCasts(e->operands[0]);
-      continue;
+    } else {
+      return true;
     }
-    return true;
+    if (length)
+      ++*length;
   }
+}
+
+/// Fills `match.scoreMod`, `qk`, `scaledScores` and `scale` for a score_mod
+/// `e`: exactly one tensor, a contraction's result, is read at the identity,
+/// and every path to it passes through one node `c * qk` (constant factors),
+/// which the region's score argument stands for (else the leaf itself, scale
+/// 1). False when `e` reads no such tensor, or two.
+static bool matchScoreMod(const ScalarExprBuilder &builder, const ScalarExpr *e,
+                          ScoresMatch &match) {
+  // The qk leaves, and the scaled forms of them, over the DAG.
+  const ScalarExpr *leaf = nullptr;
+  bool twoLeaves = false;
+  // (node, its factor, the number of factors peeled).
+  SmallVector<std::tuple<const ScalarExpr *, double, unsigned>> scaled;
+  DenseSet<const ScalarExpr *> seen;
+  std::function<void(const ScalarExpr *)> visit = [&](const ScalarExpr *x) {
+    if (!seen.insert(x).second)
+      return;
+    if (isTensorLeaf(x) && isContractionResult(x->tensor)) {
+      // One contraction result, read at the identity only.
+      if ((leaf && leaf->tensor != x->tensor) ||
+          !builder.isIdentityUpToUnitDims(x->map))
+        twoLeaves = true;
+      leaf = leaf ? leaf : x;
+      return;
+    }
+    if (isOp<arith::MulFOp>(x) || isOp<arith::DivFOp>(x)) {
+      const ScalarExpr *inner = x;
+      double factor = 1.0;
+      unsigned length = 0;
+      if (peelConstantFactors(inner, factor, &length) && isTensorLeaf(inner) &&
+          builder.isIdentityUpToUnitDims(inner->map) &&
+          isContractionResult(inner->tensor))
+        scaled.push_back({x, factor, length});
+    }
+    for (const ScalarExpr *o : x->operands)
+      visit(o);
+  };
+  visit(e);
+  if (!leaf || twoLeaves)
+    return false;
+  match.scoreMod = e;
+  match.qk = leaf->tensor;
+  match.scaledScores = leaf;
+  match.scale = 1.0;
+  // The outermost scaled form (the longest chain of factors), when the leaf
+  // is reached only through it.
+  // Longest first; among equals, in the order found (deterministic).
+  SmallVector<unsigned> order(scaled.size());
+  for (unsigned n = 0; n < order.size(); ++n)
+    order[n] = n;
+  llvm::sort(order, [&](unsigned a, unsigned b) {
+    unsigned la = std::get<2>(scaled[a]), lb = std::get<2>(scaled[b]);
+    return la != lb ? la > lb : a < b;
+  });
+  for (unsigned n : order) {
+    const ScalarExpr *node = std::get<0>(scaled[n]);
+    double factor = std::get<1>(scaled[n]);
+    if (!std::isfinite(static_cast<float>(factor)) || factor == 0.0)
+      continue;
+    // Every path from `e` to the leaf passes through `node`.
+    DenseMap<const ScalarExpr *, bool> reaches;
+    std::function<bool(const ScalarExpr *)> bypasses =
+        [&](const ScalarExpr *x) -> bool {
+      if (x == node)
+        return false;
+      if (x == leaf || (isTensorLeaf(x) && x->tensor == leaf->tensor))
+        return true;
+      if (auto it = reaches.find(x); it != reaches.end())
+        return it->second;
+      bool r = llvm::any_of(x->operands, bypasses);
+      reaches[x] = r;
+      return r;
+    };
+    if (bypasses(e))
+      continue;
+    match.scaledScores = node;
+    match.scale = factor;
+    break;
+  }
+  return true;
+}
+
+std::optional<MaskCondition>
+mlir::fa::raise::matchAdditiveCondition(const ScalarExpr *e) {
+  e = stripCasts(e);
+  if (!isOp<arith::SelectOp>(e) ||
+      !getElementTypeOrSelf(e->op->getOperand(0).getType()).isInteger(1))
+    return std::nullopt;
+  auto isNegInf = [](const ScalarExpr *x) {
+    std::optional<double> v = getConstantValue(x);
+    return v && std::isinf(*v) && *v < 0;
+  };
+  if (getConstantValue(e->operands[1]) == 0.0 && isNegInf(e->operands[2]))
+    return MaskCondition{e->operands[0], false, false};
+  if (getConstantValue(e->operands[2]) == 0.0 && isNegInf(e->operands[1]))
+    return MaskCondition{e->operands[0], true, false};
+  return std::nullopt;
 }
 
 std::optional<ScoresMatch>
@@ -686,9 +823,16 @@ mlir::fa::raise::matchScores(const ScalarExprBuilder &builder,
   unsigned rank = builder.getRank();
   ScoresMatch match;
   const ScalarExpr *e = stripCasts(scores);
-  DenseMap<const ScalarExpr *, bool> positionalMemo;
+  DenseMap<const ScalarExpr *, bool> positionalMemo, scoresMemo;
   auto isPositional = [&](const ScalarExpr *x, unsigned rank) {
     return ::isPositional(x, rank, positionalMemo);
+  };
+  auto readsScores = [&](const ScalarExpr *x) {
+    return ::readsContractionResult(x, scoresMemo);
+  };
+  DenseMap<const ScalarExpr *, bool> negInfMemo;
+  auto mentionsNegInf = [&](const ScalarExpr *x) {
+    return ::mentionsNegInf(x, negInfMemo);
   };
   // A boolean mask tensor read by `cond`: hides where it is false, or where
   // it is true when `hidesWhereTrue`. It must be the only one, and its -inf a
@@ -704,7 +848,9 @@ mlir::fa::raise::matchScores(const ScalarExprBuilder &builder,
     match.boolMaskHides = hidesWhereTrue != negated;
     return true;
   };
-  // Masks come last (fa's order: scale, softcap, then masks): peel them first.
+  // Masks come last (fa's order: scale, softcap, then masks): peel them
+  // first. What is not a mask ends the peeling; it is then the scale (and
+  // cap) of the scores, or a score_mod.
   while (true) {
     if (isOp<arith::SelectOp>(e)) {
       const ScalarExpr *cond = e->operands[0];
@@ -717,13 +863,16 @@ mlir::fa::raise::matchScores(const ScalarExprBuilder &builder,
         hides = true;
         rest = e->operands[2];
       } else {
-        return std::nullopt;
+        break; // select(c, s, -1e9): a finite bias, part of a score_mod
       }
+      if (readsScores(cond))
+        break; // a condition on the score itself: part of a score_mod
       if (isPositional(cond, rank)) {
         match.finiteNegInf |= finite;
         (hides ? match.dropIf : match.keepIf).push_back(cond);
       } else if (!takeBooleanMask(cond, hides, finite)) {
-        return std::nullopt;
+        match.finiteNegInf |= finite;
+        match.maskModIf.push_back({cond, hides, /*zero=*/false});
       }
       e = stripCasts(rest);
       continue;
@@ -732,14 +881,19 @@ mlir::fa::raise::matchScores(const ScalarExprBuilder &builder,
       const ScalarExpr *rest = nullptr;
       for (unsigned side : {0u, 1u}) {
         const ScalarExpr *m = stripCasts(e->operands[side]);
-        if (m->kind == ScalarExpr::Kind::Op && isPositional(m, rank)) {
+        // A positional mask made additive (0 or -inf); a positional term
+        // with no -inf in it is a bias (a score_mod).
+        if (m->kind == ScalarExpr::Kind::Op && isPositional(m, rank) &&
+            mentionsNegInf(m)) {
           match.zeroIf.push_back(m);
           rest = e->operands[1 - side];
           break;
         }
-        // A boolean mask made additive: select(m, 0, -inf) or
-        // select(m, -inf, 0) (torch.where(mask, 0, -inf)).
-        if (isOp<arith::SelectOp>(m) && !isPositional(m->operands[0], rank)) {
+        // A mask made additive: select(c, 0, -inf) or select(c, -inf, 0)
+        // (torch.where(mask, 0, -inf)), c a boolean tensor (the mask
+        // operand) or a condition on positions and tensors (a mask_mod).
+        if (isOp<arith::SelectOp>(m) && !isPositional(m->operands[0], rank) &&
+            !readsScores(m->operands[0])) {
           bool finite = false;
           std::optional<double> t = getConstantValue(m->operands[1]);
           std::optional<double> f = getConstantValue(m->operands[2]);
@@ -747,6 +901,12 @@ mlir::fa::raise::matchScores(const ScalarExprBuilder &builder,
           bool hides = f == 0.0 && isNegInfLike(m->operands[1], finite);
           if ((keeps || hides) &&
               takeBooleanMask(m->operands[0], hides, finite)) {
+            rest = e->operands[1 - side];
+            break;
+          }
+          if (keeps || hides) {
+            match.finiteNegInf |= finite;
+            match.maskModIf.push_back({m->operands[0], hides, false});
             rest = e->operands[1 - side];
             break;
           }
@@ -775,7 +935,7 @@ mlir::fa::raise::matchScores(const ScalarExprBuilder &builder,
         }
       }
       if (!rest)
-        return std::nullopt;
+        break; // a bias that is not a tensor as it is: part of a score_mod
       e = stripCasts(rest);
       continue;
     }
@@ -783,23 +943,30 @@ mlir::fa::raise::matchScores(const ScalarExprBuilder &builder,
   }
   // The scale: products and quotients by constants; with a softcap,
   // c * tanh(x) with x = (scale / c) * qk (Gemma 2: s / c, tanh, * c).
+  const ScalarExpr *fixed = e;
   double outer = 1.0;
-  if (!peelConstantFactors(e, outer))
-    return std::nullopt;
-  match.scale = outer;
-  if (isOp<math::TanhOp>(e)) {
-    if (!(outer > 0.0) || !std::isfinite(outer))
-      return std::nullopt;
-    match.softcap = outer;
-    e = stripCasts(e->operands[0]);
-    double inner = 1.0;
-    if (!peelConstantFactors(e, inner))
-      return std::nullopt;
-    match.scale = inner * outer;
+  if (peelConstantFactors(fixed, outer)) {
+    match.scale = outer;
+    if (isOp<math::TanhOp>(fixed) && outer > 0.0 && std::isfinite(outer)) {
+      const ScalarExpr *inner = stripCasts(fixed->operands[0]);
+      double factor = 1.0;
+      if (peelConstantFactors(inner, factor) && isTensorLeaf(inner) &&
+          builder.isIdentityUpToUnitDims(inner->map)) {
+        match.softcap = outer;
+        match.scale = factor * outer;
+        match.qk = inner->tensor;
+        return match;
+      }
+    }
+    if (isTensorLeaf(fixed) && builder.isIdentityUpToUnitDims(fixed->map)) {
+      match.qk = fixed->tensor;
+      return match;
+    }
   }
-  if (!isTensorLeaf(e) || !builder.isIdentityUpToUnitDims(e->map))
+  // Anything else: a score_mod of the scores, found as the one contraction
+  // result read at the identity (possibly times constants).
+  if (!matchScoreMod(builder, e, match))
     return std::nullopt;
-  match.qk = e->tensor;
   return match;
 }
 

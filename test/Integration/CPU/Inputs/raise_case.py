@@ -8,7 +8,7 @@
 deterministic random arguments for @attn from its signature as dense constants
 (tensors named like the mask get values in +-2, the others in +-1, rounded to
 their element type; i1 tensors are true with probability 3/4, 1/4 when named
-like "hide"), calls it and prints the result (extended to f32) through
+like "hide"; i32 / i64 tensors uniform in [0, 3)), calls it and prints the result (extended to f32) through
 printMemrefF32. `compare` parses two runner outputs and prints `PASS ...` when
 every element agrees within the tolerance of the output type, else `FAIL ...`
 (and exits 1).
@@ -35,6 +35,8 @@ UNIT = {"f32": 2.0 ** -24, "f16": 2.0 ** -11, "bf16": 2.0 ** -8}
 # when they hide keys where true): a row of 16 keys is then fully hidden with
 # probability 0.25^16 (NaN as written, 0 raised).
 KEEP_PROBABILITY = 0.75
+# i32 / i64 arguments (document ids, lengths) are uniform in [0, INT_RANGE).
+INT_RANGE = 3
 
 
 def round_to(x, elt):
@@ -60,12 +62,18 @@ def dense_bool(arr):
     return "[" + ", ".join(dense_bool(x) for x in arr) + "]"
 
 
+def dense_int(arr):
+    if arr.ndim == 0:
+        return str(int(arr))
+    return "[" + ", ".join(dense_int(x) for x in arr) + "]"
+
+
 def emit(path, seed):
     text = open(path).read()
     m = re.search(r"func\.func @attn\((.*?)\)\s*->\s*(tensor<[^>]*>)", text)
     if not m:
         sys.exit("no func.func @attn in " + path)
-    args = re.findall(r"%(\w+): tensor<([0-9x]+)x(f16|bf16|f32|i1)>", m.group(1))
+    args = re.findall(r"%(\w+): tensor<([0-9x]+)x(f16|bf16|f32|i1|i32|i64)>", m.group(1))
     res = re.fullmatch(r"tensor<([0-9x]+)x(f16|bf16|f32)>", m.group(2))
     rng = np.random.default_rng(seed)
     lines = [text, "func.func private @printMemrefF32(memref<*xf32>)",
@@ -77,6 +85,12 @@ def emit(path, seed):
             p = 1.0 - KEEP_PROBABILITY if "hide" in name else KEEP_PROBABILITY
             x = rng.random(shape) < p
             lines.append(f"  %{name} = arith.constant dense<{dense_bool(x)}> : "
+                         f"tensor<{dims}x{elt}>")
+            names.append((name, f"tensor<{dims}x{elt}>"))
+            continue
+        if elt in ("i32", "i64"):
+            x = rng.integers(0, INT_RANGE, shape)
+            lines.append(f"  %{name} = arith.constant dense<{dense_int(x)}> : "
                          f"tensor<{dims}x{elt}>")
             names.append((name, f"tensor<{dims}x{elt}>"))
             continue

@@ -590,6 +590,48 @@ def FACheckPlacementPass : Pass<"fa-check-placement", "ModuleOp"> {
   ];
 }
 
+def FADecomposeAggregatedOpsPass : Pass<"fa-decompose-aggregated-ops"> {
+  let summary = "Decompose linalg ops that have no loop lowering (linalg.softmax) into the ops they aggregate";
+  let description = [{
+    `linalg.softmax` (and any other op of `linalg::AggregatedOpInterface`) is not a
+    structured op: one-shot bufferization accepts it but `convert-linalg-to-loops` does
+    not lower it, so a program that keeps one (a softmax that is not part of an
+    attention `fa-raise-attention` replaced) would leave it in `fa-to-cpu`'s output.
+    This pass replaces each such op by its decomposition (for softmax: the max and sum
+    reductions and the elementwise `linalg.generic`s of upstream's
+    `SoftmaxOp::decomposeOperation`), which the loop lowering handles. `fa-to-cpu` and
+    the host half of `fa-to-gpu` run it before bufferization.
+
+    Before: `%p = linalg.softmax dimension(2) ins(%s : tensor<8x16x16xf32>) outs(...)`
+    After: `linalg.fill` + `linalg.generic` (max), `linalg.generic` (exp(s - max)),
+    `linalg.fill` + `linalg.generic` (sum), `linalg.generic` (divide).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def FACheckLoweredToLLVMPass : Pass<"fa-check-lowered-to-llvm", "ModuleOp"> {
+  let summary = "Diagnose ops a CPU pipeline left outside the llvm dialect";
+  let description = [{
+    The last pass of `fa-to-cpu`. The conversions before it leave an op they cannot
+    lower as it is, so without this check the pipeline would succeed with, say, a
+    `tensor.pack` or an op of a dialect it does not lower still in the output, and the
+    failure would surface later in `mlir-translate` or a JIT, far from the cause. This
+    pass changes nothing; it reports each op that is not in the llvm dialect (modules
+    aside), at the op, and fails:
+
+    ```
+    error: 'tensor.pack' op fa-to-cpu: could not lower this op to the llvm dialect
+    ```
+  }];
+  let options = [
+    Option<"pipeline", "pipeline", "std::string", /*default=*/"\"fa-check-lowered-to-llvm\"",
+           "The name the diagnostics start with (the pipeline that runs the check)">,
+  ];
+}
+
 def FAReportPipelineErrorPass : Pass<"fa-report-pipeline-error", "ModuleOp"> {
   let summary = "Fail with a message: how a named pipeline reports an invalid option value";
   let description = [{

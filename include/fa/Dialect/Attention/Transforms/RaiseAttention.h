@@ -130,6 +130,19 @@ bool isContractionResult(Value v);
 /// included).
 const ScalarExpr *matchLastDimSoftmax(ScalarExprBuilder &builder, Value probs);
 
+/// A condition of a mask_mod: visible where `cond` (i1) is true, where it is
+/// false (`hidesWhereTrue`), or where the float `cond` is 0 (`zero`: the
+/// other values -inf).
+struct MaskCondition {
+  const ScalarExpr *cond = nullptr;
+  bool hidesWhereTrue = false;
+  bool zero = false;
+};
+
+/// `e` as a mask_mod condition when it is select(c, 0, -inf) (visible where
+/// c) or select(c, -inf, 0) (hidden where c) with a real -inf and c of i1.
+std::optional<MaskCondition> matchAdditiveCondition(const ScalarExpr *e);
+
 /// The parts of the scores, in fa.attention's order: s = scale * qk, capped
 /// (softcap * tanh(s / softcap)), an additive mask added, then a boolean mask
 /// and positional conditions hiding keys.
@@ -149,8 +162,20 @@ struct ScoresMatch {
   /// every `dropIf` false and every `zeroIf` is 0 (its other values must be
   /// -inf-like).
   SmallVector<const ScalarExpr *> keepIf, dropIf, zeroIf;
+  /// Conditions that also read batch or head positions or tensors (document
+  /// ids, a second boolean tensor): a key is visible when every one holds.
+  /// They become a mask_mod region.
+  SmallVector<MaskCondition> maskModIf;
   /// A finite large negative (<= -1e30) stands for -inf somewhere.
   bool finiteNegInf = false;
+  /// What the scores are before the masks when they are not `softcap * tanh(
+  /// scale * qk / softcap)` or `scale * qk`: an expression of the `qk` leaf,
+  /// positions, constants and tensors defined above (ALiBi: scale * qk +
+  /// slope[h] * (j - i)). It becomes a score_mod region whose score argument
+  /// stands for `scaledScores` (`scale` times the qk leaf, or the leaf itself
+  /// with scale 1). Null otherwise.
+  const ScalarExpr *scoreMod = nullptr;
+  const ScalarExpr *scaledScores = nullptr;
 };
 std::optional<ScoresMatch> matchScores(const ScalarExprBuilder &builder,
                                        const ScalarExpr *scores);
@@ -179,6 +204,38 @@ std::optional<KeyBand> inferKeyBand(const ScoresMatch &scores, unsigned rank,
 /// integers from the positions (exact for every tensor size), combined by
 /// and/not/select, and of at most 2^16 nodes as trees; std::nullopt otherwise.
 std::optional<KeyBand> deriveKeyBand(const ScoresMatch &scores, unsigned rank);
+
+/// How the scores' index space (batch..., i, j) is computed from the region
+/// arguments (b, h, i, j) of the raised fa.attention.
+struct RegionIndexing {
+  enum class Batch {
+    BH,   // (b, h, i, j): the scores are [B, H, Nq, Nk]
+    Flat, // (b * heads + h, i, j): [B*H, Nq, Nk] with fa's [B, H, ...]
+    Unit, // (b, i, j): [B*H, Nq, Nk] raised as [B*H, 1, ...]
+  };
+  Batch batch = Batch::BH;
+  int64_t heads = 1;
+};
+
+/// Fills the empty `region` with a score_mod body (f32, index x 4): `scores`
+/// computed from the score argument, which stands for `scaledScores` (any
+/// read of the `qk` tensor when that is the leaf itself), plus `additive` (a
+/// mask leaf, may be null). Tensors the expressions read are extracted at
+/// their maps; `isAvailable` says whether a value may be used there (defined
+/// above the op). Fails, leaving the region to the caller, on anything it
+/// cannot express.
+LogicalResult buildScoreModRegion(OpBuilder &b, Location loc, Region &region,
+                                  const RegionIndexing &indexing,
+                                  const ScalarExpr *scores,
+                                  const ScalarExpr *scaledScores, Value qk,
+                                  const ScalarExpr *additive,
+                                  function_ref<bool(Value)> isAvailable);
+/// Fills the empty `region` with a mask_mod body (index x 4): the
+/// conjunction of `conditions`.
+LogicalResult buildMaskModRegion(OpBuilder &b, Location loc, Region &region,
+                                 const RegionIndexing &indexing,
+                                 ArrayRef<MaskCondition> conditions,
+                                 function_ref<bool(Value)> isAvailable);
 
 /// Replaces the P V contraction `pv` of a softmax(scale Q K^T [+ mask]) V
 /// written in linalg by fa.attention (and reshapes back to the type of its
