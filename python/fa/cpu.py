@@ -5,6 +5,7 @@ semantics without a GPU; not fast (scalar loops).
 
     import numpy as np, fa.cpu
     out, lse = fa.cpu.attention(q, k, v, causal=True, return_lse=True)
+    dq, dk, dv = fa.cpu.attention_grad(q, k, v, out, lse, dout, causal=True)
 
 q [B, Hq, Nq, D], k [B, Hkv, Nk, D], v [B, Hkv, Nk, Dv], float16 or float32
 numpy arrays; out is float32 [B, Hq, Nq, Dv] (accumulation is f32), lse float32
@@ -39,8 +40,16 @@ _Desc4 = _memref_desc(4)
 _Desc3 = _memref_desc(3)
 
 
+# The results of a function returning several memrefs (a structure of
+# descriptors); `names` lists them in order.
 class _Results(ctypes.Structure):
     _fields_ = [("out", _Desc4), ("lse", _Desc3)]
+    names = ("out", "lse")
+
+
+class _GradResults(ctypes.Structure):
+    _fields_ = [("dq", _Desc4), ("dk", _Desc4), ("dv", _Desc4)]
+    names = ("dq", "dk", "dv")
 
 
 def source(q_shape, k_shape, v_shape, elt, causal, window, scale, softcap, lse):
@@ -60,10 +69,40 @@ def source(q_shape, k_shape, v_shape, elt, causal, window, scale, softcap, lse):
             f"  return {res} : {res_t.strip('()')}\n}}\n")
 
 
+def grad_source(q_shape, k_shape, v_shape, elt, causal, window, scale, softcap):
+    """The MLIR of one CPU attention backward (static shapes): dq, dk, dv
+    (extended to f32)."""
+    def t(shape, e):
+        return "tensor<" + "x".join(str(n) for n in shape) + f"x{e}>"
+    B, Hq, Nq, _ = q_shape
+    o_shape = (B, Hq, Nq, v_shape[3])
+    tq, tk, tv, to = (t(s_, elt) for s_ in (q_shape, k_shape, v_shape, o_shape))
+    tl = t((B, Hq, Nq), "f32")
+    a = attribute_text(causal, window, scale, softcap)
+    results = [(n, shape) for n, shape in (("dq", q_shape), ("dk", k_shape), ("dv", v_shape))]
+    res_t = ", ".join(t(shape, "f32") for _, shape in results)
+    lines = [f"func.func @attention_grad(%q: {tq}, %k: {tk}, %v: {tv}, %o: {to}, %lse: {tl}, "
+             f"%do: {to}) -> ({res_t}) attributes {{llvm.emit_c_interface}} {{",
+             f"  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %lse, %do{a} : {tq}, {tk}, "
+             f"{tv}, {to}, {tl}, {to} -> {tq}, {tk}, {tv}"]
+    names = ["%dq", "%dk", "%dv"]
+    if elt != "f32":
+        for n, shape in results:
+            lines.append(f"  %{n}32 = arith.extf %{n} : {t(shape, elt)} to {t(shape, 'f32')}")
+        names = [f"%{n}32" for n, _ in results]
+    lines.append(f"  return {', '.join(names)} : {res_t}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
 class _Engine:
-    def __init__(self, mlir, pipeline, lse):
+    """One JIT-compiled function `name` returning the memrefs of `results` (a
+    ctypes structure of descriptors, or one descriptor)."""
+
+    def __init__(self, mlir, pipeline, results, name=b"attention"):
         L = _capi.lib()
-        self.lse = lse
+        self.results = results
+        self.name = name
         self.context = _capi.Context()
         self.module = _capi.Module(self.context, mlir)
         self.module.run(pipeline)
@@ -76,19 +115,19 @@ class _Engine:
                                      "\n".join(self.context.diagnostics),
                                      self.context.diagnostics)
 
-    def __call__(self, q, k, v):
+    def __call__(self, *arrays):
         L = _capi.lib()
-        descs = [_desc(a) for a in (q, k, v)]
-        res = _Results() if self.lse else _Desc4()
+        descs = [_desc(a) for a in arrays]
+        res = self.results()
         ptrs = [ctypes.pointer(res)] + [ctypes.pointer(d) for d in descs]
         args = (ctypes.c_void_p * len(ptrs))(
             *[ctypes.cast(ctypes.pointer(p), ctypes.c_void_p) for p in ptrs])
-        r = L.mlirExecutionEngineInvokePacked(self.engine, _capi._sref(b"attention"),
-                                              args)
+        r = L.mlirExecutionEngineInvokePacked(self.engine, _capi._sref(self.name), args)
         if not r.value:
-            raise RuntimeError("fa.cpu: the JIT could not run _mlir_ciface_attention (a missing "
-                               "symbol? see stderr)")
-        outs = [res.out, res.lse] if self.lse else [res]
+            raise RuntimeError(f"fa.cpu: the JIT could not run _mlir_ciface_"
+                               f"{self.name.decode()} (a missing symbol? see stderr)")
+        names = getattr(self.results, "names", None)
+        outs = [getattr(res, n) for n in names] if names else [res]
         return [_take(d) for d in outs]
 
 
@@ -161,9 +200,63 @@ def attention(q, k, v, *, causal=False, window=None, scale=None, softcap=None, r
         eng = _engines.get(key)
         if eng is None:
             with _capi.compile_lock():
-                eng = _engines[key] = _Engine(mlir, pipeline, bool(return_lse))
+                eng = _engines[key] = _Engine(mlir, pipeline,
+                                              _Results if return_lse else _Desc4)
     res = eng(q, k, v)
     return (res[0], res[1]) if return_lse else res[0]
+
+
+def attention_grad(q, k, v, out, lse, dout, *, causal=False, window=None, scale=None,
+                   softcap=None, reference=False, block_q=None, block_kv=None):
+    """fa.attention_grad's semantics on numpy arrays: dq, dk, dv (float32, the
+    shapes of q, k, v) of the attention whose result `out` and log-sum-exp
+    `lse` the forward gave (fa.cpu.attention(..., return_lse=True)), for the
+    output gradient `dout`. S and P are recomputed from q, k and lse (the tiled
+    backward of fa-to-cpu, or its reference lowering with reference=True);
+    dk and dv sum over the query heads that share a K/V head."""
+    arrays = []
+    for n, a in zip("qkv", (q, k, v)):
+        a = np.asarray(a)
+        if a.dtype not in _NP_TYPES:
+            raise AttentionInputError(f"fa.cpu.attention_grad: {n} is {a.dtype}; float16 or "
+                                      f"float32")
+        arrays.append(np.ascontiguousarray(a))
+    q, k, v = arrays
+    window, _ = check_inputs(*[(a.shape, _NP_TYPES[a.dtype], "cpu") for a in arrays],
+                             causal=causal, window=window, scale=scale, softcap=softcap)
+    B, Hq, Nq, _ = q.shape
+    o_shape = (B, Hq, Nq, v.shape[3])
+    given = {"out": np.asarray(out), "dout": np.asarray(dout), "lse": np.asarray(lse)}
+    for n, want in (("out", o_shape), ("dout", o_shape), ("lse", o_shape[:3])):
+        if tuple(given[n].shape) != want:
+            raise AttentionInputError(f"fa.cpu.attention_grad: {n} must have shape {want} "
+                                      f"(from q and v), got {tuple(given[n].shape)}")
+    o = np.ascontiguousarray(given["out"], q.dtype)
+    do = np.ascontiguousarray(given["dout"], q.dtype)
+    lse = np.ascontiguousarray(given["lse"], np.float32)
+    if min(q.size, k.size) == 0:
+        return (np.zeros(q.shape, np.float32), np.zeros(k.shape, np.float32),
+                np.zeros(v.shape, np.float32))
+    opts = []
+    if reference:
+        opts.append("reference=1")
+    if block_q:
+        opts.append(f"block-q={int(block_q)}")
+    if block_kv:
+        opts.append(f"block-kv={int(block_kv)}")
+    pipeline = "fa-to-cpu" + ("{" + " ".join(opts) + "}" if opts else "")
+    mlir = grad_source(q.shape, k.shape, v.shape, _NP_TYPES[q.dtype], bool(causal), window,
+                       None if scale is None else float(scale),
+                       None if softcap is None else float(softcap))
+    key = (mlir, pipeline)
+    with _lock:
+        eng = _engines.get(key)
+        if eng is None:
+            with _capi.compile_lock():
+                eng = _engines[key] = _Engine(mlir, pipeline, _GradResults,
+                                              name=b"attention_grad")
+    dq, dk, dv = eng(q, k, v, o, lse, do)
+    return dq, dk, dv
 
 
 def reference_numpy(q, k, v, causal=False, window=None, scale=None, softcap=None):
@@ -198,3 +291,44 @@ def reference_numpy(q, k, v, causal=False, window=None, scale=None, softcap=None
         lse = (m + np.log(l_))[..., 0]
     return out, lse
 
+
+
+def reference_grad_numpy(q, k, v, dout, causal=False, window=None, scale=None, softcap=None):
+    """The analytic gradients of fa.attention in float64 numpy (the tests'
+    oracle): dq, dk, dv for the output gradient `dout`."""
+    q, k, v, do = (np.asarray(a, np.float64) for a in (q, k, v, dout))
+    B, Hq, Nq, D = q.shape
+    Hkv, Nk = k.shape[1], k.shape[2]
+    r = Hq // Hkv
+    kr, vr = np.repeat(k, r, axis=1), np.repeat(v, r, axis=1)
+    scale = scale if scale is not None else 1 / math.sqrt(D)
+    u = np.einsum("bhid,bhjd->bhij", q, kr) * scale
+    s = softcap * np.tanh(u / softcap) if softcap is not None else u
+    window = normalize_window(causal, window)
+    if causal and window is None:
+        window = (-1, 0)
+    hidden = np.zeros(s.shape, bool)
+    if window is not None:
+        i = np.arange(Nq)[:, None]
+        j = np.arange(Nk)[None, :]
+        dist = j - (i + (Nk - Nq))
+        left, right = window
+        if right >= 0:
+            hidden |= dist > right
+        if left >= 0:
+            hidden |= dist < -left
+    s = np.where(hidden, -np.inf, s)
+    m = s.max(-1, keepdims=True)
+    m = np.where(np.isinf(m), 0, m)
+    p = np.exp(s - m)
+    l_ = p.sum(-1, keepdims=True)
+    p = p / np.where(l_ == 0, 1, l_)
+    dv = np.einsum("bhij,bhid->bhjd", p, do)
+    dp = np.einsum("bhid,bhjd->bhij", do, vr)
+    ds = p * (dp - (p * dp).sum(-1, keepdims=True))
+    if softcap is not None:
+        ds = ds * (1 - np.tanh(u / softcap) ** 2)
+    dq = np.einsum("bhij,bhjd->bhid", ds, kr) * scale
+    dk = np.einsum("bhij,bhid->bhjd", ds, q) * scale
+    fold = lambda x: x.reshape(B, Hkv, r, *x.shape[2:]).sum(2)  # noqa: E731
+    return dq, fold(dk), fold(dv)

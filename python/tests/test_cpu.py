@@ -76,3 +76,50 @@ def test_cpu_errors():
 
 def test_fa_cpu_attribute():
     assert fa.cpu.attention is not None
+
+
+@pytest.mark.parametrize("kw", CASES, ids=lambda kw: ",".join(f"{k}={v}" for k, v in kw.items())
+                         or "plain")
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_cpu_grad_matches_numpy(kw, dtype):
+    from fa import cpu
+    q, k, v = inputs(2, 4, 2, 13, 17, 16, dtype, seed=3)
+    dout = np.random.default_rng(4).standard_normal((2, 4, 13, 16)).astype(dtype)
+    out, lse = cpu.attention(q, k, v, return_lse=True, **kw)
+    dq, dk, dv = cpu.attention_grad(q, k, v, out, lse, dout, **kw)
+    ref = cpu.reference_grad_numpy(q, k, v, dout, **kw)
+    # f16: o and dout are rounded to f16 on the way in, and dq / dk / dv to f16
+    # on the way out (the op's results have q's type).
+    tol = 2e-5 if dtype == np.float32 else 5e-3
+    for got, want, shape in zip((dq, dk, dv), ref, (q.shape, k.shape, v.shape)):
+        assert got.shape == shape and got.dtype == np.float32
+        np.testing.assert_allclose(got, want, atol=tol, rtol=tol)
+
+
+def test_cpu_grad_reference_lowering_blocks_and_masked_rows():
+    from fa import cpu
+    # Nq > Nk with causal: the first rows see no key, their gradients are 0.
+    q, k, v = inputs(1, 2, 1, 20, 9, 8, np.float32, seed=5)
+    dout = np.random.default_rng(6).standard_normal((1, 2, 20, 8)).astype(np.float32)
+    out, lse = cpu.attention(q, k, v, causal=True, return_lse=True)
+    ref = cpu.reference_grad_numpy(q, k, v, dout, causal=True)
+    for kw in (dict(), dict(reference=True), dict(block_q=4, block_kv=2)):
+        got = cpu.attention_grad(q, k, v, out, lse, dout, causal=True, **kw)
+        for g, w in zip(got, ref):
+            np.testing.assert_allclose(g, w, atol=2e-5, rtol=2e-5)
+        assert np.all(got[0][:, :, :11] == 0)
+    # Another dout: another dq (the check is not vacuous).
+    other = cpu.attention_grad(q, k, v, out, lse, dout * 2, causal=True)
+    assert not np.allclose(other[0], ref[0])
+
+
+def test_cpu_grad_errors():
+    from fa import cpu
+    q, k, v = inputs(1, 2, 1, 4, 4, 8, np.float32)
+    out, lse = cpu.attention(q, k, v, return_lse=True)
+    with pytest.raises(AttentionInputError, match="dout must have shape"):
+        cpu.attention_grad(q, k, v, out, lse, out[:, :, :3])
+    with pytest.raises(AttentionInputError, match="lse must have shape"):
+        cpu.attention_grad(q, k, v, out, lse[..., None], out)
+    with pytest.raises(AttentionInputError, match="float16 or float32"):
+        cpu.attention_grad(q.astype(np.int32), k, v, out, lse, out)
