@@ -2516,3 +2516,64 @@ func.func @condition_dag(%q: tensor<8x16x32xf32>, %k: tensor<8x16x32xf32>, %v: t
   %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x16xf32>, tensor<8x16x32xf32>) outs(%o_f : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
   return %o : tensor<8x16x32xf32>
 }
+
+// -----
+
+// A constant boolean mask tensor (an export's baked-in mask) that is a band
+// (i - 1 <= j <= i + 2): read, the band found, no mask operand.
+// CHECK-LABEL: func.func @const_window(
+// CHECK-NOT: mask(
+// CHECK: fa.attention %{{.+}}, %{{.+}}, %{{.+}} {scale = 0.176776692 : f32, window = array<i64: 1, 2>}
+// CHECK-NOT: linalg.batch_matmul
+func.func @const_window(%q: tensor<8x16x32xf32>, %k: tensor<8x16x32xf32>, %v: tensor<8x16x32xf32>) -> tensor<8x16x32xf32> {
+  %mask = arith.constant dense<[[true, true, true, false, false, false, false, false, false, false, false, false, false, false, false, false], [true, true, true, true, false, false, false, false, false, false, false, false, false, false, false, false], [false, true, true, true, true, false, false, false, false, false, false, false, false, false, false, false], [false, false, true, true, true, true, false, false, false, false, false, false, false, false, false, false], [false, false, false, true, true, true, true, false, false, false, false, false, false, false, false, false], [false, false, false, false, true, true, true, true, false, false, false, false, false, false, false, false], [false, false, false, false, false, true, true, true, true, false, false, false, false, false, false, false], [false, false, false, false, false, false, true, true, true, true, false, false, false, false, false, false], [false, false, false, false, false, false, false, true, true, true, true, false, false, false, false, false], [false, false, false, false, false, false, false, false, true, true, true, true, false, false, false, false], [false, false, false, false, false, false, false, false, false, true, true, true, true, false, false, false], [false, false, false, false, false, false, false, false, false, false, true, true, true, true, false, false], [false, false, false, false, false, false, false, false, false, false, false, true, true, true, true, false], [false, false, false, false, false, false, false, false, false, false, false, false, true, true, true, true], [false, false, false, false, false, false, false, false, false, false, false, false, false, true, true, true], [false, false, false, false, false, false, false, false, false, false, false, false, false, false, true, true]]> : tensor<16x16xi1>
+  %zero = arith.constant 0.000000e+00 : f32
+  %kt_e = tensor.empty() : tensor<8x32x16xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x16x32xf32>) outs(%kt_e : tensor<8x32x16xf32>) permutation = [0, 2, 1]
+  %s_e = tensor.empty() : tensor<8x16x16xf32>
+  %s_f = linalg.fill ins(%zero : f32) outs(%s_e : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x32xf32>, tensor<8x32x16xf32>) outs(%s_f : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s, %mask : tensor<8x16x16xf32>, tensor<16x16xi1>) outs(%s_e : tensor<8x16x16xf32>) {
+  ^bb0(%x: f32, %m: i1, %out: f32):
+    %scale = arith.constant 0.176776695 : f32
+    %y = arith.mulf %x, %scale : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %r = arith.select %m, %y, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16x16xf32>
+  %p = linalg.softmax dimension(2) ins(%t : tensor<8x16x16xf32>) outs(%s_e : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %o_e = tensor.empty() : tensor<8x16x32xf32>
+  %o_f = linalg.fill ins(%zero : f32) outs(%o_e : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x16xf32>, tensor<8x16x32xf32>) outs(%o_f : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  return %o : tensor<8x16x32xf32>
+}
+
+// -----
+
+// A constant boolean mask that is no band: kept as the mask operand (the expand_shape
+// folded into the constant).
+// CHECK-LABEL: func.func @const_scattered(
+// CHECK: %[[M:.+]] = arith.constant dense<{{.*}}> : tensor<1x1x16x16xi1>
+// CHECK: fa.attention %{{.+}}, %{{.+}}, %{{.+}} mask(%[[M]] : tensor<1x1x16x16xi1>) {scale = 0.176776692 : f32}
+func.func @const_scattered(%q: tensor<8x16x32xf32>, %k: tensor<8x16x32xf32>, %v: tensor<8x16x32xf32>) -> tensor<8x16x32xf32> {
+  %mask = arith.constant dense<[[true, false, true, false, true, true, false, true, true, true, false, true, true, false, true, true], [true, true, true, true, false, true, true, false, false, false, true, true, true, false, true, true], [true, false, true, false, true, true, true, true, true, false, true, true, false, true, true, false], [true, false, true, true, true, false, true, true, false, false, false, true, true, true, true, false], [false, true, true, true, true, false, true, true, false, true, true, true, true, false, false, false], [true, true, false, true, false, true, false, true, true, true, true, true, true, true, true, true], [true, true, true, false, true, true, true, true, false, true, true, true, false, true, true, true], [true, false, true, true, true, true, true, true, true, false, false, true, true, true, true, true], [true, true, true, true, false, false, false, false, true, false, true, true, true, true, true, true], [true, false, true, false, true, true, false, true, true, true, true, false, true, true, true, false], [true, false, true, true, true, true, true, false, true, false, true, true, true, true, true, true], [true, true, false, true, false, true, true, false, true, true, false, true, false, true, false, true], [true, false, true, true, true, true, true, true, true, true, false, true, true, false, true, true], [false, true, true, false, true, false, true, true, true, true, true, true, true, true, true, true], [true, false, true, true, true, true, true, true, true, false, false, false, true, false, true, true], [true, true, true, true, true, true, true, true, false, true, true, true, true, true, true, true]]> : tensor<16x16xi1>
+  %zero = arith.constant 0.000000e+00 : f32
+  %kt_e = tensor.empty() : tensor<8x32x16xf32>
+  %kt = linalg.transpose ins(%k : tensor<8x16x32xf32>) outs(%kt_e : tensor<8x32x16xf32>) permutation = [0, 2, 1]
+  %s_e = tensor.empty() : tensor<8x16x16xf32>
+  %s_f = linalg.fill ins(%zero : f32) outs(%s_e : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x32xf32>, tensor<8x32x16xf32>) outs(%s_f : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s, %mask : tensor<8x16x16xf32>, tensor<16x16xi1>) outs(%s_e : tensor<8x16x16xf32>) {
+  ^bb0(%x: f32, %m: i1, %out: f32):
+    %scale = arith.constant 0.176776695 : f32
+    %y = arith.mulf %x, %scale : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %r = arith.select %m, %y, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16x16xf32>
+  %p = linalg.softmax dimension(2) ins(%t : tensor<8x16x16xf32>) outs(%s_e : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %o_e = tensor.empty() : tensor<8x16x32xf32>
+  %o_f = linalg.fill ins(%zero : f32) outs(%o_e : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<8x16x16xf32>, tensor<8x16x32xf32>) outs(%o_f : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  return %o : tensor<8x16x32xf32>
+}

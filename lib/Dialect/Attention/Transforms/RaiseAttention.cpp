@@ -423,12 +423,36 @@ static std::optional<AttentionParts> matchParts(linalg::LinalgOp pvOp,
   if (qType.isDynamicDim(parts.q.perm.back()) ||
       vType.isDynamicDim(parts.v.perm.back()))
     return std::nullopt;
+  // A mask operand that is a constant tensor of a band (the causal mask of a
+  // TOSA / ONNX export): the band instead, with the positional conditions.
+  auto pType = cast<RankedTensorType>(probs.getType());
+  bool staticGrid = !pType.isDynamicDim(parts.rank - 2) &&
+                    !pType.isDynamicDim(parts.rank - 1);
+  bool constantBand = false;
+  if (parts.mask && staticGrid) {
+    const ScalarExpr *leaf = additive ? additive : boolean;
+    std::optional<ConstantMask> constant =
+        matchConstantMask(leaf, parts.rank, parts.maskHides);
+    if (constant) {
+      parts.band = inferKeyBand(
+          *sm, parts.rank, pType.getDimSize(parts.rank - 2),
+          pType.getDimSize(parts.rank - 1),
+          [&](int64_t i, int64_t j) { return constant->at(i, j); });
+      if (parts.band && parts.band->finiteNegInf && parts.band->emptyRows)
+        return std::nullopt;
+      if (parts.band) {
+        parts.mask = Value();
+        parts.maskMap = AffineMap();
+        parts.maskHides = false;
+        constantBand = true;
+      }
+    }
+  }
   // Positional masks: checked at every point of a static grid that is not
   // too large, else derived symbolically (dynamic sizes).
-  auto pType = cast<RankedTensorType>(probs.getType());
-  if (!sm->keepIf.empty() || !sm->dropIf.empty() || !sm->zeroIf.empty()) {
-    if (!pType.isDynamicDim(parts.rank - 2) &&
-        !pType.isDynamicDim(parts.rank - 1))
+  if (!constantBand &&
+      (!sm->keepIf.empty() || !sm->dropIf.empty() || !sm->zeroIf.empty())) {
+    if (staticGrid)
       parts.band =
           inferKeyBand(*sm, parts.rank, pType.getDimSize(parts.rank - 2),
                        pType.getDimSize(parts.rank - 1));

@@ -1197,9 +1197,9 @@ static std::optional<int64_t> conditionTreeSize(const ScoresMatch &scores,
   return total;
 }
 
-std::optional<KeyBand> mlir::fa::raise::inferKeyBand(const ScoresMatch &scores,
-                                                     unsigned rank, int64_t nq,
-                                                     int64_t nk) {
+std::optional<KeyBand> mlir::fa::raise::inferKeyBand(
+    const ScoresMatch &scores, unsigned rank, int64_t nq, int64_t nk,
+    function_ref<std::optional<bool>(int64_t, int64_t)> alsoVisible) {
   // Every point is evaluated: the proof is exhaustive, so the work (points
   // times the nodes evaluated at each) is bounded.
   constexpr int64_t kMaxPoints = int64_t(1) << 22, kMaxWork = int64_t(1) << 27;
@@ -1239,6 +1239,12 @@ std::optional<KeyBand> mlir::fa::raise::inferKeyBand(const ScoresMatch &scores,
         band.finiteNegInf = true;
       }
       keep = false;
+    }
+    if (alsoVisible) {
+      std::optional<bool> v = alsoVisible(i, j);
+      if (!v)
+        return std::nullopt;
+      keep &= *v;
     }
     return keep;
   };
@@ -1284,6 +1290,68 @@ std::optional<KeyBand> mlir::fa::raise::inferKeyBand(const ScoresMatch &scores,
         return std::nullopt;
     }
   return band;
+}
+
+std::optional<ConstantMask>
+mlir::fa::raise::matchConstantMask(const ScalarExpr *leaf, unsigned rank,
+                                   bool hidesWhereTrue) {
+  if (!isTensorLeaf(leaf))
+    return std::nullopt;
+  DenseElementsAttr attr;
+  if (!matchPattern(leaf->tensor, m_Constant(&attr)))
+    return std::nullopt;
+  // Read at (i, j) only: every result is the row, the key or a constant 0.
+  ConstantMask mask;
+  auto type = cast<RankedTensorType>(leaf->tensor.getType());
+  MLIRContext *ctx = leaf->map.getContext();
+  for (auto [r, e] : llvm::enumerate(leaf->map.getResults())) {
+    if (e == getAffineDimExpr(rank - 2, ctx))
+      mask.rowDim = r;
+    else if (e == getAffineDimExpr(rank - 1, ctx))
+      mask.colDim = r;
+    else if (e != getAffineConstantExpr(0, ctx) || type.getDimSize(r) != 1)
+      return std::nullopt;
+  }
+  if (mask.rowDim < 0 && mask.colDim < 0)
+    return std::nullopt;
+  mask.shape.assign(type.getShape().begin(), type.getShape().end());
+  int64_t n = type.getNumElements();
+  if (n > (int64_t(1) << 22))
+    return std::nullopt;
+  mask.visible.reserve(n);
+  Type elt = type.getElementType();
+  if (elt.isInteger(1)) {
+    for (bool b : attr.getValues<bool>())
+      mask.visible.push_back(b != hidesWhereTrue);
+  } else if (isa<FloatType>(elt)) {
+    for (const APFloat &f : attr.getValues<APFloat>()) {
+      if (f.isZero()) {
+        mask.visible.push_back(true);
+      } else if (f.isInfinity() && f.isNegative()) {
+        mask.visible.push_back(false);
+      } else {
+        // Only 0 and -inf make a mask (a finite value is a bias, and a
+        // finite "-inf" averages a row that loses every key).
+        return std::nullopt;
+      }
+    }
+  } else {
+    return std::nullopt;
+  }
+  return mask;
+}
+
+std::optional<bool> ConstantMask::at(int64_t i, int64_t j) const {
+  int64_t flat = 0;
+  for (auto [r, size] : llvm::enumerate(shape)) {
+    int64_t index = static_cast<int64_t>(r) == rowDim   ? i
+                    : static_cast<int64_t>(r) == colDim ? j
+                                                        : 0;
+    if (index < 0 || index >= size)
+      return std::nullopt;
+    flat = flat * size + index;
+  }
+  return visible[flat];
 }
 
 //===----------------------------------------------------------------------===//

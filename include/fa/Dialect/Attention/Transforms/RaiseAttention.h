@@ -18,6 +18,7 @@
 
 #include <deque>
 #include <optional>
+#include <vector>
 
 namespace mlir::fa::raise {
 
@@ -197,8 +198,27 @@ struct KeyBand {
 /// one interval around the diagonal, a function of batch or head, nothing
 /// visible at all) or the grid is larger than 2^22 points, or its points times
 /// the conditions' size as trees more than 2^27.
-std::optional<KeyBand> inferKeyBand(const ScoresMatch &scores, unsigned rank,
-                                    int64_t nq, int64_t nk);
+/// `alsoVisible`, when given, is a further condition on (i, j) (a constant
+/// mask tensor) that the band must state too.
+std::optional<KeyBand> inferKeyBand(
+    const ScoresMatch &scores, unsigned rank, int64_t nq, int64_t nk,
+    function_ref<std::optional<bool>(int64_t, int64_t)> alsoVisible = nullptr);
+
+/// A mask that is a constant tensor read at (i, j) (broadcast over the batch
+/// dims): which keys it leaves visible. What TOSA / ONNX exports with static
+/// shapes carry as their causal mask.
+struct ConstantMask {
+  SmallVector<int64_t> shape;
+  int64_t rowDim = -1, colDim = -1;
+  std::vector<bool> visible; // row-major over `shape`
+  /// Whether key j is visible to row i (std::nullopt outside the tensor).
+  std::optional<bool> at(int64_t i, int64_t j) const;
+};
+/// The constant mask that `leaf` reads: an i1 tensor (hiding where false, or
+/// where true with `hidesWhereTrue`) or a float tensor of 0 and -inf only,
+/// read at positions only; std::nullopt otherwise.
+std::optional<ConstantMask>
+matchConstantMask(const ScalarExpr *leaf, unsigned rank, bool hidesWhereTrue);
 /// The band of `scores` for any nq and nk (dynamic sizes): every condition
 /// must be a comparison of j - i with a constant, computed in index or 64-bit
 /// integers from the positions (exact for every tensor size), combined by
