@@ -4,7 +4,8 @@
 # a hang (an input running over FA_FUZZ_TIMEOUT seconds) or a pipeline that
 # succeeds with ops it should have lowered still in its output.
 #
-#   scripts/fuzz.sh                 build fa-fuzz, seed, run FA_FUZZ_RUNS inputs (6000; at most FA_FUZZ_SECONDS, 300)
+#   scripts/fuzz.sh                 build fa-fuzz, seed, run FA_FUZZ_RUNS inputs (6000; at most FA_FUZZ_SECONDS, 300),
+#                                   then FA_RAISE_FUZZ_CASES (40) programs of scripts/raise-fuzz.py
 #   FA_FUZZ_PRINT=1 build/bin/fa-fuzz build/fuzz/artifacts/crash-...
 #                                   replay a finding, printing the module and pipeline
 #   FA_BUILD_DIR=build-asan scripts/fuzz.sh
@@ -74,3 +75,20 @@ if [ "$status" -ne 0 ]; then
   exit 1
 fi
 echo "fuzz: no finding"
+
+# The differential check of fa-raise-attention (scripts/raise-fuzz.py): random
+# attention programs in linalg, run raised and as written through fa-to-cpu,
+# must agree. A fixed seed, FA_RAISE_FUZZ_CASES programs (40, about a minute).
+RAISE_CASES="${FA_RAISE_FUZZ_CASES:-40}"
+if [ "$RAISE_CASES" -gt 0 ]; then
+  echo "== raise fuzzing: ${RAISE_CASES} programs"
+  if ! /usr/bin/python3 "$FA_ROOT/scripts/raise-fuzz.py" "$WORK/raise" "$RAISE_CASES" 1 \
+      > "$WORK/raise.log" 2>&1; then
+    cat "$WORK/raise.log"
+    grep FINDING "$WORK/raise/log.txt" || true
+    echo "raise fuzz: FAILED; the programs are $WORK/raise/bad*.mlir"
+    exit 1
+  fi
+  tail -1 "$WORK/raise.log"
+  echo "raise fuzz: no finding"
+fi

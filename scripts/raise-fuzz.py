@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A differential fuzzer of fa-raise-attention: random attention programs written in linalg
-on tensors (a 3-D [B*H, N, D] batch_matmul form or a 4-D [B, H, N, D] generic form, f32),
+on tensors (a 3-D [B*H, N, D] batch_matmul form or a 4-D [B, H, N, D] generic form, f32; in
+4-D, K/V heads sometimes repeated (grouped-query) and Q sometimes [B, N, H, D], transposed),
 whose scores go through a random chain of what frontends emit: a constant scale (multiplied
 or divided), a softcap, an ALiBi-like bias (a slope per head or a constant slope times
 j - i), a finite masked_fill, and up to three masks in a random order: positional conditions
@@ -15,12 +16,14 @@ through fa-to-cpu as written and after fa-raise-attention; the outputs must agre
     scripts/raise-fuzz.py OUT_DIR CASES SEED     (build/bin/fa-opt, mlir-runner of LLVM 22)
 
 OUT_DIR/log.txt lists each case (raised or not, what the op became); a finding is
-OUT_DIR/bad<N>.mlir (the program with its @main) and bad<N>.txt (why). Not part of CI (each
-case JIT-compiles two programs: about a second). Session 32: seeds 3, 4 and 5 (660 programs,
+OUT_DIR/bad<N>.mlir (the program with its @main) and bad<N>.txt (why). Each case
+JIT-compiles two programs (about a second); scripts/fuzz.sh, CI's fuzz step, runs 40 of
+seed 1. Session 32: seeds 3, 4 and 5 (660 programs,
 the last 300 with masks before the cap and biases after the masks): every one raised (to
 band, softcap, mask operand, score_mod and mask_mod mixes) and agreed with the program as
 written.
 """
+import os
 import pathlib
 import random
 import re
@@ -33,7 +36,7 @@ root = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(root / "test/Integration/CPU/Inputs"))
 import raise_case  # noqa: E402  (emit: the @main with deterministic arguments)
 
-FA_OPT = str(root / "build/bin/fa-opt")
+FA_OPT = str(pathlib.Path(os.environ.get("FA_BUILD_DIR", root / "build")) / "bin/fa-opt")
 LLVM = pathlib.Path("/usr/lib/llvm-22")
 RUNNER = [str(LLVM / "bin/mlir-runner"), "-e", "main", "--entry-point-result=void",
           f"--shared-libs={LLVM}/lib/libmlir_runner_utils.so",
@@ -53,6 +56,9 @@ class Program:
         self.nq = rnd.choice([16, 16, 8])
         self.nk = 16
         self.heads = 4
+        # 4-D only: K/V with 2 heads repeated (repeat_interleave), Q as [B, N, H, D].
+        self.gqa = four_d and rnd.random() < 0.3
+        self.q_bnhd = four_d and rnd.random() < 0.3
 
     def fresh(self, prefix="v"):
         self.counter += 1
@@ -229,11 +235,26 @@ class Program:
         ids = ", ".join(f"d{i}" for i in range(rank))
         idm = f"affine_map<({ids}) -> ({ids})>"
         extra = "".join(f", %{n}: {t}" for n, t in args)
-        L = [f"func.func @attn(%q: {q}, %k: {k}, %v: {k}{extra}) -> {q} {{",
+        qa = f"tensor<2x{self.nq}x{self.heads}x32xf32>" if self.q_bnhd else q
+        kva = f"tensor<2x2x{self.nk}x32xf32>" if self.gqa else k
+        L = [f"func.func @attn(%qa: {qa}, %ka: {kva}, %va: {kva}{extra}) -> {q} {{",
              "  %zero = arith.constant 0.000000e+00 : f32",
              "  %ninf_c = arith.constant 0xFF800000 : f32",
              f"  %s_e = tensor.empty() : {s}",
              f"  %s_f = linalg.fill ins(%zero : f32) outs(%s_e : {s}) -> {s}"]
+        if self.q_bnhd:
+            L += [f"  %qt_e = tensor.empty() : {q}",
+                  f"  %q = linalg.transpose ins(%qa : {qa}) outs(%qt_e : {q}) permutation = [0, 2, 1, 3]"]
+        else:
+            L.append(f"  %q = tensor.cast %qa : {q} to {q}")
+        for name in ("k", "v"):
+            if self.gqa:
+                rep5 = f"tensor<2x2x2x{self.nk}x32xf32>"
+                L += [f"  %{name}b_e = tensor.empty() : {rep5}",
+                      f"  %{name}b = linalg.broadcast ins(%{name}a : {kva}) outs(%{name}b_e : {rep5}) dimensions = [2]",
+                      f"  %{name} = tensor.collapse_shape %{name}b [[0], [1, 2], [3], [4]] : {rep5} into {k}"]
+            else:
+                L.append(f"  %{name} = tensor.cast %{name}a : {k} to {k}")
         if self.four_d:
             m5 = lambda *x: "affine_map<(d0, d1, d2, d3, d4) -> (" + ", ".join(x) + ")>"
             L.append(f"  %s = linalg.generic {{indexing_maps = [{m5('d0','d1','d2','d4')}, "
@@ -327,6 +348,8 @@ def main():
             op = re.search(r"fa\.attention[^\n]*", raised.stdout).group(0)
             kinds = [k for k in ("causal", "window", "softcap", "mask(", "score_mod", "mask_mod")
                      if k in raised.stdout]
+            if prog.gqa and f"tensor<2x2x{prog.nk}x32xf32>" in op:
+                kinds.append("gqa")
             outs = []
             for program in (raised.stdout, text):
                 low = run([FA_OPT, "--fa-to-cpu"], stdin=program)
