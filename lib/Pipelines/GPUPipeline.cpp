@@ -51,6 +51,12 @@ void mlir::fa::buildGPUPipeline(OpPassManager &pm,
   toLLVM.kernelBarePtrCallConv = true;
   pm.addPass(createGpuToLLVMConversionPass(toLLVM));
   addHostToLLVMPasses(pm);
+  // What was not lowered fails here, at the op (the binaries and their
+  // launches are what mlir-translate takes).
+  FACheckLoweredToLLVMPassOptions check;
+  check.pipeline = "fa-to-gpu";
+  check.gpuLaunches = true;
+  pm.addPass(createFACheckLoweredToLLVMPass(check));
 }
 
 void mlir::fa::registerGPUPipeline() {

@@ -36,3 +36,16 @@ func.func @grad(%q: tensor<1x4x16x64xf16>, %k: tensor<1x2x16x64xf16>, %v: tensor
   %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %l, %do : tensor<1x4x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x4x16x64xf16>, tensor<1x4x16xf32>, tensor<1x4x16x64xf16> -> tensor<1x4x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x2x16x64xf16>
   return %dq, %dk, %dv : tensor<1x4x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x2x16x64xf16>
 }
+
+// -----
+
+// An op of the program that no host lowering handles: fa-to-gpu ends with
+// fa-check-lowered-to-llvm{gpu-launches} (gpu.binary and gpu.launch_func are its
+// output) and fails at the op instead of exit 0 with it left.
+func.func @thread(%x: index) -> index {
+  // expected-error @+1 {{'gpu.thread_id' op fa-to-gpu: could not lower this op to the llvm dialect}}
+  %t = gpu.thread_id x
+  // expected-error @+1 {{'builtin.unrealized_conversion_cast' op fa-to-gpu: could not lower this op to the llvm dialect}}
+  %s = arith.addi %t, %x : index
+  return %s : index
+}

@@ -625,10 +625,16 @@ def FACheckLoweredToLLVMPass : Pass<"fa-check-lowered-to-llvm", "ModuleOp"> {
     ```
     error: 'tensor.pack' op fa-to-cpu: could not lower this op to the llvm dialect
     ```
+
+    With `gpu-launches`, `gpu.binary` and `gpu.launch_func` are accepted too: what
+    `fa-to-gpu` leaves for `mlir-translate` (the kernels' binaries and their launches),
+    which runs the check last as well.
   }];
   let options = [
     Option<"pipeline", "pipeline", "std::string", /*default=*/"\"fa-check-lowered-to-llvm\"",
            "The name the diagnostics start with (the pipeline that runs the check)">,
+    Option<"gpuLaunches", "gpu-launches", "bool", /*default=*/"false",
+           "Accept gpu.binary and gpu.launch_func (fa-to-gpu's output)">,
   ];
 }
 
