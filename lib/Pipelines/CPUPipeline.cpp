@@ -33,6 +33,8 @@ using namespace mlir;
 
 void mlir::fa::buildCPUPipeline(OpPassManager &pm,
                                 const CPUPipelineOptions &options) {
+  if (options.raiseAttention)
+    pm.addNestedPass<func::FuncOp>(createFARaiseAttentionPass());
   // fa ops in a nested module would stay unlowered: say so up front.
   pm.addPass(createFACheckPlacementPass(FACheckPlacementPassOptions{"fa-to-cpu"}));
   // Both lowerings of fa.attention_grad read score_mod_grad, not score_mod.

@@ -33,6 +33,8 @@ void mlir::fa::buildGPUPipeline(OpPassManager &pm,
     pm.addPass(createFAReportPipelineErrorPass({invalid}));
     return;
   }
+  if (options.raiseAttention)
+    pm.addNestedPass<func::FuncOp>(createFARaiseAttentionPass());
   pm.addPass(createFATileAttentionForChipPass(FATileAttentionForChipPassOptions{
       options.chip, options.blockQ, options.blockKV}));
   pm.addPass(createFAOutlineAttentionPass());

@@ -71,6 +71,8 @@ void mlir::fa::buildPTXPipeline(OpPassManager &pm,
     pm.addPass(fa::createFAReportPipelineErrorPass({invalid}));
     return;
   }
+  if (options.raiseAttention)
+    pm.addNestedPass<func::FuncOp>(createFARaiseAttentionPass());
   // The backward kernels read score_mod_grad, not score_mod.
   pm.addPass(createFADifferentiateScoreModPass());
   // fa-tile-attention with the chip's block sizes for each function's head

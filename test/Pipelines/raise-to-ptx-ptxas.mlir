@@ -2,15 +2,24 @@
 // Attention written in linalg with an ALiBi bias (slope[h] * (j - i) from a
 // slope tensor argument) and a causal select, f16 matmuls with the bias in f32:
 // fa-raise-attention makes it fa.attention {causal} with a score_mod, which both
-// chips' kernels compile (the slope tensor a kernel parameter, arg3).
+// chips' kernels compile (the slope tensor a kernel parameter, arg3); the
+// pipelines' raise-attention option runs the raise first.
 // RUN: rm -rf %t && fa-opt %s --pass-pipeline='builtin.module(func.func(fa-raise-attention),fa-to-ptx{chip=sm_90a},fa-dump-kernel{dir=%t/sm90})' -o /dev/null
-// RUN: rm -rf %t/sm80 && fa-opt %s --pass-pipeline='builtin.module(func.func(fa-raise-attention),fa-to-ptx{chip=sm_80},fa-dump-kernel{dir=%t/sm80})' -o /dev/null
+// RUN: rm -rf %t/sm80 && fa-opt %s --pass-pipeline='builtin.module(fa-to-ptx{chip=sm_80 raise-attention=1},fa-dump-kernel{dir=%t/sm80})' -o /dev/null
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/sm90/alibi_kernel.json
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/sm80/alibi_kernel.json
 // RUN: FileCheck %s --check-prefix=PTX < %t/sm90/alibi_kernel.ptx
 // RUN: %ptxas -arch=sm_90a -v %t/sm90/alibi_kernel.ptx -o %t/sm90.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL
 // RUN: %ptxas -arch=sm_80 -v %t/sm80/alibi_kernel.ptx -o %t/sm80.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL
 // RUN: fa-opt %s --fa-raise-attention | FileCheck %s --check-prefix=RAISED
+// The whole program through fa-to-gpu{raise-attention}: the attention a kernel
+// launched from the host.
+// RUN: fa-opt %s --pass-pipeline='builtin.module(fa-to-gpu{chip=sm_90a raise-attention=1})' | FileCheck %s --check-prefix=GPU
+// GPU: gpu.binary @alibi_attention_kernels
+// GPU: llvm.func @alibi_attention_launch(
+// GPU: gpu.launch_func <%{{.+}} : !llvm.ptr> @alibi_attention_kernels::@alibi_attention_kernel
+// GPU: llvm.func @alibi(
+// GPU-NOT: linalg.
 
 // RAISED: fa.attention %arg0, %arg1, %arg2 {causal, scale = 1.250000e-01 : f32} score_mod {
 // RAISED: tensor.extract %arg3[%{{.+}}] : tensor<4xf32>

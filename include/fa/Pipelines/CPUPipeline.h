@@ -33,6 +33,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "where it hides nothing (tiled form; fa-tile-attention's "
                      "option)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> raiseAttention{
+      *this, "raise-attention",
+      llvm::cl::desc("Run fa-raise-attention on every function first (attention "
+                     "written in linalg becomes fa.attention)"),
+      llvm::cl::init(false)};
 };
 
 /// fa.attention on tensors, in func.func, to the LLVM dialect for the CPU

@@ -46,6 +46,11 @@ struct PTXPipelineOptions : public PassPipelineOptions<PTXPipelineOptions> {
       llvm::cl::desc("Packed q, k, v, out of varlen kernels: thd ([T, H, D]) "
                      "or htd ([H, T, D]) (convert-fa-to-nvgpu's option)"),
       llvm::cl::init("thd")};
+  PassOptions::Option<bool> raiseAttention{
+      *this, "raise-attention",
+      llvm::cl::desc("Run fa-raise-attention on every function first (attention "
+                     "written in linalg becomes fa.attention)"),
+      llvm::cl::init(false)};
   // Every sm_90a schedule switch of SM90/Schedule.def, as for
   // convert-fa-to-nvgpu (block-kv is the option above, shared with sm_80).
 #include "fa/Conversion/AttentionToNVGPU/SM90/ScheduleOptions.inc"
