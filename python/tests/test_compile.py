@@ -125,3 +125,20 @@ def test_compile_mask_variant(tmp_path, chip, mask, dtype, shape):
         path.write_text(k.ptx)
         subprocess.run([ptxas(), f"-arch={chip}", str(path), "-o", str(tmp_path / "k.cubin")],
                        check=True)
+
+
+def test_compile_attention_written_in_linalg():
+    # ALiBi written in linalg (the lit test's program): no fa.attention until
+    # raise_attention=True runs fa-raise-attention first; then one kernel
+    # whose score_mod reads the slope tensor, a kernel parameter.
+    import os
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "test",
+                        "Pipelines", "raise-to-ptx-ptxas.mlir")
+    text = open(path).read()
+    with pytest.raises(fa.CompileError, match="produced no kernel"):
+        fa.compile(text, chip="sm_90a", cache=False)
+    for chip in ("sm_90a", "sm_80"):
+        k = fa.compile(text, chip=chip, raise_attention=True, cache=False)
+        assert k.name == "alibi_kernel" and k.manifest["causal"]
+        params = {p["name"]: p for p in k.manifest["params"]}
+        assert params["arg3"]["shape"] == [4] and params["arg3"]["dtype"] == "f32"
