@@ -5,7 +5,8 @@ on tensors (a 3-D [B*H, N, D] batch_matmul form or a 4-D [B, H, N, D] generic fo
 whose scores go through a random chain of what frontends emit: a constant scale (multiplied
 or divided), a softcap, an ALiBi-like bias (a slope per head or a constant slope times
 j - i), a finite masked_fill, and up to three masks in a random order: positional conditions
-(bands, windows, j != i, parity, comparisons of i or j alone, i64 or index arithmetic), a
+(bands, windows, j != i, parity, comparisons of i or j alone, i64 or index arithmetic, a
+runtime diagonal offset read by tensor.extract), a
 boolean tensor, document ids compared at i and j, an additive tensor, each applied as
 select(c, s, -inf), select(not c, -inf, s) or s + where(c, 0, -inf) (mostly in fa's order,
 sometimes a mask first or the bias last). Each program runs
@@ -51,7 +52,8 @@ class Program:
         self.rnd = rnd
         self.four_d = four_d
         self.lines = []
-        self.args = []  # (name, type, map)
+        self.args = []  # (name, type, map): generic inputs
+        self.captured = []  # (name, type): read by tensor.extract in the body
         self.counter = 0
         self.nq = rnd.choice([16, 16, 8])
         self.nk = 16
@@ -134,7 +136,7 @@ class Program:
     def condition(self):
         """An i1 condition: positional, a boolean tensor or document ids."""
         kind = self.rnd.choice(["band", "band", "band", "row", "col", "ne", "parity",
-                                "bool", "docs"])
+                                "bool", "docs", "offset"])
         rank = 4 if self.four_d else 3
         mp = ", ".join(f"d{r}" for r in range(rank))
         if kind == "bool":
@@ -147,6 +149,16 @@ class Program:
                               f"affine_map<({mp}) -> (d{rank - 1})>")
             c = self.fresh("b")
             self.emit(f"{c} = arith.cmpi eq, {di}, {dj} : i64")
+            return c
+        if kind == "offset":
+            # j - i <= offset, the offset a runtime tensor<i64> read in the body.
+            if ("offset", "tensor<i64>") not in self.captured:
+                self.captured.append(("offset", "tensor<i64>"))
+            ii, jj = self.positions("i64")
+            d, o, c = self.fresh(), self.fresh(), self.fresh("b")
+            self.emit(f"{d} = arith.subi {jj}, {ii} : i64")
+            self.emit(f"{o} = tensor.extract %offset[] : tensor<i64>")
+            self.emit(f"{c} = arith.cmpi sle, {d}, {o} : i64")
             return c
         ty = self.rnd.choice(["i64", "index", "i32"])
         ii, jj = self.positions(ty)
@@ -234,7 +246,7 @@ class Program:
         rank = 4 if self.four_d else 3
         ids = ", ".join(f"d{i}" for i in range(rank))
         idm = f"affine_map<({ids}) -> ({ids})>"
-        extra = "".join(f", %{n}: {t}" for n, t in args)
+        extra = "".join(f", %{n}: {t}" for n, t in args + self.captured)
         qa = f"tensor<2x{self.nq}x{self.heads}x32xf32>" if self.q_bnhd else q
         kva = f"tensor<2x2x{self.nk}x32xf32>" if self.gqa else k
         L = [f"func.func @attn(%qa: {qa}, %ka: {kva}, %va: {kva}{extra}) -> {q} {{",

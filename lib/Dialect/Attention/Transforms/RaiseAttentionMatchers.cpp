@@ -195,6 +195,32 @@ const ScalarExpr *ScalarExprBuilder::evaluateBody(linalg::LinalgOp op,
   }
   if (matchPattern(bodyValue, m_Constant()))
     return evaluate(bodyValue, AffineMap::get(rank, 0, {}, context));
+  if (auto extract = dyn_cast<tensor::ExtractOp>(def)) {
+    // A tensor from above read at loop positions or constants (a runtime
+    // length, a per-head slope): a leaf at that map. Other indices are not
+    // modeled.
+    Value source = extract.getTensor();
+    if (auto arg = dyn_cast<BlockArgument>(source);
+        arg && arg.getOwner() == op.getBlock())
+      return nullptr;
+    if (Operation *sdef = source.getDefiningOp();
+        sdef && sdef->getBlock() == op.getBlock())
+      return nullptr;
+    SmallVector<AffineExpr> results;
+    for (Value index : extract.getIndices()) {
+      if (auto pos = index.getDefiningOp<linalg::IndexOp>();
+          pos && pos->getBlock() == op.getBlock() &&
+          pos.getDim() < loops.getNumResults()) {
+        results.push_back(loops.getResult(pos.getDim()));
+        continue;
+      }
+      IntegerAttr c;
+      if (!matchPattern(index, m_Constant(&c)))
+        return nullptr;
+      results.push_back(getAffineConstantExpr(c.getInt(), context));
+    }
+    return leaf(source, AffineMap::get(rank, 0, results, context));
+  }
   if (def->getNumResults() != 1 || def->getNumRegions() != 0 ||
       !isa<arith::ArithDialect, math::MathDialect>(def->getDialect()))
     return nullptr;

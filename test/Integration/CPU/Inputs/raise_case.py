@@ -73,31 +73,31 @@ def emit(path, seed):
     m = re.search(r"func\.func @attn\((.*?)\)\s*->\s*(tensor<[^>]*>)", text)
     if not m:
         sys.exit("no func.func @attn in " + path)
-    args = re.findall(r"%(\w+): tensor<([0-9x]+)x(f16|bf16|f32|i1|i32|i64)>", m.group(1))
+    args = [(n, d.rstrip("x"), e) for n, d, e in
+            re.findall(r"%(\w+): tensor<((?:[0-9]+x)*)(f16|bf16|f32|i1|i32|i64)>", m.group(1))]
     res = re.fullmatch(r"tensor<([0-9x]+)x(f16|bf16|f32)>", m.group(2))
     rng = np.random.default_rng(seed)
     lines = [text, "func.func private @printMemrefF32(memref<*xf32>)",
              "func.func @main() {"]
     names = []
     for name, dims, elt in args:
-        shape = [int(d) for d in dims.split("x")]
+        shape = [int(d) for d in dims.split("x")] if dims else []
+        ttype = f"tensor<{dims}x{elt}>" if dims else f"tensor<{elt}>"
         if elt == "i1":
             p = 1.0 - KEEP_PROBABILITY if "hide" in name else KEEP_PROBABILITY
             x = rng.random(shape) < p
-            lines.append(f"  %{name} = arith.constant dense<{dense_bool(x)}> : "
-                         f"tensor<{dims}x{elt}>")
-            names.append((name, f"tensor<{dims}x{elt}>"))
+            lines.append(f"  %{name} = arith.constant dense<{dense_bool(x)}> : {ttype}")
+            names.append((name, ttype))
             continue
         if elt in ("i32", "i64"):
             x = rng.integers(0, INT_RANGE, shape)
-            lines.append(f"  %{name} = arith.constant dense<{dense_int(x)}> : "
-                         f"tensor<{dims}x{elt}>")
-            names.append((name, f"tensor<{dims}x{elt}>"))
+            lines.append(f"  %{name} = arith.constant dense<{dense_int(x)}> : {ttype}")
+            names.append((name, ttype))
             continue
         bound = 2.0 if "mask" in name else 1.0
         x = round_to(rng.uniform(-bound, bound, shape), elt)
-        lines.append(f"  %{name} = arith.constant dense<{dense(x)}> : tensor<{dims}x{elt}>")
-        names.append((name, f"tensor<{dims}x{elt}>"))
+        lines.append(f"  %{name} = arith.constant dense<{dense(x)}> : {ttype}")
+        names.append((name, ttype))
     rdims, relt = res.group(1), res.group(2)
     rt = f"tensor<{rdims}x{relt}>"
     lines.append(f"  %o = call @attn({', '.join('%' + n for n, _ in names)}) : "
