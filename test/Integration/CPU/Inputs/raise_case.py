@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run an attention function written in linalg, raised and as written, and compare.
 
-    raise_case.py emit    <func.mlir> --seed S   > case.mlir
+    raise_case.py emit    <func.mlir> --seed S [--round-to f16]   > case.mlir
     raise_case.py compare <a.out> <b.out> --out-type f32|f16|bf16
 
 `emit` appends to the file (which defines @attn) a @main that builds
@@ -68,7 +68,7 @@ def dense_int(arr):
     return "[" + ", ".join(dense_int(x) for x in arr) + "]"
 
 
-def emit(path, seed):
+def emit(path, seed, round_type=None):
     text = open(path).read()
     m = re.search(r"func\.func @attn\((.*?)\)\s*->\s*(tensor<[^>]*>)", text)
     if not m:
@@ -96,6 +96,8 @@ def emit(path, seed):
             continue
         bound = 2.0 if "mask" in name else 1.0
         x = round_to(rng.uniform(-bound, bound, shape), elt)
+        if round_type:  # the values of a program of another precision
+            x = round_to(x, round_type)
         lines.append(f"  %{name} = arith.constant dense<{dense(x)}> : {ttype}")
         names.append((name, ttype))
     rdims, relt = res.group(1), res.group(2)
@@ -153,9 +155,12 @@ def main(argv):
     p.add_argument("files", nargs="+")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out-type", default="f32", choices=["f32", "f16", "bf16"])
+    p.add_argument("--round-to", choices=["f16", "bf16"],
+                   help="emit: also round float arguments to this type (an f32 twin of an "
+                        "f16 program gets the same values)")
     a = p.parse_args(argv)
     if a.mode == "emit":
-        emit(a.files[0], a.seed)
+        emit(a.files[0], a.seed, a.round_to)
         return 0
     if len(a.files) != 2:
         p.error("compare needs two runner outputs")
