@@ -717,9 +717,10 @@ static bool peelConstantFactors(const ScalarExpr *&e, double &factor,
 /// 1). False when `e` reads no such tensor, or two.
 static bool matchScoreMod(const ScalarExprBuilder &builder, const ScalarExpr *e,
                           ScoresMatch &match) {
-  // The qk leaves, and the scaled forms of them, over the DAG.
+  // The qk leaf and its scaled forms, over the DAG; `otherRead`: a second
+  // contraction result, or the scores read at other positions.
   const ScalarExpr *leaf = nullptr;
-  bool twoLeaves = false;
+  bool otherRead = false;
   // (node, its factor, the number of factors peeled).
   SmallVector<std::tuple<const ScalarExpr *, double, unsigned>> scaled;
   DenseSet<const ScalarExpr *> seen;
@@ -730,7 +731,7 @@ static bool matchScoreMod(const ScalarExprBuilder &builder, const ScalarExpr *e,
       // One contraction result, read at the identity only.
       if ((leaf && leaf->tensor != x->tensor) ||
           !builder.isIdentityUpToUnitDims(x->map))
-        twoLeaves = true;
+        otherRead = true;
       leaf = leaf ? leaf : x;
       return;
     }
@@ -747,7 +748,7 @@ static bool matchScoreMod(const ScalarExprBuilder &builder, const ScalarExpr *e,
       visit(o);
   };
   visit(e);
-  if (!leaf || twoLeaves)
+  if (!leaf || otherRead)
     return false;
   match.scoreMod = e;
   match.qk = leaf->tensor;
