@@ -48,7 +48,8 @@ V = {
  'features': ['+ptx80', '+ptx86', 'bogus'],
 }
 TRI = ['dynamic-tiles', 'longest-first', 'overlap', 'persistent', 'ping-pong', 'rescale-before-pv', 'split-release']
-BOOL = ['deterministic', 'fast-softmax', 'p-from-registers', 'split-kv', 'transpose-v', 'warp-arrive', 'warp-specialize']
+BOOL = ['deterministic', 'fast-softmax', 'p-from-registers', 'raise-attention', 'split-kv', 'transpose-v',
+        'warp-arrive', 'warp-specialize']
 bad = []
 tmp = pathlib.Path(tempfile.mkdtemp(dir=str(out)))
 for i in range(n_cases):
