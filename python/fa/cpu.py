@@ -167,23 +167,21 @@ def _take(d):
     return a
 
 
-def attention(q, k, v, *, causal=False, window=None, scale=None, softcap=None, return_lse=False,
-              reference=False, block_q=None, block_kv=None):
-    """fa.attention's semantics on numpy arrays through fa-to-cpu (tiled) or
-    fa-to-cpu{reference=1} (reference=True). See the module docstring."""
+def _checked(who, q, k, v, causal, window, scale, softcap):
+    """q, k, v as contiguous float16 / float32 arrays and the normalized window;
+    AttentionInputError otherwise."""
     arrays = []
     for n, a in zip("qkv", (q, k, v)):
         a = np.asarray(a)
         if a.dtype not in _NP_TYPES:
-            raise AttentionInputError(f"fa.cpu.attention: {n} is {a.dtype}; float16 or float32")
+            raise AttentionInputError(f"{who}: {n} is {a.dtype}; float16 or float32")
         arrays.append(np.ascontiguousarray(a))
-    q, k, v = arrays
     window, _ = check_inputs(*[(a.shape, _NP_TYPES[a.dtype], "cpu") for a in arrays],
                              causal=causal, window=window, scale=scale, softcap=softcap)
-    if min(q.size, k.size) == 0:
-        B, Hq, Nq, _ = q.shape
-        out = np.zeros((B, Hq, Nq, v.shape[3]), np.float32)
-        return (out, np.full((B, Hq, Nq), -np.inf, np.float32)) if return_lse else out
+    return (*arrays, window)
+
+
+def _pipeline(reference, block_q, block_kv):
     opts = []
     if reference:
         opts.append("reference=1")
@@ -191,17 +189,34 @@ def attention(q, k, v, *, causal=False, window=None, scale=None, softcap=None, r
         opts.append(f"block-q={int(block_q)}")
     if block_kv:
         opts.append(f"block-kv={int(block_kv)}")
-    pipeline = "fa-to-cpu" + ("{" + " ".join(opts) + "}" if opts else "")
-    mlir = source(q.shape, k.shape, v.shape, _NP_TYPES[q.dtype], bool(causal), window,
-                  None if scale is None else float(scale),
-                  None if softcap is None else float(softcap), bool(return_lse))
+    return "fa-to-cpu" + ("{" + " ".join(opts) + "}" if opts else "")
+
+
+def _engine(mlir, pipeline, results, name):
+    """The JIT of (mlir, pipeline), compiled once per process."""
     key = (mlir, pipeline)
     with _lock:
         eng = _engines.get(key)
         if eng is None:
             with _capi.compile_lock():
-                eng = _engines[key] = _Engine(mlir, pipeline,
-                                              _Results if return_lse else _Desc4)
+                eng = _engines[key] = _Engine(mlir, pipeline, results, name=name)
+    return eng
+
+
+def attention(q, k, v, *, causal=False, window=None, scale=None, softcap=None, return_lse=False,
+              reference=False, block_q=None, block_kv=None):
+    """fa.attention's semantics on numpy arrays through fa-to-cpu (tiled) or
+    fa-to-cpu{reference=1} (reference=True). See the module docstring."""
+    q, k, v, window = _checked("fa.cpu.attention", q, k, v, causal, window, scale, softcap)
+    if min(q.size, k.size) == 0:
+        B, Hq, Nq, _ = q.shape
+        out = np.zeros((B, Hq, Nq, v.shape[3]), np.float32)
+        return (out, np.full((B, Hq, Nq), -np.inf, np.float32)) if return_lse else out
+    mlir = source(q.shape, k.shape, v.shape, _NP_TYPES[q.dtype], bool(causal), window,
+                  None if scale is None else float(scale),
+                  None if softcap is None else float(softcap), bool(return_lse))
+    eng = _engine(mlir, _pipeline(reference, block_q, block_kv),
+                  _Results if return_lse else _Desc4, b"attention")
     res = eng(q, k, v)
     return (res[0], res[1]) if return_lse else res[0]
 
@@ -214,16 +229,8 @@ def attention_grad(q, k, v, out, lse, dout, *, causal=False, window=None, scale=
     output gradient `dout`. S and P are recomputed from q, k and lse (the tiled
     backward of fa-to-cpu, or its reference lowering with reference=True);
     dk and dv sum over the query heads that share a K/V head."""
-    arrays = []
-    for n, a in zip("qkv", (q, k, v)):
-        a = np.asarray(a)
-        if a.dtype not in _NP_TYPES:
-            raise AttentionInputError(f"fa.cpu.attention_grad: {n} is {a.dtype}; float16 or "
-                                      f"float32")
-        arrays.append(np.ascontiguousarray(a))
-    q, k, v = arrays
-    window, _ = check_inputs(*[(a.shape, _NP_TYPES[a.dtype], "cpu") for a in arrays],
-                             causal=causal, window=window, scale=scale, softcap=softcap)
+    q, k, v, window = _checked("fa.cpu.attention_grad", q, k, v, causal, window, scale,
+                               softcap)
     B, Hq, Nq, _ = q.shape
     o_shape = (B, Hq, Nq, v.shape[3])
     given = {"out": np.asarray(out), "dout": np.asarray(dout), "lse": np.asarray(lse)}
@@ -237,24 +244,11 @@ def attention_grad(q, k, v, out, lse, dout, *, causal=False, window=None, scale=
     if min(q.size, k.size) == 0:
         return (np.zeros(q.shape, np.float32), np.zeros(k.shape, np.float32),
                 np.zeros(v.shape, np.float32))
-    opts = []
-    if reference:
-        opts.append("reference=1")
-    if block_q:
-        opts.append(f"block-q={int(block_q)}")
-    if block_kv:
-        opts.append(f"block-kv={int(block_kv)}")
-    pipeline = "fa-to-cpu" + ("{" + " ".join(opts) + "}" if opts else "")
     mlir = grad_source(q.shape, k.shape, v.shape, _NP_TYPES[q.dtype], bool(causal), window,
                        None if scale is None else float(scale),
                        None if softcap is None else float(softcap))
-    key = (mlir, pipeline)
-    with _lock:
-        eng = _engines.get(key)
-        if eng is None:
-            with _capi.compile_lock():
-                eng = _engines[key] = _Engine(mlir, pipeline, _GradResults,
-                                              name=b"attention_grad")
+    eng = _engine(mlir, _pipeline(reference, block_q, block_kv), _GradResults,
+                  b"attention_grad")
     dq, dk, dv = eng(q, k, v, o, lse, do)
     return dq, dk, dv
 
