@@ -664,7 +664,8 @@ class Kernel:
         return check_cu_seqlens(cu_seqlens_q.tolist(), cu_seqlens_k.tolist(), s["Nq"], s["Nk"],
                                 max_seqlen_q)
 
-    def grad(self, q, k, v, o, lse, do, *, grad_lse=None, **inputs):
+    def grad(self, q, k, v, o, lse, do, *, grad_lse=None, cu_seqlens_q=None,
+             cu_seqlens_k=None, max_seqlen_k=None, check_indices=None, **inputs):
         """torch path of a backward kernel (manifest op "attention_grad",
         docs/Backward.md): the gradients (dq, dk, dv) of attention(q, k, v) = o
         given do = dL/do, from the forward's o and lse ([B, Hq, Nq] f32,
@@ -682,25 +683,55 @@ class Kernel:
         parameter dq_semaphore) also gets its zeroed counters, and its dq is
         bitwise the same on every run. `inputs`: the tensors the op's
         score_mod / mask_mod read, as `argN` for function argument N (as for
-        the forward); non-contiguous ones are copied."""
+        the forward); non-contiguous ones are copied.
+
+        A varlen kernel (manifest "varlen", layout "htd") takes the sequences
+        packed in batch-1 tensors: q, o, do [1, Hq, Tq, D], k, v [1, Hkv, Tk,
+        D], lse [1, Hq, Tq], their offsets cu_seqlens_q and cu_seqlens_k
+        ([B + 1] int32, as for the forward) and max_seqlen_k (at least the
+        longest sequence's keys; read from cu_seqlens_k, a synchronization,
+        when None). Rows and keys that no sequence covers get zero gradients.
+        check_indices (default FA_CHECK_INDICES): the offsets and
+        max_seqlen_k checked on the host first (manifest.check_cu_seqlens)."""
         if self.op != "attention_grad":
             raise ValueError(f"kernel {self.manifest['kernel']} computes {self.op}, not "
                              f"attention_grad: launch it by calling it")
         extra = {n: t for n, t in inputs.items() if t is not None}
+        for name, t in (("cu_seqlens_q", cu_seqlens_q), ("cu_seqlens_k", cu_seqlens_k)):
+            if t is not None:
+                extra[name] = t
+        if max_seqlen_k is not None:
+            if not self.varlen:
+                raise ValueError(f"max_seqlen_k: kernel {self.manifest['kernel']} takes no "
+                                 f"max_seqlen_k: it was compiled without packed "
+                                 f"variable-length sequences")
+            check_size("max_seqlen_k", max_seqlen_k, "max_seqlen_k")
         plan = self.check(q, k, v, None, lse, do=do, o=o, grad_lse=grad_lse, **extra)
         import torch
         s = plan.sizes
+        if self.varlen:
+            if check_indices is None:
+                check_indices = check_indices_default()
+            if check_indices:
+                check_cu_seqlens(extra["cu_seqlens_q"].tolist(), extra["cu_seqlens_k"].tolist(),
+                                 s["Nq"], s["Nk"], None, max_seqlen_k)
+            if max_seqlen_k is None:
+                max_seqlen_k = 0 if plan.empty else longest_sequence(extra["cu_seqlens_k"],
+                                                                     s["Nk"])
+            s = dict(s, max_seqlen_k=max_seqlen_k)
         inputs = {"q": q, "k": k, "v": v, "do": do, "lse": lse, **extra}
         for name in plan.copies:
             inputs[name] = inputs[name].contiguous()
         q, k, v, do, lse = (inputs[n] for n in ("q", "k", "v", "do", "lse"))
         D = self.manifest["head_dim"]
-        kv_shape = (s["B"], s["Hkv"], s["Nk"], D)
+        # varlen: the batch-1 planes of the packed sequences (B counts them).
+        planes = 1 if self.varlen else s["B"]
+        kv_shape = (planes, s["Hkv"], s["Nk"], D)
+        q_shape = (planes, s["Hq"], s["Nq"], D)
         if plan.empty:
-            return (torch.zeros((s["B"], s["Hq"], s["Nq"], D), device=q.device, dtype=q.dtype),
+            return (torch.zeros(q_shape, device=q.device, dtype=q.dtype),
                     torch.zeros(kv_shape, device=q.device, dtype=q.dtype),
                     torch.zeros(kv_shape, device=q.device, dtype=q.dtype))
-        q_shape = (s["B"], s["Hq"], s["Nq"], D)
         pre, post = (self._aux.get(op) for op in AUXILIARY_OPS)
         stream = current_stream(torch, q.device)
         if pre is not None:
@@ -720,8 +751,10 @@ class Kernel:
             dq_accum = torch.zeros(q_shape, device=q.device, dtype=torch.float32)
         if grad_lse is not None:
             delta.sub_(grad_lse)
-        dk = torch.empty(kv_shape, device=q.device, dtype=q.dtype)
-        dv = torch.empty(kv_shape, device=q.device, dtype=q.dtype)
+        # varlen: keys no sequence covers get no CTA; their gradients are 0.
+        alloc = torch.zeros if self.varlen else torch.empty
+        dk = alloc(kv_shape, device=q.device, dtype=q.dtype)
+        dv = alloc(kv_shape, device=q.device, dtype=q.dtype)
         tensors = {**inputs, "q": q, "k": k, "v": v, "do": do, "lse": lse,
                    "delta": delta, "dq_accum": dq_accum, "dk": dk, "dv": dv}
         if any(p["tensor"] == "dq_semaphore" for p in self._ptr_params):

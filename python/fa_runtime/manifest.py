@@ -12,7 +12,7 @@ small fixed grammar, interpreted here (nothing is passed to eval):
           | {"add": [expr, ...]} | {"floor_div": [expr, expr]} | {"max": [expr, ...]}
     symbol := "B" | "Hq" | "Hkv" | "Nq" | "Nk" | "D" | "num_sms"
             | "num_pages" | "max_pages"                       (paged kernels)
-            | "max_seqlen_q"                                  (varlen kernels)
+            | "max_seqlen_q" | "max_seqlen_k"                 (varlen kernels)
             | "num_splits"                                    (split-KV kernels)
 
 Kernels of an attention with per-sequence key lengths ("kv_lens": true) take
@@ -38,8 +38,11 @@ SIZE_NAMES = ("B", "Hq", "Hkv", "Nq", "Nk")
 # sequence in the page table (its Nk is max_pages * page_size).
 PAGED_SIZE_NAMES = ("num_pages", "max_pages")
 # The i32 size of a varlen kernel: an upper bound of its sequences' query rows
-# (the grid). Given by the caller, not read off a tensor's shape.
-VARLEN_SIZE_NAMES = ("max_seqlen_q",)
+# (the forward's grid) or keys (the backward's). Given by the caller, not read
+# off a tensor's shape.
+VARLEN_SIZE_NAMES = ("max_seqlen_q", "max_seqlen_k")
+# Which of them a varlen kernel of each op takes.
+VARLEN_SIZE_OF_OP = {"attention": "max_seqlen_q", "attention_grad": "max_seqlen_k"}
 # The i32 size of a split-KV kernel: the key chunks (CTAs) of each query tile,
 # 1 .. MAX_NUM_SPLITS. Given by the caller (default 1), not read off a tensor.
 SPLIT_KV_SIZE_NAMES = ("num_splits",)
@@ -106,7 +109,7 @@ OPS = {
         ("q", "k", "v", "do", "lse"), frozenset(("dq_accum", "dk", "dv")),
         {"o": "do", "grad_lse": "lse"},
         frozenset(("q", "k", "v", "do", "lse", "delta", "dq_accum", "dk", "dv")),
-        re.compile(r"dq_semaphore|arg[0-9]+")),
+        re.compile(r"dq_semaphore|cu_seqlens_q|cu_seqlens_k|arg[0-9]+")),
     # The backward's auxiliary kernels (manifest "auxiliary_kernels", launched by
     # driver.Kernel.grad around the backward kernel): delta and dq_accum's zeros
     # before it, dq after it.
@@ -345,8 +348,9 @@ def check_manifest(manifest, where="manifest", _auxiliary=False):
 
     def check_expr(e, ew):
         compile_expr(e, ew)
-        if not varlen and uses_symbol(e, "max_seqlen_q"):
-            raise ManifestError(f"{ew}: the size symbol max_seqlen_q without 'varlen': true")
+        for name in VARLEN_SIZE_NAMES:
+            if not varlen and uses_symbol(e, name):
+                raise ManifestError(f"{ew}: the size symbol {name} without 'varlen': true")
         if not split_kv and uses_symbol(e, "num_splits"):
             raise ManifestError(f"{ew}: the size symbol num_splits without 'split_kv': true")
     params = _require(manifest, "params", list, where)
@@ -381,7 +385,7 @@ def check_manifest(manifest, where="manifest", _auxiliary=False):
         raise ManifestError(f"{where}: an {op} kernel takes the tensors "
                             f"{', '.join(sorted(want))}; this one takes {', '.join(sorted(have))}")
     _check_paging(manifest, params, where)
-    _check_varlen(varlen, manifest.get("varlen_layout"), params, where)
+    _check_varlen(varlen, manifest.get("varlen_layout"), params, where, op)
     _check_split_kv(split_kv, params, where)
     if "num_splits_plan" in manifest:
         if not split_kv:
@@ -460,10 +464,12 @@ def _check_paging(manifest, params, where):
                             f"'page_size' (both or neither)")
 
 
-def _check_varlen(varlen, layout, params, where):
+def _check_varlen(varlen, layout, params, where, op="attention"):
     """"varlen": true iff the tensor parameters cu_seqlens_q and cu_seqlens_k
-    (i32) and the i32 size max_seqlen_q, and iff "varlen_layout" (one of
-    VARLEN_LAYOUTS), whose contracts the kernel's q, k, v, out and lse have."""
+    (i32) and the i32 size max_seqlen_q (a backward kernel's max_seqlen_k:
+    VARLEN_SIZE_OF_OP), and iff "varlen_layout" (one of VARLEN_LAYOUTS),
+    whose contracts the kernel's q, k, v, out and lse have (a backward
+    kernel: "htd" only)."""
     tensors = {p["tensor"]: p for p in params if p["type"] in _PTR_TYPES}
     sizes = {p["name"] for p in params if p["type"] == "i32"}
     for tensor in VARLEN_TENSORS:
@@ -473,9 +479,14 @@ def _check_varlen(varlen, layout, params, where):
         if varlen and tensors[tensor]["dtype"] != "i32":
             raise ManifestError(f"{where}: {tensor} has dtype {tensors[tensor]['dtype']}, "
                                 f"not i32")
-    if varlen != ("max_seqlen_q" in sizes):
-        raise ManifestError(f"{where}: the i32 size max_seqlen_q goes with 'varlen': true "
+    longest = VARLEN_SIZE_OF_OP.get(op, "max_seqlen_q")
+    if varlen != (longest in sizes):
+        raise ManifestError(f"{where}: the i32 size {longest} goes with 'varlen': true "
                             f"(both or neither)")
+    for other in VARLEN_SIZE_NAMES:
+        if other != longest and other in sizes:
+            raise ManifestError(f"{where}: the i32 size {other} is not one an {op} kernel "
+                                f"takes (its varlen size is {longest})")
     if not varlen:
         if layout is not None:
             raise ManifestError(f"{where}: 'varlen_layout' {layout!r} without 'varlen': true")
@@ -486,6 +497,9 @@ def _check_varlen(varlen, layout, params, where):
     if not isinstance(layout, str) or layout not in VARLEN_LAYOUTS:
         raise ManifestError(f"{where}: 'varlen_layout' is {layout!r}, not one this runtime "
                             f"knows ({', '.join(VARLEN_LAYOUTS)})")
+    if op == "attention_grad" and layout != "htd":
+        raise ManifestError(f"{where}: 'varlen_layout' {layout!r}: a backward kernel's packed "
+                            f"tensors are the batch-1 planes (htd)")
     for tensor, want in VARLEN_LAYOUTS[layout].contracts.items():
         if tensor in tensors and tensors[tensor]["shape"] != want:
             raise ManifestError(f"{where}: {tensor} has the shape {tensors[tensor]['shape']!r}, "
@@ -848,16 +862,18 @@ def check_index_values(kv_lens, page_table, capacity, num_pages=None, page_size=
                     f"not a page of the pool (0 .. {num_pages - 1})")
 
 
-def check_cu_seqlens(cu_seqlens_q, cu_seqlens_k, Nq, Nk, max_seqlen_q=None):
+def check_cu_seqlens(cu_seqlens_q, cu_seqlens_k, Nq, Nk, max_seqlen_q=None, max_seqlen_k=None):
     """The checked mode's host-side checks of a varlen launch (FA_CHECK_INDICES=1,
     or check_indices=True): the offsets (lists of B + 1 ints) start at 0, never
     decrease and end at the packed length (Nq for cu_seqlens_q, Nk for
     cu_seqlens_k); max_seqlen_q, when given, is at least the longest sequence's
-    query rows. ValueError naming the sequence. Returns that longest length (0
+    query rows, and max_seqlen_k (a backward kernel's) the longest sequence's
+    keys. ValueError naming the sequence. Returns the longest query rows (0
     without sequences). Unchecked, the kernel clamps the offsets into [0, N],
     so nothing is read or written out of bounds, but it leaves unwritten the
     rows of out and lse that no sequence covers, and those of a sequence past
-    its first max_seqlen_q."""
+    its first max_seqlen_q (the backward: no gradient for keys past a
+    sequence's first max_seqlen_k)."""
     for name, cu, n, size, what in (("cu_seqlens_q", cu_seqlens_q, Nq, "Nq", "query rows"),
                                     ("cu_seqlens_k", cu_seqlens_k, Nk, "Nk", "keys")):
         if cu[0] != 0:
@@ -881,6 +897,13 @@ def check_cu_seqlens(cu_seqlens_q, cu_seqlens_k, Nq, Nk, max_seqlen_q=None):
         raise ValueError(f"max_seqlen_q = {max_seqlen_q}, but sequence {s} has {longest} query "
                          f"rows (cu_seqlens_q[{s + 1}] - cu_seqlens_q[{s}]): the kernel would "
                          f"leave its rows past the first {max_seqlen_q} unwritten")
+    if max_seqlen_k is not None:
+        keys = [b - a for a, b in zip(cu_seqlens_k, cu_seqlens_k[1:])]
+        if max_seqlen_k < max(keys, default=0):
+            s = keys.index(max(keys))
+            raise ValueError(f"max_seqlen_k = {max_seqlen_k}, but sequence {s} has {keys[s]} keys "
+                             f"(cu_seqlens_k[{s + 1}] - cu_seqlens_k[{s}]): the backward kernel "
+                             f"would give its keys past the first {max_seqlen_k} no gradient")
     return longest
 
 

@@ -34,13 +34,14 @@ static LogicalResult checkGradFunction(func::FuncOp func, AttentionGradOp op) {
   auto fail = [&]() {
     return op.emitOpError(
         "convert-fa-to-nvgpu: the backward kernel replaces the whole "
-        "function: it must take q, k, v, out, lse, do as its first arguments "
-        "(in that order, then only tensors its regions read), compute only "
-        "this fa.attention_grad and return dq, dk, dv");
+        "function: it must take q, k, v, out, lse, do (varlen: then "
+        "cu_seqlens_q, cu_seqlens_k) as its first arguments (in that order, "
+        "then only tensors its regions read), compute only this "
+        "fa.attention_grad and return dq, dk, dv");
   };
   Block &body = func.getBody().front();
   if (body.getOperations().size() != 2 || op->getBlock() != &body ||
-      body.getNumArguments() < 6)
+      body.getNumArguments() < op->getNumOperands())
     return fail();
   for (auto [i, operand] : llvm::enumerate(op->getOperands()))
     if (operand != body.getArgument(i))
@@ -53,7 +54,7 @@ static LogicalResult checkGradFunction(func::FuncOp func, AttentionGradOp op) {
 
 /// The op's softcap and regions as the kernels apply them: score_mod through
 /// its derivative region, mask_mod, and the tensors they read (every
-/// argument after the six operands must be one).
+/// argument after the op's operands must be one).
 static FailureOr<ScoreModifierSpec> gradModifiers(func::FuncOp func,
                                                   AttentionGradOp op,
                                                   std::optional<double> softcap) {
@@ -77,13 +78,14 @@ static FailureOr<ScoreModifierSpec> gradModifiers(func::FuncOp func,
   llvm::sort(spec.captures, [](const auto &a, const auto &b) {
     return a.arg < b.arg;
   });
+  unsigned operands = op->getNumOperands();
   for (const ScoreModifierSpec::Capture &capture : spec.captures)
-    if (capture.arg < 6)
+    if (capture.arg < operands)
       return op.emitOpError("convert-fa-to-nvgpu: the backward kernel's "
                             "regions may read only the function arguments "
                             "after q, k, v, out, lse, do, got argument ")
              << capture.arg;
-  if (spec.captures.size() != func.getNumArguments() - 6)
+  if (spec.captures.size() != func.getNumArguments() - operands)
     return op.emitOpError("convert-fa-to-nvgpu: every function argument "
                           "after q, k, v, out, lse, do must be a tensor the "
                           "op's regions read (the kernel takes no other)");
@@ -111,7 +113,14 @@ static LaunchManifest gradManifest(const kernel::BackwardConfig &cfg,
   manifest.blockQ = cfg.blockQ;
   manifest.blockKV = cfg.blockKV;
   manifest.params = std::move(params);
-  manifest.grid = {SizeExpr::ceilDiv(Sym::Nk, cfg.blockKV), Sym::Hkv, Sym::B};
+  // varlen: the key blocks of the longest sequence, B sequences.
+  manifest.grid = {
+      SizeExpr::ceilDiv(cfg.varlen ? Sym::MaxSeqlenK : Sym::Nk, cfg.blockKV),
+      Sym::Hkv, Sym::B};
+  if (cfg.varlen) {
+    manifest.varlen = true;
+    manifest.varlenLayout = "htd";
+  }
   manifest.block = {threads, 1, 1};
   manifest.dynamicSharedMemoryBytes = dynamicBytes;
   if (cfg.softcap)
@@ -125,7 +134,7 @@ static LaunchManifest gradManifest(const kernel::BackwardConfig &cfg,
     manifest.tensorMaps = {
         sm90::gradInputTensorMap("q", cfg), sm90::gradInputTensorMap("k", cfg),
         sm90::gradInputTensorMap("v", cfg), sm90::gradInputTensorMap("do", cfg),
-        sm90::gradQueryTensorMap()};
+        sm90::gradQueryTensorMap(cfg)};
   }
   return manifest;
 }
@@ -141,10 +150,22 @@ LogicalResult mlir::fa::buildAttentionGradKernel(
         "convert-fa-to-nvgpu{host-launch}: the backward kernel has no host "
         "launch yet (fa-to-gpu); compile it with fa-to-ptx and launch it "
         "through its manifest (docs/Backward.md)");
-  if (op.isVarlen())
-    return op.emitOpError(
-        "convert-fa-to-nvgpu: no backward kernel for packed variable-length "
-        "sequences (varlen) yet; the CPU pipeline (fa-to-cpu) lowers it");
+  if (op.isVarlen()) {
+    // The wgmma kernel's CTAs read their sequence from cu_seqlens; the
+    // mma.sync kernel, the deterministic turns (per batch and query block)
+    // and the regions' (b, i, j) do not know sequences yet.
+    auto unsupported = [&](StringRef what) {
+      return op.emitOpError("convert-fa-to-nvgpu: the backward kernel for "
+                            "packed variable-length sequences (varlen) ")
+             << what << "; the CPU pipeline (fa-to-cpu) lowers it";
+    };
+    if (chip != "sm_90a")
+      return unsupported("is sm_90a's (chip=sm_90a)");
+    if (options.deterministic)
+      return unsupported("has no deterministic dQ yet");
+    if (op.getScoreMod() || op.getMaskMod())
+      return unsupported("does not apply score_mod / mask_mod yet");
+  }
   if (failed(checkGradFunction(func, op)))
     return failure();
   RankedTensorType qTy = op.getQueryType();
@@ -215,6 +236,7 @@ LogicalResult mlir::fa::buildAttentionGradKernel(
   cfg.deterministic = options.deterministic;
   cfg.tensorMaps = wgmma;
   cfg.stages = stages;
+  cfg.varlen = op.isVarlen();
   OpBuilder b(func);
   std::vector<KernelParam> params =
       kernel::getBackwardKernelParams(b.getContext(), cfg);

@@ -86,6 +86,10 @@ mlir::fa::kernel::getBackwardKernelParams(MLIRContext *ctx,
            "(the deterministic order)");
   appendLaunchSizeParams(params, IntegerType::get(ctx, 32));
   insertScoreModifierParams(params, cfg.modifiers);
+  if (cfg.varlen)
+    insertVarlenParams(
+        params, MemRefType::get({kGlobalExtent}, IntegerType::get(ctx, 32)),
+        IntegerType::get(ctx, 32), /*tokenMajor=*/false, S::MaxSeqlenK);
   return params;
 }
 
@@ -115,6 +119,10 @@ BackwardArgs mlir::fa::kernel::readBackwardArgs(KernelBuilder &kb,
   args.modifierParams.assign(a.begin() + next,
                              a.begin() + next + cfg.modifiers.captures.size());
   next += cfg.modifiers.captures.size();
+  if (cfg.varlen) {
+    args.cuSeqlensQ = a[next++];
+    args.cuSeqlensK = a[next++];
+  }
   args.sizes = {kb.asIndex(a[next]), kb.asIndex(a[next + 1]),
                 kb.asIndex(a[next + 2]), kb.asIndex(a[next + 3]),
                 kb.asIndex(a[next + 4])};
@@ -145,10 +153,57 @@ BackwardCTA mlir::fa::kernel::getBackwardCTA(KernelBuilder &kb,
   c.batch = blockId(gpu::Dimension::z, "%ctaid.z");
   c.groupSize = arith::DivUIOp::create(kb.b, kb.loc, sz.queryHeads, sz.kvHeads);
   c.kv0 = kb.mul(kvBlock, kb.idx(cfg.blockKV));
-  c.kRowBase =
-      kb.mul(kb.add(kb.mul(c.batch, sz.kvHeads), c.kvHead), sz.keyLength);
-  c.diag = kb.sub(sz.keyLength, sz.queryLength);
+  if (cfg.varlen) {
+    // The sequence's rows [start, end) of the packed length `total`, the
+    // offsets clamped into [0, total] and made non-decreasing, as the
+    // forward kernel reads them (SM90/KernelState.cpp).
+    auto range = [&](Value offsets, Value total, Value &start, Value &length) {
+      auto read = [&](Value i) {
+        return kb.asIndex(
+            memref::LoadOp::create(kb.b, kb.loc, offsets, ValueRange{i}));
+      };
+      start = arith::MinSIOp::create(
+          kb.b, kb.loc,
+          arith::MaxSIOp::create(kb.b, kb.loc, read(c.batch), kb.idx(0)),
+          total);
+      Value end = arith::MinSIOp::create(
+          kb.b, kb.loc,
+          arith::MaxSIOp::create(kb.b, kb.loc, read(kb.add(c.batch, kb.idx(1))),
+                                 start),
+          total);
+      length = kb.sub(end, start);
+    };
+    range(args.cuSeqlensQ, sz.queryLength, c.qRow0, c.queryLength);
+    range(args.cuSeqlensK, sz.keyLength, c.kvRow0, c.keyLength);
+  } else {
+    c.queryLength = sz.queryLength;
+    c.keyLength = sz.keyLength;
+  }
+  c.kRowBase = c.packedKeyRow(kb, kb.mul(c.keyPlane(kb, sz), sz.keyLength));
+  c.diag = kb.sub(c.keyLength, c.queryLength);
   return c;
+}
+
+Value BackwardCTA::queryPlane(KernelBuilder &kb, const ProblemSizes &sizes,
+                              Value head) const {
+  return qRow0 ? head : kb.add(kb.mul(batch, sizes.queryHeads), head);
+}
+
+Value BackwardCTA::keyPlane(KernelBuilder &kb,
+                            const ProblemSizes &sizes) const {
+  return kvRow0 ? kvHead : kb.add(kb.mul(batch, sizes.kvHeads), kvHead);
+}
+
+Value BackwardCTA::packedQueryRow(KernelBuilder &kb, Value row) const {
+  return qRow0 ? kb.add(row, qRow0) : row;
+}
+
+Value BackwardCTA::packedKeyRow(KernelBuilder &kb, Value row) const {
+  return kvRow0 ? kb.add(row, kvRow0) : row;
+}
+
+Value BackwardCTA::hasKeys(KernelBuilder &kb) const {
+  return kvRow0 ? kb.cmp(arith::CmpIPredicate::slt, kv0, keyLength) : Value();
 }
 
 /// The query rows [lo, hi) that see some key of the key block at `kv0`
@@ -156,15 +211,15 @@ BackwardCTA mlir::fa::kernel::getBackwardCTA(KernelBuilder &kb,
 /// diag) <= right.
 static std::pair<Value, Value> queryRowsSeeing(KernelBuilder &kb,
                                                const BackwardConfig &cfg,
-                                               const BackwardArgs &args,
-                                               Value diag, Value kv0) {
+                                               const BackwardCTA &cta,
+                                               Value kv0) {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
-  Value nq = args.sizes.queryLength;
-  Value lastKey = kb.sub(arith::MinSIOp::create(
-                             b, loc, kb.add(kv0, kb.idx(cfg.blockKV)),
-                             args.sizes.keyLength),
-                         kb.idx(1));
+  Value nq = cta.queryLength, diag = cta.diag;
+  Value lastKey =
+      kb.sub(arith::MinSIOp::create(b, loc, kb.add(kv0, kb.idx(cfg.blockKV)),
+                                    cta.keyLength),
+             kb.idx(1));
   Value lo = kb.idx(0), hi = nq; // [lo, hi) of query rows
   if (cfg.windowRight >= 0)
     lo = arith::MaxSIOp::create(
@@ -187,10 +242,9 @@ static Value queryBlockEnd(KernelBuilder &kb, const BackwardConfig &cfg,
 std::pair<Value, Value> mlir::fa::kernel::queryBlockRange(
     KernelBuilder &kb, const BackwardConfig &cfg, const BackwardArgs &args,
     const BackwardCTA &cta) {
-  auto [lo, hi] = queryRowsSeeing(kb, cfg, args, cta.diag, cta.kv0);
+  auto [lo, hi] = queryRowsSeeing(kb, cfg, cta, cta.kv0);
   Value begin = kb.div(
-      arith::MinSIOp::create(kb.b, kb.loc, lo, args.sizes.queryLength),
-      cfg.blockQ);
+      arith::MinSIOp::create(kb.b, kb.loc, lo, cta.queryLength), cfg.blockQ);
   Value end = queryBlockEnd(kb, cfg, lo, hi);
   return {begin, kb.sub(end, begin)};
 }
@@ -208,7 +262,7 @@ std::pair<Value, Value> mlir::fa::kernel::narrowQueryBlocks(
                             cta.batch, cta.kvHead);
   Value lastKey = kb.sub(
       arith::MinSIOp::create(kb.b, kb.loc, kb.add(cta.kv0, kb.idx(cfg.blockKV)),
-                             args.sizes.keyLength),
+                             cta.keyLength),
       kb.idx(1));
   auto [first, end] = mods.narrowQueryBlockRange(
       begin, kb.add(begin, count), cta.kv0, lastKey, cfg.blockQ);
@@ -220,8 +274,7 @@ Value mlir::fa::kernel::blockFullyVisible(KernelBuilder &kb,
                                           const BackwardArgs &args,
                                           const BackwardCTA &cta, Value q0) {
   Value full = kb.cmp(arith::CmpIPredicate::sle,
-                      kb.add(cta.kv0, kb.idx(cfg.blockKV)),
-                      args.sizes.keyLength);
+                      kb.add(cta.kv0, kb.idx(cfg.blockKV)), cta.keyLength);
   if (cfg.windowRight >= 0) {
     // max key - min query - diag <= right
     Value d = kb.sub(kb.sub(kb.add(cta.kv0, kb.idx(cfg.blockKV - 1)), q0),
@@ -258,23 +311,23 @@ BackwardStep BackwardSchedule::at(Value t, Value stage) const {
   s.q0 = kb.mul(kb.add(qbBegin, index(arith::RemUIOp::create(kb.b, kb.loc, tc32,
                                                              blocks32))),
                 kb.idx(cfg.blockQ));
-  s.qRowBase = kb.mul(kb.add(kb.mul(cta.batch, args.sizes.queryHeads), s.head),
-                      args.sizes.queryLength);
+  s.qRowBase =
+      cta.packedQueryRow(kb, kb.mul(cta.queryPlane(kb, args.sizes, s.head),
+                                    args.sizes.queryLength));
   s.stage = stage;
   return s;
 }
 
 Value BackwardSchedule::firstRow(Value t, const BackwardStep &s) const {
   Value valid = kb.cmp(arith::CmpIPredicate::slt, t, steps);
-  return arith::SelectOp::create(kb.b, kb.loc, valid, s.q0,
-                                 args.sizes.queryLength);
+  return arith::SelectOp::create(kb.b, kb.loc, valid, s.q0, cta.queryLength);
 }
 
 Value BackwardSchedule::loadRowStat(Value t) const {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   BackwardStep s = at(t, kb.idx(0));
-  Value nq = args.sizes.queryLength;
+  Value nq = cta.queryLength;
   Value isLse = kb.cmp(arith::CmpIPredicate::ult, tid, kb.idx(cfg.blockQ));
   Value qrow = kb.add(firstRow(t, s), kb.rem(tid, cfg.blockQ));
   Value inRows = kb.cmp(arith::CmpIPredicate::slt, qrow, nq);
@@ -465,8 +518,7 @@ Value BackwardSchedule::gradQueryTurn(Value qb) const {
   // begin and end both grow with the key block.
   Value own = kb.div(cta.kv0, cfg.blockKV);
   auto rows = [&](Value keyBlock) {
-    return queryRowsSeeing(kb, cfg, args, cta.diag,
-                           kb.mul(keyBlock, kb.idx(cfg.blockKV)));
+    return queryRowsSeeing(kb, cfg, cta, kb.mul(keyBlock, kb.idx(cfg.blockKV)));
   };
   if (cfg.descendingTurns()) {
     // Turns from the last key block that sees qb down: the one past it is
@@ -555,7 +607,7 @@ KeyBand mlir::fa::kernel::keyBand(KernelBuilder &kb, const BackwardConfig &cfg,
   // mask: their lse is staged as +inf, so their P is 0).
   KeyBand band;
   Value jd = kb.sub(key, cta.diag);
-  Value inKeys = kb.cmp(arith::CmpIPredicate::slt, key, args.sizes.keyLength);
+  Value inKeys = kb.cmp(arith::CmpIPredicate::slt, key, cta.keyLength);
   band.lo = cfg.windowRight >= 0
                 ? kb.sub(kb.sub(jd, kb.idx(cfg.windowRight)), colBase)
                 : kb.idx(-1);

@@ -30,12 +30,17 @@ struct RowParams {
     using S = SizeSymbol;
     Type elt = f32 ? Float32Type::get(ctx) : cfg.elementType;
     StringRef dtype = f32 ? "f32" : (cfg.elementType.isF16() ? "f16" : "bf16");
-    SmallVector<SizeExpr, 4> shape = {S::B, S::Hq, S::Nq};
+    // varlen: the batch-1 planes of the packed sequences (B counts them).
+    SmallVector<SizeExpr, 4> shape = {cfg.varlen ? SizeExpr(1) : S::B, S::Hq,
+                                      S::Nq};
     if (!rowsOnly)
       shape.push_back(S::D);
+    std::string text = meaning.str();
+    if (size_t at = text.find("[B, "); cfg.varlen && at != std::string::npos)
+      text.replace(at, 4, "[1, ");
     params.push_back(KernelParam::pointer(name,
                                           MemRefType::get({kGlobalExtent}, elt),
-                                          dtype, shape, align, meaning));
+                                          dtype, shape, align, text));
   }
 };
 
@@ -163,7 +168,7 @@ mlir::fa::kernel::buildGradRowKernels(OpBuilder &b, Location loc,
   MLIRContext *ctx = b.getContext();
   std::string elt = cfg.elementType.isF16() ? "f16" : "bf16";
   SmallVector<SizeExpr, 3> grid = {SizeExpr::ceilDiv(S::Nq, kRowKernelRows),
-                                   S::Hq, S::B};
+                                   S::Hq, cfg.varlen ? SizeExpr(1) : S::B};
   std::array<int64_t, 3> block = {kRowKernelThreads, 1, 1};
   KernelBuilder kb{b, loc};
 

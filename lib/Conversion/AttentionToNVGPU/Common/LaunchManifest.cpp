@@ -41,6 +41,8 @@ StringRef mlir::fa::getSizeSymbolName(SizeSymbol symbol) {
     return "max_seqlen_q";
   case SizeSymbol::NumSplits:
     return "num_splits";
+  case SizeSymbol::MaxSeqlenK:
+    return "max_seqlen_k";
   }
   llvm_unreachable("unknown SizeSymbol");
 }
@@ -241,8 +243,8 @@ void mlir::fa::insertKVCacheParams(std::vector<KernelParam> &params,
 }
 
 void mlir::fa::insertVarlenParams(std::vector<KernelParam> &params,
-                                   Type pointerType, Type sizeType,
-                                   bool tokenMajor) {
+                                  Type pointerType, Type sizeType,
+                                  bool tokenMajor, SizeSymbol longest) {
   using S = SizeSymbol;
   for (KernelParam &p : params) {
     if (!p.tensor || p.tensor->shape.empty())
@@ -285,10 +287,18 @@ void mlir::fa::insertVarlenParams(std::vector<KernelParam> &params,
     else if (p.name == "Nk")
       p.meaning = "packed keys of all sequences (Tk)";
   }
-  params.push_back(KernelParam{"max_seqlen_q", ParamKind::I32, sizeType,
-                               "the longest sequence's query rows (the grid; "
-                               "rows of longer sequences are not written)",
-                               std::nullopt});
+  assert((longest == S::MaxSeqlenQ || longest == S::MaxSeqlenK) &&
+         "a varlen grid runs over query rows or keys");
+  params.push_back(
+      longest == S::MaxSeqlenQ
+          ? KernelParam{"max_seqlen_q", ParamKind::I32, sizeType,
+                        "the longest sequence's query rows (the grid; rows of "
+                        "longer sequences are not written)",
+                        std::nullopt}
+          : KernelParam{"max_seqlen_k", ParamKind::I32, sizeType,
+                        "the longest sequence's keys (the grid; keys of "
+                        "longer sequences get no gradient)",
+                        std::nullopt});
 }
 
 void mlir::fa::insertSplitKVParams(std::vector<KernelParam> &params,
@@ -541,7 +551,8 @@ LogicalResult LaunchManifest::verify(FunctionOpInterface kernelOp) const {
       if (p.kind == ParamKind::I32 &&
           !llvm::is_contained(
               SmallVector<StringRef>{"B", "Hq", "Hkv", "Nq", "Nk", "num_pages",
-                                     "max_pages", "max_seqlen_q", "num_splits"},
+                                     "max_pages", "max_seqlen_q", "num_splits",
+                                     "max_seqlen_k"},
               p.name))
         return fail(whose + "size parameter '" + p.name +
                     "' is not a launch size");

@@ -65,11 +65,21 @@ BackwardSharedMemoryPlan::of(const BackwardConfig &cfg) {
   return p;
 }
 
-TensorMapSpec mlir::fa::sm90::gradQueryTensorMap() {
+/// varlen: B counts sequences, packed into the planes of one batch.
+static void packPlanes(TensorMapSpec &m, SizeSymbol heads) {
+  m.dims[2] = heads;
+  if (size_t at = m.layout.find("[B, "); at != std::string::npos)
+    m.layout.replace(at, 4, "[1, ");
+  m.layout += " (packed sequences)";
+}
+
+TensorMapSpec mlir::fa::sm90::gradQueryTensorMap(const BackwardConfig &cfg) {
   TensorMapSpec m = TensorMapSpec::headMajor(
       "dq_accum", "f32", cuda::TensorMapDataType::Float32, 4, SizeSymbol::Hq,
       SizeSymbol::Nq, kGradQueryBoxCols, kGradBlockQ);
   m.layout += ", f32";
+  if (cfg.varlen)
+    packPlanes(m, SizeSymbol::Hq);
   m.swizzle = cuda::TensorMapSwizzle::B128;
   return m;
 }
@@ -88,6 +98,8 @@ TensorMapSpec mlir::fa::sm90::gradInputTensorMap(StringRef tensor,
   m.swizzle = cuda::TensorMapSwizzle::B128;
   m.l2Promotion = cuda::TensorMapL2Promotion::B128;
   m.oobFill = cuda::TensorMapFloatOOBFill::None;
+  if (cfg.varlen)
+    packPlanes(m, keys ? Sym::Hkv : Sym::Hq);
   return m;
 }
 
@@ -497,7 +509,7 @@ void GradBuilder::storeGradients(Value dK, Value dV) const {
         row = r;
         col = kb.mul(chunk, kb.idx(8));
         key = kb.add(cta.kv0, row);
-        return kb.cmp(arith::CmpIPredicate::slt, key, args.sizes.keyLength);
+        return kb.cmp(arith::CmpIPredicate::slt, key, cta.keyLength);
       },
       [&] {
         Value from = kb.add(kb.add(kb.idx(plan.gradKVOffset / 2),
@@ -609,6 +621,14 @@ gpu::GPUFuncOp mlir::fa::sm90::buildBackwardKernel(
   KernelBuilder kb{b, loc};
   BackwardArgs args = readBackwardArgs(kb, cfg, kfn);
   BackwardCTA cta = getBackwardCTA(kb, cfg, args);
+  // varlen: the grid covers the longest sequence's keys; a CTA past its own
+  // sequence's has nothing to write. Every thread takes the same branch,
+  // before any barrier.
+  scf::IfOp inSequence;
+  if (Value hasKeys = cta.hasKeys(kb)) {
+    inSequence = scf::IfOp::create(b, loc, hasKeys, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(inSequence.thenBlock());
+  }
   Thread th =
       threadOf(kb, cta, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
   Shared sh = allocateShared(kb, cfg, plan);
@@ -693,7 +713,8 @@ gpu::GPUFuncOp mlir::fa::sm90::buildBackwardKernel(
   GradBuilder storeBld{kb,      cfg, plan,     args, ctaAgain,
                        thAgain, sh,  schedule, ring};
   storeBld.storeGradients(loop.getResult(0), loop.getResult(1));
-  b.setInsertionPointAfter(roleIf);
+  b.setInsertionPointAfter(inSequence ? inSequence.getOperation()
+                                      : roleIf.getOperation());
   gpu::ReturnOp::create(b, loc);
   return kfn;
 }

@@ -35,7 +35,8 @@ void GradBuilder::issueKeyValueTiles() const {
       MemRefType::get({1, kGradBlockKV, kSubTileElems}, cfg.elementType,
                       MemRefLayoutAttrInterface{}, wg);
   Value bar = kb.idx(ring.keyValueSlot());
-  Value plane = kb.add(kb.mul(cta.batch, args.sizes.kvHeads), cta.kvHead);
+  Value plane = cta.keyPlane(kb, args.sizes);
+  Value row = cta.packedKeyRow(kb, cta.kv0);
   nvgpu::MBarrierArriveExpectTxOp::create(
       kb.b, kb.loc, ring.bars, kb.idx(2 * kGradBlockKV * cfg.headDim * 2), bar,
       Value());
@@ -47,7 +48,7 @@ void GradBuilder::issueKeyValueTiles() const {
                                          kb.add(sh.shift, byte), ValueRange{});
       nvgpu::TmaAsyncLoadOp::create(
           kb.b, kb.loc, dst, ring.bars, map,
-          ValueRange{kb.idx(sub * kSubTileElems), cta.kv0, plane}, bar, Value(),
+          ValueRange{kb.idx(sub * kSubTileElems), row, plane}, bar, Value(),
           Value());
     }
 }
@@ -65,12 +66,15 @@ QueryTileCoords GradBuilder::queryTileCoords(Value t) const {
                             arith::RemUIOp::create(b, loc, tc, blocks));
   QueryTileCoords c;
   c.q0 = arith::MulIOp::create(b, loc, block, kb.i32c(cfg.blockQ));
-  // plane = batch * Hq + kvHead * group + t / blocks
-  c.plane =
-      arith::AddIOp::create(b, loc,
-                            i32(kb.add(kb.mul(cta.batch, args.sizes.queryHeads),
-                                       kb.mul(cta.kvHead, cta.groupSize))),
-                            inGroup);
+  // varlen: the row in the packed planes (rows past the sequence are the
+  // next one's: their P is 0, so they load harmlessly and add zeros).
+  if (cta.qRow0)
+    c.q0 = arith::AddIOp::create(b, loc, c.q0, i32(cta.qRow0));
+  // plane = batch * Hq + kvHead * group + t / blocks (varlen: no batch)
+  Value firstHead = cta.qRow0 ? kb.mul(cta.kvHead, cta.groupSize)
+                              : kb.add(kb.mul(cta.batch, args.sizes.queryHeads),
+                                       kb.mul(cta.kvHead, cta.groupSize));
+  c.plane = arith::AddIOp::create(b, loc, i32(firstHead), inGroup);
   return c;
 }
 

@@ -48,6 +48,13 @@ struct BackwardConfig {
   bool tensorMaps = false;
   /// sm_90a: the Q / dO buffers of the TMA ring (2 or 3; fa.grad.stages).
   int64_t stages = 2;
+  /// Packed variable-length sequences (the op's varlen clause, sm_90a): q,
+  /// k, v, do, lse, delta, dq_accum, dk, dv are the batch-1 tensors
+  /// [1, H, T, ...]; the grid's z runs over the sequences (cu_seqlens_q,
+  /// cu_seqlens_k) and its x over the key blocks of the longest
+  /// (max_seqlen_k); each CTA's masks, causal diagonal and query blocks are
+  /// its sequence's.
+  bool varlen = false;
   /// Deterministic turns from the last key block that sees a query block
   /// down to the first, with the grid running the key blocks backwards.
   /// With a right window edge (causal) a key block's query blocks start
@@ -74,8 +81,8 @@ struct BackwardConfig {
 /// The kernel's parameters in launch order: q, k, v, do, lse, delta,
 /// dq_accum (q_map, k_map, v_map, do_map, dq_accum_map with tensorMaps), dk,
 /// dv, dq_semaphore
-/// (deterministic), the tensors the regions read (arg<N>), then B, Hq, Hkv, Nq,
-/// Nk.
+/// (deterministic), the tensors the regions read (arg<N>), cu_seqlens_q and
+/// cu_seqlens_k (varlen), then B, Hq, Hkv, Nq, Nk (and max_seqlen_k).
 std::vector<KernelParam> getBackwardKernelParams(MLIRContext *ctx,
                                                  const BackwardConfig &cfg);
 
@@ -92,6 +99,8 @@ struct BackwardArgs {
   Value q, k, v, gradOut, lse, delta, dqAccum, dk, dv;
   Value dqSemaphore;                 ///< deterministic only
   SmallVector<Value> modifierParams; ///< the captured tensors
+  Value cuSeqlensQ, cuSeqlensK;      ///< varlen only
+  /// varlen: B counts sequences, Nq and Nk are the packed lengths.
   ProblemSizes sizes;
 };
 BackwardArgs readBackwardArgs(KernelBuilder &kb, const BackwardConfig &cfg,
@@ -100,9 +109,27 @@ BackwardArgs readBackwardArgs(KernelBuilder &kb, const BackwardConfig &cfg,
 /// The CTA's key block: grid (key block, K/V head, batch).
 struct BackwardCTA {
   Value batch, kvHead, groupSize; ///< groupSize = Hq / Hkv
-  Value kv0;      ///< first key of the CTA
-  Value kRowBase; ///< (batch * Hkv + kvHead) * Nk
+  Value kv0;      ///< first key of the CTA (within its sequence)
+  Value kRowBase; ///< (batch * Hkv + kvHead) * Nk (+ the sequence's first key)
   Value diag;     ///< Nk - Nq: the bottom-right diagonal
+  /// The lengths the CTA's masks and ranges see: Nq and Nk, or with varlen
+  /// its sequence's (then `batch` is the sequence).
+  Value queryLength, keyLength;
+  /// varlen: the sequence's first query row and key in the packed planes
+  /// (null without varlen).
+  Value qRow0, kvRow0;
+  /// The plane of query head `head` (batch * Hq + head; varlen: head) and
+  /// of the CTA's K/V head (batch * Hkv + kvHead; varlen: kvHead).
+  Value queryPlane(KernelBuilder &kb, const ProblemSizes &sizes,
+                   Value head) const;
+  Value keyPlane(KernelBuilder &kb, const ProblemSizes &sizes) const;
+  /// `row` of the sequence as a row of the packed planes (+ qRow0 or
+  /// kvRow0 with varlen; as it is otherwise).
+  Value packedQueryRow(KernelBuilder &kb, Value row) const;
+  Value packedKeyRow(KernelBuilder &kb, Value row) const;
+  /// Whether the CTA has keys to differentiate (kv0 < keyLength; the grid
+  /// covers the longest sequence). Without varlen always (null).
+  Value hasKeys(KernelBuilder &kb) const;
 };
 /// `opaque`: the block ids read through inline PTX, so what derives from
 /// them is recomputed here rather than kept live from an earlier read.

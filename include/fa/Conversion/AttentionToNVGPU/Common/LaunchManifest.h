@@ -38,7 +38,18 @@ constexpr int64_t kLaunchManifestSchemaVersion = 1;
 /// (D, fixed by the kernel) and the multiprocessor count of the device the
 /// kernel is launched on (num_sms).
 enum class SizeSymbol {
-  B, Hq, Hkv, Nq, Nk, D, NumSMs, NumPages, MaxPages, MaxSeqlenQ, NumSplits
+  B,
+  Hq,
+  Hkv,
+  Nq,
+  Nk,
+  D,
+  NumSMs,
+  NumPages,
+  MaxPages,
+  MaxSeqlenQ,
+  NumSplits,
+  MaxSeqlenK
 };
 
 /// The symbol's name in the manifest ("B", ..., "D", "num_sms").
@@ -55,6 +66,7 @@ StringRef getSizeSymbolName(SizeSymbol symbol);
 ///         | {"max": [expr, expr, ...]}
 ///   symbol := "B" | "Hq" | "Hkv" | "Nq" | "Nk" | "D" | "num_sms"
 ///           | "num_pages" | "max_pages" | "max_seqlen_q" | "num_splits"
+///           | "max_seqlen_k"
 class SizeExpr {
 public:
   SizeExpr(int64_t value);     // NOLINT: an integer literal
@@ -143,11 +155,14 @@ void insertKVCacheParams(std::vector<KernelParam> &params, bool kvLens,
 /// The parameters of packed variable-length sequences (fa.attention's
 /// varlen, docs/Attention.md): `cu_seqlens_q` and `cu_seqlens_k` ([B + 1]
 /// i32 pointers of type `pointerType`) before the sizes and the size
-/// `max_seqlen_q` after them; B counts sequences and N is the packed length.
-/// q, k, v and out are [N, H, D] with `tokenMajor` (FlashAttention's varlen
-/// layout) and lse [Hq, Nq]; else all are the batch-1 tensors [1, H, N, ...].
+/// `longest` after them (the forward's grid runs over max_seqlen_q's query
+/// blocks, the backward's over max_seqlen_k's key blocks); B counts
+/// sequences and N is the packed length. q, k, v and out are [N, H, D] with
+/// `tokenMajor` (FlashAttention's varlen layout) and lse [Hq, Nq]; else all
+/// are the batch-1 tensors [1, H, N, ...].
 void insertVarlenParams(std::vector<KernelParam> &params, Type pointerType,
-                        Type sizeType, bool tokenMajor);
+                        Type sizeType, bool tokenMajor,
+                        SizeSymbol longest = SizeSymbol::MaxSeqlenQ);
 
 /// The parameters of an in-kernel split-KV kernel (the sm_90a split-kv
 /// schedule): the workspaces `split_o` [num_splits, B, Hq, Nq, D] and

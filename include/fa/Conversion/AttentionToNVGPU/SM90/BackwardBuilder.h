@@ -65,7 +65,9 @@ struct QueryTileRing {
 
 /// A step's query tile in the tensor maps' 32-bit coordinates.
 struct QueryTileCoords {
-  Value q0, plane; ///< i32: first query row, batch * Hq + head
+  /// i32: the first query row (varlen: in the packed planes) and the
+  /// plane, batch * Hq + head (varlen: head).
+  Value q0, plane;
 };
 
 struct GradBuilder {

@@ -81,8 +81,9 @@ constexpr int64_t kGradQueryBoxCols = 32;
 
 /// The tensor map of dq_accum [B, Hq, Nq, D] f32 as (D, Nq, B * Hq) with
 /// boxes of (32, 64, 1), 128-byte swizzle: rows past Nq are outside the
-/// tensor, so the reduce-adds leave them out.
-TensorMapSpec gradQueryTensorMap();
+/// tensor, so the reduce-adds leave them out. varlen (here and below): the
+/// batch-1 planes (D, N, H) of the packed sequences.
+TensorMapSpec gradQueryTensorMap(const kernel::BackwardConfig &cfg);
 
 /// The tensor map of `tensor`: "q" or "do" [B, Hq, Nq, D] as (D, Nq, B * Hq)
 /// with boxes of (64, 64, 1), or "k" or "v" [B, Hkv, Nk, D] as (D, Nk,
