@@ -143,11 +143,12 @@ def auxiliary_manifests(manifest):
     the same PTX a launch runs around it: the backward's preprocess and
     postprocess, docs/Manifest.md): the kernel's own manifest with that
     kernel's op, entry, parameters, grid and block, and no shared memory or
-    tensor maps."""
+    tensor maps. A varlen kernel's are not varlen: they run over the batch-1
+    planes of the packed sequences as one batch (their contracts say [1, ...])."""
     out = {}
     for aux in manifest.get("auxiliary_kernels") or []:
         sub = {k: v for k, v in manifest.items()
-               if k not in ("auxiliary_kernels", "tensor_maps")}
+               if k not in ("auxiliary_kernels", "tensor_maps", "varlen", "varlen_layout")}
         sub.update(op=aux.get("op"), kernel=aux.get("kernel"), params=aux.get("params"),
                    grid=aux.get("grid"), block=aux.get("block"), tensor_maps=[],
                    dynamic_shared_memory_bytes=0, static_shared_memory_bytes=0)

@@ -415,3 +415,62 @@ def test_compiled_kernel_matches_the_contract(causal, layout):
                             "cu_seqlens_q": tensor((4,), "i32"),
                             "cu_seqlens_k": tensor((4,), "i32")})
     assert plan.sizes == sizes
+
+
+VARLEN_GRAD_IR = """
+func.func @vgrad(%q: tensor<1x8x?x128xbf16>, %k: tensor<1x2x?x128xbf16>,
+                 %v: tensor<1x2x?x128xbf16>, %o: tensor<1x8x?x128xbf16>,
+                 %lse: tensor<1x8x?xf32>, %do: tensor<1x8x?x128xbf16>,
+                 %cq: tensor<?xi32>, %ck: tensor<?xi32>)
+    -> (tensor<1x8x?x128xbf16>, tensor<1x2x?x128xbf16>, tensor<1x2x?x128xbf16>) {
+  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %lse, %do varlen(%cq, %ck : tensor<?xi32>, tensor<?xi32>) {causal} : tensor<1x8x?x128xbf16>, tensor<1x2x?x128xbf16>, tensor<1x2x?x128xbf16>, tensor<1x8x?x128xbf16>, tensor<1x8x?xf32>, tensor<1x8x?x128xbf16> -> tensor<1x8x?x128xbf16>, tensor<1x2x?x128xbf16>, tensor<1x2x?x128xbf16>
+  return %dq, %dk, %dv : tensor<1x8x?x128xbf16>, tensor<1x2x?x128xbf16>, tensor<1x2x?x128xbf16>
+}
+"""
+
+
+@needs_compiler
+def test_compiled_varlen_backward_kernel():
+    """The varlen backward kernel (sm_90a): the batch-1 planes (htd), a grid over the
+    longest sequence's key blocks (max_seqlen_k), row kernels over one batch, and a launch
+    checked as the forward's (B from cu_seqlens_q)."""
+    import fa
+    m = fa.compile(VARLEN_GRAD_IR, chip="sm_90a").manifest
+    check_manifest(m)
+    assert m["op"] == "attention_grad" and takes_varlen(m) and m["varlen_layout"] == "htd"
+    sizes = [p["name"] for p in m["params"] if p["type"] == "i32"]
+    assert sizes == ["B", "Hq", "Hkv", "Nq", "Nk", "max_seqlen_k"]
+    env = dict(B=3, Hq=8, Hkv=2, Nq=1001, Nk=703, max_seqlen_k=300, D=128)
+    assert [eval_expr(e, env) for e in m["grid"]] == [3, 2, 3]  # ceil(300 / 128), Hkv, B
+    for aux in m["auxiliary_kernels"]:
+        assert [eval_expr(e, env) for e in aux["grid"]] == [16, 8, 1]  # ceil(1001 / 64)
+    dims = {t["param"]: [eval_expr(e, env) for e in t["dims"]] for t in m["tensor_maps"]}
+    assert dims["q_map"] == [128, 1001, 8] and dims["k_map"] == [128, 703, 2]
+    assert dims["dq_accum_map"] == [128, 1001, 8]
+    q, kv = (1, 8, 1001, 128), (1, 2, 703, 128)
+    plan = check_launch(m, {"q": tensor(q, "bf16"), "k": tensor(kv, "bf16"),
+                            "v": tensor(kv, "bf16"), "do": tensor(q, "bf16"),
+                            "o": tensor(q, "bf16"), "lse": tensor((1, 8, 1001), "f32"),
+                            "cu_seqlens_q": tensor((4,), "i32"),
+                            "cu_seqlens_k": tensor((4,), "i32")})
+    assert plan.sizes == dict(B=3, Hq=8, Hkv=2, Nq=1001, Nk=703)
+    with pytest.raises(ValueError, match="q: shape"):
+        check_launch(m, {"q": tensor((3, 8, 1001, 128), "bf16"), "k": tensor(kv, "bf16"),
+                         "v": tensor(kv, "bf16"), "do": tensor(q, "bf16"),
+                         "lse": tensor((1, 8, 1001), "f32"), "cu_seqlens_q": tensor((4,), "i32"),
+                         "cu_seqlens_k": tensor((4,), "i32")})
+    # A backward kernel's varlen size is max_seqlen_k, its layout htd.
+    bad = copy.deepcopy(m)
+    next(p for p in bad["params"] if p["name"] == "max_seqlen_k")["name"] = "max_seqlen_q"
+    with pytest.raises(ManifestError, match="max_seqlen_k goes with 'varlen'"):
+        check_manifest(bad)
+    bad = copy.deepcopy(m)
+    bad["varlen_layout"] = "thd"
+    with pytest.raises(ManifestError):
+        check_manifest(bad)
+
+
+def test_check_cu_seqlens_max_seqlen_k():
+    assert check_cu_seqlens([0, 3, 10], [0, 5, 6], 10, 6, max_seqlen_k=5) == 7
+    with pytest.raises(ValueError, match="max_seqlen_k = 4, but sequence 0 has 5 keys"):
+        check_cu_seqlens([0, 3, 10], [0, 5, 6], 10, 6, max_seqlen_k=4)
