@@ -135,9 +135,10 @@ class Variant:
         if grad and (kv_lens or page_size):
             raise ValueError("grad: there is no backward kernel of an attention with kv_lens or "
                              "a paged KV cache (inference only)")
-        if varlen and (grad or kv_lens or page_size):
-            raise ValueError("varlen: packed sequences take no kv_lens or page table, and have "
-                             "no backward kernel yet")
+        if varlen and (kv_lens or page_size):
+            raise ValueError("varlen: packed sequences take no kv_lens or page table")
+        if varlen and grad and chip != "sm_90a":
+            raise ValueError("varlen: the backward kernel of packed sequences is sm_90a's")
         if fp8 and (chip != "sm_90a" or grad or kv_lens or page_size or varlen or
                     softcap is not None):
             raise ValueError("fp8: the sm_90a forward kernel only (no grad, kv_lens, pages, "
@@ -297,13 +298,19 @@ class Variant:
         if self.fp8:
             return self._fp8_mlir(t, attr_text)
         if self.grad:
-            lse_t = "tensor<?x?x?xf32>"
+            lse_t = f"tensor<{'1' if self.varlen else '?'}x?x?xf32>"
             ins = f"{t}, {t}, {t}, {t}, {lse_t}, {t}"
             outs = f"{t}, {t}, {t}"
+            # varlen: the batch-1 planes [1, H, T, D] (htd) and the offsets.
+            cu_args = cu_clause = ""
+            if self.varlen:
+                cu_args = ", %cu_seqlens_q: tensor<?xi32>, %cu_seqlens_k: tensor<?xi32>"
+                cu_clause = (" varlen(%cu_seqlens_q, %cu_seqlens_k : tensor<?xi32>, "
+                             "tensor<?xi32>)")
             return (f"func.func @{self.func_name()}(%q: {t}, %k: {t}, %v: {t}, %o: {t}, "
-                    f"%lse: {lse_t}, %do: {t}) -> ({outs}) {{\n"
-                    f"  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %lse, %do{attr_text}"
-                    f" : {ins} -> {outs}\n"
+                    f"%lse: {lse_t}, %do: {t}{cu_args}) -> ({outs}) {{\n"
+                    f"  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %lse, %do{cu_clause}"
+                    f"{attr_text} : {ins} -> {outs}\n"
                     f"  return %dq, %dk, %dv : {outs}\n"
                     f"}}\n")
         if self.lse:

@@ -7,7 +7,9 @@ variable-length sequences").
 
 The kernel is the sm_90a one of the `varlen` Variant (token-major [T, H, D]
 tensors, fa-to-ptx{varlen-layout=thd}); elsewhere, with fallback, torch runs
-each sequence. Forward only.
+each sequence. Differentiable: the backward is the sm_90a kernel of the
+`varlen,grad` Variant (batch-1 planes [1, H, T, D]: the packed tensors are
+transposed to it and back), or torch per sequence with fallback.
 """
 import torch
 
@@ -68,18 +70,21 @@ def _check(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q):
                                   f"int, got {max_seqlen_q!r}")
 
 
-def _kernel(q, causal, window, scale, return_lse):
-    key = (q.dtype, q.shape[2], causal, window, scale, return_lse, q.device)
+def _kernel(q, causal, window, scale, return_lse, grad=False):
+    """The runtime kernel of the varlen variant (with grad: its backward), or
+    why there is none (a str)."""
+    key = (q.dtype, q.shape[2], causal, window, scale, return_lse, q.device, grad)
     kern = _kernels.get(key)
     if kern is None:
         dtype = _DTYPE_NAMES.get(q.dtype, str(q.dtype))
         chip = chip_for_device(q.device) if q.device.type == "cuda" else None
-        kern = unsupported_reason(dtype, q.device, chip, q.shape[2], q.shape[2], None)
+        kern = unsupported_reason(dtype, q.device, chip, q.shape[2], q.shape[2], None,
+                                  grad=grad)
         if kern is None and chip != "sm_90a":
             kern = f"{chip}: packed variable-length sequences run on sm_90a only (for now)"
         if kern is None:
-            variant = Variant.make(dtype, q.shape[2], causal, window, scale, None, return_lse,
-                                   chip, varlen=True)
+            variant = Variant.make(dtype, q.shape[2], causal, window, scale, None,
+                                   return_lse and not grad, chip, grad=grad, varlen=True)
             try:
                 kern = dispatch.kernel(variant).runtime
             except UnsupportedError as e:
@@ -112,6 +117,37 @@ def _reference(q, k, v, cu_q, cu_k, causal, window, scale, return_lse):
     return out, lse
 
 
+def _planes(t):
+    """[T, H, ...] -> the backward kernel's batch-1 planes [1, H, T, ...]."""
+    return t.transpose(0, 1).unsqueeze(0).contiguous()
+
+
+class _VarlenAttention(torch.autograd.Function):
+    """The varlen kernels under autograd: the forward kernel with lse (saved),
+    the backward kernel of the `varlen,grad` Variant on the batch-1 planes."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, cu_q, cu_k, max_seqlen_q, fwd, bwd):
+        out, lse = fwd(q.contiguous(), k.contiguous(), v.contiguous(), cu_seqlens_q=cu_q,
+                       cu_seqlens_k=cu_k, max_seqlen_q=max_seqlen_q)
+        ctx.save_for_backward(q, k, v, out, lse, cu_q, cu_k)
+        ctx.bwd = bwd
+        ctx.set_materialize_grads(False)
+        return out, lse
+
+    @staticmethod
+    def backward(ctx, dout, dlse):
+        q, k, v, out, lse, cu_q, cu_k = ctx.saved_tensors
+        if dout is None:
+            dout = torch.zeros_like(out)
+        dq, dk, dv = ctx.bwd.grad(_planes(q), _planes(k), _planes(v), _planes(out),
+                                  lse.unsqueeze(0), _planes(dout),
+                                  grad_lse=None if dlse is None else dlse.unsqueeze(0),
+                                  cu_seqlens_q=cu_q, cu_seqlens_k=cu_k)
+        return (dq[0].transpose(0, 1), dk[0].transpose(0, 1), dv[0].transpose(0, 1),
+                None, None, None, None, None)
+
+
 def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k=None, max_seqlen_q=None, *,
                      causal=False, window=None, scale=None, return_lse=False, fallback=None):
     """Attention over packed variable-length sequences.
@@ -126,22 +162,29 @@ def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k=None, max_seqlen_q=None
     grid); None reads it from the offsets (a device synchronization).
     Returns out [Tq, Hq, D] (and with return_lse the log-sum-exp [Hq, Tq] f32).
     Offsets should start at 0, never decrease and end at Tq / Tk: then every
-    row is written; FA_CHECK_INDICES=1 checks that on the host. Forward only:
-    UnsupportedError when autograd would need a backward. Without an sm_90a
-    kernel (another chip, the CPU, a head dim the kernel lacks):
-    UnsupportedError, or with fallback=True (FA_FALLBACK=1) torch per sequence."""
+    row is written; FA_CHECK_INDICES=1 checks that on the host. When q, k or v
+    require gradients (and grad mode is on), the backward is the sm_90a
+    `varlen,grad` kernel (head dims 64 and 128; out and lse, when returned,
+    both differentiable); rows and keys of no sequence get zero gradients.
+    Without an sm_90a kernel (another chip, the CPU, a head dim the kernel
+    lacks, forward or backward): UnsupportedError, or with fallback=True
+    (FA_FALLBACK=1) torch per sequence."""
     if cu_seqlens_k is None:
         cu_seqlens_k = cu_seqlens_q
     _check(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q)
     window = normalize_window(causal, window)
-    if torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v)):
-        raise UnsupportedError("fa.attention_varlen: no backward kernel for packed "
-                               "variable-length sequences yet (call it under torch.no_grad(), "
-                               "or detach the inputs)")
     if fallback is None:
         fallback = torch_ops._FALLBACK_ENV
-    kern = _kernel(q, bool(causal), window, None if scale is None else float(scale),
-                   bool(return_lse))
+    scale = None if scale is None else float(scale)
+    training = torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v))
+    kern = _kernel(q, bool(causal), window, scale, bool(return_lse) or training)
+    if training and not isinstance(kern, str):
+        bwd = _kernel(q, bool(causal), window, scale, False, grad=True)
+        if not isinstance(bwd, str):
+            out, lse = _VarlenAttention.apply(q, k, v, cu_seqlens_q, cu_seqlens_k,
+                                              max_seqlen_q, kern, bwd)
+            return (out, lse) if return_lse else out
+        kern = f"no backward kernel: {bwd}"
     if isinstance(kern, str):
         if not fallback:
             raise UnsupportedError(f"fa.attention_varlen: {kern}. Pass fallback=True (or set "

@@ -116,9 +116,18 @@ def test_varlen_variants():
     assert "varlen" not in Variant.parse("bf16,d128").to_json()  # unchanged JSON
     assert v.func_name() == "fa_bf16_d128_causal_lse_varlen"
     assert Variant.parse("bf16,d128,causal,lse") != v
-    for bad in ("bf16,d128,varlen,grad", "bf16,d128,varlen,kv_lens", "bf16,d128,varlen,page=16"):
+    for bad in ("bf16,d128,varlen,kv_lens", "bf16,d128,varlen,page=16"):
         with pytest.raises(ValueError, match="varlen: packed sequences take no kv_lens"):
             Variant.parse(bad)
+    # The backward of packed sequences: sm_90a's kernel, on the batch-1 planes.
+    g = Variant.parse("bf16,d128,causal,grad,varlen")
+    assert g.grad and g.varlen and Variant.parse(g.spec()) == g
+    text = g.mlir()
+    assert "tensor<1x?x?x128xbf16>" in text and "tensor<1x?x?xf32>" in text
+    assert ("fa.attention_grad %q, %k, %v, %o, %lse, %do varlen(%cu_seqlens_q, %cu_seqlens_k "
+            ": tensor<?xi32>, tensor<?xi32>) {causal}") in text
+    with pytest.raises(ValueError, match="backward kernel of packed sequences is sm_90a's"):
+        Variant.make("bf16", 128, grad=True, varlen=True, chip="sm_80")
 
 
 def test_varlen_mlir_text():

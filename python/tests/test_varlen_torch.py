@@ -2,8 +2,8 @@
 build machine; the GPU machine's torch runs it on the CPU and, with a kernel
 for it (a loaded bundle, FA_BUNDLE, or the compiler), on CUDA): the torch
 fallback against an independent numpy computation per sequence (float64,
-masks by loops), the argument errors, the refused backward, and the sm_90a
-kernel against the fallback."""
+masks by loops), the argument errors, the fallback's backward per sequence,
+and the sm_90a kernels (forward and backward) against the fallback."""
 import os
 
 import numpy as np
@@ -93,8 +93,26 @@ def test_errors():
         fa.attention_varlen(q, q, q, cu, max_seqlen_q=-1, fallback=True)
     with pytest.raises(fa.UnsupportedError, match="fa's kernels run on CUDA devices"):
         fa.attention_varlen(q, q, q, cu, fallback=False)
-    with pytest.raises(fa.UnsupportedError, match="no backward kernel for packed"):
-        fa.attention_varlen(q.requires_grad_(), q, q, cu, fallback=True)
+
+
+
+def test_fallback_backward_per_sequence():
+    """Without a kernel (the CPU), fallback=True computes each sequence with torch, and
+    autograd goes through it: the gradients are those of the sequences alone."""
+    torch.manual_seed(0)
+    lens = [4, 0, 6]
+    cu = torch.tensor([0, 4, 4, 10], dtype=torch.int32)
+    q, k, v = (torch.randn(10, 2, 16, dtype=torch.float64, requires_grad=True)
+               for _ in range(3))
+    out = fa.attention_varlen(q, k, v, cu, causal=True, fallback=True)
+    out.square().sum().backward()
+    for s, (a, b) in enumerate(((0, 4), (4, 10))):
+        qs, ks, vs = (t.detach()[a:b].clone().requires_grad_() for t in (q, k, v))
+        o = fa.attention_varlen(qs, ks, vs, torch.tensor([0, b - a], dtype=torch.int32),
+                                causal=True, fallback=True)
+        o.square().sum().backward()
+        for t, ts in ((q, qs), (k, ks), (v, vs)):
+            assert torch.allclose(t.grad[a:b], ts.grad, atol=1e-12), (s, lens)
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
@@ -121,3 +139,46 @@ def test_cuda_kernel_matches_fallback(dtype, causal):
     fin = torch.isfinite(ref_lse)
     assert (lse[fin] - ref_lse[fin]).abs().max().item() <= 1e-3
     assert bool(torch.all(torch.isneginf(lse[~fin])))
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("causal", [False, True])
+def test_cuda_backward_matches_fallback(dtype, causal):
+    """loss.backward() through fa.attention_varlen runs the `varlen,grad` kernel; its
+    gradients (and those of lse) against autograd through the fallback in float32, with
+    an empty sequence, one without keys and Nq != Nk."""
+    lens_q, lens_k = [300, 0, 129, 700, 17], [300, 40, 0, 900, 17]
+    cu_q = torch.tensor([0] + np.cumsum(lens_q).tolist(), dtype=torch.int32, device="cuda")
+    cu_k = torch.tensor([0] + np.cumsum(lens_k).tolist(), dtype=torch.int32, device="cuda")
+    torch.manual_seed(0)
+    q = torch.randn(sum(lens_q), 8, 128, device="cuda", dtype=dtype)
+    k = torch.randn(sum(lens_k), 2, 128, device="cuda", dtype=dtype)
+    v = torch.randn_like(k)
+    w_o = torch.randn(q.shape, device="cuda", dtype=torch.float32)
+    w_l = torch.randn(8, q.shape[0], device="cuda", dtype=torch.float32)
+    if _BUNDLE:
+        fa.load_bundle(_BUNDLE)
+
+    def grads(x, **kw):
+        leaves = [t.detach().clone().requires_grad_() for t in x]
+        out, lse = fa.attention_varlen(*leaves, cu_q, cu_k, causal=causal, return_lse=True,
+                                       **kw)
+        lse = torch.where(torch.isfinite(lse), lse, torch.zeros_like(lse))
+        ((out.float() * w_o).sum() + (lse * w_l).sum()).backward()
+        return [t.grad.float() for t in leaves]
+
+    try:
+        ours = grads((q, k, v), fallback=False)
+    except fa.UnsupportedError as e:
+        pytest.skip(f"no varlen backward kernel here: {e}")
+    ref = grads((q.float(), k.float(), v.float()), fallback=True)
+    tol = 1e-2 if dtype == torch.float16 else 3e-2
+    for name, a, b in zip(("dq", "dk", "dv"), ours, ref):
+        assert bool(torch.isfinite(a).all()), name
+        err = (a - b).abs().max().item() / b.abs().max().item()
+        assert err <= tol, (name, err)
+    # The sequence without keys and the keys of the empty query sequence: zero gradients.
+    assert bool((ours[0][300:429] == 0).all())
+    assert bool((ours[1][300:340] == 0).all()) and bool((ours[2][300:340] == 0).all())
+

@@ -117,7 +117,8 @@ def ConvertFAToNVGPUPass : Pass<"convert-fa-to-nvgpu", "ModuleOp"> {
            "Memory layout of a varlen attention's packed q, k, v and out in "
            "the kernel's launch contract: thd ([T, H, D], token-major, "
            "FlashAttention's varlen layout) or htd ([H, T, D], the op's "
-           "[1, H, T, D] as it is); lse is [H, T] either way (sm_90a)">,
+           "[1, H, T, D] as it is); lse is [H, T] either way (sm_90a). The "
+           "varlen backward kernel (fa.attention_grad) takes htd only">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect",
