@@ -333,6 +333,10 @@ Value BackwardSchedule::loadRowStat(Value t) const {
   Value inRows = kb.cmp(arith::CmpIPredicate::slt, qrow, nq);
   Value at = kb.add(s.qRowBase,
                     arith::SelectOp::create(b, loc, inRows, qrow, kb.idx(0)));
+  // varlen: a sequence without query rows may start at Tq, one past the
+  // plane (past the whole tensor at the last head): read element 0 instead.
+  if (cfg.varlen)
+    at = arith::SelectOp::create(b, loc, inRows, at, kb.idx(0));
   // Warp-uniform: block-q is a multiple of 32. Threads past 2 block-q
   // load delta too (and store nothing).
   auto load = scf::IfOp::create(b, loc, b.getF32Type(), isLse,
