@@ -11,6 +11,7 @@ Kernels (here, with the compiler):
     '--pass-pipeline=builtin.module(fa-to-ptx{chip=sm_90a},fa-dump-kernel{dir=PDIR})' -o /dev/null
 On the GPU machine (torch, no compiler):
   python3 bench/check_backward_varlen.py --kernels KDIR [--plain PDIR] [--json FILE]
+  compute-sanitizer python3 bench/check_backward_varlen.py --kernels KDIR --few
 
 Each case packs sequences of the given (query, key) lengths into [1, H, T, D] (htd), runs
 Kernel.grad (its preprocess, the kernel, its postprocess; checked offsets), and compares dq, dk,
@@ -176,9 +177,18 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--no-time", action="store_true")
     ap.add_argument("--iters", type=int, default=9)
+    ap.add_argument("--few", action="store_true",
+                    help="a few checks, no timing (under compute-sanitizer)")
     a = ap.parse_args()
     print(torch.cuda.get_device_name(), torch.__version__, flush=True)
     rows = []
+    if a.few:
+        for mask in ("full", "causal", "w96_0"):
+            for case in CASES[:4]:
+                rows.append(check(a.kernels, "bf16", 128, mask, case, 8, 2))
+        good = sum(r["ok"] for r in rows)
+        print(f"{good}/{len(rows)} right", flush=True)
+        sys.exit(0 if good == len(rows) else 1)
     for dt in ("f16", "bf16"):
         for d in (64, 128):
             for mask in ("full", "causal", "w96_0"):
