@@ -300,3 +300,61 @@ def test_checked_mode(fake, device_math, monkeypatch, layout):
     monkeypatch.setenv("FA_CHECK_INDICES", "1")
     call(good_q, good_k, max_seqlen_q=600, check_indices=False)
     assert len(launches(fake.log())) == 1
+
+
+VARLEN_GRAD_KINDS = ("ppppppppppp" + "iiiiii"  # 9 + the offsets; B Hq Hkv Nq Nk max_seqlen_k
+                     + ";_preprocess=ppppiiiii;_postprocess=ppiiiii")
+
+
+def test_varlen_grad_launch(fake, device_math):
+    """Kernel.grad on a varlen backward kernel (the compiler's manifest): the
+    preprocess and postprocess over the batch-1 planes (grid z 1), the kernel's
+    grid over the longest sequence's key blocks per K/V head and sequence, the
+    offsets and max_seqlen_k (read from cu_seqlens_k once when not given), the
+    tensor maps [D, T, H], and dk, dv zeroed (keys of no sequence get no CTA)."""
+    import fa
+    from test_varlen_runtime import VARLEN_GRAD_IR
+    try:
+        m = fa.compile(VARLEN_GRAD_IR, chip="sm_90a").manifest
+    except Exception as e:  # noqa: BLE001
+        pytest.skip(f"no compiler: {e}")
+    t = fake.torch
+    kern = Kernel(m, b"// fake varlen backward kernel\n")
+    Tq, Tk, D = 1000, 700, 128
+    q = Tensor((1, 8, Tq, D), t.bfloat16)
+    do = Tensor((1, 8, Tq, D), t.bfloat16)
+    o = Tensor((1, 8, Tq, D), t.bfloat16)
+    k = Tensor((1, 2, Tk, D), t.bfloat16)
+    lse = Tensor((1, 8, Tq), t.float32)
+    cu_q, cu_k = i32(t, [0, 300, 300, 1000]), i32(t, [0, 100, 400, 700])
+    fake.log(VARLEN_GRAD_KINDS)
+    dq, dk, dv = kern.grad(q, k, k, o, lse, do, cu_seqlens_q=cu_q, cu_seqlens_k=cu_k)
+    lines = fake.log()
+    pre, main, post = launches(lines)
+    for launch in (pre, post):
+        assert "grid 16 8 1 block 256 1 1" in launch  # ceil(1000 / 64), Hq, one batch
+    # ceil(300 / 128) key blocks, Hkv, 3 sequences; 384 threads.
+    assert "grid 3 2 3 block 384 1 1" in main
+    p = params(main)
+    assert p[9:11] == [hex(cu_q.data_ptr()), hex(cu_k.data_ptr())]
+    assert p[11:] == "3 8 2 1000 700 300".split()  # B, Hq, Hkv, Nq, Nk, max_seqlen_k
+    assert len(device_math) == 1  # max_seqlen_k from the offsets: one synchronization
+    encodes = [x for x in lines if x.startswith("cuTensorMapEncodeTiled")]
+    assert len(encodes) == 5
+    assert f"addr {hex(q.data_ptr())} dims 128 1000 8 strides 256 256000 box 64 64 1 " \
+        in encodes[0]
+    assert f"addr {hex(k.data_ptr())} dims 128 700 2 strides 256 179200 box 64 128 1 " \
+        in encodes[1]
+    assert dq.shape == q.shape and dk.shape == dv.shape == k.shape
+    assert not dk.data.any() and not dv.data.any()  # zeroed (the fake runs no kernel)
+    # max_seqlen_k given: not read from the device.
+    fake.log(VARLEN_GRAD_KINDS)
+    kern.grad(q, k, k, o, lse, do, cu_seqlens_q=cu_q, cu_seqlens_k=cu_k, max_seqlen_k=129)
+    main = launches(fake.log())[1]
+    assert "grid 2 2 3 " in main and params(main)[-1] == "129"
+    assert len(device_math) == 1
+    with pytest.raises(ValueError, match="max_seqlen_k: kernel"):
+        Kernel(fa.compile(VARLEN_GRAD_IR.replace(
+            " varlen(%cq, %ck : tensor<?xi32>, tensor<?xi32>)", "").replace(
+            ",\n                 %cq: tensor<?xi32>, %ck: tensor<?xi32>)", ")"),
+            chip="sm_90a").manifest, b"//\n").grad(q, k, k, o, lse, do, max_seqlen_k=3)
