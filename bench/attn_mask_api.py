@@ -36,7 +36,9 @@ def specs():
     out = []
     for dt in ("f16", "bf16"):
         for _, _, _, _, _, _, D, causal, kind in CASES:
-            out.append(f"{dt},d{D},{'causal' if causal else 'full'},mask={SPECS[kind]}")
+            # The check asks for lse, its negative control does not.
+            for lse in (",lse", ""):
+                out.append(f"{dt},d{D},{'causal' if causal else 'full'}{lse},mask={SPECS[kind]}")
         out.append(f"{dt},d128,full")  # the timing's unmasked kernel
     return sorted(set(out))
 

@@ -690,9 +690,12 @@ class Kernel:
         D], lse [1, Hq, Tq], their offsets cu_seqlens_q and cu_seqlens_k
         ([B + 1] int32, as for the forward) and max_seqlen_k (at least the
         longest sequence's keys; read from cu_seqlens_k, a synchronization,
-        when None). Rows and keys that no sequence covers get zero gradients.
-        check_indices (default FA_CHECK_INDICES): the offsets and
-        max_seqlen_k checked on the host first (manifest.check_cu_seqlens)."""
+        when None). As the forward leaves rows of no sequence unwritten, keys
+        that no sequence covers (offsets that do not start at 0 and end at Tk)
+        and a sequence's keys past max_seqlen_k are left unwritten in dk, dv;
+        rows of no sequence get dq 0. check_indices (default
+        FA_CHECK_INDICES): the offsets and max_seqlen_k checked on the host
+        first (manifest.check_cu_seqlens)."""
         if self.op != "attention_grad":
             raise ValueError(f"kernel {self.manifest['kernel']} computes {self.op}, not "
                              f"attention_grad: launch it by calling it")
@@ -751,10 +754,8 @@ class Kernel:
             dq_accum = torch.zeros(q_shape, device=q.device, dtype=torch.float32)
         if grad_lse is not None:
             delta.sub_(grad_lse)
-        # varlen: keys no sequence covers get no CTA; their gradients are 0.
-        alloc = torch.zeros if self.varlen else torch.empty
-        dk = alloc(kv_shape, device=q.device, dtype=q.dtype)
-        dv = alloc(kv_shape, device=q.device, dtype=q.dtype)
+        dk = torch.empty(kv_shape, device=q.device, dtype=q.dtype)
+        dv = torch.empty(kv_shape, device=q.device, dtype=q.dtype)
         tensors = {**inputs, "q": q, "k": k, "v": v, "do": do, "lse": lse,
                    "delta": delta, "dq_accum": dq_accum, "dk": dk, "dv": dv}
         if any(p["tensor"] == "dq_semaphore" for p in self._ptr_params):

@@ -311,7 +311,7 @@ def test_varlen_grad_launch(fake, device_math):
     preprocess and postprocess over the batch-1 planes (grid z 1), the kernel's
     grid over the longest sequence's key blocks per K/V head and sequence, the
     offsets and max_seqlen_k (read from cu_seqlens_k once when not given), the
-    tensor maps [D, T, H], and dk, dv zeroed (keys of no sequence get no CTA)."""
+    tensor maps [D, T, H]."""
     import fa
     from test_varlen_runtime import VARLEN_GRAD_IR
     try:
@@ -346,7 +346,6 @@ def test_varlen_grad_launch(fake, device_math):
     assert f"addr {hex(k.data_ptr())} dims 128 700 2 strides 256 179200 box 64 128 1 " \
         in encodes[1]
     assert dq.shape == q.shape and dk.shape == dv.shape == k.shape
-    assert not dk.data.any() and not dv.data.any()  # zeroed (the fake runs no kernel)
     # max_seqlen_k given: not read from the device.
     fake.log(VARLEN_GRAD_KINDS)
     kern.grad(q, k, k, o, lse, do, cu_seqlens_q=cu_q, cu_seqlens_k=cu_k, max_seqlen_k=129)
