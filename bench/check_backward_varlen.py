@@ -181,6 +181,58 @@ def bench(kdir, pdir, iters):
     return rows
 
 
+def bench_api(bundle):
+    """What a user sees: forward + backward through fa.attention_varlen (thd tensors, the
+    bundle's varlen and varlen,grad kernels, the transposes to the planes included) against
+    torch SDPA's forward + backward (flash, cudnn) on the same tokens as a [B, H, N, D] batch,
+    back-to-back calls between CUDA events (host path included)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+    import fa
+    fa.load_bundle(bundle)
+    rows = []
+    for dt in ("f16", "bf16"):
+        for causal in (False, True):
+            for n in (1024, 4096):
+                B, H, d = 16384 // n, 16, 128
+                dtype = common.DT[dt]
+                q, k, v, do = (torch.randn(B * n, H, d, device="cuda", dtype=dtype)
+                               for _ in range(4))
+                cu, _ = offsets([n] * B)
+                leaves = [t.detach().requires_grad_() for t in (q, k, v)]
+
+                def ours():
+                    out = fa.attention_varlen(*leaves, cu, cu, max_seqlen_q=n, causal=causal)
+                    torch.autograd.grad(out, leaves, do)
+                fns = {"ours": ours}
+                padded = [t.view(B, n, H, d).transpose(1, 2).detach().requires_grad_()
+                          for t in (q, k, v)]
+                dop = do.view(B, n, H, d).transpose(1, 2)
+                for peer, be in (("flash", SDPBackend.FLASH_ATTENTION),
+                                 ("cudnn", SDPBackend.CUDNN_ATTENTION)):
+                    def run(be=be):
+                        with sdpa_kernel([be]):
+                            out = F.scaled_dot_product_attention(*padded, is_causal=causal)
+                        torch.autograd.grad(out, padded, dop)
+                    try:
+                        run()
+                        fns[peer] = run
+                    except Exception as e:  # backend unavailable for this case
+                        print(f"  {peer}: {e}", flush=True)
+                ms = {name: common.time_back_to_back(fn) for name, fn in fns.items()}
+                f = flops(B, H, n, n, d, causal) * 3.5 / 2.5  # forward + backward
+                row = {"dtype": dt, "causal": causal, "B": B, "H": H, "N": n, "api": True}
+                for name, t in ms.items():
+                    row[f"{name}_ms"] = t
+                    row[f"{name}_tflops"] = f / t / 1e9
+                for peer in ("flash", "cudnn"):
+                    if peer in ms:
+                        row[f"ours/{peer}"] = ms[peer] / ms["ours"]
+                print(json.dumps({k: (round(x, 3) if isinstance(x, float) else x)
+                                  for k, x in row.items()}), flush=True)
+                rows.append(row)
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kernels", required=True)
@@ -188,6 +240,9 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--no-time", action="store_true")
     ap.add_argument("--iters", type=int, default=9)
+    ap.add_argument("--api", metavar="BUNDLE",
+                    help="also time fa.attention_varlen forward + backward (the bundle's "
+                         "kernels) against SDPA")
     ap.add_argument("--few", action="store_true",
                     help="a few checks, no timing (under compute-sanitizer)")
     a = ap.parse_args()
@@ -212,6 +267,8 @@ def main():
     out = {"check": rows}
     if not a.no_time:
         out["bench"] = bench(a.kernels, a.plain, a.iters)
+    if a.api:
+        out["api"] = bench_api(a.api)
     if a.json:
         with open(a.json, "w") as f:
             json.dump(out, f, indent=1)

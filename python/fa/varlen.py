@@ -23,7 +23,7 @@ _kernels = {}  # (dtype, D, causal, window, scale, return_lse, device) -> runtim
 dispatch.on_clear.append(_kernels.clear)  # fa.load_bundle may bring a kernel that was missing
 
 
-def _check(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q):
+def _check(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k=None):
     for name, t in (("q", q), ("k", k), ("v", v), ("cu_seqlens_q", cu_seqlens_q),
                     ("cu_seqlens_k", cu_seqlens_k)):
         if not isinstance(t, torch.Tensor):
@@ -64,10 +64,10 @@ def _check(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q):
         if t.device != q.device:
             raise AttentionInputError(f"fa.attention_varlen: k and v must be on q's device "
                                       f"({q.device})")
-    if max_seqlen_q is not None and (isinstance(max_seqlen_q, bool) or
-                                     not isinstance(max_seqlen_q, int) or max_seqlen_q < 0):
-        raise AttentionInputError(f"fa.attention_varlen: max_seqlen_q must be a non-negative "
-                                  f"int, got {max_seqlen_q!r}")
+    for name, n in (("max_seqlen_q", max_seqlen_q), ("max_seqlen_k", max_seqlen_k)):
+        if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 0):
+            raise AttentionInputError(f"fa.attention_varlen: {name} must be a non-negative "
+                                      f"int, got {n!r}")
 
 
 def _kernel(q, causal, window, scale, return_lse, grad=False):
@@ -127,11 +127,12 @@ class _VarlenAttention(torch.autograd.Function):
     the backward kernel of the `varlen,grad` Variant on the batch-1 planes."""
 
     @staticmethod
-    def forward(ctx, q, k, v, cu_q, cu_k, max_seqlen_q, fwd, bwd):
+    def forward(ctx, q, k, v, cu_q, cu_k, max_seqlen_q, max_seqlen_k, fwd, bwd):
         out, lse = fwd(q.contiguous(), k.contiguous(), v.contiguous(), cu_seqlens_q=cu_q,
                        cu_seqlens_k=cu_k, max_seqlen_q=max_seqlen_q)
         ctx.save_for_backward(q, k, v, out, lse, cu_q, cu_k)
         ctx.bwd = bwd
+        ctx.max_seqlen_k = max_seqlen_k
         ctx.set_materialize_grads(False)
         return out, lse
 
@@ -143,12 +144,14 @@ class _VarlenAttention(torch.autograd.Function):
         dq, dk, dv = ctx.bwd.grad(_planes(q), _planes(k), _planes(v), _planes(out),
                                   lse.unsqueeze(0), _planes(dout),
                                   grad_lse=None if dlse is None else dlse.unsqueeze(0),
-                                  cu_seqlens_q=cu_q, cu_seqlens_k=cu_k)
+                                  cu_seqlens_q=cu_q, cu_seqlens_k=cu_k,
+                                  max_seqlen_k=ctx.max_seqlen_k)
         return (dq[0].transpose(0, 1), dk[0].transpose(0, 1), dv[0].transpose(0, 1),
-                None, None, None, None, None)
+                None, None, None, None, None, None)
 
 
-def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k=None, max_seqlen_q=None, *,
+def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k=None, max_seqlen_q=None,
+                     max_seqlen_k=None, *,
                      causal=False, window=None, scale=None, return_lse=False, fallback=None):
     """Attention over packed variable-length sequences.
 
@@ -160,6 +163,9 @@ def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k=None, max_seqlen_q=None
     causal / window: bottom-right per sequence (diagonal Lk - Lq). scale:
     default 1/sqrt(D). max_seqlen_q: the longest sequence's query rows (the
     grid); None reads it from the offsets (a device synchronization).
+    max_seqlen_k: the longest sequence's keys, the backward's grid (default:
+    max_seqlen_q when cu_seqlens_k is cu_seqlens_q or None; else read from
+    the offsets when the backward runs).
     Returns out [Tq, Hq, D] (and with return_lse the log-sum-exp [Hq, Tq] f32).
     Offsets should start at 0, never decrease and end at Tq / Tk: then every
     row is written; FA_CHECK_INDICES=1 checks that on the host. When q, k or v
@@ -169,9 +175,11 @@ def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k=None, max_seqlen_q=None
     Without an sm_90a kernel (another chip, the CPU, a head dim the kernel
     lacks, forward or backward): UnsupportedError, or with fallback=True
     (FA_FALLBACK=1) torch per sequence."""
+    if max_seqlen_k is None and (cu_seqlens_k is None or cu_seqlens_k is cu_seqlens_q):
+        max_seqlen_k = max_seqlen_q  # the same offsets: the same longest sequence
     if cu_seqlens_k is None:
         cu_seqlens_k = cu_seqlens_q
-    _check(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q)
+    _check(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k)
     window = normalize_window(causal, window)
     if fallback is None:
         fallback = torch_ops._FALLBACK_ENV
@@ -182,7 +190,7 @@ def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k=None, max_seqlen_q=None
         bwd = _kernel(q, bool(causal), window, scale, False, grad=True)
         if not isinstance(bwd, str):
             out, lse = _VarlenAttention.apply(q, k, v, cu_seqlens_q, cu_seqlens_k,
-                                              max_seqlen_q, kern, bwd)
+                                              max_seqlen_q, max_seqlen_k, kern, bwd)
             return (out, lse) if return_lse else out
         kern = f"no backward kernel: {bwd}"
     if isinstance(kern, str):
