@@ -11,8 +11,8 @@ program, with a negative control per case, and times it.
     python3 bench/raise_kernels.py compile OUT        # here (needs the compiler)
     python3 bench/raise_kernels.py check OUT [--json FILE] [--chip sm_90a]   # on the GPU
 
-Written in session 32 without a GPU: `compile` ran here (8 kernels, both chips); `check`
-has not run yet.
+Written in session 32 without a GPU; `check` ran on the H200 in session 33 (sm_90a: 4/4
+right, every negative control fails; bench/results/raise_h200_2026-12-05_s33).
 
 Cases (B = 1, H = 8, N = 1024, D = 128, f16):
   alibi    causal, + slope[h] * (j - i), slopes an f32 [H] argument (score_mod)
