@@ -9,6 +9,7 @@
 #include "fa/Dialect/Attention/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::fa {
@@ -28,6 +29,14 @@ struct FADecomposeAggregatedOpsPass
         [&](linalg::AggregatedOpInterface op) { ops.push_back(op); });
     IRRewriter rewriter(&getContext());
     for (linalg::AggregatedOpInterface op : ops) {
+      // Upstream decompositions build tensor ops: on buffers they would
+      // leave generics that mix both (an invalid module, not a diagnostic).
+      if (llvm::any_of(op->getOperandTypes(), llvm::IsaPred<BaseMemRefType>)) {
+        op->emitOpError() << "on buffers is not decomposed (the ops it "
+                             "aggregates are built on tensors): run "
+                             "fa-decompose-aggregated-ops before bufferization";
+        return signalPassFailure();
+      }
       rewriter.setInsertionPoint(op);
       FailureOr<SmallVector<Value>> parts = op.decomposeOperation(rewriter);
       if (failed(parts)) {
