@@ -13,7 +13,8 @@ On the GPU machine (torch, no compiler):
   python3 bench/check_backward_varlen.py --kernels KDIR [--plain PDIR] [--json FILE]
   compute-sanitizer python3 bench/check_backward_varlen.py --kernels KDIR --few
 
-Each case packs sequences of the given (query, key) lengths into [1, H, T, D] (htd), runs
+Each case packs sequences of the given (query, key) lengths into the kernel's layout (thd
+[T, H, D], the default, or htd [1, H, T, D] with varlen-layout=htd), runs
 Kernel.grad (its preprocess, the kernel, its postprocess; checked offsets), and compares dq, dk,
 dv with the float64 reference of each sequence alone (relative to the reference's largest
 magnitude; rows of key-less sequences and keys of row-less sequences must be exactly 0). A
@@ -58,6 +59,19 @@ def offsets(lengths):
     return torch.tensor(cu, device="cuda", dtype=torch.int32), cu
 
 
+def as_layout(kern, t):
+    """A batch-1 plane tensor [1, H, T, ...] in the kernel's varlen layout (thd: [T, H, D],
+    lse [H, T])."""
+    if kern.varlen_layout != "thd":
+        return t
+    return t[0].transpose(0, 1).contiguous() if t.dim() == 4 else t[0].contiguous()
+
+
+def from_layout(kern, t):
+    """The kernel's gradient as the batch-1 planes [1, H, T, D]."""
+    return t.transpose(0, 1).unsqueeze(0) if kern.varlen_layout == "thd" else t
+
+
 def check(kdir, dt, d, mask, case, Hq, Hkv, seed=0, control=False):
     name = f"vbwd_{dt}_d{d}_{mask}"
     kern = common.load_named(kdir, name)
@@ -92,11 +106,12 @@ def check(kdir, dt, d, mask, case, Hq, Hkv, seed=0, control=False):
         perm[0], perm[-1] = perm[-1], perm[0]
         cq, _ = offsets([lq[i] for i in perm])
         ck, _ = offsets([lk[i] for i in perm])
-    dq, dk, dv = kern.grad(q, k, v, o, lse, do, cu_seqlens_q=cq, cu_seqlens_k=ck,
-                           check_indices=True)
+    grads = kern.grad(*(as_layout(kern, t) for t in (q, k, v, o, lse, do)), cu_seqlens_q=cq,
+                      cu_seqlens_k=ck, check_indices=True)
+    dq, dk, dv = (from_layout(kern, g) for g in grads)
     torch.cuda.synchronize()
     row = {"kernel": name, "case": case[0], "Hq": Hq, "Hkv": Hkv, "lq": lq, "lk": lk,
-           "control": control}
+           "control": control, "layout": kern.varlen_layout}
     # Rows of a sequence without keys and keys of a sequence without rows have no
     # gradient: exactly 0. (Elsewhere the reference can be 0 by cancellation, e.g. a row
     # that sees one key has dS = P (dP - delta) = 0, where a kernel rounds.)
@@ -144,9 +159,9 @@ def bench(kdir, pdir, iters):
                         o, lse = torch.ops.aten._scaled_dot_product_flash_attention(
                             q, k, v, is_causal=causal)[:2]
                     lse = lse.float().contiguous()
-                    packed = [t.transpose(0, 1).reshape(1, H, B * n, d).contiguous()
+                    packed = [as_layout(kv, t.transpose(0, 1).reshape(1, H, B * n, d))
                               for t in (q, k, v, o, do)]
-                    lse_p = lse.transpose(0, 1).reshape(1, H, B * n).contiguous()
+                    lse_p = as_layout(kv, lse.transpose(0, 1).reshape(1, H, B * n))
                     cu, _ = offsets([n] * B)
                     fns = {"varlen": lambda: kv.grad(*packed[:4], lse_p, packed[4],
                                                      cu_seqlens_q=cu, cu_seqlens_k=cu,
@@ -168,7 +183,8 @@ def bench(kdir, pdir, iters):
                             fns.pop(peer, None)
                     ms = common.time_interleaved(fns, iters)
                     f = flops(B, H, n, n, d, causal)
-                    row = {"dtype": dt, "d": d, "causal": causal, "B": B, "H": H, "N": n}
+                    row = {"dtype": dt, "d": d, "causal": causal, "B": B, "H": H, "N": n,
+                           "layout": kv.varlen_layout}
                     for key, t in ms.items():
                         row[f"{key}_ms"] = t
                         row[f"{key}_tflops"] = f / t / 1e9

@@ -685,9 +685,10 @@ class Kernel:
         score_mod / mask_mod read, as `argN` for function argument N (as for
         the forward); non-contiguous ones are copied.
 
-        A varlen kernel (manifest "varlen", layout "htd") takes the sequences
-        packed in batch-1 tensors: q, o, do [1, Hq, Tq, D], k, v [1, Hkv, Tk,
-        D], lse [1, Hq, Tq], their offsets cu_seqlens_q and cu_seqlens_k
+        A varlen kernel (manifest "varlen") takes the sequences packed in its
+        "varlen_layout": thd q, o, do [Tq, Hq, D], k, v [Tk, Hkv, D], lse [Hq,
+        Tq] (FlashAttention's varlen layout; dq, dk, dv likewise), or htd the
+        batch-1 planes [1, H, T, ...]; their offsets cu_seqlens_q and cu_seqlens_k
         ([B + 1] int32, as for the forward) and max_seqlen_k (at least the
         longest sequence's keys; read from cu_seqlens_k, a synchronization,
         when None). As the forward leaves rows of no sequence unwritten, keys
@@ -727,10 +728,17 @@ class Kernel:
             inputs[name] = inputs[name].contiguous()
         q, k, v, do, lse = (inputs[n] for n in ("q", "k", "v", "do", "lse"))
         D = self.manifest["head_dim"]
-        # varlen: the batch-1 planes of the packed sequences (B counts them).
+        # varlen: B counts sequences, packed in the kernel's layout (htd: batch-1
+        # planes; thd: q, dq [Nq, Hq, D], k, dk, dv [Nk, Hkv, D], lse, delta
+        # [Hq, Nq]); dq_accum is the planes [1, Hq, Nq, D] in both.
         planes = 1 if self.varlen else s["B"]
-        kv_shape = (planes, s["Hkv"], s["Nk"], D)
-        q_shape = (planes, s["Hq"], s["Nq"], D)
+        accum_shape = (planes, s["Hq"], s["Nq"], D)
+        if self.varlen_layout == "thd":
+            q_shape, kv_shape = (s["Nq"], s["Hq"], D), (s["Nk"], s["Hkv"], D)
+            row_shape = (s["Hq"], s["Nq"])
+        else:
+            q_shape, kv_shape = accum_shape, (planes, s["Hkv"], s["Nk"], D)
+            row_shape = accum_shape[:3]
         if plan.empty:
             return (torch.zeros(q_shape, device=q.device, dtype=q.dtype),
                     torch.zeros(kv_shape, device=q.device, dtype=q.dtype),
@@ -743,15 +751,17 @@ class Kernel:
             o = o.contiguous()
             if o.data_ptr() % 16:
                 o = o.clone()
-            delta = torch.empty(q_shape[:3], device=q.device, dtype=torch.float32)
-            dq_accum = torch.empty(q_shape, device=q.device, dtype=torch.float32)
+            delta = torch.empty(row_shape, device=q.device, dtype=torch.float32)
+            dq_accum = torch.empty(accum_shape, device=q.device, dtype=torch.float32)
             pre._launch(pre.grad_pointers(
                 {"do": do, "out": o, "delta": delta, "dq_accum": dq_accum}, s),
                 s, stream, plan.device)
         else:
             # do is contiguous here, so do.float() and the row sums are too.
             delta = do.float().mul_(o).sum(-1)
-            dq_accum = torch.zeros(q_shape, device=q.device, dtype=torch.float32)
+            if self.varlen_layout == "thd":
+                delta = delta.t().contiguous()
+            dq_accum = torch.zeros(accum_shape, device=q.device, dtype=torch.float32)
         if grad_lse is not None:
             delta.sub_(grad_lse)
         dk = torch.empty(kv_shape, device=q.device, dtype=q.dtype)
@@ -767,7 +777,9 @@ class Kernel:
         ptrs = self.grad_pointers(tensors, s)
         self._launch(ptrs, s, stream, plan.device)
         if post is None:
-            return dq_accum.to(q.dtype), dk, dv
+            dq = dq_accum.to(q.dtype)
+            return (dq[0].transpose(0, 1).contiguous() if self.varlen_layout == "thd" else dq,
+                    dk, dv)
         dq = torch.empty(q_shape, device=q.device, dtype=q.dtype)
         post._launch(post.grad_pointers({"dq_accum": dq_accum, "dq": dq}, s), s, stream,
                      plan.device)

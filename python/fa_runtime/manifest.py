@@ -469,8 +469,7 @@ def _check_varlen(varlen, layout, params, where, op="attention"):
     """"varlen": true iff the tensor parameters cu_seqlens_q and cu_seqlens_k
     (i32) and the i32 size max_seqlen_q (a backward kernel's max_seqlen_k:
     VARLEN_SIZE_OF_OP), and iff "varlen_layout" (one of VARLEN_LAYOUTS),
-    whose contracts the kernel's q, k, v, out and lse have (a backward
-    kernel: "htd" only)."""
+    whose contracts the kernel's q, k, v, out and lse have."""
     tensors = {p["tensor"]: p for p in params if p["type"] in _PTR_TYPES}
     sizes = {p["name"] for p in params if p["type"] == "i32"}
     for tensor in VARLEN_TENSORS:
@@ -498,9 +497,6 @@ def _check_varlen(varlen, layout, params, where, op="attention"):
     if not isinstance(layout, str) or layout not in VARLEN_LAYOUTS:
         raise ManifestError(f"{where}: 'varlen_layout' is {layout!r}, not one this runtime "
                             f"knows ({', '.join(VARLEN_LAYOUTS)})")
-    if op == "attention_grad" and layout != "htd":
-        raise ManifestError(f"{where}: 'varlen_layout' {layout!r}: a backward kernel's packed "
-                            f"tensors are the batch-1 planes (htd)")
     for tensor, want in VARLEN_LAYOUTS[layout].contracts.items():
         if tensor in tensors and tensors[tensor]["shape"] != want:
             raise ManifestError(f"{where}: {tensor} has the shape {tensors[tensor]['shape']!r}, "

@@ -306,7 +306,7 @@ VARLEN_GRAD_KINDS = ("ppppppppppp" + "iiiiii"  # 9 + the offsets; B Hq Hkv Nq Nk
                      + ";_preprocess=ppppiiiii;_postprocess=ppiiiii")
 
 
-def test_varlen_grad_launch(fake, device_math):
+def test_varlen_grad_launch(fake, device_math, layout):
     """Kernel.grad on a varlen backward kernel (the compiler's manifest): the
     preprocess and postprocess over the batch-1 planes (grid z 1), the kernel's
     grid over the longest sequence's key blocks per K/V head and sequence, the
@@ -315,17 +315,17 @@ def test_varlen_grad_launch(fake, device_math):
     import fa
     from test_varlen_runtime import VARLEN_GRAD_IR
     try:
-        m = fa.compile(VARLEN_GRAD_IR, chip="sm_90a").manifest
+        m = fa.compile(VARLEN_GRAD_IR, chip="sm_90a", varlen_layout=layout).manifest
     except Exception as e:  # noqa: BLE001
         pytest.skip(f"no compiler: {e}")
     t = fake.torch
     kern = Kernel(m, b"// fake varlen backward kernel\n")
-    Tq, Tk, D = 1000, 700, 128
-    q = Tensor((1, 8, Tq, D), t.bfloat16)
-    do = Tensor((1, 8, Tq, D), t.bfloat16)
-    o = Tensor((1, 8, Tq, D), t.bfloat16)
-    k = Tensor((1, 2, Tk, D), t.bfloat16)
-    lse = Tensor((1, 8, Tq), t.float32)
+    Tq, Tk = 1000, 700
+    q = Tensor(shape(layout, 8, Tq), t.bfloat16)
+    do = Tensor(shape(layout, 8, Tq), t.bfloat16)
+    o = Tensor(shape(layout, 8, Tq), t.bfloat16)
+    k = Tensor(shape(layout, 2, Tk), t.bfloat16)
+    lse = Tensor(shape(layout, 8, Tq, None), t.float32)
     cu_q, cu_k = i32(t, [0, 300, 300, 1000]), i32(t, [0, 100, 400, 700])
     fake.log(VARLEN_GRAD_KINDS)
     dq, dk, dv = kern.grad(q, k, k, o, lse, do, cu_seqlens_q=cu_q, cu_seqlens_k=cu_k)
@@ -341,11 +341,16 @@ def test_varlen_grad_launch(fake, device_math):
     assert len(device_math) == 1  # max_seqlen_k from the offsets: one synchronization
     encodes = [x for x in lines if x.startswith("cuTensorMapEncodeTiled")]
     assert len(encodes) == 5
-    assert f"addr {hex(q.data_ptr())} dims 128 1000 8 strides 256 256000 box 64 64 1 " \
+    q_strides, kv_strides = ("2048 256", "512 256") if layout == "thd" else \
+        ("256 256000", "256 179200")
+    assert f"addr {hex(q.data_ptr())} dims 128 1000 8 strides {q_strides} box 64 64 1 " \
         in encodes[0]
-    assert f"addr {hex(k.data_ptr())} dims 128 700 2 strides 256 179200 box 64 128 1 " \
+    assert f"addr {hex(k.data_ptr())} dims 128 700 2 strides {kv_strides} box 64 128 1 " \
         in encodes[1]
     assert dq.shape == q.shape and dk.shape == dv.shape == k.shape
+    # dq_accum (the planes in both layouts) is what the postprocess reads.
+    dq_accum = [x for x in lines if x.startswith("cuTensorMapEncodeTiled")][4]
+    assert "dims 128 1000 8 strides 512 512000 box 32 64 1 " in dq_accum
     # max_seqlen_k given: not read from the device.
     fake.log(VARLEN_GRAD_KINDS)
     kern.grad(q, k, k, o, lse, do, cu_seqlens_q=cu_q, cu_seqlens_k=cu_k, max_seqlen_k=129)

@@ -430,14 +430,18 @@ func.func @vgrad(%q: tensor<1x8x?x128xbf16>, %k: tensor<1x2x?x128xbf16>,
 
 
 @needs_compiler
-def test_compiled_varlen_backward_kernel():
-    """The varlen backward kernel (sm_90a): the batch-1 planes (htd), a grid over the
-    longest sequence's key blocks (max_seqlen_k), row kernels over one batch, and a launch
-    checked as the forward's (B from cu_seqlens_q)."""
+@pytest.mark.parametrize("layout", [None, "htd"])
+def test_compiled_varlen_backward_kernel(layout):
+    """The varlen backward kernel (sm_90a): token-major (thd, the default, as the
+    forward's) or the batch-1 planes (htd), a grid over the longest sequence's key blocks
+    (max_seqlen_k), row kernels over one batch, and a launch checked as the forward's (B
+    from cu_seqlens_q)."""
     import fa
-    m = fa.compile(VARLEN_GRAD_IR, chip="sm_90a").manifest
+    options = {} if layout is None else {"varlen_layout": layout}
+    m = fa.compile(VARLEN_GRAD_IR, chip="sm_90a", **options).manifest
     check_manifest(m)
-    assert m["op"] == "attention_grad" and takes_varlen(m) and m["varlen_layout"] == "htd"
+    layout = layout or "thd"
+    assert m["op"] == "attention_grad" and takes_varlen(m) and m["varlen_layout"] == layout
     sizes = [p["name"] for p in m["params"] if p["type"] == "i32"]
     assert sizes == ["B", "Hq", "Hkv", "Nq", "Nk", "max_seqlen_k"]
     env = dict(B=3, Hq=8, Hkv=2, Nq=1001, Nk=703, max_seqlen_k=300, D=128)
@@ -447,17 +451,29 @@ def test_compiled_varlen_backward_kernel():
     dims = {t["param"]: [eval_expr(e, env) for e in t["dims"]] for t in m["tensor_maps"]}
     assert dims["q_map"] == [128, 1001, 8] and dims["k_map"] == [128, 703, 2]
     assert dims["dq_accum_map"] == [128, 1001, 8]
-    q, kv = (1, 8, 1001, 128), (1, 2, 703, 128)
+    strides = {t["param"]: [eval_expr(e, env) for e in t["strides_bytes"]]
+               for t in m["tensor_maps"]}
+    # thd: a token's heads adjacent (rows H * D apart); dq_accum stays planes.
+    assert strides["q_map"] == ([8 * 256, 256] if layout == "thd" else [256, 1001 * 256])
+    assert strides["dq_accum_map"] == [512, 1001 * 512]
+    q, kv = packed_shape(layout, 8, 1001, 128), packed_shape(layout, 2, 703, 128)
+    lse = packed_shape(layout, 8, 1001)
+    for aux in m["auxiliary_kernels"]:
+        shapes = {p["name"]: p["shape"] for p in aux["params"] if p["type"] != "i32"}
+        assert shapes["dq_accum"] == [1, "Hq", "Nq", "D"]
+        for name in ("do", "out", "dq"):
+            if name in shapes:
+                assert shapes[name] == VARLEN_LAYOUTS[layout].contracts["q"]
     plan = check_launch(m, {"q": tensor(q, "bf16"), "k": tensor(kv, "bf16"),
                             "v": tensor(kv, "bf16"), "do": tensor(q, "bf16"),
-                            "o": tensor(q, "bf16"), "lse": tensor((1, 8, 1001), "f32"),
+                            "o": tensor(q, "bf16"), "lse": tensor(lse, "f32"),
                             "cu_seqlens_q": tensor((4,), "i32"),
                             "cu_seqlens_k": tensor((4,), "i32")})
     assert plan.sizes == dict(B=3, Hq=8, Hkv=2, Nq=1001, Nk=703)
-    with pytest.raises(ValueError, match="q: shape"):
+    with pytest.raises(ValueError, match="q: "):
         check_launch(m, {"q": tensor((3, 8, 1001, 128), "bf16"), "k": tensor(kv, "bf16"),
                          "v": tensor(kv, "bf16"), "do": tensor(q, "bf16"),
-                         "lse": tensor((1, 8, 1001), "f32"), "cu_seqlens_q": tensor((4,), "i32"),
+                         "lse": tensor(lse, "f32"), "cu_seqlens_q": tensor((4,), "i32"),
                          "cu_seqlens_k": tensor((4,), "i32")})
     # A backward kernel's varlen size is max_seqlen_k, its layout htd.
     bad = copy.deepcopy(m)
@@ -465,8 +481,8 @@ def test_compiled_varlen_backward_kernel():
     with pytest.raises(ManifestError, match="max_seqlen_k goes with 'varlen'"):
         check_manifest(bad)
     bad = copy.deepcopy(m)
-    bad["varlen_layout"] = "thd"
-    with pytest.raises(ManifestError):
+    bad["varlen_layout"] = "htd" if layout == "thd" else "thd"
+    with pytest.raises(ManifestError, match="the contract of varlen_layout"):
         check_manifest(bad)
 
 

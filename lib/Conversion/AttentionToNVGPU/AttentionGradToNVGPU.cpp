@@ -119,7 +119,7 @@ static LaunchManifest gradManifest(const kernel::BackwardConfig &cfg,
       Sym::Hkv, Sym::B};
   if (cfg.varlen) {
     manifest.varlen = true;
-    manifest.varlenLayout = "htd";
+    manifest.varlenLayout = cfg.varlenTokenMajor ? "thd" : "htd";
   }
   manifest.block = {threads, 1, 1};
   manifest.dynamicSharedMemoryBytes = dynamicBytes;
@@ -237,6 +237,7 @@ LogicalResult mlir::fa::buildAttentionGradKernel(
   cfg.tensorMaps = wgmma;
   cfg.stages = stages;
   cfg.varlen = op.isVarlen();
+  cfg.varlenTokenMajor = cfg.varlen && options.varlenTokenMajor;
   OpBuilder b(func);
   std::vector<KernelParam> params =
       kernel::getBackwardKernelParams(b.getContext(), cfg);

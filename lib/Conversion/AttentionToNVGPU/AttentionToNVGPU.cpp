@@ -289,6 +289,7 @@ struct ConvertFAToNVGPUPass
       options.rowsPerWarp = rowsPerWarp;
       options.hostLaunch = hostLaunch;
       options.deterministic = deterministic;
+      options.varlenTokenMajor = varlenLayout == "thd";
       failed |= mlir::failed(buildAttentionGradKernel(f, op, chip, options));
     }
     for (func::FuncOp f : funcs) {

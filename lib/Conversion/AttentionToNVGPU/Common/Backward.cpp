@@ -16,6 +16,27 @@ using namespace mlir;
 using namespace mlir::fa;
 using namespace mlir::fa::kernel;
 
+void mlir::fa::kernel::tokenMajorGradParams(std::vector<KernelParam> &params) {
+  for (KernelParam &p : params) {
+    if (!p.tensor || p.tensor->name == "dq_accum" ||
+        StringRef(p.tensor->name).starts_with("cu_seqlens"))
+      continue;
+    SmallVector<SizeExpr, 4> &shape = p.tensor->shape;
+    bool keys = p.tensor->name == "k" || p.tensor->name == "v" ||
+                p.tensor->name == "dk" || p.tensor->name == "dv";
+    std::string rows = keys ? "[Nk, Hkv" : "[Nq, Hq";
+    std::string text = shape.size() == 4 ? rows + ", D]" : "[Hq, Nq]";
+    // [1, H, N, D] -> [N, H, D]; [1, Hq, Nq] -> [Hq, Nq].
+    shape = shape.size() == 4
+                ? SmallVector<SizeExpr, 4>{shape[2], shape[1], shape[3]}
+                : SmallVector<SizeExpr, 4>{shape[1], shape[2]};
+    size_t at = p.meaning.find("[1, ");
+    size_t end = at == std::string::npos ? at : p.meaning.find(']', at);
+    if (end != std::string::npos)
+      p.meaning.replace(at, end + 1 - at, text + " (token-major)");
+  }
+}
+
 std::vector<KernelParam>
 mlir::fa::kernel::getBackwardKernelParams(MLIRContext *ctx,
                                           const BackwardConfig &cfg) {
@@ -86,10 +107,13 @@ mlir::fa::kernel::getBackwardKernelParams(MLIRContext *ctx,
            "(the deterministic order)");
   appendLaunchSizeParams(params, IntegerType::get(ctx, 32));
   insertScoreModifierParams(params, cfg.modifiers);
-  if (cfg.varlen)
+  if (cfg.varlen) {
     insertVarlenParams(
         params, MemRefType::get({kGlobalExtent}, IntegerType::get(ctx, 32)),
         IntegerType::get(ctx, 32), /*tokenMajor=*/false, S::MaxSeqlenK);
+    if (cfg.varlenTokenMajor)
+      tokenMajorGradParams(params);
+  }
   return params;
 }
 
@@ -111,8 +135,8 @@ BackwardArgs mlir::fa::kernel::readBackwardArgs(KernelBuilder &kb,
                                                 const BackwardConfig &cfg,
                                                 gpu::GPUFuncOp kernel) {
   auto a = kernel.getArguments();
-  BackwardArgs args{a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8],
-                    {},   {},   {}};
+  BackwardArgs args{a[0], a[1], a[2], a[3], a[4], a[5], a[6],
+                    a[7], a[8], {},   {},   {},   {},   {}};
   size_t next = 9;
   if (cfg.deterministic)
     args.dqSemaphore = a[next++];

@@ -50,6 +50,7 @@ struct RowFrame {
   Value plane;   ///< batch * Hq + head
   Value row0;    ///< the CTA's first row within the plane
   Value rowsEnd; ///< Nq
+  Value heads;   ///< Hq
 };
 
 /// The frame from the grid [ceil(Nq / 64), Hq, B] and the sizes B, Hq, Hkv,
@@ -62,7 +63,8 @@ RowFrame readRowFrame(KernelBuilder &kb, gpu::GPUFuncOp fn) {
   Value batch = gpu::BlockIdOp::create(kb.b, kb.loc, gpu::Dimension::z);
   Value block = gpu::BlockIdOp::create(kb.b, kb.loc, gpu::Dimension::x);
   return {kb.add(kb.mul(batch, heads), head),
-          kb.mul(block, kb.idx(kRowKernelRows)), kb.asIndex(a[sizes + 3])};
+          kb.mul(block, kb.idx(kRowKernelRows)), kb.asIndex(a[sizes + 3]),
+          heads};
 }
 
 /// Calls `body` for each 8-element chunk of the CTA's rows this thread
@@ -72,9 +74,14 @@ RowFrame readRowFrame(KernelBuilder &kb, gpu::GPUFuncOp fn) {
 /// and `row` its element in [B, Hq, Nq], both of a row clamped to the last
 /// one (rows past Nq repeat it, so every lane loads and shuffles); `valid`
 /// says whether the row is real, `first` whether the chunk is its first.
+/// With `tokenMajor` (a varlen kernel's thd layout, one batch) the do, out
+/// and dq tensors are [Nq, Hq, D]: `index` is the chunk's element there (and
+/// `planeIndex` its element in the planes [1, Hq, Nq, D] of dq_accum), else
+/// both are the same.
 void forEachRowChunk(
-    KernelBuilder &kb, const RowFrame &frame, int64_t headDim,
-    llvm::function_ref<void(Value index, Value row, Value valid, Value first)>
+    KernelBuilder &kb, const RowFrame &frame, int64_t headDim, bool tokenMajor,
+    llvm::function_ref<void(Value index, Value planeIndex, Value row,
+                            Value valid, Value first)>
         body) {
   int64_t chunksPerRow = headDim / kChunk;
   int64_t passes = kRowKernelRows * chunksPerRow / kRowKernelThreads;
@@ -90,7 +97,13 @@ void forEachRowChunk(
     Value index = kb.add(kb.mul(flatRow, kb.idx(headDim)),
                          kb.mul(column, kb.idx(kChunk)));
     Value first = kb.cmp(arith::CmpIPredicate::eq, column, kb.idx(0));
-    body(index, flatRow, valid, first);
+    Value tokenIndex = index;
+    if (tokenMajor)
+      tokenIndex =
+          kb.add(kb.mul(kb.add(kb.mul(clamped, frame.heads), frame.plane),
+                        kb.idx(headDim)),
+                 kb.mul(column, kb.idx(kChunk)));
+    body(tokenIndex, index, flatRow, valid, first);
   }
 }
 
@@ -106,8 +119,8 @@ void buildPreprocessBody(KernelBuilder &kb, const BackwardConfig &cfg,
       kb.b, kb.loc, DenseElementsAttr::get(v8f, kb.b.getF32FloatAttr(0.0)));
   int64_t chunksPerRow = cfg.headDim / kChunk;
   forEachRowChunk(
-      kb, frame, cfg.headDim,
-      [&](Value index, Value row, Value valid, Value first) {
+      kb, frame, cfg.headDim, cfg.varlenTokenMajor,
+      [&](Value index, Value planeIndex, Value row, Value valid, Value first) {
         auto load = [&](Value from) {
           Value v =
               vector::LoadOp::create(kb.b, kb.loc, v8, from, ValueRange{index},
@@ -127,7 +140,7 @@ void buildPreprocessBody(KernelBuilder &kb, const BackwardConfig &cfg,
         }
         kb.ifThen(valid, [&] {
           vector::StoreOp::create(kb.b, kb.loc, zeros, dqAccum,
-                                  ValueRange{index}, false,
+                                  ValueRange{planeIndex}, false,
                                   llvm::MaybeAlign(16));
           kb.ifThen(first, [&] {
             memref::StoreOp::create(kb.b, kb.loc, sum, delta, ValueRange{row});
@@ -145,10 +158,11 @@ void buildPostprocessBody(KernelBuilder &kb, const BackwardConfig &cfg,
   auto v8 = VectorType::get({kChunk}, cfg.elementType);
   auto v8f = VectorType::get({kChunk}, kb.b.getF32Type());
   forEachRowChunk(
-      kb, frame, cfg.headDim, [&](Value index, Value, Value valid, Value) {
+      kb, frame, cfg.headDim, cfg.varlenTokenMajor,
+      [&](Value index, Value planeIndex, Value, Value valid, Value) {
         kb.ifThen(valid, [&] {
           Value acc = vector::LoadOp::create(kb.b, kb.loc, v8f, dqAccum,
-                                             ValueRange{index}, false,
+                                             ValueRange{planeIndex}, false,
                                              llvm::MaybeAlign(16));
           Value rounded = arith::TruncFOp::create(kb.b, kb.loc, v8, acc);
           vector::StoreOp::create(kb.b, kb.loc, rounded, dq, ValueRange{index},
@@ -183,6 +197,8 @@ mlir::fa::kernel::buildGradRowKernels(OpBuilder &b, Location loc,
              "[B, Hq, Nq, D] f32, written: zeros (the backward kernel adds "
              "dq into it)");
   appendLaunchSizeParams(pre.params, IntegerType::get(ctx, 32));
+  if (cfg.varlenTokenMajor)
+    tokenMajorGradParams(pre.params);
   std::string preName = cfg.kernelName + "_preprocess";
   gpu::GPUFuncOp preFn = createAuxiliaryKernelFunc(
       b, loc, module, preName, getKernelArgumentTypes(pre.params),
@@ -197,6 +213,8 @@ mlir::fa::kernel::buildGradRowKernels(OpBuilder &b, Location loc,
               "gradient of q [B, Hq, Nq, D], contiguous, " + elt +
                   ", written: dq_accum rounded to nearest even");
   appendLaunchSizeParams(post.params, IntegerType::get(ctx, 32));
+  if (cfg.varlenTokenMajor)
+    tokenMajorGradParams(post.params);
   std::string postName = cfg.kernelName + "_postprocess";
   gpu::GPUFuncOp postFn = createAuxiliaryKernelFunc(
       b, loc, module, postName, getKernelArgumentTypes(post.params),

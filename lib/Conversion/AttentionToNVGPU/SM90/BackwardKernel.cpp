@@ -100,6 +100,16 @@ TensorMapSpec mlir::fa::sm90::gradInputTensorMap(StringRef tensor,
   m.oobFill = cuda::TensorMapFloatOOBFill::None;
   if (cfg.varlen)
     packPlanes(m, keys ? Sym::Hkv : Sym::Hq);
+  if (cfg.varlenTokenMajor) {
+    // [N, H, D] seen as (D, N, H): rows H * D elements apart, planes D.
+    Sym heads = keys ? Sym::Hkv : Sym::Hq;
+    m.layout = (tensor + " [" + getSizeSymbolName(keys ? Sym::Nk : Sym::Nq) +
+                ", " + getSizeSymbolName(heads) +
+                ", D] contiguous (packed sequences, token-major)")
+                   .str();
+    m.stridesBytes = {SizeExpr::mul({heads, Sym::D, 2}),
+                      SizeExpr::mul({Sym::D, 2})};
+  }
   return m;
 }
 
@@ -515,8 +525,13 @@ void GradBuilder::storeGradients(Value dK, Value dV) const {
         Value from = kb.add(kb.add(kb.idx(plan.gradKVOffset / 2),
                                    kb.mul(row, kb.idx(rowElems))),
                             col);
-        Value to =
-            kb.add(kb.mul(kb.add(cta.kRowBase, key), kb.idx(cfg.headDim)), col);
+        // Token-major: key (of the packed keys) then head.
+        Value rowOf =
+            cfg.varlenTokenMajor
+                ? kb.add(kb.mul(cta.packedKeyRow(kb, key), args.sizes.kvHeads),
+                         cta.kvHead)
+                : kb.add(cta.kRowBase, key);
+        Value to = kb.add(kb.mul(rowOf, kb.idx(cfg.headDim)), col);
         for (auto [offset, out] :
              {std::pair{int64_t(0), args.dk}, {tileElems, args.dv}}) {
           Value chunk = vector::LoadOp::create(

@@ -55,6 +55,11 @@ struct BackwardConfig {
   /// (max_seqlen_k); each CTA's masks, causal diagonal and query blocks are
   /// its sequence's.
   bool varlen = false;
+  /// varlen: q, k, v, do, dq, dk, dv token-major [T, H, D] (FlashAttention's
+  /// varlen layout, fa-to-ptx{varlen-layout=thd}) and lse, delta [Hq, T];
+  /// else the batch-1 planes. dq_accum stays [1, Hq, T, D] either way (the
+  /// kernel's own buffer, added into by tile).
+  bool varlenTokenMajor = false;
   /// Deterministic turns from the last key block that sees a query block
   /// down to the first, with the grid running the key blocks backwards.
   /// With a right window edge (causal) a key block's query blocks start
@@ -85,6 +90,10 @@ struct BackwardConfig {
 /// cu_seqlens_k (varlen), then B, Hq, Hkv, Nq, Nk (and max_seqlen_k).
 std::vector<KernelParam> getBackwardKernelParams(MLIRContext *ctx,
                                                  const BackwardConfig &cfg);
+/// varlen-layout=thd: the contracts of q, k, v, do, out, dq, dk, dv ([1, H,
+/// N, D] -> [N, H, D]) and of lse, delta ([1, Hq, Nq] -> [Hq, Nq]) of a
+/// backward kernel's or row kernel's parameters; dq_accum's stay planes.
+void tokenMajorGradParams(std::vector<KernelParam> &params);
 
 /// Creates, at the builder's insertion point (inside a module), the
 /// gpu.module and the kernel of `cfg` with `params`' signature and
