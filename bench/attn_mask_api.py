@@ -56,7 +56,7 @@ def make_mask(kind, B, Hq, Nq, Nk, dtype, gen, dev):
     dt, dims = kind.split(":")
     shape = (B if dims[0] == "B" else 1, Hq if dims[1] == "H" else 1, Nq, Nk)
     bias = torch.randn(shape, generator=gen, device="cpu").to(dev) * 2
-    bias = bias.masked_fill(torch.rand(shape, generator=gen) < 0.05, float("-inf"))
+    bias = bias.masked_fill((torch.rand(shape, generator=gen) < 0.05).to(dev), float("-inf"))
     return bias.to(torch.float16 if dt == "f16" else torch.float32)
 
 
