@@ -178,27 +178,10 @@ BackwardCTA mlir::fa::kernel::getBackwardCTA(KernelBuilder &kb,
   c.groupSize = arith::DivUIOp::create(kb.b, kb.loc, sz.queryHeads, sz.kvHeads);
   c.kv0 = kb.mul(kvBlock, kb.idx(cfg.blockKV));
   if (cfg.varlen) {
-    // The sequence's rows [start, end) of the packed length `total`, the
-    // offsets clamped into [0, total] and made non-decreasing, as the
-    // forward kernel reads them (SM90/KernelState.cpp).
-    auto range = [&](Value offsets, Value total, Value &start, Value &length) {
-      auto read = [&](Value i) {
-        return kb.asIndex(
-            memref::LoadOp::create(kb.b, kb.loc, offsets, ValueRange{i}));
-      };
-      start = arith::MinSIOp::create(
-          kb.b, kb.loc,
-          arith::MaxSIOp::create(kb.b, kb.loc, read(c.batch), kb.idx(0)),
-          total);
-      Value end = arith::MinSIOp::create(
-          kb.b, kb.loc,
-          arith::MaxSIOp::create(kb.b, kb.loc, read(kb.add(c.batch, kb.idx(1))),
-                                 start),
-          total);
-      length = kb.sub(end, start);
-    };
-    range(args.cuSeqlensQ, sz.queryLength, c.qRow0, c.queryLength);
-    range(args.cuSeqlensK, sz.keyLength, c.kvRow0, c.keyLength);
+    std::tie(c.qRow0, c.queryLength) =
+        kb.packedSequence(args.cuSeqlensQ, c.batch, sz.queryLength);
+    std::tie(c.kvRow0, c.keyLength) =
+        kb.packedSequence(args.cuSeqlensK, c.batch, sz.keyLength);
   } else {
     c.queryLength = sz.queryLength;
     c.keyLength = sz.keyLength;

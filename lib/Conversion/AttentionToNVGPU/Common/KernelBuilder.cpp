@@ -3,6 +3,7 @@
 #include "fa/Conversion/AttentionToNVGPU/Common/InlinePTX.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 using namespace mlir;
 using namespace mlir::fa::kernel;
@@ -87,4 +88,18 @@ gpu::GPUFuncOp mlir::fa::kernel::createAuxiliaryKernelFunc(
   fn.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
   b.setInsertionPointToStart(&fn.getBody().front());
   return fn;
+}
+
+std::pair<Value, Value>
+KernelBuilder::packedSequence(Value offsets, Value sequence, Value total) {
+  auto read = [&](Value i) {
+    return asIndex(memref::LoadOp::create(b, loc, offsets, ValueRange{i}));
+  };
+  Value start = arith::MinSIOp::create(
+      b, loc, arith::MaxSIOp::create(b, loc, read(sequence), idx(0)), total);
+  Value end = arith::MinSIOp::create(
+      b, loc,
+      arith::MaxSIOp::create(b, loc, read(add(sequence, idx(1))), start),
+      total);
+  return {start, sub(end, start)};
 }

@@ -105,25 +105,10 @@ TileState TileState::withSequenceKeys(KernelBuilder &kb,
   if (cfg.desc.varlen) {
     // The sequence's rows and keys in the batch-1 planes [Hq, Nq, D] and
     // [Hkv, Nk, D] (Nq, Nk: the packed lengths).
-    auto range = [&](Value offsets, Value total, Value &start,
-                     Value &length) {
-      auto read = [&](Value i) {
-        return kb.asIndex(memref::LoadOp::create(kb.b, kb.loc, offsets,
-                                                 ValueRange{i}));
-      };
-      start = arith::MinSIOp::create(
-          kb.b, kb.loc,
-          arith::MaxSIOp::create(kb.b, kb.loc, read(coord.batch), kb.idx(0)),
-          total);
-      Value end = arith::MinSIOp::create(
-          kb.b, kb.loc,
-          arith::MaxSIOp::create(kb.b, kb.loc,
-                                 read(kb.add(coord.batch, kb.idx(1))), start),
-          total);
-      length = kb.sub(end, start);
-    };
-    range(args.cuSeqlensQ, args.sizes.queryLength, s.qRow0, s.queryLength);
-    range(args.cuSeqlensK, args.sizes.keyLength, s.kvRow0, s.keys.length);
+    std::tie(s.qRow0, s.queryLength) =
+        kb.packedSequence(args.cuSeqlensQ, coord.batch, args.sizes.queryLength);
+    std::tie(s.kvRow0, s.keys.length) =
+        kb.packedSequence(args.cuSeqlensK, coord.batch, args.sizes.keyLength);
     s.qPlane = coord.head;
     s.kvPlane = kvHead;
     return s;

@@ -99,6 +99,13 @@ struct KernelBuilder {
   /// error is 2^-10.987, the H200 measured 7.8e-6 absolute over [-12, 12]),
   /// as FlashAttention's softcap.
   Value tanhApprox(Value x);
+  /// Packed sequence `sequence` of a varlen launch: its first row and length
+  /// within a packed length `total`, from offsets[sequence] and
+  /// offsets[sequence + 1] (`offsets` a [B + 1] i32 memref) clamped into
+  /// [0, total] and made non-decreasing, so that bad offsets never address
+  /// outside the packed tensors (the forward and backward kernels' reading).
+  std::pair<Value, Value> packedSequence(Value offsets, Value sequence,
+                                         Value total);
 };
 
 /// An empty kernel `name` of `threads` threads per CTA at the end of
