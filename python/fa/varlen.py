@@ -8,8 +8,7 @@ variable-length sequences").
 The kernel is the sm_90a one of the `varlen` Variant (token-major [T, H, D]
 tensors, fa-to-ptx{varlen-layout=thd}); elsewhere, with fallback, torch runs
 each sequence. Differentiable: the backward is the sm_90a kernel of the
-`varlen,grad` Variant on the same token-major tensors (a kernel compiled
-with varlen-layout=htd gets them transposed to its planes), or torch per
+`varlen,grad` Variant on the same token-major tensors, or torch per
 sequence with fallback.
 """
 import torch
@@ -118,14 +117,10 @@ def _reference(q, k, v, cu_q, cu_k, causal, window, scale, return_lse):
     return out, lse
 
 
-def _planes(t):
-    """[T, H, ...] -> the backward kernel's batch-1 planes [1, H, T, ...]."""
-    return t.transpose(0, 1).unsqueeze(0).contiguous()
-
-
 class _VarlenAttention(torch.autograd.Function):
     """The varlen kernels under autograd: the forward kernel with lse (saved),
-    the backward kernel of the `varlen,grad` Variant on the batch-1 planes."""
+    the backward kernel of the `varlen,grad` Variant on the same token-major
+    tensors (both compiled with the default varlen-layout, thd)."""
 
     @staticmethod
     def forward(ctx, q, k, v, cu_q, cu_k, max_seqlen_q, max_seqlen_k, fwd, bwd):
@@ -142,16 +137,10 @@ class _VarlenAttention(torch.autograd.Function):
         q, k, v, out, lse, cu_q, cu_k = ctx.saved_tensors
         if dout is None:
             dout = torch.zeros_like(out)
-        kw = dict(cu_seqlens_q=cu_q, cu_seqlens_k=cu_k, max_seqlen_k=ctx.max_seqlen_k)
-        if ctx.bwd.varlen_layout == "thd":  # the forward's layout: no copies
-            dq, dk, dv = ctx.bwd.grad(q, k, v, out, lse, dout.contiguous(), grad_lse=dlse,
-                                      **kw)
-            return dq, dk, dv, None, None, None, None, None, None
-        dq, dk, dv = ctx.bwd.grad(_planes(q), _planes(k), _planes(v), _planes(out),
-                                  lse.unsqueeze(0), _planes(dout),
-                                  grad_lse=None if dlse is None else dlse.unsqueeze(0), **kw)
-        return (dq[0].transpose(0, 1), dk[0].transpose(0, 1), dv[0].transpose(0, 1),
-                None, None, None, None, None, None)
+        dq, dk, dv = ctx.bwd.grad(q, k, v, out, lse, dout.contiguous(), grad_lse=dlse,
+                                  cu_seqlens_q=cu_q, cu_seqlens_k=cu_k,
+                                  max_seqlen_k=ctx.max_seqlen_k)
+        return dq, dk, dv, None, None, None, None, None, None
 
 
 def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k=None, max_seqlen_q=None,

@@ -542,12 +542,7 @@ class Kernel:
                         ("cu_seqlens_q", cu_seqlens_q), ("cu_seqlens_k", cu_seqlens_k)):
             if t is not None:
                 extra[name] = t
-        if max_seqlen_q is not None:
-            if not self.varlen:
-                raise ValueError(f"max_seqlen_q: kernel {self.manifest['kernel']} takes no "
-                                 f"max_seqlen_q: it was compiled without packed "
-                                 f"variable-length sequences (a variant with varlen takes it)")
-            check_size("max_seqlen_q", max_seqlen_q, "max_seqlen_q")
+        self._check_longest("max_seqlen_q", max_seqlen_q)
         if num_splits is not None and not self.split_kv:
             raise ValueError(f"num_splits: kernel {self.manifest['kernel']} takes no "
                              f"num_splits: it was compiled without split-KV (a variant with "
@@ -656,6 +651,17 @@ class Kernel:
                            None if page_table is None else page_table.tolist(),
                            s["Nk"], s.get("num_pages"), self.page_size)
 
+    def _check_longest(self, name, value):
+        """A varlen launch's max_seqlen_q / max_seqlen_k (None: read from the
+        offsets): ValueError for a kernel without varlen or a size outside i32."""
+        if value is None:
+            return
+        if not self.varlen:
+            raise ValueError(f"{name}: kernel {self.manifest['kernel']} takes no {name}: it "
+                             f"was compiled without packed variable-length sequences (a "
+                             f"variant with varlen takes it)")
+        check_size(name, value, name)
+
     def check_cu_seqlens(self, plan, cu_seqlens_q, cu_seqlens_k, max_seqlen_q):
         """The checked mode of a varlen kernel: the offsets on the host
         (manifest.check_cu_seqlens; ValueError). Returns the longest
@@ -704,12 +710,7 @@ class Kernel:
         for name, t in (("cu_seqlens_q", cu_seqlens_q), ("cu_seqlens_k", cu_seqlens_k)):
             if t is not None:
                 extra[name] = t
-        if max_seqlen_k is not None:
-            if not self.varlen:
-                raise ValueError(f"max_seqlen_k: kernel {self.manifest['kernel']} takes no "
-                                 f"max_seqlen_k: it was compiled without packed "
-                                 f"variable-length sequences")
-            check_size("max_seqlen_k", max_seqlen_k, "max_seqlen_k")
+        self._check_longest("max_seqlen_k", max_seqlen_k)
         plan = self.check(q, k, v, None, lse, do=do, o=o, grad_lse=grad_lse, **extra)
         import torch
         s = plan.sizes
