@@ -160,6 +160,22 @@ func.func @additive_mask(%q: tensor<?x64xbf16>, %k: tensor<?x64xbf16>, %v: tenso
 
 // -----
 
+// A one-row mask broadcasts over the query rows: its map reads row 0.
+// CHECK: #[[$ROW0MAP:map[0-9]*]] = affine_map<(d0, d1) -> (0, d1)>
+// CHECK-LABEL: func.func @bool_mask_one_row
+// CHECK-SAME: %[[MASK:[a-zA-Z0-9_]+]]: tensor<1x?xi1>)
+// CHECK: linalg.generic {indexing_maps = [#[[$ROW0MAP]], #{{.+}}], {{.+}} ins(%[[MASK]] : tensor<1x?xi1>) outs(%{{.+}} : tensor<?x?xf32>)
+func.func @bool_mask_one_row(%q: tensor<?x64xf16>, %k: tensor<?x64xf16>, %v: tensor<?x64xf16>,
+                             %m: tensor<?xf32>, %l: tensor<?xf32>, %a: tensor<?x64xf32>,
+                             %mask: tensor<1x?xi1>)
+    -> (tensor<?xf32>, tensor<?xf32>, tensor<?x64xf32>) {
+  %m1, %l1, %a1 = fa.online_attention %q, %k, %v into %m, %l, %a mask(%mask : tensor<1x?xi1>) {scale = 0.125 : f32}
+      : tensor<?x64xf16>, tensor<?x64xf16>, tensor<?x64xf16>, tensor<?xf32>, tensor<?x64xf32>
+  return %m1, %l1, %a1 : tensor<?xf32>, tensor<?xf32>, tensor<?x64xf32>
+}
+
+// -----
+
 // Boolean mask and a two-sided window: log2(e) stays folded (select is
 // linear in the score); both window edges and the mask form one predicate.
 // CHECK-LABEL: func.func @bool_mask_window

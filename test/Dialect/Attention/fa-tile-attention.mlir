@@ -168,6 +168,25 @@ func.func @mask_broadcast(%q: tensor<2x4x100x64xf16>, %k: tensor<2x4x120x64xf16>
 
 // -----
 
+// A key-padding mask [B, 1, 1, Nk]: its tile is row 0's [1, cols] (the step
+// broadcasts it over the rows).
+// CHECK-LABEL: func.func @mask_row_broadcast
+// CHECK-SAME: %[[MASK:[a-zA-Z0-9_]+]]: tensor<2x1x1x120xi1>)
+// CHECK: scf.forall (%[[B:.+]], %[[H:.+]], %[[QB:.+]]) in
+// CHECK: scf.for %[[KB:.+]] = %{{.+}} to %{{.+}} step
+// CHECK: %[[COL0:.+]] = arith.muli %[[KB]]
+// CHECK: %[[COLS:.+]] = arith.minsi
+// CHECK: %[[MT:.+]] = tensor.extract_slice %[[MASK]][%[[B]], 0, 0, %[[COL0]]] [1, 1, 1, %[[COLS]]] [1, 1, 1, 1] : tensor<2x1x1x120xi1> to tensor<1x?xi1>
+// CHECK: fa.online_attention {{.+}} mask(%[[MT]] : tensor<1x?xi1>)
+func.func @mask_row_broadcast(%q: tensor<2x4x100x64xf16>, %k: tensor<2x4x120x64xf16>, %v: tensor<2x4x120x64xf16>,
+                              %m: tensor<2x1x1x120xi1>) -> tensor<2x4x100x64xf16> {
+  %o = fa.attention %q, %k, %v mask(%m : tensor<2x1x1x120xi1>)
+      : tensor<2x4x100x64xf16>, tensor<2x4x120x64xf16>, tensor<2x4x120x64xf16> -> tensor<2x4x100x64xf16>
+  return %o : tensor<2x4x100x64xf16>
+}
+
+// -----
+
 // Additive mask broadcast over the heads (dim 1 of size 1), full batch.
 // CHECK-LABEL: func.func @mask_head_broadcast
 // CHECK-SAME: %[[MASK:[a-zA-Z0-9_]+]]: tensor<2x1x64x64xf32>)

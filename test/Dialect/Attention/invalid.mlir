@@ -44,7 +44,7 @@ func.func @out_rank(%q: tensor<1x4x16x32xf16>, %k: tensor<1x4x16x32xf16>, %v: te
 
 // Mask rank.
 func.func @mask_rank(%q: tensor<1x4x16x32xf16>, %k: tensor<1x4x16x32xf16>, %v: tensor<1x4x16x32xf16>, %m: tensor<16x16xi1>) {
-  // expected-error @+1 {{mask must be a rank-4 tensor [B or 1, Hq or 1, Nq, Nk], got 'tensor<16x16xi1>'}}
+  // expected-error @+1 {{mask must be a rank-4 tensor [B or 1, Hq or 1, Nq or 1, Nk], got 'tensor<16x16xi1>'}}
   %o = fa.attention %q, %k, %v mask(%m : tensor<16x16xi1>) : tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16> -> tensor<1x4x16x32xf16>
   return
 }
@@ -285,10 +285,10 @@ func.func @mask_dim_1(%q: tensor<1x4x16x32xf16>, %k: tensor<1x4x16x32xf16>, %v: 
 
 // -----
 
-// Mask dim 2.
-func.func @mask_dim_2(%q: tensor<1x4x16x32xf16>, %k: tensor<1x4x16x32xf16>, %v: tensor<1x4x16x32xf16>, %m: tensor<1x1x1x16xi1>) {
-  // expected-error @+1 {{query length of mask (1) does not match query (16)}}
-  %o = fa.attention %q, %k, %v mask(%m : tensor<1x1x1x16xi1>) : tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16> -> tensor<1x4x16x32xf16>
+// Mask dim 2: the query length or 1 (broadcast over the rows), nothing else.
+func.func @mask_dim_2(%q: tensor<1x4x16x32xf16>, %k: tensor<1x4x16x32xf16>, %v: tensor<1x4x16x32xf16>, %m: tensor<1x1x3x16xi1>) {
+  // expected-error @+1 {{mask dim 2 (3) must be 1 or the query length (16)}}
+  %o = fa.attention %q, %k, %v mask(%m : tensor<1x1x3x16xi1>) : tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16> -> tensor<1x4x16x32xf16>
   return
 }
 

@@ -93,6 +93,19 @@ func.func @mask_additive(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x256x64xf16>,
   return %o : tensor<2x8x128x64xf16>
 }
 
+// A key-padding mask: one row per sequence, broadcast over the heads and the
+// query rows.
+// CHECK-LABEL: func.func @mask_bool_row_broadcast
+// CHECK: fa.attention %{{.+}}, %{{.+}}, %{{.+}} mask(%{{.+}} : tensor<2x1x1x256xi1>) {causal}
+func.func @mask_bool_row_broadcast(
+    %q: tensor<2x8x128x64xf16>, %k: tensor<2x2x256x64xf16>,
+    %v: tensor<2x2x256x64xf16>, %m: tensor<2x1x1x256xi1>) -> tensor<2x8x128x64xf16> {
+  %o = fa.attention %q, %k, %v mask(%m : tensor<2x1x1x256xi1>) {causal}
+      : tensor<2x8x128x64xf16>, tensor<2x2x256x64xf16>, tensor<2x2x256x64xf16>
+      -> tensor<2x8x128x64xf16>
+  return %o : tensor<2x8x128x64xf16>
+}
+
 // CHECK-LABEL: func.func @mask_additive_f16_head_broadcast
 // CHECK: fa.attention %{{.+}}, %{{.+}}, %{{.+}} mask(%{{.+}} : tensor<2x1x128x256xf16>) {causal}
 func.func @mask_additive_f16_head_broadcast(

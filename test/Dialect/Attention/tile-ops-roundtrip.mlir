@@ -62,6 +62,19 @@ func.func @mask_i1(%q: tensor<?x64xf16>, %k: tensor<?x64xf16>, %v: tensor<?x64xf
   return %m1, %l1, %a1 : tensor<?xf32>, tensor<?xf32>, tensor<?x64xf32>
 }
 
+// A one-row mask tile: broadcast over the 32 query rows (a per-key mask).
+// CHECK-LABEL: func.func @mask_one_row
+// CHECK: fa.online_attention {{.+}} mask(%{{.+}} : tensor<1x16xi1>) {scale = 1.250000e-01 : f32} : tensor<32x64xf16>, tensor<16x64xf16>, tensor<16x64xf16>, tensor<32xf32>, tensor<32x64xf32>{{$}}
+func.func @mask_one_row(%q: tensor<32x64xf16>, %k: tensor<16x64xf16>, %v: tensor<16x64xf16>,
+                        %m: tensor<32xf32>, %l: tensor<32xf32>, %a: tensor<32x64xf32>,
+                        %mask: tensor<1x16xi1>)
+    -> (tensor<32xf32>, tensor<32xf32>, tensor<32x64xf32>) {
+  %m1, %l1, %a1 = fa.online_attention %q, %k, %v into %m, %l, %a mask(%mask : tensor<1x16xi1>)
+      {scale = 0.125 : f32}
+      : tensor<32x64xf16>, tensor<16x64xf16>, tensor<16x64xf16>, tensor<32xf32>, tensor<32x64xf32>
+  return %m1, %l1, %a1 : tensor<32xf32>, tensor<32xf32>, tensor<32x64xf32>
+}
+
 // Additive f16 mask tile, static.
 // CHECK-LABEL: func.func @mask_f16
 // CHECK-SAME: %[[MASK:[a-zA-Z0-9_]+]]: tensor<32x16xf16>)

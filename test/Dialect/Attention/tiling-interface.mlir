@@ -152,6 +152,33 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
+// A key-padding mask [B, 1, 1, Nk] is sliced on the batch only: every tile of
+// heads and rows reads its one row.
+
+// CHECK-LABEL: func.func @mask_row_broadcast_tile
+// CHECK-SAME: (%[[Q:.+]]: tensor<2x4x64x16xf32>, %[[K:.+]]: tensor<2x4x96x16xf32>, %[[V:.+]]: tensor<2x4x96x16xf32>, %[[M:.+]]: tensor<2x1x1x96xi1>)
+// CHECK: scf.forall (%[[B:.+]], %[[H:.+]], %[[I:.+]]) in (2, 2, 2)
+// CHECK-DAG: %[[MS:.+]] = tensor.extract_slice %[[M]][%[[B]], 0, 0, 0] [1, 1, 1, 96]
+// CHECK: fa.attention %{{.+}}, %{{.+}}, %{{.+}} mask(%[[MS]] : tensor<1x1x1x96xi1>) :
+// CHECK-SAME: tensor<1x2x32x16xf32>, tensor<1x2x96x16xf32>, tensor<1x2x96x16xf32> -> tensor<1x2x32x16xf32>
+func.func @mask_row_broadcast_tile(%q: tensor<2x4x64x16xf32>, %k: tensor<2x4x96x16xf32>, %v: tensor<2x4x96x16xf32>,
+                                   %m: tensor<2x1x1x96xi1>) -> tensor<2x4x64x16xf32> {
+  %o = fa.attention %q, %k, %v mask(%m : tensor<2x1x1x96xi1>)
+      : tensor<2x4x64x16xf32>, tensor<2x4x96x16xf32>, tensor<2x4x96x16xf32> -> tensor<2x4x64x16xf32>
+  return %o : tensor<2x4x64x16xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %op = transform.structured.match ops{["fa.attention"]} in %root : (!transform.any_op) -> !transform.any_op
+    %t, %l = transform.structured.tile_using_forall %op tile_sizes [1, 2, 32]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
 // Heads left whole (tile size 0): all K/V heads. Rows left whole too: the
 // causal op keeps its own diagonal, so none is added. A mask broadcast over
 // batch and heads stays [0, 0].

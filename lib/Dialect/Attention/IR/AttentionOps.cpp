@@ -696,14 +696,14 @@ LogicalResult AttentionVerifier::verifyVarlen() {
   return success();
 }
 
-/// Mask: [B or 1, Hq or 1, Nq, Ncap] (Ncap = Nk without pages).
+/// Mask: [B or 1, Hq or 1, Nq or 1, Ncap] (Ncap = Nk without pages).
 LogicalResult AttentionVerifier::verifyMask() {
   Value mask = op.getMask();
   if (!mask)
     return success();
   RankedTensorType q = op.getQueryType();
   auto m = cast<RankedTensorType>(mask.getType());
-  if (failed(checkRank("mask", m, 4, "[B or 1, Hq or 1, Nq, Nk]")))
+  if (failed(checkRank("mask", m, 4, "[B or 1, Hq or 1, Nq or 1, Nk]")))
     return failure();
   Type me = m.getElementType();
   if (!(me.isInteger(1) || me.isF16() || me.isBF16() || me.isF32()))
@@ -722,8 +722,7 @@ LogicalResult AttentionVerifier::verifyMask() {
   return failure(
       failed(checkBroadcast(0, "batch size")) ||
       failed(checkBroadcast(1, "query head count")) ||
-      failed(checkSameDim("query length", "mask", m.getDimSize(2), "query",
-                          q.getDimSize(2))) ||
+      failed(checkBroadcast(2, "query length")) ||
       failed(checkSameDim("key length", "mask", m.getDimSize(3),
                           op.isPaged() ? "key capacity M * S" : "key",
                           op.getStaticKeyCapacity())));
@@ -1007,15 +1006,19 @@ LogicalResult OnlineAttentionOp::verify() {
     Type me = mt.getElementType();
     if (!(me.isInteger(1) || me.isF16() || me.isBF16() || me.isF32()))
       return emitOpError() << "mask element type must be i1, f16, bf16 or f32";
-    if (failed(sameDim("mask rows and query rows", mt.getDimSize(0),
-                       q.getDimSize(0))) ||
+    // A static single row broadcasts over the query rows (a per-key mask).
+    bool oneRow = mt.getDimSize(0) == 1;
+    if ((!oneRow &&
+         (failed(sameDim("mask rows and query rows", mt.getDimSize(0),
+                         q.getDimSize(0))) ||
+          // With dynamic query rows, the other operands decide.
+          failed(sameDim("mask rows and max rows", mt.getDimSize(0),
+                         m.getDimSize(0))) ||
+          failed(sameDim("mask rows and acc rows", mt.getDimSize(0),
+                         acc.getDimSize(0))))) ||
         failed(sameDim("mask columns and key rows", mt.getDimSize(1),
                        k.getDimSize(0))) ||
-        // With dynamic query rows or key rows, the other operands decide.
-        failed(sameDim("mask rows and max rows", mt.getDimSize(0),
-                       m.getDimSize(0))) ||
-        failed(sameDim("mask rows and acc rows", mt.getDimSize(0),
-                       acc.getDimSize(0))) ||
+        // With dynamic key rows, the other operands decide.
         failed(sameDim("mask columns and value rows", mt.getDimSize(1),
                        v.getDimSize(0))))
       return failure();

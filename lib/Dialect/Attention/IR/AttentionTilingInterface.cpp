@@ -397,8 +397,8 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
 
   Value maskSlice;
   if (Value mask = getMask()) {
-    // Size-1 batch/head dims broadcast (the rule of getMaskBroadcastMap): keep
-    // them whole.
+    // Size-1 batch/head/row dims broadcast (the rule of getMaskBroadcastMap):
+    // keep them whole.
     auto maskType = cast<RankedTensorType>(mask.getType());
     auto isBroadcast = [&](int64_t dim) {
       return maskType.getDimSize(dim) == 1 &&
@@ -406,9 +406,9 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
     };
     maskSlice = slice(mask,
                       {isBroadcast(0) ? zero : b0, isBroadcast(1) ? zero : h0,
-                       i0, zero},
-                      {isBroadcast(0) ? one : bs, isBroadcast(1) ? one : hs, is,
-                       mixedSize(mask, 3)});
+                       isBroadcast(2) ? zero : i0, zero},
+                      {isBroadcast(0) ? one : bs, isBroadcast(1) ? one : hs,
+                       isBroadcast(2) ? one : is, mixedSize(mask, 3)});
   }
 
   // Keep each row's causal/window band: the tile's row 0 is row i0 of the op,

@@ -101,8 +101,14 @@ mlir::fa::decomposeOnlineAttention(RewriterBase &rewriter,
   SmallVector<Value> ins;
   SmallVector<AffineMap> maps;
   if (Value mask = op.getMask()) {
+    // A single row broadcasts over the query rows (the verifier's rule).
     ins.push_back(mask);
-    maps.push_back(id2);
+    maps.push_back(cast<RankedTensorType>(mask.getType()).getDimSize(0) == 1
+                       ? AffineMap::get(2, 0,
+                                        {b.getAffineConstantExpr(0),
+                                         b.getAffineDimExpr(1)},
+                                        b.getContext())
+                       : id2);
   }
   maps.push_back(id2);
   bool positional = op.getRow0() && mods.hasWindow();

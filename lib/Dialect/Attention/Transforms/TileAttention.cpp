@@ -82,22 +82,30 @@ struct QueryBlockBuilder {
                                           strides);
   }
 
-  /// The mask tile [rows x cols] at (row0, col0), broadcast dims read at 0.
+  /// The mask tile [rows x cols] at (row0, col0), broadcast dims read at 0;
+  /// [1 x cols] of row 0 when the mask broadcasts over the query rows (the
+  /// step broadcasts it).
   Value maskTile(Value col0, Value cols) {
     Value mask = op.getMask();
     auto maskType = cast<RankedTensorType>(mask.getType());
-    auto pick = [&](unsigned dim, Value index) -> OpFoldResult {
-      bool broadcast = maskType.getDimSize(dim) == 1 &&
-                       op.getQueryType().getDimSize(dim) != 1;
-      return broadcast ? OpFoldResult(b.getIndexAttr(0)) : OpFoldResult(index);
+    auto broadcasts = [&](unsigned dim) {
+      return maskType.getDimSize(dim) == 1 &&
+             op.getQueryType().getDimSize(dim) != 1;
     };
-    SmallVector<OpFoldResult> offsets = {pick(0, batch), pick(1, head), rowBegin,
-                                         col0};
-    SmallVector<OpFoldResult> sizes4 = {b.getIndexAttr(1), b.getIndexAttr(1),
-                                        rows, cols};
+    auto pick = [&](unsigned dim, Value index) -> OpFoldResult {
+      return broadcasts(dim) ? OpFoldResult(b.getIndexAttr(0))
+                             : OpFoldResult(index);
+    };
+    bool oneRow = broadcasts(2);
+    SmallVector<OpFoldResult> offsets = {pick(0, batch), pick(1, head),
+                                         pick(2, rowBegin), col0};
+    SmallVector<OpFoldResult> sizes4 = {
+        b.getIndexAttr(1), b.getIndexAttr(1),
+        oneRow ? OpFoldResult(b.getIndexAttr(1)) : OpFoldResult(rows), cols};
     SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
-    auto type = RankedTensorType::get({ShapedType::kDynamic, ShapedType::kDynamic},
-                                      maskType.getElementType());
+    auto type = RankedTensorType::get(
+        {oneRow ? 1 : ShapedType::kDynamic, ShapedType::kDynamic},
+        maskType.getElementType());
     return tensor::ExtractSliceOp::create(b, loc, type, mask, offsets, sizes4,
                                           strides);
   }

@@ -180,8 +180,10 @@ void mlir::fa::emitDynamicShapeChecks(OpBuilder &b, Location loc,
                    "query dim " + Twine(d) +
                        " differs from the static result type's");
   if (Value mask = op.getMask()) {
-    // A dynamic leading mask dim is read as full (not broadcast).
-    checkEqual(mask, 2, q, 2, "mask rows differ from the query length");
+    // A dynamic leading mask dim is read as full (not broadcast); a static 1
+    // broadcasts.
+    if (dimOf(mask, 2) != 1)
+      checkEqual(mask, 2, q, 2, "mask rows differ from the query length");
     if (op.isPaged()) {
       if (ShapedType::isDynamic(dimOf(mask, 3)) ||
           ShapedType::isDynamic(op.getStaticKeyCapacity()))
@@ -487,7 +489,7 @@ AffineMap mlir::fa::getMaskBroadcastMap(AttentionOp op, unsigned numLoops) {
   auto maskType = cast<RankedTensorType>(op.getMask().getType());
   SmallVector<AffineExpr> exprs;
   for (unsigned d = 0; d < 4; ++d) {
-    bool broadcast = d < 2 && maskType.getDimSize(d) == 1 &&
+    bool broadcast = d < 3 && maskType.getDimSize(d) == 1 &&
                      op.getQueryType().getDimSize(d) != 1;
     exprs.push_back(broadcast ? getAffineConstantExpr(0, ctx)
                               : getAffineDimExpr(d, ctx));

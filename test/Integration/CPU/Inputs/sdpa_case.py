@@ -165,7 +165,10 @@ def parse_args(argv):
     p.add_argument("--mask-type", default="f32", choices=["f32", "f16", "bf16"],
                    help="element type of an additive mask")
     p.add_argument("--mask-dims", default=None,
-                   help="Bm,Hm of the mask (each 1 or B/Hq); default B,Hq")
+                   help="Bm,Hm[,Nm] of the mask (each 1 or B/Hq/Nq); default B,Hq,Nq")
+    p.add_argument("--pad-lens", default=None,
+                   help="a boolean key-padding mask: L_0,...: keys j < L_b visible "
+                        "(with --mask bool; one length per batch of the mask)")
     p.add_argument("--keep-prob", type=float, default=0.7, help="boolean mask density")
     p.add_argument("--mask-range", type=float, default=2.0, help="additive mask in +-range")
     p.add_argument("--masked-row", type=int, action="append", default=[],
@@ -202,13 +205,22 @@ def parse_args(argv):
     if a.Hq % a.Hkv:
         p.error("Hq must be a multiple of Hkv")
     if a.mask_dims is None:
-        a.mask_dims = (a.B, a.Hq)
+        a.mask_dims = (a.B, a.Hq, a.Nq)
     else:
         a.mask_dims = tuple(int(x) for x in a.mask_dims.split(","))
-        if a.mask_dims[0] not in (1, a.B) or a.mask_dims[1] not in (1, a.Hq):
-            p.error("--mask-dims must be 1 or B, 1 or Hq")
+        if len(a.mask_dims) == 2:
+            a.mask_dims += (a.Nq,)
+        if len(a.mask_dims) != 3 or a.mask_dims[0] not in (1, a.B) or \
+                a.mask_dims[1] not in (1, a.Hq) or a.mask_dims[2] not in (1, a.Nq):
+            p.error("--mask-dims must be 1 or B, 1 or Hq[, 1 or Nq]")
     if a.masked_row and a.mask == "none":
         p.error("--masked-row needs a mask")
+    if a.masked_row and a.mask_dims[2] == 1:
+        p.error("--masked-row needs a mask with its query rows (Nm = Nq)")
+    if a.pad_lens is not None:
+        a.pad_lens = [int(x) for x in a.pad_lens.split(",")]
+        if a.mask != "bool" or len(a.pad_lens) != a.mask_dims[0]:
+            p.error("--pad-lens needs --mask bool and one length per mask batch")
     if a.mask_mod == "document":
         if a.Nq != a.Nk or not a.doc_lens or sum(a.doc_lens) != a.Nq:
             p.error("--mask-mod document needs Nq == Nk == sum(--doc-lens)")
@@ -272,9 +284,11 @@ def make_inputs(a):
                 sys.exit("inputs overflow " + a.in_type)
         q, k, v = (ROUND[a.in_type](x) for x in (q, k, v))
     ins.update(q=q, k=k, v=v)
-    mshape = (a.mask_dims[0], a.mask_dims[1], a.Nq, a.Nk)
+    mshape = (*a.mask_dims, a.Nk)
     if a.mask == "bool":
         m = rng.uniform(0.0, 1.0, mshape) < a.keep_prob
+        if a.pad_lens is not None:
+            m[...] = np.arange(a.Nk) < np.array(a.pad_lens)[:, None, None, None]
         for r in a.masked_row:
             m[:, :, r, :] = False
         ins["mask"] = m

@@ -95,8 +95,9 @@ def FA_AttentionOp : FA_Op<"attention", [
       before masks.
 
     Optional clauses, in this order, between the operands and the attribute dictionary:
-    * `mask(%m : tensor<Bm x Hm x Nq x Nk x T>)`: T in f32/f16/bf16 is added to the scores,
-      T = i1 keeps a key where true. Bm is B or 1 and Hm is Hq or 1 (broadcast).
+    * `mask(%m : tensor<Bm x Hm x Nm x Nk x T>)`: T in f32/f16/bf16 is added to the scores,
+      T = i1 keeps a key where true. Bm is B or 1, Hm is Hq or 1 and Nm is Nq or 1 (a
+      size-1 dim broadcasts: Nm = 1 is a per-key mask such as a key-padding mask).
     * `descale(%qd, %kd, %vd)`: three f32 factors that undo the quantization scale of
       f8E4M3FN query, key and value. Required with f8E4M3FN inputs, rejected otherwise.
       Per tensor they are f32 scalars; finer granularities are ranked f32 tensors, written
@@ -498,6 +499,9 @@ def FA_OnlineAttentionOp : FA_Op<"online_attention", [Pure,
     a[i]    = exp2(max[i] - m'[i])                           (0 when max = -inf)
     sum'    = a * sum + sum_j p                  acc' = a * acc + vd * (p v)
     ```
+
+    `mask(%m : tensor<M x N x T>)` may have a single (static) row, `tensor<1 x N x T>`:
+    it broadcasts over the query rows (`mask[0, j]` for every row, a per-key mask).
 
     `descale(%sd)` (f32, required with f8E4M3FN inputs, rejected otherwise) multiplies
     the scores; `descale(%sd, %vd)` also gives `vd`, the
