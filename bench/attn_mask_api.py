@@ -3,8 +3,10 @@ fa.torch_ops.reference (the same semantics written with torch, float32) and, whe
 the same thing, torch SDPA's math backend; then the masked kernel's time against the
 unmasked one, both through fa.attention, in the same process.
 
-Cases: a boolean padding mask [B, 1, 1, Nk] (keys past each sequence's length hidden), a
-boolean [Nq, Nk] block mask with causal, an additive f16 / f32 bias [B, Hq, Nq, Nk] and
+Cases: a boolean padding mask [B, 1, 1, Nk] (keys past each sequence's length hidden; one
+sequence of no key), a random per-key boolean mask [B, 1, 1, Nk] (both compiled with one mask
+row that every query row reads, classified per key block), a boolean [Nq, Nk] block mask
+with causal, an additive f16 / f32 bias [B, Hq, Nq, Nk] and
 [1, Hq, Nq, Nk], rows that see no key (out 0), GQA, tails, both dtypes; each on the chip of
 the device (FA_CHIP=sm_80 for the A100 kernels). Negative control: a mask whose key order
 is reversed must fail the check.
@@ -23,13 +25,15 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 CASES = [  # name, B, Hq, Hkv, Nq, Nk, D, causal, mask kind
     ("padding", 2, 8, 2, 1000, 1000, 128, False, "pad"),
     ("padding_causal", 2, 8, 8, 777, 777, 64, True, "pad"),
+    ("padding_empty", 3, 4, 4, 200, 520, 64, False, "pad0"),
+    ("keys_random", 2, 4, 2, 300, 700, 128, True, "keys"),
     ("block_bool_causal", 1, 4, 2, 300, 500, 128, True, "bool2d"),
     ("bias_f16_full", 2, 4, 4, 256, 384, 128, False, "f16:BH"),
     ("bias_f32_heads", 1, 8, 2, 500, 500, 64, True, "f32:1H"),
     ("dead_rows", 1, 2, 2, 129, 200, 128, False, "dead"),
 ]
-SPECS = {"pad": "bool:B1", "bool2d": "bool:11", "f16:BH": "f16:BH", "f32:1H": "f32:1H",
-         "dead": "bool:11"}
+SPECS = {"pad": "bool:B11", "pad0": "bool:B11", "keys": "bool:B11", "bool2d": "bool:11",
+         "f16:BH": "f16:BH", "f32:1H": "f32:1H", "dead": "bool:11"}
 
 
 def specs():
@@ -40,14 +44,19 @@ def specs():
             for lse in (",lse", ""):
                 out.append(f"{dt},d{D},{'causal' if causal else 'full'}{lse},mask={SPECS[kind]}")
         out.append(f"{dt},d128,full")  # the timing's unmasked kernel
+        out.append(f"{dt},d128,full,mask=bool:111")  # and its [1, 1, 1, Nk] mask
     return sorted(set(out))
 
 
 def make_mask(kind, B, Hq, Nq, Nk, dtype, gen, dev):
     import torch
-    if kind == "pad":
+    if kind in ("pad", "pad0"):
         lens = torch.randint(Nk // 3, Nk + 1, (B,), generator=gen, device="cpu").to(dev)
+        if kind == "pad0":
+            lens[1] = 0  # a sequence whose rows see no key
         return (torch.arange(Nk, device=dev)[None, :] < lens[:, None]).view(B, 1, 1, Nk)
+    if kind == "keys":
+        return (torch.rand((B, 1, 1, Nk), generator=gen, device="cpu") < 0.7).to(dev)
     if kind in ("bool2d", "dead"):
         m = torch.rand((Nq, Nk), generator=gen, device="cpu").to(dev) < 0.7
         if kind == "dead":
@@ -97,29 +106,42 @@ def main():
             print(f"{'ok  ' if ok and caught else 'FAIL'} {name:20s} {str(dtype):15s} "
                   f"max|out-ref| {err:.2e} lse {lerr:.2e} "
                   f"control {'caught' if caught else 'MISSED'}", flush=True)
-    # Speed: the same call with and without a [B, 1, 1, Nk] padding mask that hides nothing.
+    # Speed: the same call with and without a [B, 1, 1, Nk] padding mask that hides nothing,
+    # and with one that hides the second half of the keys against the unmasked call on that
+    # first half alone (what skipping the hidden blocks can reach).
     timing = []
     for dtype in (torch.float16, torch.bfloat16):
         B, H, N, D = 1, 16, 8192, 128
         q, k, v = (torch.randn((B, H, N, D), device=dev, dtype=dtype) for _ in range(3))
+        k_half, v_half = k[:, :, :N // 2].contiguous(), v[:, :, :N // 2].contiguous()
         keep = torch.ones((B, 1, 1, N), device=dev, dtype=torch.bool)
+        half = (torch.arange(N, device=dev) < N // 2).view(B, 1, 1, N)
         ms = {}
-        for label, kw in (("plain", {}), ("masked", {"attn_mask": keep})):
+        for label, args_, kw in (("plain", (q, k, v), {}),
+                                 ("masked", (q, k, v), {"attn_mask": keep}),
+                                 ("plain_half_keys", (q, k_half, v_half), {}),
+                                 ("masked_half", (q, k, v), {"attn_mask": half})):
             for _ in range(3):
-                fa.attention(q, k, v, **kw)
+                fa.attention(*args_, **kw)
             torch.cuda.synchronize()
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             start.record()
             for _ in range(20):
-                fa.attention(q, k, v, **kw)
+                fa.attention(*args_, **kw)
             end.record()
             torch.cuda.synchronize()
             ms[label] = start.elapsed_time(end) / 20
         flops = 4 * B * H * N * N * D
-        timing.append(dict(dtype=str(dtype), ms=ms, tflops={x: flops / ms[x] / 1e9 for x in ms},
-                           masked_over_plain=ms["plain"] / ms["masked"]))
+        visible = {"plain": flops, "masked": flops, "plain_half_keys": flops / 2,
+                   "masked_half": flops / 2}
+        timing.append(dict(dtype=str(dtype), ms=ms,
+                           tflops={x: visible[x] / ms[x] / 1e9 for x in ms},
+                           masked_over_plain=ms["plain"] / ms["masked"],
+                           masked_half_over_plain_half=ms["plain_half_keys"] / ms["masked_half"]))
         print(f"{str(dtype):15s} plain {ms['plain']:.3f} ms, masked {ms['masked']:.3f} ms "
-              f"({ms['plain'] / ms['masked']:.3f}x)", flush=True)
+              f"({ms['plain'] / ms['masked']:.3f}x); half the keys: plain "
+              f"{ms['plain_half_keys']:.3f} ms, masked {ms['masked_half']:.3f} ms "
+              f"({ms['plain_half_keys'] / ms['masked_half']:.3f}x)", flush=True)
     if args.out:
         with open(args.out, "w") as f:
             json.dump(dict(device=torch.cuda.get_device_name(), chip=os.environ.get("FA_CHIP"),

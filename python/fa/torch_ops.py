@@ -717,8 +717,9 @@ def attention(q, k, v, *, causal=False, window=None, scale=None, softcap=None, r
     scaled (and softcapped) scores; it combines with causal and window (a
     key is visible if all say so) and a row that sees no key gives out 0,
     lse -inf. The kernel compiled with a mask operand reads it per score
-    (its batch and head dims may be 1; its query and key dims are expanded
-    here). It gets no gradient (UnsupportedError if it requires one), and no
+    (its batch, head and query dims may be 1; its key dim is expanded here;
+    a boolean mask of one row, e.g. key padding [B, 1, 1, Nk], is
+    classified per key block: hidden blocks are skipped). It gets no gradient (UnsupportedError if it requires one), and no
     backward kernel reads it: loss.backward() through a masked call needs
     fallback=True (the gradients in torch, O(N^2) memory). Not with kv_lens
     or a page table (UnsupportedError, or the fallback)."""
@@ -755,8 +756,9 @@ def attention(q, k, v, *, causal=False, window=None, scale=None, softcap=None, r
 
 def _mask_operand(attn_mask, q, sizes):
     """attn_mask checked (validation.check_mask) and viewed as the kernel's
-    [B or 1, Hq or 1, Nq, Nk] operand: leading dims added, its query and key
-    dims expanded (a view; the launch copies it contiguous where needed)."""
+    [B or 1, Hq or 1, Nq or 1, Nk] operand: leading dims added, its key dim
+    expanded, a query dim of 1 kept (one row that every query row reads; a
+    view: the launch copies it contiguous where needed)."""
     if not isinstance(attn_mask, torch.Tensor):
         raise AttentionInputError(f"fa.attention: attn_mask must be a torch tensor, got "
                                   f"{type(attn_mask).__name__}")

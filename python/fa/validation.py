@@ -128,9 +128,12 @@ def unsupported_reason(dtype, device, chip, D, Dv, softcap, grad=False):
 
 def mask_spec(shape, dtype):
     """The kernel's mask spec `<dtype>:<dims>` (variant.MASK_DTYPES,
-    MASK_BROADCASTS) of a [B or 1, Hq or 1, Nq, Nk] mask of dtype name
-    `dtype`: its batch and head dims 1 where it broadcasts over them."""
-    return f"{dtype}:{'1' if shape[0] == 1 else 'B'}{'1' if shape[1] == 1 else 'H'}"
+    MASK_BROADCASTS) of a [B or 1, Hq or 1, Nq or 1, Nk] mask of dtype name
+    `dtype`: its batch and head dims 1 where it broadcasts over them, a third
+    `1` when it has one row for every query row (a per-key mask: key
+    padding)."""
+    return (f"{dtype}:{'1' if shape[0] == 1 else 'B'}{'1' if shape[1] == 1 else 'H'}"
+            f"{'1' if shape[2] == 1 else ''}")
 
 
 def check_mask(mask, sizes):
@@ -138,9 +141,10 @@ def check_mask(mask, sizes):
     convention: broadcastable to [B, Hq, Nq, Nk] (rank 4 at most, aligned
     right), bool (keep where true) or f16 / bf16 / f32 (added to the scaled,
     softcapped scores). `sizes` as check_inputs returns them. Raises
-    AttentionInputError; returns the [B or 1, Hq or 1, Nq, Nk] shape to
-    expand the mask to (its query and key dims in full; mask_spec gives the
-    kernel's spec of that)."""
+    AttentionInputError; returns the [B or 1, Hq or 1, Nq or 1, Nk] shape
+    to expand the mask to (its key dim in full, its query dim 1 where it has
+    one row: every query row reads it, nothing is copied; mask_spec gives
+    the kernel's spec of that)."""
     shape, dtype, _ = mask
     B, Hq, _, Nq, Nk, _, _ = sizes
     full = (B, Hq, Nq, Nk)
@@ -158,4 +162,4 @@ def check_mask(mask, sizes):
         raise AttentionInputError(f"fa.attention: attn_mask has dtype {dtype}; it must be bool "
                                   f"(keep where true) or float16, bfloat16, float32 (added to "
                                   f"the scores)")
-    return (shape[0], shape[1], Nq, Nk)
+    return (shape[0], shape[1], shape[2], Nk)

@@ -26,9 +26,11 @@ GRAD_HEAD_DIMS = {"sm_80": (64, 128), "sm_90a": (64, 128)}
 PAGE_MULTIPLE = 16
 # A mask operand: its element type (bool: i1, keep where true; the others are
 # added to the scores) and its batch / head dims, each the full size or 1
-# (broadcast): `bool:11` is [1, 1, Nq, Nk], `f16:BH` [B, Hq, Nq, Nk].
+# (broadcast), then `1` when it has one row that every query row reads (a
+# per-key mask): `bool:11` is [1, 1, Nq, Nk], `f16:BH` [B, Hq, Nq, Nk],
+# `bool:B11` a key-padding mask [B, 1, 1, Nk].
 MASK_DTYPES = {"bool": "i1", "f16": "f16", "bf16": "bf16", "f32": "f32"}
-MASK_BROADCASTS = ("11", "1H", "B1", "BH")
+MASK_BROADCASTS = ("11", "1H", "B1", "BH", "111", "1H1", "B11", "BH1")
 _I64_MAX = 2**63 - 1
 
 
@@ -79,8 +81,8 @@ class Variant:
     (Kernel.quantize; dtype is then its inputs' and output's, docs/FP8.md);
     mask: a mask operand `<dtype>:<dims>` (MASK_DTYPES, MASK_BROADCASTS:
     `bool:11` a boolean [1, 1, Nq, Nk] mask, `f16:BH` an additive
-    [B, Hq, Nq, Nk] one; docs/Attention.md), a forward kernel argument
-    `%mask`."""
+    [B, Hq, Nq, Nk] one, `bool:B11` a key-padding [B, 1, 1, Nk] one;
+    docs/Attention.md), a forward kernel argument `%mask`."""
     dtype: str = "f16"
     head_dim: int = 128
     causal: bool = False
@@ -291,7 +293,7 @@ class Variant:
         %cu_seqlens_q, %cu_seqlens_k (tensor<?xi32>) in a `varlen(...)`
         clause (the kernel's contract is token-major [T, H, D] by default:
         fa-to-ptx{varlen-layout=thd}); mask: a %mask argument
-        tensor<{1|?}x{1|?}x?x?x{i1|f16|bf16|f32}> in a `mask(...)` clause."""
+        tensor<{1|?}x{1|?}x{?|1}x?x{i1|f16|bf16|f32}> in a `mask(...)` clause."""
         e = self.dtype
         t = f"tensor<{'1' if self.varlen else '?'}x?x?x{self.head_dim}x{e}>"
         attr_text = attribute_text(self.causal, self.window, self.scale, self.softcap)
@@ -335,7 +337,7 @@ class Variant:
         if self.mask:
             dt, dims = self.mask.split(":")
             mt = (f"tensor<{'?' if dims[0] == 'B' else '1'}x{'?' if dims[1] == 'H' else '1'}"
-                  f"x?x?x{MASK_DTYPES[dt]}>")
+                  f"x{'1' if dims[2:] == '1' else '?'}x?x{MASK_DTYPES[dt]}>")
             args += f", %mask: {mt}"
             clauses += f" mask(%mask : {mt})"
         return (f"func.func @{self.func_name()}({args}) -> {res_t} {{\n"

@@ -110,7 +110,9 @@ def test_compile_varlen_variant(tmp_path, monkeypatch):
 @pytest.mark.parametrize("chip", ["sm_80", "sm_90a"])
 @pytest.mark.parametrize("mask,dtype,shape", [("bool:11", "bool", [1, 1, "Nq", "Nk"]),
                                               ("f16:B1", "f16", ["B", 1, "Nq", "Nk"]),
-                                              ("f32:BH", "f32", ["B", "Hq", "Nq", "Nk"])])
+                                              ("f32:BH", "f32", ["B", "Hq", "Nq", "Nk"]),
+                                              ("bool:B11", "bool", ["B", 1, 1, "Nk"]),
+                                              ("bf16:1H1", "bf16", [1, "Hq", 1, "Nk"])])
 def test_compile_mask_variant(tmp_path, chip, mask, dtype, shape):
     # attn_mask's kernels (fa.attention(..., attn_mask=)): the mask operand is the
     # parameter `mask` after out, with the variant's dtype and broadcast dims.

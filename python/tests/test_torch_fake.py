@@ -460,8 +460,10 @@ def test_attn_mask_runs_the_masked_kernel(fake):
     """attn_mask (torch SDPA's convention) selects the kernel compiled with a
     mask operand of its dtype and broadcast dims and is passed as `mask`
     after out: a [Nq, Nk] bool mask as a [1, 1, Nq, Nk] view of the same
-    memory; an additive [B, 1, 1, Nk] one expanded over the rows and copied
-    contiguous by the launch (the kernel reads [B, 1, Nq, Nk]); on sm_80 too."""
+    memory; an additive [B, 1, 1, Nk] one as it is (one row that every query
+    row reads: f16:B11, nothing copied); a [B, 1, 1, 1] one expanded over
+    the keys and copied contiguous by the launch (the kernel reads
+    [B, 1, 1, Nk]); on sm_80 too."""
     t = fake.torch
     q = Tensor((2, 8, 100, 128), t.float16, "cuda:0")
     kv = Tensor((2, 2, 120, 128), t.float16, "cuda:0")
@@ -478,12 +480,18 @@ def test_attn_mask_runs_the_masked_kernel(fake):
     fake.log("ppppp" + "iiiii")
     fa.attention(q, kv, kv, attn_mask=bias)
     (launch,) = launches(fake.log())
+    assert params(launch)[4] == hex(bias.data_ptr())
+    assert fa.compiler.stats["compiles"] == compiles + 2  # f16:B11, another variant
+    per_row = Tensor((2, 1, 1, 1), t.float16, "cuda:0")
+    fake.log("ppppp" + "iiiii")
+    fa.attention(q, kv, kv, attn_mask=per_row)
+    (launch,) = launches(fake.log())
     copied = _live[int(params(launch)[4], 16)]
-    assert copied is not bias and copied.shape == (2, 1, 100, 120)
+    assert copied is not per_row and copied.shape == (2, 1, 1, 120)
     assert str(copied.dtype) == "torch.float16"
-    assert fa.compiler.stats["compiles"] == compiles + 2  # f16:B1, another variant
+    assert fa.compiler.stats["compiles"] == compiles + 2  # the same f16:B11 kernel
     kernels = {v.mask: v for v in fa.dispatch._kernels if v.mask}
-    assert set(kernels) == {"bool:11", "f16:B1"} and kernels["bool:11"].causal
+    assert set(kernels) == {"bool:11", "f16:B11"} and kernels["bool:11"].causal
     # sm_80 (cuda:1): the same contract.
     q80 = Tensor((1, 4, 64, 64), t.bfloat16, "cuda:1")
     m80 = Tensor((1, 4, 64, 64), t.float32, "cuda:1")

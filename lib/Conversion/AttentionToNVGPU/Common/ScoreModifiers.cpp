@@ -191,15 +191,16 @@ void mlir::fa::insertScoreModifierParams(std::vector<KernelParam> &params,
     p.kind = ParamKind::Pointer;
     p.type = MemRefType::get({kModifierGlobalExtent}, storageType(elt));
     p.meaning = elt.isInteger(1)
-                    ? "boolean mask [Bm, Hm, Nq, Nk] (true keeps a key; Bm = "
-                      "B or 1, Hm = Hq or 1), contiguous, one byte each"
-                    : "additive mask [Bm, Hm, Nq, Nk] (Bm = B or 1, Hm = Hq "
-                      "or 1), contiguous, " +
+                    ? "boolean mask [Bm, Hm, Nm, Nk] (true keeps a key; Bm = "
+                      "B or 1, Hm = Hq or 1, Nm = Nq or 1), contiguous, one "
+                      "byte each"
+                    : "additive mask [Bm, Hm, Nm, Nk] (Bm = B or 1, Hm = Hq "
+                      "or 1, Nm = Nq or 1), contiguous, " +
                           manifestDtype(elt);
     SmallVector<SizeExpr, 4> shape = {
         spec.mask->batchBroadcast ? SizeExpr(1) : SizeExpr(S::B),
-        spec.mask->headBroadcast ? SizeExpr(1) : SizeExpr(S::Hq), S::Nq,
-        S::Nk};
+        spec.mask->headBroadcast ? SizeExpr(1) : SizeExpr(S::Hq),
+        spec.mask->rowBroadcast ? SizeExpr(1) : SizeExpr(S::Nq), S::Nk};
     p.tensor = TensorContract{"mask", manifestDtype(elt), shape,
                               storageBytes(elt)};
     extra.push_back(std::move(p));
@@ -243,11 +244,13 @@ KernelScoreModifiers::KernelScoreModifiers(
   unsigned next = 0;
   if (spec.mask) {
     mask = params[next++];
-    // Plane (b, h) of [Bm, Hm, Nq, Nk], broadcast dims read at 0.
+    // Plane (b, h) of [Bm, Hm, Nm, Nk], broadcast dims read at 0.
     Value b = spec.mask->batchBroadcast ? kb.idx(0) : batch;
     Value h = spec.mask->headBroadcast ? kb.idx(0) : head;
     Value hm = spec.mask->headBroadcast ? kb.idx(1) : sizes.queryHeads;
-    maskPlane = kb.mul(kb.mul(kb.add(kb.mul(b, hm), h), nq), nk);
+    Value plane = kb.add(kb.mul(b, hm), h);
+    maskPlane = spec.mask->rowBroadcast ? kb.mul(plane, nk)
+                                        : kb.mul(kb.mul(plane, nq), nk);
   }
   for (const ScoreModifierSpec::Capture &c : spec.captures)
     captures[c.arg] = params[next++];
@@ -260,7 +263,8 @@ KernelScoreModifiers::Row KernelScoreModifiers::row(Value rowQ) const {
   r.i = arith::MinSIOp::create(kb.b, kb.loc, rowQ,
                                kb.sub(nq, kb.idx(1)));
   if (mask)
-    r.maskRow = kb.add(maskPlane, kb.mul(r.i, nk));
+    r.maskRow = spec.mask->rowBroadcast ? maskPlane
+                                        : kb.add(maskPlane, kb.mul(r.i, nk));
   return r;
 }
 
@@ -701,7 +705,9 @@ Value KernelScoreModifiers::apply(Value s, double scale, const Row &r,
                                   : arith::FastMathFlagsAttr());
   }
   Value keep;
-  if (spec.mask) {
+  // A per-key boolean mask classified per block: a block it shows wholly
+  // (maskModApplied false) skips it.
+  if (spec.mask && (maskModApplied || !spec.classifiesMaskOperand())) {
     Value m = memref::LoadOp::create(b, loc, mask,
                                      ValueRange{kb.add(r.maskRow, j)});
     if (spec.mask->elementType.isInteger(1)) {
@@ -858,15 +864,14 @@ static bool readsAtRow(tensor::ExtractOp extract, Region &maskMod) {
 }
 
 void KernelScoreModifiers::hoistRowRanges(Value iLo, Value iHi) {
-  if (!narrowsBlocks() ||
-      spec.maskModBound != ScoreModifierSpec::MaskModBound::TensorReads)
+  if (!spec.maskModReadsTensors())
     return;
   hoistedRowLo = iLo;
   spec.maskMod->walk([&](tensor::ExtractOp extract) {
     if (readsAtRow(extract, *spec.maskMod) &&
         isa<BlockArgument>(extract.getTensor()))
       hoistedRowRanges[extract] =
-          tensorRangeWarp(extract, iLo, iHi, kMaxScanSpan);
+          tensorRangeWarp(captured(extract), iLo, iHi, kMaxScanSpan);
   });
 }
 
@@ -875,40 +880,99 @@ KernelScoreModifiers::blockVisibility(Value iLo, Value iHi, Value jLo,
                                       Value jHi, bool warpUniform,
                                       int64_t maxSpan,
                                       const LaneSubset *lanes) const {
-  assert(narrowsBlocks() && "an interval-bounded mask_mod");
-  // The tile's rows: their ranges were scanned once (hoistRowRanges).
-  bool tileRows = hoistedRowLo && iLo == hoistedRowLo;
-  auto range = [this, warpUniform, tileRows, maxSpan, lanes](
-                   tensor::ExtractOp extract,
-                                             Value lo, Value hi) {
-    if (tileRows) {
-      auto it = hoistedRowRanges.find(extract);
-      if (it != hoistedRowRanges.end())
-        return it->second;
-    }
-    return warpUniform ? tensorRangeWarp(extract, lo, hi, maxSpan)
-                       : tensorRangeLanes(extract, lo, hi, maxSpan, lanes);
+  assert(narrowsBlocks() && "a bounded mask_mod or a per-key boolean mask");
+  auto scan = [&](const ScanSource &src, Value lo, Value hi) {
+    return warpUniform ? tensorRangeWarp(src, lo, hi, maxSpan)
+                       : tensorRangeLanes(src, lo, hi, maxSpan, lanes);
   };
-  FailureOr<MaskModBlockVisibility> v = boundMaskModOverBlock(
-      kb.b, kb.loc, *spec.maskMod, batch, head, iLo, kb.add(iHi, kb.idx(1)),
-      jLo, kb.add(jHi, kb.idx(1)), kernelBoundHooks(kb.b, range));
-  assert(succeeded(v) && "boundMaskMod found the region bounded");
-  return {v->someVisible, v->allVisible};
+  BlockVisibility vis;
+  if (spec.maskMod &&
+      spec.maskModBound == ScoreModifierSpec::MaskModBound::None) {
+    // Unbounded: any key may be hidden or shown (only the mask operand can
+    // skip blocks; every visited block evaluates mask_mod per key).
+    vis.some = arith::ConstantOp::create(kb.b, kb.loc, kb.b.getBoolAttr(true));
+    vis.all = arith::ConstantOp::create(kb.b, kb.loc, kb.b.getBoolAttr(false));
+  } else if (spec.maskMod) {
+    // The tile's rows: their ranges were scanned once (hoistRowRanges).
+    bool tileRows = hoistedRowLo && iLo == hoistedRowLo;
+    auto range = [&](tensor::ExtractOp extract, Value lo, Value hi) {
+      if (tileRows) {
+        auto it = hoistedRowRanges.find(extract);
+        if (it != hoistedRowRanges.end())
+          return it->second;
+      }
+      return scan(captured(extract), lo, hi);
+    };
+    FailureOr<MaskModBlockVisibility> v = boundMaskModOverBlock(
+        kb.b, kb.loc, *spec.maskMod, batch, head, iLo, kb.add(iHi, kb.idx(1)),
+        jLo, kb.add(jHi, kb.idx(1)), kernelBoundHooks(kb.b, range));
+    assert(succeeded(v) && "boundMaskMod found the region bounded");
+    vis = {v->someVisible, v->allVisible};
+  }
+  if (spec.classifiesMaskOperand()) {
+    // The mask's bytes (0 or 1) over the block's keys: some key visible iff
+    // max > 0, all iff min > 0 (an unbounded range, [-2^40, 2^40], is some
+    // and not all).
+    auto [mn, mx] = scan(maskRowSource(), jLo, jHi);
+    Value zero = kb.idx(0);
+    Value some = kb.cmp(arith::CmpIPredicate::sgt, mx, zero);
+    Value all = kb.cmp(arith::CmpIPredicate::sgt, mn, zero);
+    vis.some =
+        vis.some
+            ? arith::AndIOp::create(kb.b, kb.loc, vis.some, some).getResult()
+            : some;
+    vis.all =
+        vis.all ? arith::AndIOp::create(kb.b, kb.loc, vis.all, all).getResult()
+                : all;
+  }
+  return vis;
 }
 
-std::pair<Value, Value>
-KernelScoreModifiers::tensorRange(tensor::ExtractOp extract, Value lo,
-                                  Value hi) const {
+KernelScoreModifiers::ScanSource
+KernelScoreModifiers::captured(tensor::ExtractOp extract) const {
+  auto arg = cast<BlockArgument>(extract.getTensor());
+  ScanSource src;
+  src.data = captures.lookup(arg.getArgNumber());
+  src.elementType = extract.getTensor().getType().getElementType();
+  src.staticSize = extract.getTensor().getType().getDimSize(0);
+  return src;
+}
+
+KernelScoreModifiers::ScanSource KernelScoreModifiers::maskRowSource() const {
+  assert(spec.classifiesMaskOperand() && "a per-key boolean mask");
+  ScanSource src;
+  src.data = mask;
+  src.base = maskPlane;
+  src.elementType = kb.b.getI8Type();
+  src.size = nk;
+  return src;
+}
+
+Value KernelScoreModifiers::ScanSource::sizeValue(KernelBuilder &kb) const {
+  return size ? size : kb.idx(staticSize);
+}
+
+Value KernelScoreModifiers::ScanSource::lastIndex(KernelBuilder &kb) const {
+  return size ? kb.sub(size, kb.idx(1)) : kb.idx(staticSize - 1);
+}
+
+Value KernelScoreModifiers::ScanSource::load(KernelBuilder &kb,
+                                             Value index) const {
+  if (base)
+    index = kb.add(base, index);
+  return memref::LoadOp::create(kb.b, kb.loc, data, ValueRange{index});
+}
+
+std::pair<Value, Value> KernelScoreModifiers::tensorRange(const ScanSource &src,
+                                                          Value lo,
+                                                          Value hi) const {
   // At most this many elements are scanned; a wider (or empty) index
   // interval gives the unbounded interval.
   constexpr int64_t kMaxSpan = kMaxScanSpan, kUnroll = 8;
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
-  auto arg = cast<BlockArgument>(extract.getTensor());
-  Value data = captures.lookup(arg.getArgNumber());
-  int64_t size = extract.getTensor().getType().getDimSize(0);
   lo = arith::MaxSIOp::create(b, loc, lo, kb.idx(0));
-  hi = arith::MinSIOp::create(b, loc, hi, kb.idx(size - 1));
+  hi = arith::MinSIOp::create(b, loc, hi, src.lastIndex(kb));
   Value capped =
       arith::MinSIOp::create(b, loc, hi, kb.add(lo, kb.idx(kMaxSpan - 1)));
   Value big = kb.idx(kUnboundedInterval);
@@ -923,7 +987,7 @@ KernelScoreModifiers::tensorRange(tensor::ExtractOp extract, Value lo,
       // Past `capped` the last element again (min / max do not mind).
       Value t = arith::MinSIOp::create(
           b, loc, kb.add(loop.getInductionVar(), kb.idx(u)), capped);
-      Value v = kb.asIndex(memref::LoadOp::create(b, loc, data, ValueRange{t}));
+      Value v = kb.asIndex(src.load(kb, t));
       mn = arith::MinSIOp::create(b, loc, mn, v);
       mx = arith::MaxSIOp::create(b, loc, mx, v);
     }
@@ -937,40 +1001,38 @@ KernelScoreModifiers::tensorRange(tensor::ExtractOp extract, Value lo,
   return {rlo, rhi};
 }
 
-/// [lo, hi] as i32 indices of a tensor of `size` (< 2^31) elements: lo into
-/// [0, size], hi into [hiFloor, size - 1].
-static std::pair<Value, Value> clampIndices32(KernelBuilder &kb, Value lo,
-                                              Value hi, int64_t size,
-                                              int64_t hiFloor) {
+/// [lo, hi] as i32 indices of `src` (< 2^31 elements): lo into [0, size],
+/// hi into [hiFloor, size - 1].
+static std::pair<Value, Value>
+clampIndices32(KernelBuilder &kb, Value lo, Value hi,
+               const KernelScoreModifiers::ScanSource &src, int64_t hiFloor) {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   Value l = kb.toI32(arith::MinSIOp::create(
-      b, loc, arith::MaxSIOp::create(b, loc, lo, kb.idx(0)), kb.idx(size)));
+      b, loc, arith::MaxSIOp::create(b, loc, lo, kb.idx(0)),
+      src.sizeValue(kb)));
   Value h = kb.toI32(arith::MaxSIOp::create(
-      b, loc, arith::MinSIOp::create(b, loc, hi, kb.idx(size - 1)),
+      b, loc, arith::MinSIOp::create(b, loc, hi, src.lastIndex(kb)),
       kb.idx(hiFloor)));
   return {l, h};
 }
 
 std::pair<Value, Value>
-KernelScoreModifiers::tensorRangeWarp(tensor::ExtractOp extract, Value lo,
-                                      Value hi, int64_t maxSpan) const {
+KernelScoreModifiers::tensorRangeWarp(const ScanSource &src, Value lo, Value hi,
+                                      int64_t maxSpan) const {
   assert(maxSpan % 32 == 0 && maxSpan <= kMaxScanSpan && "whole loads");
   int64_t perLane = maxSpan / 32;
-  Type elt = extract.getTensor().getType().getElementType();
+  Type elt = src.elementType;
   if (elt.getIntOrFloatBitWidth() > 32)
-    return tensorRange(extract, lo, hi);
+    return tensorRange(src, lo, hi);
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   Type i32 = b.getI32Type();
-  auto arg = cast<BlockArgument>(extract.getTensor());
-  Value data = captures.lookup(arg.getArgNumber());
-  int64_t size = extract.getTensor().getType().getDimSize(0);
   lo = arith::MaxSIOp::create(b, loc, lo, kb.idx(0));
-  hi = arith::MinSIOp::create(b, loc, hi, kb.idx(size - 1));
+  hi = arith::MinSIOp::create(b, loc, hi, src.lastIndex(kb));
   // The indices read, inside the tensor whatever the interval (an empty or
   // out-of-range one reads element 0 or size - 1, and is unbounded below).
-  auto [lo32, hi32] = clampIndices32(kb, lo, hi, size, /*hiFloor=*/0);
+  auto [lo32, hi32] = clampIndices32(kb, lo, hi, src, /*hiFloor=*/0);
   Value first = arith::AddIOp::create(b, loc, lo32,
                                       NVVM::LaneIdOp::create(b, loc, i32));
   Value mn, mx;
@@ -978,9 +1040,8 @@ KernelScoreModifiers::tensorRangeWarp(tensor::ExtractOp extract, Value lo,
     // Past hi the last element again (min / max do not mind).
     Value t = arith::MinSIOp::create(
         b, loc, arith::AddIOp::create(b, loc, first, kb.i32c(32 * k)), hi32);
-    Value v = memref::LoadOp::create(
-        b, loc, data,
-        ValueRange{arith::IndexCastUIOp::create(b, loc, b.getIndexType(), t)});
+    Value v =
+        src.load(kb, arith::IndexCastUIOp::create(b, loc, b.getIndexType(), t));
     if (elt.getIntOrFloatBitWidth() < 32)
       v = arith::ExtSIOp::create(b, loc, i32, v);
     mn = mn ? arith::MinSIOp::create(b, loc, mn, v).getResult() : v;
@@ -1008,7 +1069,7 @@ KernelScoreModifiers::tensorRangeWarp(tensor::ExtractOp extract, Value lo,
 }
 
 std::pair<Value, Value>
-KernelScoreModifiers::tensorRangeLanes(tensor::ExtractOp extract, Value lo,
+KernelScoreModifiers::tensorRangeLanes(const ScanSource &src, Value lo,
                                        Value hi, int64_t maxSpan,
                                        const LaneSubset *lanes) const {
   // One lane's interval after the other, each scanned by the whole warp:
@@ -1017,17 +1078,15 @@ KernelScoreModifiers::tensorRangeLanes(tensor::ExtractOp extract, Value lo,
   // reads an interval in maxSpan / 32 coalesced loads. Unrolled by kUnroll
   // intervals, so that their loads are in flight together.
   constexpr int64_t kUnroll = 4;
-  Type elt = extract.getTensor().getType().getElementType();
-  if (elt.getIntOrFloatBitWidth() > 32)
-    return tensorRange(extract, lo, hi);
+  if (src.elementType.getIntOrFloatBitWidth() > 32)
+    return tensorRange(src, lo, hi);
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   Type i32 = b.getI32Type();
-  int64_t size = extract.getTensor().getType().getDimSize(0);
   // Clamped so that they fit in 32 bits for the shuffles: lo into [0, size],
   // hi into [-1, size - 1] leave tensorRangeWarp's clamped interval (and so
   // its bounded-or-not answer) as it was.
-  auto [lo32, hi32] = clampIndices32(kb, lo, hi, size, /*hiFloor=*/-1);
+  auto [lo32, hi32] = clampIndices32(kb, lo, hi, src, /*hiFloor=*/-1);
   Value lane = NVVM::LaneIdOp::create(b, loc, i32);
   // Only `lanes`' intervals when given (a lane k past 31 reads lane k - 32's
   // and keeps nothing).
@@ -1046,9 +1105,8 @@ KernelScoreModifiers::tensorRangeLanes(tensor::ExtractOp extract, Value lo,
                                       gpu::ShuffleMode::IDX)
             .getShuffleResult();
       };
-      auto [rlo, rhi] =
-          tensorRangeWarp(extract, kb.asIndex(fromLane(lo32)),
-                          kb.asIndex(fromLane(hi32)), maxSpan);
+      auto [rlo, rhi] = tensorRangeWarp(src, kb.asIndex(fromLane(lo32)),
+                                        kb.asIndex(fromLane(hi32)), maxSpan);
       Value isMine =
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, k);
       mine[0] = arith::SelectOp::create(b, loc, isMine, rlo, mine[0]);

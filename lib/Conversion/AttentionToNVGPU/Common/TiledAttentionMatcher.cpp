@@ -457,22 +457,28 @@ struct Matcher {
         offsets.size() == 4
             ? matchTimesConstant(offsets[3], loop.getInductionVar())
             : std::nullopt;
-    if (offsets.size() != 4 ||
-        !broadcastOr(0, ivs[0], mask.batchBroadcast) ||
+    // A one-row mask (a static 1 read at 0, size 1) broadcasts over the rows.
+    auto rowOr = [&](bool &broadcast) {
+      broadcast = ty.getDimSize(2) == 1 && isConstant(offsets[2], 0) &&
+                  isConstant(sizes[2], 1);
+      return broadcast || isValue(offsets[2], rowBegin);
+    };
+    if (offsets.size() != 4 || !broadcastOr(0, ivs[0], mask.batchBroadcast) ||
         !broadcastOr(1, ivs[1], mask.headBroadcast) ||
-        !isValue(offsets[2], rowBegin) || !keys || *keys != attn.blockKV ||
+        !rowOr(mask.rowBroadcast) || !keys || *keys != attn.blockKV ||
         !isConstant(sizes[0], 1) || !isConstant(sizes[1], 1) ||
         !slice.hasUnitStride())
       return fail(step, "the mask tile must be the slice [batch or 0, head or "
-                        "0, block * block-q, kv block * block-kv] of the "
+                        "0, block * block-q or 0, kv block * block-kv] of the "
                         "forall's (batch, head, block) and the loop's block");
     Type elt = mask.elementType;
     if (!elt.isF16() && !elt.isBF16() && !elt.isF32() && !elt.isInteger(1))
       return fail(step, "the kernel needs an f16, bf16, f32 or i1 mask");
     auto &have = attn.modifiers.mask;
-    if (have && (have->arg != mask.arg ||
-                 have->batchBroadcast != mask.batchBroadcast ||
-                 have->headBroadcast != mask.headBroadcast))
+    if (have &&
+        (have->arg != mask.arg || have->batchBroadcast != mask.batchBroadcast ||
+         have->headBroadcast != mask.headBroadcast ||
+         have->rowBroadcast != mask.rowBroadcast))
       return fail(step, "all steps must read one mask the same way");
     have = mask;
     return success();

@@ -37,8 +37,7 @@ SharedMemoryPlan mlir::fa::sm90::planSharedMemory(const SM90AttentionDesc &d) {
   }
   p.scanOffset = p.totalBytes;
   p.scanBytes = 0;
-  if (d.modifiers.maskMod &&
-      d.modifiers.maskModBound == ScoreModifierSpec::MaskModBound::TensorReads)
+  if (d.modifiers.classifyingReadsTensors())
     p.scanBytes =
         4 * kernel::KernelScoreModifiers::scanScratchWords(
                 (d.consumerWarpgroups + 1) * kThreadsPerWarpgroup / 32);

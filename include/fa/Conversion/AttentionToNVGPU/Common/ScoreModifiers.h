@@ -31,13 +31,15 @@ namespace mlir::fa {
 struct ScoreModifierSpec {
   /// softcap * tanh(s / softcap).
   std::optional<double> softcap;
-  /// The mask operand [Bm, Hm, Nq, Nk] (Bm = B or 1, Hm = Hq or 1): added
-  /// (f16, bf16, f32) or keeping a key where true (i1, one byte per element
-  /// in memory).
+  /// The mask operand [Bm, Hm, Nm, Nk] (Bm = B or 1, Hm = Hq or 1, Nm = Nq
+  /// or 1): added (f16, bf16, f32) or keeping a key where true (i1, one byte
+  /// per element in memory).
   struct Mask {
     unsigned arg = 0; ///< function argument number
     Type elementType;
     bool batchBroadcast = false, headBroadcast = false;
+    /// One row that every query row reads (a per-key mask: key padding).
+    bool rowBroadcast = false;
   };
   std::optional<Mask> mask;
   /// The regions (fa.attention's score_mod / mask_mod, as the steps hold
@@ -75,6 +77,23 @@ struct ScoreModifierSpec {
   /// with them (its block classification scans the tensors).
   bool maskModReadsTensors() const {
     return maskMod && maskModBound == MaskModBound::TensorReads;
+  }
+  /// Whether the mask operand is a per-key boolean mask (one row that every
+  /// query row reads: key padding), classified per key block by a scan of
+  /// its bytes as a bounded mask_mod is: blocks it hides are never visited,
+  /// blocks it shows wholly skip its per-key test.
+  bool classifiesMaskOperand() const {
+    return mask && mask->rowBroadcast && mask->elementType.isInteger(1);
+  }
+  /// Whether key blocks are classified (a bounded mask_mod, a per-key
+  /// boolean mask), and whether that reads tensors (worth a scan at tile
+  /// start shared by the CTA's warps).
+  bool classifiesBlocks() const {
+    return (maskMod && maskModBound != MaskModBound::None) ||
+           classifiesMaskOperand();
+  }
+  bool classifyingReadsTensors() const {
+    return maskModReadsTensors() || classifiesMaskOperand();
   }
   /// Softcap is the only modifier (no mask operand, no region).
   bool softcapOnly() const { return softcap && !mask && !hasRegions(); }
@@ -207,8 +226,9 @@ public:
   /// read a clamped column) scaled by `scale` (when scalesFirst) and
   /// modified (natural units): -inf where the mask or mask_mod hides the
   /// key.
-  /// With `maskModApplied` false a bounded mask_mod is left out (a block
-  /// blockVisibility found fully visible).
+  /// With `maskModApplied` false the classified hides are left out: a
+  /// bounded mask_mod and a per-key boolean mask (a block blockVisibility
+  /// found fully visible).
   Value apply(Value s, double scale, const Row &row, Value col,
               bool maskModApplied = true) const;
 
@@ -223,23 +243,22 @@ public:
   ScoreWithDerivative applyWithDerivative(Value s, double scale,
                                           const Row &row, Value col) const;
 
-  /// Whether the tile's key range is narrowed to the blocks mask_mod may
-  /// show (narrowBlockRange), and whether each visited block is classified
-  /// (blockVisibility per step: full blocks skip the per-key test).
-  bool narrowsBlocks() const {
-    return spec.maskMod &&
-           spec.maskModBound != ScoreModifierSpec::MaskModBound::None;
-  }
+  /// Whether the tile's key range is narrowed to the blocks that a bounded
+  /// mask_mod and a per-key boolean mask may show (narrowBlockRange), and
+  /// whether each visited block is classified (blockVisibility per step:
+  /// full blocks skip the per-key test); ScoreModifierSpec::classifiesBlocks.
+  bool narrowsBlocks() const { return spec.classifiesBlocks(); }
   bool classifiesBlocks() const { return narrowsBlocks(); }
-  /// Whether classifying a block reads captured tensors (document ids):
-  /// worth recording at tile start (FullBlocks) rather than per step, where
-  /// position arithmetic alone is cheaper than a private-memory lookup.
+  /// Whether classifying a block reads tensors (document ids, the mask's
+  /// bytes): worth recording at tile start (FullBlocks) rather than per
+  /// step, where position arithmetic alone is cheaper than a private-memory
+  /// lookup.
   bool classifyingReadsTensors() const {
-    return narrowsBlocks() &&
-           spec.maskModBound == ScoreModifierSpec::MaskModBound::TensorReads;
+    return spec.classifyingReadsTensors();
   }
-  /// mask_mod over rows [iLo, iHi] x keys [jLo, jHi] (inclusive): `some`
-  /// key may be visible, `all` are visible (i1 values; classifiesBlocks).
+  /// mask_mod and a per-key boolean mask over rows [iLo, iHi] x keys [jLo,
+  /// jHi] (inclusive): `some` key may be visible, `all` are visible (i1
+  /// values; classifiesBlocks).
   struct BlockVisibility {
     Value some, all;
   };
@@ -325,23 +344,45 @@ private:
       Value begin, Value end,
       llvm::function_ref<BlockVisibility(Value, const LaneSubset *)> classify,
       FullBlocks *full, const WarpShare *share = nullptr) const;
-  /// The range [min, max] (index values) of the captured 1-D tensor that
-  /// `extract` reads, over indices [lo, hi] (a loop over at most 256
-  /// elements; a wider or empty interval is unbounded).
-  std::pair<Value, Value> tensorRange(tensor::ExtractOp extract, Value lo,
+
+public:
+  /// A vector of integers the block classification scans: a captured 1-D
+  /// tensor (its static size) or the per-key mask's row (Nk bytes from
+  /// `base`).
+  struct ScanSource {
+    Value data; ///< memref
+    Value base; ///< element offset of element 0, null for 0
+    Type elementType;
+    Value size; ///< element count, null: staticSize
+    int64_t staticSize = 0;
+    Value sizeValue(KernelBuilder &kb) const;
+    Value lastIndex(KernelBuilder &kb) const;
+    /// Element `index` (< 2^31 elements).
+    Value load(KernelBuilder &kb, Value index) const;
+  };
+
+private:
+  /// The captured tensor `extract` reads, as a scan source.
+  ScanSource captured(tensor::ExtractOp extract) const;
+  /// The per-key mask's row of the tile's (b, h) (classifiesMaskOperand).
+  ScanSource maskRowSource() const;
+  /// The range [min, max] (index values) of `src` over indices [lo, hi] (a
+  /// loop over at most 256 elements; a wider or empty interval is
+  /// unbounded).
+  std::pair<Value, Value> tensorRange(const ScanSource &src, Value lo,
                                       Value hi) const;
   /// The same with [lo, hi] the same in every lane of the warp: each lane
   /// reads maxSpan / 32 elements, a butterfly of shuffles combines them
   /// (elements of at most 32 bits; wider ones go to tensorRange); an
   /// interval wider than maxSpan is unbounded.
-  std::pair<Value, Value> tensorRangeWarp(tensor::ExtractOp extract, Value lo,
+  std::pair<Value, Value> tensorRangeWarp(const ScanSource &src, Value lo,
                                           Value hi,
                                           int64_t maxSpan = kMaxScanSpan) const;
   /// The same with [lo, hi] different in each lane (narrowBlockRange's
   /// lane-per-block scan): the warp scans the 32 intervals one after the
   /// other (every lane must be here).
-  std::pair<Value, Value> tensorRangeLanes(tensor::ExtractOp extract,
-                                           Value lo, Value hi, int64_t maxSpan,
+  std::pair<Value, Value> tensorRangeLanes(const ScanSource &src, Value lo,
+                                           Value hi, int64_t maxSpan,
                                            const LaneSubset *lanes) const;
   /// Clones `region`'s body with its block arguments bound to `args` and
   /// returns the yielded values. With `fuseFloats` (the forward's) a float
@@ -377,10 +418,10 @@ private:
   /// splitBias: whether the bias reads the key position at all (else it is
   /// a row constant).
   bool biasReadsColumn = false;
-  Value mask;                       ///< [Bm * Hm * Nq * Nk] memref
+  Value mask;                         ///< [Bm * Hm * Nm * Nk] memref
   DenseMap<unsigned, Value> captures; ///< argument number -> memref
   Value batch, head, nq, nk;
-  Value maskPlane; ///< element offset of the tile's [Nq, Nk] mask plane
+  Value maskPlane; ///< element offset of the tile's [Nm, Nk] mask plane
   /// hoistRowRanges: the rows' first index and, per row-indexed extract of
   /// mask_mod, the [min, max] of what it reads over the tile's rows.
   Value hoistedRowLo;
