@@ -494,10 +494,10 @@ enum class MaskForm {
   PerScore,    // [batch..., Nq, Nk]: reshaped like the operands
 };
 
-/// `rows` is set for a mask read at row 0 of a unit query dim ([..., 1, Nk], a
-/// key padding mask): it is broadcast along the query rows once in the layout.
+/// A mask read at row 0 of a unit query dim ([..., 1, Nk], a key padding
+/// mask) is taken too: fa.attention broadcasts it over the query rows.
 static MaskForm classifyMask(const AttentionParts &parts, bool unitHeads,
-                             RankedTensorType query, bool &rows) {
+                             RankedTensorType query) {
   unsigned rank = parts.rank;
   auto type = cast<RankedTensorType>(parts.mask.getType());
   if (!isAttentionElementType(type.getElementType()) &&
@@ -508,8 +508,8 @@ static MaskForm classifyMask(const AttentionParts &parts, bool unitHeads,
   MLIRContext *ctx = map.getContext();
   if (n < 2 || n > 4 || map.getResult(n - 1) != getAffineDimExpr(rank - 1, ctx))
     return MaskForm::Unsupported;
-  rows = map.getResult(n - 2) == getAffineConstantExpr(0, ctx) &&
-         type.getDimSize(n - 2) == 1;
+  bool rows = map.getResult(n - 2) == getAffineConstantExpr(0, ctx) &&
+              type.getDimSize(n - 2) == 1;
   if (!rows && map.getResult(n - 2) != getAffineDimExpr(rank - 2, ctx))
     return MaskForm::Unsupported;
   SmallVector<int64_t> batchDims; // -1: a unit dim read at 0
@@ -538,7 +538,7 @@ static MaskForm classifyMask(const AttentionParts &parts, bool unitHeads,
   return MaskForm::Unsupported;
 }
 
-/// The mask in fa's rank-4 form (with a unit query dim when `rows`).
+/// The mask in fa's rank-4 form (a unit query dim stays).
 static Value buildMask4D(OpBuilder &b, Location loc, Value m, MaskForm form,
                          const Layout &layout) {
   auto type = cast<RankedTensorType>(m.getType());
@@ -581,25 +581,15 @@ static Value buildNot(OpBuilder &b, Location loc, Value m) {
   return op.getResult(0);
 }
 
+/// The mask operand; one read at row 0 of a unit query dim stays [Bm, Hm, 1,
+/// Nk] (fa.attention broadcasts it over the query rows: key padding).
 static Value buildMask(OpBuilder &b, Location loc, const AttentionParts &parts,
-                       MaskForm form, bool rows, const Layout &layout) {
+                       MaskForm form, const Layout &layout) {
   Value m = parts.mask;
   // A boolean mask that hides where true: fa's keeps where true.
   if (parts.maskHides)
     m = buildNot(b, loc, m);
-  m = buildMask4D(b, loc, m, form, layout);
-  if (!m || !rows)
-    return m;
-  // [Bm, Hm, 1, Nk] -> [Bm, Hm, Nq, Nk].
-  Value flat = tensor::CollapseShapeOp::create(
-      b, loc, m, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, m);
-  sizes[2] = tensor::getMixedSize(b, loc, layout.query, 2);
-  Type elt = cast<RankedTensorType>(m.getType()).getElementType();
-  Value init = tensor::EmptyOp::create(b, loc, sizes, elt);
-  return linalg::BroadcastOp::create(b, loc, flat, init,
-                                     ArrayRef<int64_t>{2})
-      .getResult()[0];
+  return buildMask4D(b, loc, m, form, layout);
 }
 
 /// fa.attention's form of a band: row i sees i + off - left <= j <= i + off +
@@ -658,7 +648,6 @@ struct RaisePlan {
   bool unitHeads = false;
   OperandForm k = OperandForm::Read, v = OperandForm::Read;
   MaskForm mask = MaskForm::Unsupported;
-  bool maskRows = false;
   double scale = 1.0;
   /// How the regions (when there are any) index the scores.
   std::optional<RegionIndexing> indexing;
@@ -736,8 +725,7 @@ static std::optional<RaisePlan> planRaise(const AttentionParts &parts) {
     for (int64_t p : parts.q.perm)
       shape.push_back(qt.getDimSize(p));
     plan.mask = classifyMask(parts, plan.unitHeads,
-                             RankedTensorType::get(shape, qt.getElementType()),
-                             plan.maskRows);
+                             RankedTensorType::get(shape, qt.getElementType()));
     if (plan.mask == MaskForm::Unsupported)
       return std::nullopt;
   }
@@ -830,7 +818,7 @@ LogicalResult mlir::fa::raise::raiseAttention(RewriterBase &rewriter,
   Value v = operand(plan->v, parts->v, parts->pv.nSide, vPerm);
   Value mask;
   if (parts->mask)
-    mask = buildMask(rewriter, loc, *parts, plan->mask, plan->maskRows, layout);
+    mask = buildMask(rewriter, loc, *parts, plan->mask, layout);
   auto qType = cast<RankedTensorType>(q.getType());
   auto kType = cast<RankedTensorType>(k.getType());
   auto vType = cast<RankedTensorType>(v.getType());
