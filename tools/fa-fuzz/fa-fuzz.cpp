@@ -81,7 +81,7 @@ struct Generator {
   struct Attention {
     std::string name, elt, outElt, maskElt;
     int64_t b, hq, hkv, nq, nk, d, dv;
-    bool dynB, dynH, dynNq, dynNk, maskB1, maskH1, lse, descale, diagonal;
+    bool dynB, dynH, dynNq, dynNk, maskB1, maskH1, maskN1, lse, descale, diagonal;
     std::string attrs;
   };
 
@@ -157,6 +157,7 @@ struct Generator {
     a.maskElt = chance(4) ? pick(kMaskElts) : "";
     a.maskB1 = chance(2);
     a.maskH1 = chance(2);
+    a.maskN1 = chance(3); // one row for every query row (key padding)
     return a;
   }
 
@@ -171,8 +172,9 @@ struct Generator {
     std::string tv = tensor({B, Hkv, Nk, std::to_string(a.dv)}, a.elt);
     std::string to = tensor({B, Hq, Nq, std::to_string(a.dv)}, a.outElt);
     std::string tl = tensor({B, Hq, Nq}, "f32");
-    std::string tm = tensor({a.maskB1 ? "1" : B, a.maskH1 ? "1" : Hq, Nq, Nk},
-                            a.maskElt);
+    std::string tm = tensor(
+        {a.maskB1 ? "1" : B, a.maskH1 ? "1" : Hq, a.maskN1 ? "1" : Nq, Nk},
+        a.maskElt);
     os << indent << "func.func @\"" << name << "\"(%q: " << tq
        << ", %k: " << tk << ", %v: " << tv;
     if (!a.maskElt.empty())
@@ -355,13 +357,13 @@ void printStats() {
 }
 
 /// Whether `text` has a `permutation = ...` or `dimensions = ...` that is
-/// not a list of plain integers (`[...]`). MLIR 22's linalg.transpose,
-/// linalg.broadcast and linalg.reduce parse those with
-/// parseDenseI64ArrayAttr, which stores the null attribute of a failed parse
-/// (NamedAttrList::set then dereferences it: a SEGV inside libMLIR, found by
-/// this fuzzer, for a bad list and for no list at all, `dimensions = pply`).
-/// Not fa's code and not fixable here, so such inputs are skipped, and
-/// counted.
+/// not a list of plain integers (`[...]`: integers separated by commas).
+/// MLIR 22's linalg.transpose, linalg.broadcast and linalg.reduce parse
+/// those with parseDenseI64ArrayAttr, which stores the null attribute of a
+/// failed parse (NamedAttrList::set then dereferences it: a SEGV inside
+/// libMLIR, found by this fuzzer, for a bad list, for a list with an empty
+/// entry, `[0, 2,]`, and for no list at all, `dimensions = pply`). Not fa's
+/// code and not fixable here, so such inputs are skipped, and counted.
 bool hitsUpstreamI64ArrayParserBug(const std::string &text) {
   for (const char *key : {"permutation", "dimensions"}) {
     for (size_t at = text.find(key); at != std::string::npos;
@@ -377,12 +379,34 @@ bool hitsUpstreamI64ArrayParserBug(const std::string &text) {
           return true; // `key =` and no list
         continue;
       }
-      for (++i; i < text.size() && text[i] != ']'; ++i)
-        if (!isdigit(static_cast<unsigned char>(text[i])) &&
-            !strchr(" ,-\n\t", text[i]))
+      // Entries: [-]digits between commas, blanks around them; none at all
+      // is `[]`.
+      bool sawEntry = false, wantEntry = false;
+      for (++i; i < text.size() && text[i] != ']'; ++i) {
+        char c = text[i];
+        if (strchr(" \n\t", c))
+          continue;
+        if (c == ',') {
+          if (!sawEntry)
+            return true; // `[,` or `,,`
+          sawEntry = false;
+          wantEntry = true;
+          continue;
+        }
+        if (sawEntry)
+          return true; // two entries without a comma
+        if (c == '-')
+          ++i;
+        if (i >= text.size() || !isdigit(static_cast<unsigned char>(text[i])))
           return true;
-      if (i >= text.size())
-        return true;
+        while (i + 1 < text.size() &&
+               isdigit(static_cast<unsigned char>(text[i + 1])))
+          ++i;
+        sawEntry = true;
+        wantEntry = false;
+      }
+      if (i >= text.size() || wantEntry)
+        return true; // unterminated, or `[0, 2,]`
     }
   }
   return false;
