@@ -34,8 +34,9 @@ static LogicalResult checkGradFunction(func::FuncOp func, AttentionGradOp op) {
   auto fail = [&]() {
     return op.emitOpError(
         "convert-fa-to-nvgpu: the backward kernel replaces the whole "
-        "function: it must take q, k, v, out, lse, do (varlen: then "
-        "cu_seqlens_q, cu_seqlens_k) as its first arguments (in that order, "
+        "function: it must take q, k, v, out, lse, do (then the mask, or "
+        "with varlen cu_seqlens_q, cu_seqlens_k) as its first arguments (in "
+        "that order, "
         "then only tensors its regions read), compute only this "
         "fa.attention_grad and return dq, dk, dv");
   };
@@ -68,7 +69,19 @@ static FailureOr<ScoreModifierSpec> gradModifiers(func::FuncOp func,
   spec.maskMod = op.getMaskMod();
   if (spec.maskMod)
     spec.maskModBound = boundMaskMod(*spec.maskMod);
-  if (spec.hasRegions())
+  if (Value mask = op.getMask()) {
+    // The forward's mask operand: argument 6 (checkGradFunction); a dim of
+    // static size 1 broadcasts.
+    auto type = cast<RankedTensorType>(mask.getType());
+    ScoreModifierSpec::Mask m;
+    m.arg = 6;
+    m.elementType = type.getElementType();
+    m.batchBroadcast = type.getDimSize(0) == 1;
+    m.headBroadcast = type.getDimSize(1) == 1;
+    m.rowBroadcast = type.getDimSize(2) == 1;
+    spec.mask = m;
+  }
+  if (spec.hasRegions() || spec.mask)
     spec.softcap = softcap;
   for (Region *r : {spec.scoreModGrad, spec.maskMod})
     if (r && failed(checkModifierRegionForKernel(op, *r, func, spec.captures)))

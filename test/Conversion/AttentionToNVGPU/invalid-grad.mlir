@@ -25,7 +25,7 @@ func.func @d32(%q: tensor<1x4x16x32xf16>, %k: tensor<1x2x16x32xf16>, %v: tensor<
 // Only some results returned: the kernel writes all three.
 func.func @partial(%q: tensor<1x4x16x64xf16>, %k: tensor<1x2x16x64xf16>, %v: tensor<1x2x16x64xf16>,
                    %o: tensor<1x4x16x64xf16>, %l: tensor<1x4x16xf32>, %do: tensor<1x4x16x64xf16>) -> tensor<1x2x16x64xf16> {
-  // expected-error @+1 {{convert-fa-to-nvgpu: the backward kernel replaces the whole function: it must take q, k, v, out, lse, do (varlen: then cu_seqlens_q, cu_seqlens_k) as its first arguments (in that order, then only tensors its regions read), compute only this fa.attention_grad and return dq, dk, dv}}
+  // expected-error @+1 {{convert-fa-to-nvgpu: the backward kernel replaces the whole function: it must take q, k, v, out, lse, do (then the mask, or with varlen cu_seqlens_q, cu_seqlens_k) as its first arguments (in that order, then only tensors its regions read), compute only this fa.attention_grad and return dq, dk, dv}}
   %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %l, %do : tensor<1x4x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x4x16x64xf16>, tensor<1x4x16xf32>, tensor<1x4x16x64xf16> -> tensor<1x4x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x2x16x64xf16>
   return %dk : tensor<1x2x16x64xf16>
 }

@@ -358,3 +358,35 @@ func.func @varlen_three(%q: tensor<1x4x16x32xf16>, %l: tensor<1x4x16xf32>, %c: t
   %dq, %dk, %dv = fa.attention_grad %q, %q, %q, %q, %l, %q varlen(%c, %c, %c : tensor<3xi32>, tensor<3xi32>, tensor<3xi32>) : tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16xf32>, tensor<1x4x16x32xf16> -> tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>
   return
 }
+
+// -----
+
+func.func @mask_rows(%q: tensor<1x4x16x32xf16>, %l: tensor<1x4x16xf32>, %m: tensor<1x1x3x16xi1>) {
+  // expected-error @+1 {{mask dim 2 (3) must be 1 or the query length (16)}}
+  %dq, %dk, %dv = fa.attention_grad %q, %q, %q, %q, %l, %q mask(%m : tensor<1x1x3x16xi1>) : tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16xf32>, tensor<1x4x16x32xf16> -> tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>
+  return
+}
+
+// -----
+
+func.func @mask_keys(%q: tensor<1x4x16x32xf16>, %l: tensor<1x4x16xf32>, %m: tensor<1x4x16x15xf32>) {
+  // expected-error @+1 {{key length of mask (15) does not match key (16)}}
+  %dq, %dk, %dv = fa.attention_grad %q, %q, %q, %q, %l, %q mask(%m : tensor<1x4x16x15xf32>) : tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16xf32>, tensor<1x4x16x32xf16> -> tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>
+  return
+}
+
+// -----
+
+func.func @mask_type(%q: tensor<1x4x16x32xf16>, %l: tensor<1x4x16xf32>, %m: tensor<1x4x16x16xi8>) {
+  // expected-error @+1 {{mask element type must be i1 (keep where true) or f16, bf16, f32 (added), got 'i8'}}
+  %dq, %dk, %dv = fa.attention_grad %q, %q, %q, %q, %l, %q mask(%m : tensor<1x4x16x16xi8>) : tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16xf32>, tensor<1x4x16x32xf16> -> tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>
+  return
+}
+
+// -----
+
+func.func @mask_varlen(%q: tensor<1x4x16x32xf16>, %l: tensor<1x4x16xf32>, %m: tensor<1x1x1x16xi1>, %c: tensor<3xi32>) {
+  // expected-error @+1 {{varlen with a mask operand is not supported}}
+  %dq, %dk, %dv = fa.attention_grad %q, %q, %q, %q, %l, %q mask(%m : tensor<1x1x1x16xi1>) varlen(%c, %c : tensor<3xi32>, tensor<3xi32>) : tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16xf32>, tensor<1x4x16x32xf16> -> tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>, tensor<1x4x16x32xf16>
+  return
+}

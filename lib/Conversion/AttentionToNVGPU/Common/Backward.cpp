@@ -140,9 +140,12 @@ BackwardArgs mlir::fa::kernel::readBackwardArgs(KernelBuilder &kb,
   size_t next = 9;
   if (cfg.deterministic)
     args.dqSemaphore = a[next++];
+  // The mask operand's parameter (if any), then the captured tensors.
+  size_t modifierParams =
+      (cfg.modifiers.mask ? 1 : 0) + cfg.modifiers.captures.size();
   args.modifierParams.assign(a.begin() + next,
-                             a.begin() + next + cfg.modifiers.captures.size());
-  next += cfg.modifiers.captures.size();
+                             a.begin() + next + modifierParams);
+  next += modifierParams;
   if (cfg.varlen) {
     args.cuSeqlensQ = a[next++];
     args.cuSeqlensK = a[next++];
@@ -423,7 +426,7 @@ BackwardSchedule::probabilityTile(StatPairAt lse2At, Value quadLane, Value head,
       band[r] = keyBand(kb, cfg, args, cta, keys[r], colBase);
   // The regions see (batch, query head, query row, key) of each score.
   std::optional<KernelScoreModifiers> mods;
-  if (cfg.modifiers.hasRegions())
+  if (cfg.modifiers.hasRegions() || cfg.modifiers.mask)
     mods.emplace(kb, cfg.modifiers, args.modifierParams, args.sizes, cta.batch,
                  head);
   SmallVector<Value> out[2], dfac[2];

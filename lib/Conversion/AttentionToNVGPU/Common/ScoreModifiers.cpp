@@ -760,13 +760,10 @@ Value KernelScoreModifiers::apply(Value s, double scale, const Row &r,
 KernelScoreModifiers::ScoreWithDerivative
 KernelScoreModifiers::applyWithDerivative(Value s, double scale, const Row &r,
                                           Value col) const {
-  assert(!spec.mask && !spec.scoreMod &&
-         "the backward takes no mask operand and a differentiated score_mod");
+  assert(!spec.scoreMod && "the backward takes a differentiated score_mod");
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
-  Value j = col;
-  if (!spec.captures.empty())
-    j = arith::MinSIOp::create(b, loc, col, kb.sub(nk, kb.idx(1)));
+  Value j = readColumn(col);
   ScoreWithDerivative out;
   if (spec.softcap) {
     // s' = c tanh(scale s / c): ds' / d(scale s) = 1 - tanh^2.
@@ -777,6 +774,22 @@ KernelScoreModifiers::applyWithDerivative(Value s, double scale, const Row &r,
         b, loc, kb.f32(1.0), arith::MulFOp::create(b, loc, t, t));
   } else {
     s = arith::MulFOp::create(b, loc, s, kb.f32(scale));
+  }
+  // The mask operand: added after the softcap (its derivative is 1), or
+  // hiding the key.
+  Value maskKeep;
+  if (spec.mask) {
+    Value m =
+        memref::LoadOp::create(b, loc, mask, ValueRange{kb.add(r.maskRow, j)});
+    if (spec.mask->elementType.isInteger(1)) {
+      maskKeep = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ne, m,
+          arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0)));
+    } else {
+      if (!m.getType().isF32())
+        m = arith::ExtFOp::create(b, loc, b.getF32Type(), m);
+      s = arith::AddFOp::create(b, loc, s, m);
+    }
   }
   if (spec.scoreModGrad) {
     // The chain rule: d score_mod(s') / d(scale s) = score_mod'(s') ds'.
@@ -790,6 +803,10 @@ KernelScoreModifiers::applyWithDerivative(Value s, double scale, const Row &r,
   }
   if (spec.maskMod)
     out.keep = inlineRegion(*spec.maskMod, {batch, head, r.i, j})[0];
+  if (maskKeep)
+    out.keep =
+        out.keep ? arith::AndIOp::create(b, loc, maskKeep, out.keep).getResult()
+                 : maskKeep;
   out.score = s;
   return out;
 }

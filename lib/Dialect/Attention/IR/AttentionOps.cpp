@@ -414,6 +414,12 @@ struct ShapeVerifier {
                             << ")";
   }
 
+  /// The mask operand (when present): [B or 1, Hq or 1, Nq or 1, keys] of
+  /// i1 (keep where true) or f16 / bf16 / f32 (added), `keyLength` the keys
+  /// of `keyName`.
+  LogicalResult checkMask(Value mask, RankedTensorType q, StringRef keyName,
+                          int64_t keyLength);
+
   /// varlen: exactly the two [B + 1] x i32 offsets (cu_seqlens_q,
   /// cu_seqlens_k, none null), and query, key and value holding the packed
   /// sequences in batch 1.
@@ -698,10 +704,17 @@ LogicalResult AttentionVerifier::verifyVarlen() {
 
 /// Mask: [B or 1, Hq or 1, Nq or 1, Ncap] (Ncap = Nk without pages).
 LogicalResult AttentionVerifier::verifyMask() {
-  Value mask = op.getMask();
+  return checkMask(op.getMask(), op.getQueryType(),
+                   op.isPaged() ? "key capacity M * S" : "key",
+                   op.getStaticKeyCapacity());
+}
+
+template <typename OpT>
+LogicalResult ShapeVerifier<OpT>::checkMask(Value mask, RankedTensorType q,
+                                            StringRef keyName,
+                                            int64_t keyLength) {
   if (!mask)
     return success();
-  RankedTensorType q = op.getQueryType();
   auto m = cast<RankedTensorType>(mask.getType());
   if (failed(checkRank("mask", m, 4, "[B or 1, Hq or 1, Nq or 1, Nk]")))
     return failure();
@@ -719,13 +732,11 @@ LogicalResult AttentionVerifier::verifyMask() {
            << "mask dim " << dim << " (" << size << ") must be 1 or the "
            << name << " (" << full << ")";
   };
-  return failure(
-      failed(checkBroadcast(0, "batch size")) ||
-      failed(checkBroadcast(1, "query head count")) ||
-      failed(checkBroadcast(2, "query length")) ||
-      failed(checkSameDim("key length", "mask", m.getDimSize(3),
-                          op.isPaged() ? "key capacity M * S" : "key",
-                          op.getStaticKeyCapacity())));
+  return failure(failed(checkBroadcast(0, "batch size")) ||
+                 failed(checkBroadcast(1, "query head count")) ||
+                 failed(checkBroadcast(2, "query length")) ||
+                 failed(checkSameDim("key length", "mask", m.getDimSize(3),
+                                     keyName, keyLength)));
 }
 
 /// FP8 descale factors: all three with f8E4M3FN, none otherwise; f32
@@ -929,6 +940,10 @@ LogicalResult AttentionGradVerifier::verify() {
   int64_t hq = q.getDimSize(1), hkv = k.getDimSize(1);
   if (failed(checkHeadGrouping(hq, hkv)))
     return failure();
+  if (failed(checkMask(op.getMask(), q, "key", k.getDimSize(2))))
+    return failure();
+  if (op.getMask() && op.isVarlen())
+    return op.emitOpError() << "varlen with a mask operand is not supported";
 
   // The gradients have exactly the types of what they differentiate.
   for (auto [name, result, operand] :

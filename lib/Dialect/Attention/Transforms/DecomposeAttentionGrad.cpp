@@ -6,7 +6,8 @@
 // fast form: P is recomputed from Q, K and lse, then
 //   dV = P^T dO, dP = dO V^T, delta = rowsum(dO * O), dS = P * (dP - delta)
 //   (times score_mod_grad's dt and softcap's derivative), dQ = scale dS K,
-//   dK = scale dS^T Q; mask_mod hides scores like the band,
+//   dK = scale dS^T Q; the mask operand (added, or hiding where false) and
+//   mask_mod hide scores like the band,
 // with dK and dV summed over the query heads that share a K/V head (GQA).
 //
 //===----------------------------------------------------------------------===//
@@ -229,10 +230,16 @@ SmallVector<Value> GradBuilder::build() {
           distance = getDiagonalDistance(nb, l, linalg::IndexOp::create(nb, l, 2),
                                          linalg::IndexOp::create(nb, l, 3),
                                          diagonal);
+        Value maskElt;
+        if (Value mask = op.getMask())
+          maskElt =
+              extractMaskElement(nb, l, mask, linalg::IndexOp::create(nb, l, 0),
+                                 linalg::IndexOp::create(nb, l, 1),
+                                 linalg::IndexOp::create(nb, l, 2),
+                                 linalg::IndexOp::create(nb, l, 3));
         Value score = applyScoreModifiers(
-            nb, l, mods, args[0], f32Const(nb, l, scale),
-            /*maskElt=*/Value(), distance, /*postScale=*/Value(),
-            regionsAt(nb, l));
+            nb, l, mods, args[0], f32Const(nb, l, scale), maskElt, distance,
+            /*postScale=*/Value(), regionsAt(nb, l));
         Value e = math::ExpOp::create(
             nb, l, arith::SubFOp::create(nb, l, score, args[1]));
         Value deadRow = arith::CmpFOp::create(

@@ -261,9 +261,17 @@ SmallVector<Value> TiledGradBuilder::step(ValueRange state, Value bi, Value h,
               arith::AddIOp::create(b, loc, col0,
                                     linalg::IndexOp::create(b, loc, 1)),
               diag);
-        Value score =
-            applyScoreModifiers(b, loc, mods, a[0], f32(scale), Value(),
-                                distance, Value(), regionsAt(bi, h, row0, col0));
+        Value maskElt;
+        if (Value mask = op.getMask())
+          maskElt = extractMaskElement(
+              b, loc, mask, bi, h,
+              arith::AddIOp::create(b, loc, row0,
+                                    linalg::IndexOp::create(b, loc, 0)),
+              arith::AddIOp::create(b, loc, col0,
+                                    linalg::IndexOp::create(b, loc, 1)));
+        Value score = applyScoreModifiers(b, loc, mods, a[0], f32(scale),
+                                          maskElt, distance, Value(),
+                                          regionsAt(bi, h, row0, col0));
         Value e = math::ExpOp::create(b, loc,
                                       arith::SubFOp::create(b, loc, score, a[1]));
         Value dead = arith::CmpFOp::create(

@@ -497,6 +497,17 @@ AffineMap mlir::fa::getMaskBroadcastMap(AttentionOp op, unsigned numLoops) {
   return AffineMap::get(numLoops, 0, exprs, ctx);
 }
 
+Value mlir::fa::extractMaskElement(OpBuilder &b, Location loc, Value mask,
+                                   Value batch, Value head, Value row,
+                                   Value col) {
+  auto type = cast<RankedTensorType>(mask.getType());
+  SmallVector<Value> indices = {batch, head, row, col};
+  for (unsigned d = 0; d < 3; ++d)
+    if (type.getDimSize(d) == 1)
+      indices[d] = arith::ConstantIndexOp::create(b, loc, 0);
+  return tensor::ExtractOp::create(b, loc, mask, indices);
+}
+
 Value mlir::fa::safeRowMax(OpBuilder &b, Location loc, Value rowMax) {
   Value isNegInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
                                          rowMax, negInf(b, loc));

@@ -36,6 +36,11 @@ truncation error is ~1e-12; the given O and lse are f32 roundings of the exact
 values, covered by C). A NaN anywhere fails; rows whose keys are all masked must
 give dq = 0 exactly.
 
+--mask bool|additive adds the forward's mask operand ([Bm, Hm, Nm, Nk], each dim
+the full size or 1: --mask-dims; --pad-lens L_0,... a boolean key-padding mask,
+keys j < L_b visible), added after the softcap (additive, f32) or hiding keys
+where false (bool); it gets no gradient.
+
 --score-mod / --mask-mod add the modifier regions of sdpa_case.py (MODS there:
 alibi, alibi-arith, softcap, relpos; prefix, document) to the op, the same text
 as the forward's, and to the float64 forward and reference. The op gets no
@@ -83,6 +88,11 @@ def parse_args(argv):
     p.add_argument("--fd", action="store_true", help="check against finite differences")
     p.add_argument("--score-mod", default=None, choices=["alibi", "alibi-arith", "softcap", "relpos"])
     p.add_argument("--mask-mod", default=None, choices=["prefix", "document"])
+    p.add_argument("--mask", default=None, choices=["bool", "additive"])
+    p.add_argument("--mask-dims", default=None,
+                   help="Bm,Hm,Nm of the mask (each 1 or B/Hq/Nq); default B,Hq,Nq")
+    p.add_argument("--pad-lens", default=None,
+                   help="with --mask bool: a key-padding mask, keys j < L_b visible")
     p.add_argument("--mod-softcap", type=float, default=5.0)
     p.add_argument("--relpos-radius", type=int, default=3)
     p.add_argument("--prefix", type=int, default=2)
@@ -116,6 +126,17 @@ def parse_args(argv):
     if a.varlen_q:  # the packed lengths
         a.Nq = sum(a.varlen_q) + a.varlen_pad
         a.Nk = sum(a.varlen_k) + a.varlen_pad
+    a.mask_dims = (tuple(int(x) for x in a.mask_dims.split(",")) if a.mask_dims
+                   else (a.B, a.Hq, a.Nq))
+    if len(a.mask_dims) != 3 or a.mask_dims[0] not in (1, a.B) or \
+            a.mask_dims[1] not in (1, a.Hq) or a.mask_dims[2] not in (1, a.Nq):
+        p.error("--mask-dims must be 1 or B, 1 or Hq, 1 or Nq")
+    if a.pad_lens is not None:
+        a.pad_lens = [int(x) for x in a.pad_lens.split(",")]
+        if a.mask != "bool" or len(a.pad_lens) != a.mask_dims[0]:
+            p.error("--pad-lens needs --mask bool and one length per mask batch")
+    if a.mask and a.varlen_q:
+        p.error("--mask does not go with --varlen-q")
     if a.mode == "check" and not a.output:
         p.error("check needs the runner's output file")
     return a
@@ -158,8 +179,13 @@ def scores(a, q, k, ins):
         c = f32(a.softcap)
         t = np.tanh(s / c)
         s = c * t
-    dt = score_mod_derivative(a, s)
     keep = np.broadcast_to(band(a), s.shape)
+    if a.mask == "additive":
+        s = s + ins["mask"]
+        smag = smag + np.abs(ins["mask"])
+    elif a.mask == "bool":
+        keep = keep & ins["mask"]
+    dt = score_mod_derivative(a, s)
     s, smag, keep = apply_mods(a, ins, s, smag, keep)
     keep = np.broadcast_to(keep, s.shape)
     return np.where(keep, s, -np.inf), t, keep, smag, dt
@@ -195,6 +221,13 @@ def make_inputs(a):
         caps["table"] = ROUND["f32"](mrng.uniform(-1.0, 1.0, 2 * a.relpos_radius + 1))
     if a.mask_mod == "document":
         caps["doc"] = np.repeat(np.arange(len(a.doc_lens)), a.doc_lens)
+    mshape = a.mask_dims + (a.Nk,)
+    if a.mask == "bool":
+        caps["mask"] = mrng.uniform(0.0, 1.0, mshape) < 0.7
+        if a.pad_lens is not None:
+            caps["mask"][...] = np.arange(a.Nk) < np.array(a.pad_lens)[:, None, None, None]
+    elif a.mask == "additive":
+        caps["mask"] = ROUND["f32"](mrng.uniform(-2.0, 2.0, mshape))
     out, lse = forward(a, q, k, v, caps)
     return dict(q=q, k=k, v=v, do=do, o=r(out), lse=ROUND["f32"](lse), **caps)
 
@@ -302,6 +335,23 @@ def emit(a, ins):
             L.append(f"  %{n} = arith.constant dense<[{', '.join(str(int(x)) for x in offs)}]> "
                      f": tensor<{S1}xi32>")
         attr = f" varlen(%cq, %ck : tensor<{S1}xi32>, tensor<{S1}xi32>)" + attr
+    names = ["q", "k", "v", "o", "lse", "do"]
+    if a.mask:
+        me = "i1" if a.mask == "bool" else "f32"
+        mshape = ins["mask"].shape
+        types["mask"] = ttype(mshape, me)
+        # Broadcast dims (size 1 where the operand has more) stay static.
+        op_types["mask"] = ttype(
+            ["?" if (d != 1 or full == 1) else 1
+             for d, full in zip(mshape, (a.B, a.Hq, a.Nq, a.Nk))] if a.dynamic else mshape, me)
+        conv = (lambda x: "true" if x else "false") if a.mask == "bool" else \
+            (lambda x: fmt(x, "f32"))
+        name = "maskc" if a.dynamic else "mask"
+        L.append(f"  %{name} = arith.constant dense<{dense(ins['mask'], conv)}> : {types['mask']}")
+        if a.dynamic:
+            L.append(f"  %mask = tensor.cast %maskc : {types['mask']} to {op_types['mask']}")
+        attr = f" mask(%mask : {op_types['mask']})" + attr
+        names.append("mask")
     # --dynamic: the op in a function of its own, so that its sizes are the
     # arguments' (tensor.dim of a function argument does not fold to a constant).
     G = [] if a.dynamic else L
@@ -310,11 +360,13 @@ def emit(a, ins):
     res_t = ", ".join(op_types[n] for n in ("q", "k", "v"))
     G.append(f"  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %lse, %do{attr} : {ins_t} -> {res_t}")
     if a.dynamic:
-        args = ", ".join(f"%{n}: {op_types[n]}" for n in ("q", "k", "v", "o", "lse", "do"))
+        args = ", ".join(f"%{n}: {op_types[n]}" for n in names)
         G = [f"func.func @grad({args}) -> ({res_t}) {{"] + G + \
             [f"  return %dq, %dk, %dv : {res_t}", "}"]
         L[1:1] = G
-        L.append(f"  %dq, %dk, %dv = call @grad(%q, %k, %v, %o, %lse, %do) : ({ins_t}) -> ({res_t})")
+        call_t = ", ".join(op_types[n] for n in names)
+        L.append(f"  %dq, %dk, %dv = call @grad({', '.join('%' + n for n in names)}) : "
+                 f"({call_t}) -> ({res_t})")
     for n, src in (("q", "dq"), ("k", "dk"), ("v", "dv")):
         st, ft = types[n], ttype(shapes[n], "f32")
         val = f"%{src}"

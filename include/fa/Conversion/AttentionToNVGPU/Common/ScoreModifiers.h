@@ -232,11 +232,12 @@ public:
   Value apply(Value s, double scale, const Row &row, Value col,
               bool maskModApplied = true) const;
 
-  /// The backward's view of the same score (a spec with softcap,
-  /// score_mod_grad and mask_mod only): the modified score (natural units,
-  /// not masked), its derivative with respect to scale * s (softcap's times
-  /// score_mod's; null when it is 1) and whether mask_mod keeps the key (i1;
-  /// null without mask_mod).
+  /// The backward's view of the same score (a spec with softcap, the mask
+  /// operand, score_mod_grad and mask_mod): the modified score (natural
+  /// units, an additive mask added, not masked), its derivative with respect
+  /// to scale * s (softcap's times score_mod's; null when it is 1) and
+  /// whether a boolean mask and mask_mod keep the key (i1; null without
+  /// either).
   struct ScoreWithDerivative {
     Value score, derivative, keep;
   };

@@ -333,10 +333,10 @@ def FA_AttentionOp : FA_Op<"attention", [
 
 def FA_GradElementType : AnyTypeOf<[F16, BF16, F32]>;
 
-def FA_AttentionGradOp : FA_Op<"attention_grad", [Pure]> {
+def FA_AttentionGradOp : FA_Op<"attention_grad", [Pure, AttrSizedOperandSegments]> {
   let summary = "the backward pass of fa.attention: dq, dk, dv from do";
   let description = [{
-    The gradients of `fa.attention` (without mask, descale or diagonal operands)
+    The gradients of `fa.attention` (without descale or diagonal operands)
     with respect to its query, key and value, given the forward's `out` and `lse`
     (natural log) and `grad_out`, the gradient of the loss with respect to `out`.
     With `g = h / (Hq / Hkv)`, `s` the forward's scores before masking
@@ -356,6 +356,12 @@ def FA_AttentionGradOp : FA_Op<"attention_grad", [Pure]> {
 
     A fully masked row (every key outside its band: `lse = -inf`, `out = 0`)
     contributes nothing and gets `dq = 0`.
+
+    `mask(%m : tensor<Bm x Hm x Nm x Nk x T>)` (after grad_out): the forward's mask
+    operand, with its shapes and broadcasting (Bm = B or 1, Hm = Hq or 1, Nm = Nq or
+    1). An additive one (f16 / bf16 / f32) is added to `s` after the softcap, a
+    boolean one (i1) hides a key where false (`visible` also needs it); it gets no
+    gradient. Not with `varlen`.
 
     Modifier regions (optional, after the attribute dictionary, in this order;
     the rules of fa.attention's regions: one block ending in `fa.yield`, free of
@@ -434,6 +440,7 @@ def FA_AttentionGradOp : FA_Op<"attention_grad", [Pure]> {
     AnyRankedTensor:$out,
     AnyRankedTensor:$lse,
     AnyRankedTensor:$grad_out,
+    Optional<AnyRankedTensor>:$mask,
     // varlen: none, or the forward's [B + 1] x i32 cumulative offsets of
     // queries and keys (the verifier checks there are two).
     Variadic<AnyRankedTensor>:$cu_seqlens,
@@ -449,6 +456,7 @@ def FA_AttentionGradOp : FA_Op<"attention_grad", [Pure]> {
 
   let assemblyFormat = [{
     $query `,` $key `,` $value `,` $out `,` $lse `,` $grad_out
+    (`mask` `(` $mask^ `:` type($mask) `)`)?
     (`varlen` `(` $cu_seqlens^ `:` type($cu_seqlens) `)`)?
     attr-dict custom<GradModifiersAndColon>($modifiers) type($query) `,` type($key) `,` type($value) `,` type($out) `,`
     type($lse) `,` type($grad_out)

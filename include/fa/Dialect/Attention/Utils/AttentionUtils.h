@@ -279,6 +279,12 @@ Value isInsideWindow(OpBuilder &b, Location loc, const ScoreModifiers &mods,
 /// mask operand, with size-1 leading dims broadcast.
 AffineMap getMaskBroadcastMap(AttentionOp op, unsigned numLoops);
 
+/// mask[b', h', i', j] of a [Bm, Hm, Nm, Nk] mask operand: a dim of static
+/// size 1 is read at 0 (it broadcasts), the others at (b, h, i); for a
+/// generic's body where a map cannot say it (fa.attention_grad's lowerings).
+Value extractMaskElement(OpBuilder &b, Location loc, Value mask, Value batch,
+                         Value head, Value row, Value col);
+
 /// The running row max to subtract in exp(s - m): m, or 0 when m = -inf (a row
 /// with nothing visible yet), so that exp(-inf - m) is 0 and never NaN.
 Value safeRowMax(OpBuilder &b, Location loc, Value rowMax);
