@@ -581,31 +581,30 @@ def _grad(grad_out, q, k, v, out, lse, grad_lse, causal, window_left, window_rig
     of the forward's variant on q's device (fa_runtime.Kernel.grad), or, when
     there is none and `fallback`, from reference_grad; else UnsupportedError.
     An empty lse (the forward was not asked for it) is computed again.
-    With attn_mask there is no backward kernel (none reads a mask operand):
-    reference_grad with fallback, else UnsupportedError."""
+    attn_mask (the forward's kernel operand, as _mask_operand viewed it):
+    the backward kernel compiled with the same mask operand reads it."""
     window = None if (window_left, window_right) == (-1, -1) else (window_left, window_right)
-    if attn_mask is not None:
-        if not fallback:
-            raise _unsupported("no backward kernel reads a mask operand (attn_mask)", grad=True)
-        dq, dk, dv = reference_grad(q, k, v, grad_out, causal, window, scale, softcap, grad_lse,
-                                    attn_mask)
-        return (dq.to(q.dtype).contiguous(), dk.to(k.dtype).contiguous(),
-                dv.to(v.dtype).contiguous())
     # torch.use_deterministic_algorithms(True): the kernel that adds dq in a
     # fixed order (the other gradients are deterministic in either).
     deterministic = bool(getattr(torch, "are_deterministic_algorithms_enabled",
                                  lambda: False)())
+    mask = None if attn_mask is None else mask_spec(attn_mask.shape,
+                                                    _DTYPE_NAMES[attn_mask.dtype])
     kern = _kernel(q, v, causal, window, scale, softcap, False, fallback, grad=True,
-                   deterministic=deterministic)
+                   deterministic=deterministic, mask=mask)
     if isinstance(kern, str):
         if not fallback:
             raise _unsupported(kern, grad=True)
-        dq, dk, dv = reference_grad(q, k, v, grad_out, causal, window, scale, softcap, grad_lse)
+        masked = () if attn_mask is None else (attn_mask,)
+        dq, dk, dv = reference_grad(q, k, v, grad_out, causal, window, scale, softcap, grad_lse,
+                                    *masked)
         return (dq.to(q.dtype).contiguous(), dk.to(k.dtype).contiguous(),
                 dv.to(v.dtype).contiguous())
     if lse.dim() != 3:
         out, lse = _run(q, k, v, causal, window_left, window_right, scale, softcap, True,
-                        fallback)
+                        fallback, attn_mask=attn_mask)
+    if attn_mask is not None:
+        return kern.grad(q, k, v, out, lse, grad_out, grad_lse=grad_lse, mask=attn_mask)
     return kern.grad(q, k, v, out, lse, grad_out, grad_lse=grad_lse)
 
 
@@ -719,10 +718,10 @@ def attention(q, k, v, *, causal=False, window=None, scale=None, softcap=None, r
     lse -inf. The kernel compiled with a mask operand reads it per score
     (its batch, head and query dims may be 1; its key dim is expanded here;
     a boolean mask of one row, e.g. key padding [B, 1, 1, Nk], is
-    classified per key block: hidden blocks are skipped). It gets no gradient (UnsupportedError if it requires one), and no
-    backward kernel reads it: loss.backward() through a masked call needs
-    fallback=True (the gradients in torch, O(N^2) memory). Not with kv_lens
-    or a page table (UnsupportedError, or the fallback)."""
+    classified per key block: hidden blocks are skipped). It gets no gradient (UnsupportedError if it requires one);
+    loss.backward() through a masked call runs the backward kernel compiled
+    with the same mask operand (q, k, v get their gradients). Not with
+    kv_lens or a page table (UnsupportedError, or the fallback)."""
     if not all(isinstance(t, torch.Tensor) for t in (q, k, v)):
         raise AttentionInputError("fa.attention: q, k, v must be torch tensors")
     for name, t in (("kv_lens", kv_lens), ("page_table", page_table)):

@@ -152,10 +152,9 @@ class Variant:
                                  f"{', '.join(MASK_DTYPES)} and dims one of "
                                  f"{', '.join(MASK_BROADCASTS)} (e.g. bool:11 for a "
                                  f"[1, 1, Nq, Nk] boolean mask)")
-            if grad or kv_lens or page_size or varlen or fp8:
-                raise ValueError("mask: a mask operand is taken by the 16-bit forward kernels "
-                                 "without kv_lens, pages or varlen (no backward kernel reads "
-                                 "one)")
+            if kv_lens or page_size or varlen or fp8:
+                raise ValueError("mask: a mask operand is taken by the 16-bit forward and "
+                                 "backward kernels without kv_lens, pages or varlen")
             mask = f"{dt}:{dims}"
         return cls(dtype, head_dim, causal, window, scale, softcap, bool(lse), chip, opts,
                    bool(grad), bool(kv_lens), page_size, bool(varlen), bool(fp8), mask)
@@ -283,6 +282,13 @@ class Variant:
             name += "_" + hashlib.sha256(self.spec().encode()).hexdigest()[:8]
         return name
 
+    def _mask_type(self):
+        """The mask operand's tensor type: a broadcast dim (1 in the spec) is a
+        static 1, the others dynamic."""
+        dt, dims = self.mask.split(":")
+        return (f"tensor<{'?' if dims[0] == 'B' else '1'}x{'?' if dims[1] == 'H' else '1'}"
+                f"x{'1' if dims[2:] == '1' else '?'}x?x{MASK_DTYPES[dt]}>")
+
     def mlir(self):
         """The MLIR module fa.compile compiles for this variant: one func.func
         holding one fa.attention (or, with grad, one fa.attention_grad) on
@@ -309,6 +315,12 @@ class Variant:
                 cu_args = ", %cu_seqlens_q: tensor<?xi32>, %cu_seqlens_k: tensor<?xi32>"
                 cu_clause = (" varlen(%cu_seqlens_q, %cu_seqlens_k : tensor<?xi32>, "
                              "tensor<?xi32>)")
+            # mask: the forward's, the argument after do (the backward kernel's
+            # parameter `mask` after dv).
+            if self.mask:
+                mt = self._mask_type()
+                cu_args = f", %mask: {mt}"
+                cu_clause = f" mask(%mask : {mt})"
             return (f"func.func @{self.func_name()}(%q: {t}, %k: {t}, %v: {t}, %o: {t}, "
                     f"%lse: {lse_t}, %do: {t}{cu_args}) -> ({outs}) {{\n"
                     f"  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %lse, %do{cu_clause}"
@@ -335,9 +347,7 @@ class Variant:
             clauses += (" varlen(%cu_seqlens_q, %cu_seqlens_k : tensor<?xi32>, "
                         "tensor<?xi32>)")
         if self.mask:
-            dt, dims = self.mask.split(":")
-            mt = (f"tensor<{'?' if dims[0] == 'B' else '1'}x{'?' if dims[1] == 'H' else '1'}"
-                  f"x{'1' if dims[2:] == '1' else '?'}x?x{MASK_DTYPES[dt]}>")
+            mt = self._mask_type()
             args += f", %mask: {mt}"
             clauses += f" mask(%mask : {mt})"
         return (f"func.func @{self.func_name()}({args}) -> {res_t} {{\n"

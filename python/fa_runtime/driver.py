@@ -687,9 +687,11 @@ class Kernel:
         contiguous; its postprocess), else by torch. dk, dv have k's shape (GQA: summed
         over the query heads of a group). A deterministic kernel (manifest
         parameter dq_semaphore) also gets its zeroed counters, and its dq is
-        bitwise the same on every run. `inputs`: the tensors the op's
-        score_mod / mask_mod read, as `argN` for function argument N (as for
-        the forward); non-contiguous ones are copied.
+        bitwise the same on every run. `inputs`: the forward's mask operand
+        as `mask` (a kernel compiled with one: the same contract as the
+        forward's) and the tensors the op's score_mod / mask_mod read, as
+        `argN` for function argument N (as for the forward); non-contiguous
+        ones are copied.
 
         A varlen kernel (manifest "varlen") takes the sequences packed in its
         "varlen_layout": thd q, o, do [Tq, Hq, D], k, v [Tk, Hkv, D], lse [Hq,

@@ -129,6 +129,25 @@ def test_compile_mask_variant(tmp_path, chip, mask, dtype, shape):
                        check=True)
 
 
+@pytest.mark.parametrize("chip", ["sm_80", "sm_90a"])
+def test_compile_mask_grad_variant(tmp_path, chip):
+    # The backward of a masked forward (fa.attention(..., attn_mask=) under
+    # autograd): the mask operand is the parameter `mask` after dv, with the
+    # forward's contract.
+    k = fa.compile("bf16,d64,causal,grad,mask=bool:B11", chip=chip)
+    check_manifest(k.manifest)
+    assert k.manifest["op"] == "attention_grad"
+    names = [p["name"] for p in k.manifest["params"]]
+    assert names.index("mask") == names.index("dv") + 1
+    (p,) = [p for p in k.manifest["params"] if p["name"] == "mask"]
+    assert (p["dtype"], p["shape"]) == ("bool", ["B", 1, 1, "Nk"])
+    if ptxas():
+        path = tmp_path / "k.ptx"
+        path.write_text(k.ptx)
+        subprocess.run([ptxas(), f"-arch={chip}", str(path), "-o", str(tmp_path / "k.cubin")],
+                       check=True)
+
+
 def test_compile_attention_written_in_linalg():
     # ALiBi written in linalg (the lit test's program): no fa.attention until
     # raise_attention=True runs fa-raise-attention first; then one kernel

@@ -537,11 +537,31 @@ def test_attn_mask_errors_and_fallback(fake, monkeypatch):
 
 
 def test_attn_mask_backward(fake, monkeypatch):
-    """No backward kernel reads a mask: the backward of a masked call raises
-    UnsupportedError, or with fallback runs reference_grad with the mask that
-    setup_context kept."""
+    """The backward of a masked call runs the backward kernel compiled with
+    the same mask operand (bf16:1H here, compiled on first use), the mask
+    that setup_context kept passed as its `mask` after dv; where there is no
+    backward kernel (head dim 256), UnsupportedError, or with fallback
+    reference_grad with that mask."""
     t = fake.torch
     op = fake.ops.attention_op
+    q = Tensor((1, 2, 64, 128), t.bfloat16, requires_grad=True)
+    mask = Tensor((1, 2, 64, 64), t.bfloat16)
+    fake.log("ppppp" + "iiiii")
+    fa.attention(q, q, q, causal=True, attn_mask=mask)
+    (launch,) = launches(fake.log())  # the forward runs on its kernel
+    assert op.args[12] is not None and len(op.args) == 13
+    ctx = Ctx()
+    op.setup_context(ctx, op.args, op.result)
+    assert len(ctx.saved_tensors) == 6
+    fake.log("pppppppppp" + "iiiii" + ";_preprocess=ppppiiiii;_postprocess=ppiiiii")
+    dq, dk, dv = op.backward(ctx, Tensor((1, 2, 64, 128), t.bfloat16), None)[:3]
+    pre, launch, post = launches(fake.log())
+    assert params(launch)[9] == hex(mask.data_ptr())
+    assert params(launch)[10:] == ["1", "2", "2", "64", "64"]
+    kernels = {(v.mask, v.grad) for v in fa.dispatch._kernels if v.mask}
+    assert ("bf16:1H", True) in kernels
+    assert str(dq.dtype) == "torch.bfloat16" and dq.shape == q.shape
+
     seen = []
 
     def reference_grad(q, k, v, do, causal, window, scale, softcap, grad_lse, attn_mask):
@@ -549,23 +569,21 @@ def test_attn_mask_backward(fake, monkeypatch):
         return q.float(), k.float(), v.float()
     monkeypatch.setattr(fake.ops, "reference_grad", reference_grad)
     for fallback in (False, True):
-        q = Tensor((1, 2, 64, 128), t.bfloat16, requires_grad=True)
-        mask = Tensor((1, 2, 64, 64), t.bfloat16)
+        q = Tensor((1, 2, 64, 256), t.bfloat16, requires_grad=True)
+        mask = Tensor((1, 1, 1, 64), t.bool)
         fake.log("ppppp" + "iiiii")
         fa.attention(q, q, q, causal=True, attn_mask=mask, fallback=fallback)
-        (launch,) = launches(fake.log())  # the forward runs on its kernel
-        assert op.args[12] is not None and len(op.args) == 13
+        (launch,) = launches(fake.log())
         ctx = Ctx()
         op.setup_context(ctx, op.args, op.result)
-        assert len(ctx.saved_tensors) == 6
-        g = Tensor((1, 2, 64, 128), t.bfloat16)
+        g = Tensor((1, 2, 64, 256), t.bfloat16)
         if not fallback:
-            with pytest.raises(fa.UnsupportedError, match="fa.attention backward: no backward "
-                               "kernel reads a mask operand"):
+            with pytest.raises(fa.UnsupportedError, match="fa.attention backward: head dim "
+                               "256: the sm_90a backward kernel supports 64, 128"):
                 op.backward(ctx, g, None)
             continue
         dq, dk, dv = op.backward(ctx, g, None)[:3]
-        assert seen == [(True, (1, 2, 64, 64))] and str(dq.dtype) == "torch.bfloat16"
+        assert seen == [(True, (1, 1, 1, 64))] and str(dq.dtype) == "torch.bfloat16"
 
 
 def test_op_fake_and_backward(fake):

@@ -152,11 +152,22 @@ def test_mask_variants():
     for bad in ("i32:11", "bool:HB", "bool", "f16:1"):
         with pytest.raises(ValueError, match="is not <dtype>:<dims>"):
             Variant.make(mask=bad)
-    for bad in ("f16,d128,mask=bool:11,grad", "f16,d128,mask=bool:11,kv_lens",
-                "f16,d128,mask=bool:11,varlen", "f16,d128,mask=bool:11,fp8"):
+    for bad in ("f16,d128,mask=bool:11,kv_lens", "f16,d128,mask=bool:11,varlen",
+                "f16,d128,mask=bool:11,fp8", "f16,d128,mask=bool:11,grad,varlen"):
         with pytest.raises(ValueError, match="mask: a mask operand is taken by the 16-bit "
-                           "forward kernels"):
+                           "forward and backward kernels"):
             Variant.parse(bad)
+    g = Variant.parse("f16,d128,causal,grad,mask=bool:B11")
+    assert g.grad and g.mask == "bool:B11" and Variant.parse(g.spec()) == g
+
+
+def test_mask_grad_mlir_text():
+    # The backward of a masked forward: the mask is the argument after do.
+    text = Variant.make("bf16", 128, causal=True, grad=True, mask="bool:B11").mlir()
+    t, mt = "tensor<?x?x?x128xbf16>", "tensor<?x1x1x?xi1>"
+    assert (f"(%q: {t}, %k: {t}, %v: {t}, %o: {t}, %lse: tensor<?x?x?xf32>, %do: {t}, "
+            f"%mask: {mt}) -> ({t}, {t}, {t})") in text
+    assert f"fa.attention_grad %q, %k, %v, %o, %lse, %do mask(%mask : {mt}) {{causal}}" in text
 
 
 @pytest.mark.parametrize("mask,mt", [("bool:11", "tensor<1x1x?x?xi1>"),
