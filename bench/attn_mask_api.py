@@ -11,6 +11,11 @@ with causal, an additive f16 / f32 bias [B, Hq, Nq, Nk] and
 the device (FA_CHIP=sm_80 for the A100 kernels). Negative control: a mask whose key order
 is reversed must fail the check.
 
+Backward (--grad, session 34's masked backward kernels): loss.backward() through the same
+calls, dq, dk, dv against fa.torch_ops.reference_grad in float64 with the mask (max
+error relative to the largest reference gradient: 1e-2 f16, 3e-2 bf16; rows that see no
+key get dq 0 exactly); the negative control differentiates the reversed-key mask.
+
     python3 -m fa.precompile --chip sm_90a --out BUNDLE \
         $(python3 bench/attn_mask_api.py --print-specs)
     FA_BUNDLE=BUNDLE python3 bench/attn_mask_api.py [--out FILE]
@@ -43,6 +48,7 @@ def specs():
             # The check asks for lse, its negative control does not.
             for lse in (",lse", ""):
                 out.append(f"{dt},d{D},{'causal' if causal else 'full'}{lse},mask={SPECS[kind]}")
+            out.append(f"{dt},d{D},{'causal' if causal else 'full'},grad,mask={SPECS[kind]}")
         out.append(f"{dt},d128,full")  # the timing's unmasked kernel
         out.append(f"{dt},d128,full,mask=bool:111")  # and its [1, 1, 1, Nk] mask
     return sorted(set(out))
@@ -73,6 +79,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--print-specs", action="store_true")
     ap.add_argument("--out")
+    ap.add_argument("--grad", action="store_true", help="check the backward too")
     args = ap.parse_args()
     if args.print_specs:
         print(" ".join(specs()))
@@ -105,6 +112,50 @@ def main():
                              negative_control_caught=caught))
             print(f"{'ok  ' if ok and caught else 'FAIL'} {name:20s} {str(dtype):15s} "
                   f"max|out-ref| {err:.2e} lse {lerr:.2e} "
+                  f"control {'caught' if caught else 'MISSED'}", flush=True)
+    grad_rows = []
+    for dtype in ((torch.float16, torch.bfloat16) if args.grad else ()):
+        for name, B, Hq, Hkv, Nq, Nk, D, causal, kind in CASES:
+            q = torch.randn((B, Hq, Nq, D), generator=gen).to(dev, dtype)
+            k = torch.randn((B, Hkv, Nk, D), generator=gen).to(dev, dtype)
+            v = torch.randn((B, Hkv, Nk, D), generator=gen).to(dev, dtype)
+            do = torch.randn((B, Hq, Nq, D), generator=gen).to(dev, dtype)
+            mask = make_mask(kind, B, Hq, Nq, Nk, dtype, gen, dev)
+
+            def reference_grads(m):
+                # float64, the backward written out (docs/Backward.md's math, dead rows 0).
+                return torch_ops.reference_grad(q.double(), k.double(), v.double(), do.double(),
+                                                causal, None, None, None, None, m)
+
+            def ours(m):
+                qg, kg, vg = (t.clone().requires_grad_() for t in (q, k, v))
+                out = fa.attention(qg, kg, vg, causal=causal, attn_mask=m)
+                (out * do).sum().backward()
+                torch.cuda.synchronize()
+                return qg.grad, kg.grad, vg.grad
+
+            ref = reference_grads(mask)
+            tol = 1e-2 if dtype == torch.float16 else 3e-2
+
+            def errors(got):
+                return [((g.double() - r).abs().max() / (r.abs().max().clamp_min(1e-30))).item()
+                        for g, r in zip(got, ref)]
+            got = ours(mask)
+            errs = errors(got)
+            # Rows with no visible key: dq exactly 0.
+            dead = ~torch.isfinite(torch_ops.reference(
+                q.float(), k.float(), v.float(), causal, None, None, None, True,
+                attn_mask=mask)[1])
+            zeros = bool((got[0].float()[dead] == 0).all()) if dead.any() else True
+            finite = all(bool(torch.isfinite(g).all()) for g in got)
+            ok = finite and zeros and max(errs) <= tol
+            caught = max(errors(ours(mask.flip(-1)))) > tol
+            failures += (not ok) + (not caught)
+            grad_rows.append(dict(case=name, dtype=str(dtype), dq=errs[0], dk=errs[1],
+                                  dv=errs[2], dead_rows_zero=zeros, ok=ok,
+                                  negative_control_caught=caught))
+            print(f"{'ok  ' if ok and caught else 'FAIL'} grad {name:15s} {str(dtype):15s} "
+                  f"dq {errs[0]:.2e} dk {errs[1]:.2e} dv {errs[2]:.2e} zeros {zeros} "
                   f"control {'caught' if caught else 'MISSED'}", flush=True)
     # Speed: the same call with and without a [B, 1, 1, Nk] padding mask that hides nothing,
     # and with one that hides the second half of the keys against the unmasked call on that
@@ -145,8 +196,9 @@ def main():
     if args.out:
         with open(args.out, "w") as f:
             json.dump(dict(device=torch.cuda.get_device_name(), chip=os.environ.get("FA_CHIP"),
-                           checks=rows, timing=timing), f, indent=1)
-    print(f"{len(rows)} cases, {failures} failures (checks and negative controls)")
+                           checks=rows, grad_checks=grad_rows, timing=timing), f, indent=1)
+    print(f"{len(rows) + len(grad_rows)} cases, {failures} failures (checks and negative "
+          f"controls)")
     sys.exit(1 if failures else 0)
 
 
