@@ -927,22 +927,34 @@ KernelScoreModifiers::blockVisibility(Value iLo, Value iHi, Value jLo,
     vis = {v->someVisible, v->allVisible};
   }
   if (spec.classifiesMaskOperand()) {
-    // The mask's bytes (0 or 1) over the block's keys: some key visible iff
-    // max > 0, all iff min > 0 (an unbounded range, [-2^40, 2^40], is some
-    // and not all).
-    auto [mn, mx] = scan(maskRowSource(), jLo, jHi);
-    Value zero = kb.idx(0);
-    Value some = kb.cmp(arith::CmpIPredicate::sgt, mx, zero);
-    Value all = kb.cmp(arith::CmpIPredicate::sgt, mn, zero);
+    BlockVisibility m =
+        maskOperandVisibility(jLo, jHi, warpUniform, maxSpan, lanes);
     vis.some =
         vis.some
-            ? arith::AndIOp::create(kb.b, kb.loc, vis.some, some).getResult()
-            : some;
+            ? arith::AndIOp::create(kb.b, kb.loc, vis.some, m.some).getResult()
+            : m.some;
     vis.all =
-        vis.all ? arith::AndIOp::create(kb.b, kb.loc, vis.all, all).getResult()
-                : all;
+        vis.all
+            ? arith::AndIOp::create(kb.b, kb.loc, vis.all, m.all).getResult()
+            : m.all;
   }
   return vis;
+}
+
+KernelScoreModifiers::BlockVisibility
+KernelScoreModifiers::maskOperandVisibility(Value jLo, Value jHi,
+                                            bool warpUniform, int64_t maxSpan,
+                                            const LaneSubset *lanes) const {
+  assert(spec.classifiesMaskOperand() && "a per-key boolean mask");
+  // The mask's bytes (0 or 1) over the keys: some key visible iff max > 0,
+  // all iff min > 0 (an unbounded range, [-2^40, 2^40], is some and not
+  // all).
+  ScanSource src = maskRowSource();
+  auto [mn, mx] = warpUniform ? tensorRangeWarp(src, jLo, jHi, maxSpan)
+                              : tensorRangeLanes(src, jLo, jHi, maxSpan, lanes);
+  Value zero = kb.idx(0);
+  return {kb.cmp(arith::CmpIPredicate::sgt, mx, zero),
+          kb.cmp(arith::CmpIPredicate::sgt, mn, zero)};
 }
 
 KernelScoreModifiers::ScanSource

@@ -279,6 +279,14 @@ public:
                                   int64_t maxSpan = kMaxScanSpan,
                                   const LaneSubset *lanes = nullptr) const;
   static constexpr int64_t kMaxScanSpan = 256;
+  /// The per-key boolean mask alone (classifiesMaskOperand) over keys [jLo,
+  /// jHi] of the tile's (b, h) plane: a scan of its bytes (`warpUniform`,
+  /// `maxSpan`, `lanes` as for blockVisibility; a wider interval is some and
+  /// not all).
+  BlockVisibility
+  maskOperandVisibility(Value jLo, Value jHi, bool warpUniform = true,
+                        int64_t maxSpan = kMaxScanSpan,
+                        const LaneSubset *lanes = nullptr) const;
   /// The last row of the tile from `q0`: min(q0 + blockQ, Nq) - 1.
   Value lastRow(Value q0, int64_t blockQ) const;
   /// The last key of block `j`: min((j + 1) * blockKV, Nk) - 1.
