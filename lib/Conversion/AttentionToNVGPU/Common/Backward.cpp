@@ -26,10 +26,7 @@ void mlir::fa::kernel::tokenMajorGradParams(std::vector<KernelParam> &params) {
                 p.tensor->name == "dk" || p.tensor->name == "dv";
     std::string rows = keys ? "[Nk, Hkv" : "[Nq, Hq";
     std::string text = shape.size() == 4 ? rows + ", D]" : "[Hq, Nq]";
-    // [1, H, N, D] -> [N, H, D]; [1, Hq, Nq] -> [Hq, Nq].
-    shape = shape.size() == 4
-                ? SmallVector<SizeExpr, 4>{shape[2], shape[1], shape[3]}
-                : SmallVector<SizeExpr, 4>{shape[1], shape[2]};
+    shape = tokenMajorShape(shape);
     size_t at = p.meaning.find("[1, ");
     size_t end = at == std::string::npos ? at : p.meaning.find(']', at);
     if (end != std::string::npos)

@@ -242,6 +242,15 @@ void mlir::fa::insertKVCacheParams(std::vector<KernelParam> &params,
                                std::nullopt});
 }
 
+SmallVector<SizeExpr, 4>
+mlir::fa::tokenMajorShape(ArrayRef<SizeExpr> planeShape) {
+  assert((planeShape.size() == 3 || planeShape.size() == 4) &&
+         "a plane tensor [B, H, N(, D)]");
+  if (planeShape.size() == 4)
+    return {planeShape[2], planeShape[1], planeShape[3]};
+  return {planeShape[1], planeShape[2]};
+}
+
 void mlir::fa::insertVarlenParams(std::vector<KernelParam> &params,
                                   Type pointerType, Type sizeType,
                                   bool tokenMajor, SizeSymbol longest) {
@@ -254,17 +263,15 @@ void mlir::fa::insertVarlenParams(std::vector<KernelParam> &params,
       shape.front() = 1;
       if (size_t at = p.meaning.find("[B, "); at != std::string::npos)
         p.meaning.replace(at, 4, "[1, ");
-    } else if (shape.size() == 4) {
-      // [B, H, N, D] -> [N, H, D]; lse [B, Hq, Nq] -> [Hq, Nq].
-      shape = {shape[2], shape[1], shape[3]};
-      p.meaning = p.tensor->name + " [" +
-                  (p.tensor->name == "q" || p.tensor->name == "out"
-                       ? "Nq, Hq"
-                       : "Nk, Hkv") +
-                  ", D], contiguous (packed sequences, token-major)";
     } else {
-      shape = {shape[1], shape[2]};
-      p.meaning = "log-sum-exp [Hq, Nq], contiguous, f32 (ln)";
+      bool rows = shape.size() != 4;
+      shape = tokenMajorShape(shape);
+      p.meaning = rows ? "log-sum-exp [Hq, Nq], contiguous, f32 (ln)"
+                       : p.tensor->name + " [" +
+                             (p.tensor->name == "q" || p.tensor->name == "out"
+                                  ? "Nq, Hq"
+                                  : "Nk, Hkv") +
+                             ", D], contiguous (packed sequences, token-major)";
     }
   }
   KernelParam offsets[] = {

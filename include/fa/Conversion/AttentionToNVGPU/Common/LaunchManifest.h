@@ -164,6 +164,11 @@ void insertVarlenParams(std::vector<KernelParam> &params, Type pointerType,
                         Type sizeType, bool tokenMajor,
                         SizeSymbol longest = SizeSymbol::MaxSeqlenQ);
 
+/// The token-major shape of a packed plane tensor (FlashAttention's varlen
+/// layout): [B or 1, H, N, D] -> [N, H, D], a row tensor [B or 1, H, N] ->
+/// [H, N].
+SmallVector<SizeExpr, 4> tokenMajorShape(ArrayRef<SizeExpr> planeShape);
+
 /// The parameters of an in-kernel split-KV kernel (the sm_90a split-kv
 /// schedule): the workspaces `split_o` [num_splits, B, Hq, Nq, D] and
 /// `split_lse` [num_splits, B, Hq, Nq] (f32 pointers) and the arrival
