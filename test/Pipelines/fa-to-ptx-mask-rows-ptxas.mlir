@@ -13,7 +13,8 @@
 // RUN: FileCheck %s --check-prefix=KEYBIAS < %t/keybias_kernel.json
 // RUN: FileCheck %s --check-prefix=NOSCAN < %t/keybias_kernel.ptx
 // RUN: FileCheck %s --check-prefix=NOSCAN < %t/full_rows_kernel.ptx
-// RUN: %ptxas -arch=sm_90a %t/padding_kernel.ptx -o %t/padding.cubin
+// RUN: %ptxas -arch=sm_90a -v %t/padding_kernel.ptx -o %t/padding.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL --implicit-check-not=warning
+// RUN: FileCheck %s --check-prefix=SCHED < %t/padding_kernel.json
 // RUN: %ptxas -arch=sm_90a -v %t/padding_causal_kernel.ptx -o %t/padding_causal.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL --implicit-check-not=warning
 // RUN: %ptxas -arch=sm_90a %t/keybias_kernel.ptx -o %t/keybias.cubin
 // RUN: %ptxas -arch=sm_90a %t/full_rows_kernel.ptx -o %t/full_rows.cubin
@@ -45,6 +46,10 @@
 // SCAN: setmaxnreg.dec.sync.aligned.u32 24;
 // The scan's 864 bytes (3 x 64 + 24 words) after the tiles.
 // SMEM: "dynamic_shared_memory_bytes": 231264,
+// At D = 128 document masking's schedule (no ping-pong, split release): no
+// spills (16 bytes with ping-pong).
+// SCHED: "ping_pong": false,
+// SCHED: "split_release": true,
 
 // sm_80: the tile's range narrowed by a ballot scan before the key loop.
 // SCAN80: vote.sync.ballot.b32

@@ -211,6 +211,12 @@ struct Resolver {
     return attn.modifiers.maskModReadsTensors() && sixteenBit128();
   }
 
+  /// A per-key boolean mask operand (key padding) at D = 128 with 16-bit
+  /// inputs: classified by the same tile-start scan as document masking.
+  bool perKeyMask128() const {
+    return attn.modifiers.classifiesMaskOperand() && sixteenBit128();
+  }
+
   /// A sliding window's left edge (its second compare per score costs
   /// registers); causal and right-only bands have none.
   bool hasLeftWindowEdge() const { return attn.windowLeft >= 0; }
@@ -300,6 +306,13 @@ struct Resolver {
         tensorMaskMod128() ||
         (attn.modifiers.splitsBias(attn.scale) && sixteenBit128()))
       set(pingPongIndex, false, Source::Measured);
+    // A per-key boolean mask takes document masking's schedule (split
+    // release, no ping-pong): with it ptxas allocates the kernel without
+    // spills (16 bytes with ping-pong, session 34). Not timed yet.
+    if (perKeyMask128() && !tensorMaskMod128()) {
+      set(splitReleaseIndex, true, Source::Default);
+      set(pingPongIndex, false, Source::Default);
+    }
     // The tiled form's block-kv (fa-tile-attention-for-chip chose it).
     set(blockKVIndex, attn.blockKV, Source::Measured);
     // Persistent CTAs for full attention in the pipelined schedule, and
