@@ -265,8 +265,15 @@ std::pair<Value, Value> mlir::fa::kernel::narrowQueryBlocks(
       spec.maskModBound == ScoreModifierSpec::MaskModBound::None ||
       !spec.maskMod->front().getArgument(1).use_empty() || cfg.deterministic)
     return {begin, count};
-  KernelScoreModifiers mods(kb, spec, args.modifierParams, args.sizes,
-                            cta.batch, cta.kvHead);
+  // mask_mod alone: a mask operand is read per score (the CTA's head here is
+  // the K/V head, not a query head of the mask's plane), its parameter
+  // dropped with it.
+  ScoreModifierSpec maskModOnly = spec;
+  maskModOnly.mask.reset();
+  KernelScoreModifiers mods(
+      kb, maskModOnly,
+      ArrayRef<Value>(args.modifierParams).drop_front(spec.mask ? 1 : 0),
+      args.sizes, cta.batch, cta.kvHead);
   Value lastKey = kb.sub(
       arith::MinSIOp::create(kb.b, kb.loc, kb.add(cta.kv0, kb.idx(cfg.blockKV)),
                              cta.keyLength),
