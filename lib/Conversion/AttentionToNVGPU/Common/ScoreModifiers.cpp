@@ -306,6 +306,22 @@ Value KernelScoreModifiers::readColumn(Value col) const {
   return col;
 }
 
+Value KernelScoreModifiers::applyMaskOperand(Value &s, const Row &r,
+                                             Value j) const {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  Value m =
+      memref::LoadOp::create(b, loc, mask, ValueRange{kb.add(r.maskRow, j)});
+  if (spec.mask->elementType.isInteger(1))
+    return arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne, m,
+        arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0)));
+  if (!m.getType().isF32())
+    m = arith::ExtFOp::create(b, loc, b.getF32Type(), m);
+  s = arith::AddFOp::create(b, loc, s, m);
+  return Value();
+}
+
 /// `flags` with contraction allowed.
 static arith::FastMathFlagsAttr
 withContraction(OpBuilder &b, arith::FastMathFlagsAttr flags) {
@@ -707,19 +723,8 @@ Value KernelScoreModifiers::apply(Value s, double scale, const Row &r,
   Value keep;
   // A per-key boolean mask classified per block: a block it shows wholly
   // (maskModApplied false) skips it.
-  if (spec.mask && (maskModApplied || !spec.classifiesMaskOperand())) {
-    Value m = memref::LoadOp::create(b, loc, mask,
-                                     ValueRange{kb.add(r.maskRow, j)});
-    if (spec.mask->elementType.isInteger(1)) {
-      keep = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, m,
-                                   arith::ConstantOp::create(
-                                       b, loc, b.getI8IntegerAttr(0)));
-    } else {
-      if (!m.getType().isF32())
-        m = arith::ExtFOp::create(b, loc, b.getF32Type(), m);
-      s = arith::AddFOp::create(b, loc, s, m);
-    }
-  }
+  if (spec.mask && (maskModApplied || !spec.classifiesMaskOperand()))
+    keep = applyMaskOperand(s, r, j);
   if (splitsBias(scale)) {
     // The raw score plus the bias's part beyond the row's (biasedRow).
     assert(r.colBase && "splitsBias needs the rows of biasedRow");
@@ -777,20 +782,7 @@ KernelScoreModifiers::applyWithDerivative(Value s, double scale, const Row &r,
   }
   // The mask operand: added after the softcap (its derivative is 1), or
   // hiding the key.
-  Value maskKeep;
-  if (spec.mask) {
-    Value m =
-        memref::LoadOp::create(b, loc, mask, ValueRange{kb.add(r.maskRow, j)});
-    if (spec.mask->elementType.isInteger(1)) {
-      maskKeep = arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::ne, m,
-          arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0)));
-    } else {
-      if (!m.getType().isF32())
-        m = arith::ExtFOp::create(b, loc, b.getF32Type(), m);
-      s = arith::AddFOp::create(b, loc, s, m);
-    }
-  }
+  Value maskKeep = spec.mask ? applyMaskOperand(s, r, j) : Value();
   if (spec.scoreModGrad) {
     // The chain rule: d score_mod(s') / d(scale s) = score_mod'(s') ds'.
     SmallVector<Value> tdt =

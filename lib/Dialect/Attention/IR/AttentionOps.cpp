@@ -338,6 +338,12 @@ std::pair<int64_t, int64_t> AttentionOp::getEffectiveWindow() {
   return {left, right};
 }
 
+bool AttentionOp::isMaskDimBroadcast(unsigned dim) {
+  assert(getMask() && dim < 3 && "a batch, head or row dim of the mask");
+  return cast<RankedTensorType>(getMask().getType()).getDimSize(dim) == 1 &&
+         getQueryType().getDimSize(dim) != 1;
+}
+
 int64_t AttentionOp::getStaticKeyCapacity() {
   int64_t rows = getKeyType().getDimSize(2);
   if (!isPaged())

@@ -397,18 +397,14 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
 
   Value maskSlice;
   if (Value mask = getMask()) {
-    // Size-1 batch/head/row dims broadcast (the rule of getMaskBroadcastMap):
-    // keep them whole.
-    auto maskType = cast<RankedTensorType>(mask.getType());
-    auto isBroadcast = [&](int64_t dim) {
-      return maskType.getDimSize(dim) == 1 &&
-             getQueryType().getDimSize(dim) != 1;
-    };
-    maskSlice = slice(mask,
-                      {isBroadcast(0) ? zero : b0, isBroadcast(1) ? zero : h0,
-                       isBroadcast(2) ? zero : i0, zero},
-                      {isBroadcast(0) ? one : bs, isBroadcast(1) ? one : hs,
-                       isBroadcast(2) ? one : is, mixedSize(mask, 3)});
+    // Size-1 batch/head/row dims broadcast (isMaskDimBroadcast, as in
+    // getMaskBroadcastMap): keep them whole.
+    maskSlice = slice(
+        mask,
+        {isMaskDimBroadcast(0) ? zero : b0, isMaskDimBroadcast(1) ? zero : h0,
+         isMaskDimBroadcast(2) ? zero : i0, zero},
+        {isMaskDimBroadcast(0) ? one : bs, isMaskDimBroadcast(1) ? one : hs,
+         isMaskDimBroadcast(2) ? one : is, mixedSize(mask, 3)});
   }
 
   // Keep each row's causal/window band: the tile's row 0 is row i0 of the op,

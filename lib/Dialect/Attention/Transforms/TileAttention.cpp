@@ -88,15 +88,11 @@ struct QueryBlockBuilder {
   Value maskTile(Value col0, Value cols) {
     Value mask = op.getMask();
     auto maskType = cast<RankedTensorType>(mask.getType());
-    auto broadcasts = [&](unsigned dim) {
-      return maskType.getDimSize(dim) == 1 &&
-             op.getQueryType().getDimSize(dim) != 1;
-    };
     auto pick = [&](unsigned dim, Value index) -> OpFoldResult {
-      return broadcasts(dim) ? OpFoldResult(b.getIndexAttr(0))
-                             : OpFoldResult(index);
+      return op.isMaskDimBroadcast(dim) ? OpFoldResult(b.getIndexAttr(0))
+                                        : OpFoldResult(index);
     };
-    bool oneRow = broadcasts(2);
+    bool oneRow = op.isMaskDimBroadcast(2);
     SmallVector<OpFoldResult> offsets = {pick(0, batch), pick(1, head),
                                          pick(2, rowBegin), col0};
     SmallVector<OpFoldResult> sizes4 = {

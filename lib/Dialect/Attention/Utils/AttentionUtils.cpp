@@ -486,14 +486,11 @@ ModifierRegions ModifierRegions::get(AttentionGradOp op) {
 
 AffineMap mlir::fa::getMaskBroadcastMap(AttentionOp op, unsigned numLoops) {
   MLIRContext *ctx = op.getContext();
-  auto maskType = cast<RankedTensorType>(op.getMask().getType());
   SmallVector<AffineExpr> exprs;
-  for (unsigned d = 0; d < 4; ++d) {
-    bool broadcast = d < 3 && maskType.getDimSize(d) == 1 &&
-                     op.getQueryType().getDimSize(d) != 1;
-    exprs.push_back(broadcast ? getAffineConstantExpr(0, ctx)
-                              : getAffineDimExpr(d, ctx));
-  }
+  for (unsigned d = 0; d < 4; ++d)
+    exprs.push_back(d < 3 && op.isMaskDimBroadcast(d)
+                        ? getAffineConstantExpr(0, ctx)
+                        : getAffineDimExpr(d, ctx));
   return AffineMap::get(numLoops, 0, exprs, ctx);
 }
 

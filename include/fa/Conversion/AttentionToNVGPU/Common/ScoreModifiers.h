@@ -419,6 +419,10 @@ private:
   /// The column read by the modifiers: `col`, clamped into [0, Nk) where
   /// the mask or a captured tensor is read.
   Value readColumn(Value col) const;
+  /// The mask operand at row `r` and read column `j`: an additive one is
+  /// added to `s`; a boolean one gives whether it keeps the key (null for
+  /// an additive one).
+  Value applyMaskOperand(Value &s, const Row &r, Value j) const;
 
   KernelBuilder &kb;
   const ScoreModifierSpec &spec;

@@ -311,6 +311,9 @@ def FA_AttentionOp : FA_Op<"attention", [
     /// Ncap, the keys a sequence can have: Nk (key dim 2) without pages,
     /// M * S with pages (M = the page table's dim 1); kDynamic when unknown.
     int64_t getStaticKeyCapacity();
+    /// Whether dim `dim` (batch 0, head 1, query row 2) of the mask operand
+    /// broadcasts: a static 1 where the query's dim is not 1 (read at 0).
+    bool isMaskDimBroadcast(unsigned dim);
     /// Ncap as an index value at the builder's insertion point (a constant
     /// when static).
     Value getKeyCapacity(OpBuilder &b, Location loc);
