@@ -1,10 +1,12 @@
-// RUN: fa-opt %s -split-input-file '--fa-tile-attention-grad=block-q=16 block-kv=32' -verify-diagnostics | FileCheck %s --enable-var-scope --implicit-check-not=fa.attention_grad
+// RUN: fa-opt %s -split-input-file '--fa-tile-attention-grad=block-q=16 block-kv=32' -verify-diagnostics | FileCheck %s --enable-var-scope '--implicit-check-not=fa.attention_grad %'
 
 // Causal GQA (Hq = 4, Hkv = 2), Nq = Nk = 100: delta first, then loops over
 // (batch, K/V head, key block), the group's query heads and the query blocks
 // from the key block's diagonal on; S, P, dP, dS are 16 x 32 tiles only.
 // CHECK-LABEL: func.func @causal_gqa
 // CHECK-SAME: (%[[Q:[^:]+]]: tensor<1x4x100x32xf16>, %[[K:[^:]+]]: tensor<1x2x100x32xf16>, %[[V:[^:]+]]: tensor<1x2x100x16xf16>, %[[O:[^:]+]]: tensor<1x4x100x16xf16>, %[[L:[^:]+]]: tensor<1x4x100xf32>, %[[DO:[^:]+]]: tensor<1x4x100x16xf16>)
+// Static shapes: nothing left to check at run time.
+// CHECK-NOT: cf.assert
 // CHECK: %[[DELTA:.+]] = linalg.generic {{.*}} ins(%[[DO]], %[[O]] : {{.*}}) outs(%{{.+}} : tensor<1x4x100xf32>)
 // CHECK: %[[LOOPS:.+]]:3 = scf.for %[[B:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(
 // CHECK: scf.for %[[G:.+]] = %{{.+}} to %{{.+}} step
@@ -60,6 +62,12 @@ func.func @full(%q: tensor<1x1x8x8xf32>, %l: tensor<1x1x8xf32>) -> tensor<1x1x8x
 // Dynamic sizes: the loops run to tensor.dim values, the key blocks'
 // count is ceil(Nk / 32) without overflow (0 keys: 0 blocks).
 // CHECK-LABEL: func.func @dynamic
+// The dims the verifier could not compare are checked at run time first
+// (emitDynamicShapeChecks): q, k, v as fa.attention's, then out, lse, do.
+// CHECK: cf.assert %{{.+}}, "fa.attention_grad: key batch size differs from the query's"
+// CHECK: cf.assert %{{.+}}, "fa.attention_grad: query head count must be a multiple of the key/value head count"
+// CHECK: cf.assert %{{.+}}, "fa.attention_grad: do dim 2 differs from the query's"
+// CHECK-NOT: cf.assert
 // CHECK-DAG: %[[NK:.+]] = tensor.dim %arg1, %c2
 // CHECK: %[[NONE:.+]] = arith.cmpi eq, %[[NK]], %c0
 // CHECK: %[[LAST:.+]] = arith.subi %[[NK]], %c1
@@ -79,6 +87,9 @@ func.func @dynamic(%q: tensor<?x?x?x8xf32>, %k: tensor<?x?x?x8xf32>, %l: tensor<
 // slices of the packed tensors lowered as an attention_grad of its own, its
 // gradients inserted at its rows (dq) and keys (dk, dv) into zeros.
 // CHECK-LABEL: func.func @varlen
+// The packed tensors' dims are checked before the loop: here o's tokens
+// against q's.
+// CHECK: cf.assert %{{.+}}, "fa.attention_grad: out dim 2 differs from the query's"
 // CHECK: %[[ZQ:.+]] = linalg.fill {{.*}} -> tensor<1x4x?x16xbf16>
 // CHECK: scf.for %[[S:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[DQ:.+]] = %[[ZQ]], %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}})
 // CHECK: tensor.extract %arg4[%[[S]]] : tensor<?xi32>

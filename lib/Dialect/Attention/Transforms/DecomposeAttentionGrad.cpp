@@ -295,6 +295,7 @@ LogicalResult mlir::fa::decomposeAttentionGrad(RewriterBase &rewriter,
                                                AttentionGradOp op) {
   if (failed(checkScoreModGradPresent(op)))
     return failure();
+  emitGradShapeChecks(rewriter, op);
   if (op.isVarlen())
     return lowerVarlenAttentionGrad(rewriter, op, decomposeAttentionGrad);
   OpBuilder::InsertionGuard guard(rewriter);

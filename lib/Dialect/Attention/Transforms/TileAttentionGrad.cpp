@@ -429,6 +429,7 @@ LogicalResult mlir::fa::tileAttentionGrad(RewriterBase &rewriter,
                             << blockQ << ", block-kv = " << blockKV;
   if (failed(checkScoreModGradPresent(op)))
     return failure();
+  emitGradShapeChecks(rewriter, op);
   if (op.isVarlen())
     return lowerVarlenAttentionGrad(
         rewriter, op, [&](RewriterBase &r, AttentionGradOp inner) {

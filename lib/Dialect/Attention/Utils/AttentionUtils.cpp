@@ -110,17 +110,23 @@ AffineMap mlir::fa::getProjectionMap(MLIRContext *ctx, unsigned numDims,
   return AffineMap::get(numDims, 0, exprs, ctx);
 }
 
-void mlir::fa::emitDynamicShapeChecks(OpBuilder &b, Location loc,
-                                      AttentionOp op,
-                                      const AttentionShape &shape) {
-  auto dimOf = [&](Value tensor, int64_t dim) {
+namespace {
+/// The cf.asserts of a lowering for the dims the verifier could not compare
+/// (one of them dynamic); the messages start with the op's name.
+struct DynamicShapeChecker {
+  OpBuilder &b;
+  Location loc;
+  StringRef opName;
+
+  static int64_t dimOf(Value tensor, int64_t dim) {
     return cast<RankedTensorType>(tensor.getType()).getDimSize(dim);
-  };
-  auto assertThat = [&](Value cond, const Twine &message) {
-    cf::AssertOp::create(b, loc, cond, ("fa.attention: " + message).str());
-  };
-  auto checkEqual = [&](Value lhs, int64_t lhsDim, Value rhs, int64_t rhsDim,
-                        const Twine &message) {
+  }
+  void assertThat(Value cond, const Twine &message) {
+    cf::AssertOp::create(b, loc, cond, (opName + ": " + message).str());
+  }
+  /// lhs[lhsDim] == rhs[rhsDim] when either is dynamic.
+  void checkEqual(Value lhs, int64_t lhsDim, Value rhs, int64_t rhsDim,
+                  const Twine &message) {
     if (!ShapedType::isDynamic(dimOf(lhs, lhsDim)) &&
         !ShapedType::isDynamic(dimOf(rhs, rhsDim)))
       return; // checked by the verifier
@@ -128,30 +134,12 @@ void mlir::fa::emitDynamicShapeChecks(OpBuilder &b, Location loc,
                                      indexSize(b, loc, lhs, lhsDim),
                                      indexSize(b, loc, rhs, rhsDim)),
                message);
-  };
-  Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
-  if (op.isPaged()) {
-    // Pools [P, Hkv, S, D]: dim 0 is no batch. S is static (verifier).
-    checkEqual(v, 0, k, 0, "value page count differs from the key's");
-    if (ShapedType::isDynamic(dimOf(k, 0)))
-      assertThat(arith::CmpIOp::create(
-                     b, loc, arith::CmpIPredicate::sgt, indexSize(b, loc, k, 0),
-                     arith::ConstantIndexOp::create(b, loc, 0)),
-                 "the page pool must hold at least one page");
-    checkEqual(op.getPages(), 0, q, 0,
-               "page table batch size differs from the query's");
-  } else {
-    checkEqual(k, 0, q, 0, "key batch size differs from the query's");
-    checkEqual(v, 0, q, 0, "value batch size differs from the query's");
   }
-  checkEqual(v, 1, k, 1, "value head count differs from the key's");
-  checkEqual(v, 2, k, 2, "value length differs from the key's");
-  if (op.hasKVLens())
-    checkEqual(op.getKvLens(), 0, q, 0,
-               "kv_lens size differs from the query's batch size");
-  if (dimOf(q, 1) == ShapedType::kDynamic ||
-      dimOf(k, 1) == ShapedType::kDynamic) {
-    Value hq = shape.queryHeads, hkv = shape.kvHeads;
+  /// Hkv > 0 and Hq % Hkv == 0 when either head count is dynamic.
+  void checkHeadRatio(Value q, Value k, Value hq, Value hkv) {
+    if (!ShapedType::isDynamic(dimOf(q, 1)) &&
+        !ShapedType::isDynamic(dimOf(k, 1)))
+      return;
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     assertThat(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, hkv,
                                      zero),
@@ -168,38 +156,116 @@ void mlir::fa::emitDynamicShapeChecks(OpBuilder &b, Location loc,
                "query head count must be a multiple of the key/value head "
                "count");
   }
-  // Results whose dims are static while the query's are not.
-  for (Value result : op->getResults())
-    for (int64_t d = 0; d < 3; ++d) // B, Hq, Nq: the leading dims of out, lse
+  /// The static dims of `result` among the first `numDims` against the
+  /// dynamic ones of `like` (the operand whose sizes the lowering builds it
+  /// from).
+  void checkStaticResultDims(Value result, Value like, int64_t numDims,
+                             const Twine &likeName) {
+    for (int64_t d = 0; d < numDims; ++d)
       if (!ShapedType::isDynamic(dimOf(result, d)) &&
-          ShapedType::isDynamic(dimOf(q, d)))
-        assertThat(arith::CmpIOp::create(
-                       b, loc, arith::CmpIPredicate::eq,
-                       indexSize(b, loc, q, d),
-                       arith::ConstantIndexOp::create(b, loc, dimOf(result, d))),
-                   "query dim " + Twine(d) +
-                       " differs from the static result type's");
-  if (Value mask = op.getMask()) {
+          ShapedType::isDynamic(dimOf(like, d)))
+        assertThat(
+            arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::eq, indexSize(b, loc, like, d),
+                arith::ConstantIndexOp::create(b, loc, dimOf(result, d))),
+            likeName + " dim " + Twine(d) +
+                " differs from the static result type's");
+  }
+  /// The mask [Bm, Hm, Nm, Nk] against q: its rows, then its columns
+  /// (`checkColumns`), then its dynamic batch and head dims.
+  void checkMask(Value mask, Value q, function_ref<void()> checkColumns) {
     // A dynamic leading mask dim is read as full (not broadcast); a static 1
     // broadcasts.
     if (dimOf(mask, 2) != 1)
       checkEqual(mask, 2, q, 2, "mask rows differ from the query length");
-    if (op.isPaged()) {
-      if (ShapedType::isDynamic(dimOf(mask, 3)) ||
-          ShapedType::isDynamic(op.getStaticKeyCapacity()))
-        assertThat(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                         indexSize(b, loc, mask, 3),
-                                         shape.keyLength),
-                   "mask columns differ from the key capacity M * S");
-    } else {
-      checkEqual(mask, 3, k, 2, "mask columns differ from the key length");
-    }
+    checkColumns();
     for (int64_t d = 0; d < 2; ++d)
       if (ShapedType::isDynamic(dimOf(mask, d)))
         checkEqual(mask, d, q, d,
                    "dynamic mask dim " + Twine(d) +
                        " must equal the query's (broadcast needs a static 1)");
   }
+};
+} // namespace
+
+void mlir::fa::emitDynamicShapeChecks(OpBuilder &b, Location loc,
+                                      AttentionOp op,
+                                      const AttentionShape &shape) {
+  DynamicShapeChecker check{b, loc, "fa.attention"};
+  auto dimOf = DynamicShapeChecker::dimOf;
+  Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
+  if (op.isPaged()) {
+    // Pools [P, Hkv, S, D]: dim 0 is no batch. S is static (verifier).
+    check.checkEqual(v, 0, k, 0, "value page count differs from the key's");
+    if (ShapedType::isDynamic(dimOf(k, 0)))
+      check.assertThat(
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                indexSize(b, loc, k, 0),
+                                arith::ConstantIndexOp::create(b, loc, 0)),
+          "the page pool must hold at least one page");
+    check.checkEqual(op.getPages(), 0, q, 0,
+                     "page table batch size differs from the query's");
+  } else {
+    check.checkEqual(k, 0, q, 0, "key batch size differs from the query's");
+    check.checkEqual(v, 0, q, 0, "value batch size differs from the query's");
+  }
+  check.checkEqual(v, 1, k, 1, "value head count differs from the key's");
+  check.checkEqual(v, 2, k, 2, "value length differs from the key's");
+  if (op.hasKVLens())
+    check.checkEqual(op.getKvLens(), 0, q, 0,
+                     "kv_lens size differs from the query's batch size");
+  check.checkHeadRatio(q, k, shape.queryHeads, shape.kvHeads);
+  // Results whose dims are static while the query's are not (B, Hq, Nq: the
+  // leading dims of out, lse).
+  for (Value result : op->getResults())
+    check.checkStaticResultDims(result, q, 3, "query");
+  if (Value mask = op.getMask())
+    check.checkMask(mask, q, [&] {
+      if (!op.isPaged()) {
+        check.checkEqual(mask, 3, k, 2,
+                         "mask columns differ from the key length");
+      } else if (ShapedType::isDynamic(dimOf(mask, 3)) ||
+                 ShapedType::isDynamic(op.getStaticKeyCapacity())) {
+        check.assertThat(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                               indexSize(b, loc, mask, 3),
+                                               shape.keyLength),
+                         "mask columns differ from the key capacity M * S");
+      }
+    });
+}
+
+void mlir::fa::emitDynamicShapeChecks(OpBuilder &b, Location loc,
+                                      AttentionGradOp op) {
+  DynamicShapeChecker check{b, loc, "fa.attention_grad"};
+  Value q = op.getQuery(), k = op.getKey(), v = op.getValue(), o = op.getOut(),
+        lse = op.getLse(), dO = op.getGradOut();
+  check.checkEqual(k, 0, q, 0, "key batch size differs from the query's");
+  check.checkEqual(v, 0, q, 0, "value batch size differs from the query's");
+  check.checkEqual(v, 1, k, 1, "value head count differs from the key's");
+  check.checkEqual(v, 2, k, 2, "value length differs from the key's");
+  check.checkHeadRatio(q, k, indexSize(b, loc, q, 1), indexSize(b, loc, k, 1));
+  // out, lse and do have the query's batch, heads and rows.
+  for (auto [t, name] :
+       {std::pair(o, "out"), std::pair(lse, "lse"), std::pair(dO, "do")})
+    for (int64_t d = 0; d < 3; ++d)
+      check.checkEqual(t, d, q, d,
+                       Twine(name) + " dim " + Twine(d) +
+                           " differs from the query's");
+  // dq is built with q's sizes, dk and dv with k's and v's.
+  check.checkStaticResultDims(op.getGradQuery(), q, 3, "query");
+  check.checkStaticResultDims(op.getGradKey(), k, 3, "key");
+  check.checkStaticResultDims(op.getGradValue(), v, 3, "value");
+  if (Value mask = op.getMask())
+    check.checkMask(mask, q, [&] {
+      check.checkEqual(mask, 3, k, 2,
+                       "mask columns differ from the key length");
+    });
+}
+
+void mlir::fa::emitGradShapeChecks(OpBuilder &b, AttentionGradOp op) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(op);
+  emitDynamicShapeChecks(b, op.getLoc(), op);
 }
 
 Value mlir::fa::getKVHead(OpBuilder &b, Location loc, Value queryHead,

@@ -81,6 +81,16 @@ AffineMap getProjectionMap(MLIRContext *ctx, unsigned numDims,
 void emitDynamicShapeChecks(OpBuilder &b, Location loc, AttentionOp op,
                             const AttentionShape &shape);
 
+/// The same for fa.attention_grad: q, k, v as above; out, lse and do against
+/// q's batch, heads and rows; dq, dk, dv against q, k, v; the mask. Both CPU
+/// lowerings call it before anything reads a size (varlen ops too: on the
+/// packed tensors, before the loop over their sequences).
+void emitDynamicShapeChecks(OpBuilder &b, Location loc, AttentionGradOp op);
+
+/// emitDynamicShapeChecks of `op` right before it (the insertion point is
+/// restored).
+void emitGradShapeChecks(OpBuilder &b, AttentionGradOp op);
+
 /// The K/V head that query head `queryHead` reads: queryHead / (Hq / Hkv).
 Value getKVHead(OpBuilder &b, Location loc, Value queryHead,
                 const AttentionShape &shape);
