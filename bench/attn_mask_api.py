@@ -80,6 +80,8 @@ def main():
     ap.add_argument("--print-specs", action="store_true")
     ap.add_argument("--out")
     ap.add_argument("--grad", action="store_true", help="check the backward too")
+    ap.add_argument("--no-timing", action="store_true",
+                    help="checks only (for compute-sanitizer)")
     args = ap.parse_args()
     if args.print_specs:
         print(" ".join(specs()))
@@ -161,7 +163,7 @@ def main():
     # and with one that hides the second half of the keys against the unmasked call on that
     # first half alone (what skipping the hidden blocks can reach).
     timing = []
-    for dtype in (torch.float16, torch.bfloat16):
+    for dtype in (() if args.no_timing else (torch.float16, torch.bfloat16)):
         B, H, N, D = 1, 16, 8192, 128
         q, k, v = (torch.randn((B, H, N, D), device=dev, dtype=dtype) for _ in range(3))
         k_half, v_half = k[:, :, :N // 2].contiguous(), v[:, :, :N // 2].contiguous()
@@ -171,28 +173,37 @@ def main():
         for label, args_, kw in (("plain", (q, k, v), {}),
                                  ("masked", (q, k, v), {"attn_mask": keep}),
                                  ("plain_half_keys", (q, k_half, v_half), {}),
-                                 ("masked_half", (q, k, v), {"attn_mask": half})):
+                                 ("masked_half", (q, k, v), {"attn_mask": half}),
+                                 ("sdpa_masked", (q, k, v), {"attn_mask": keep}),
+                                 ("sdpa_masked_half", (q, k, v), {"attn_mask": half})):
+            # The peer: torch SDPA with the same boolean mask (torch picks its backend; flash
+            # takes no mask, so it is memory-efficient attention or cudnn).
+            call = torch.nn.functional.scaled_dot_product_attention \
+                if label.startswith("sdpa") else fa.attention
             for _ in range(3):
-                fa.attention(*args_, **kw)
+                call(*args_, **kw)
             torch.cuda.synchronize()
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             start.record()
             for _ in range(20):
-                fa.attention(*args_, **kw)
+                call(*args_, **kw)
             end.record()
             torch.cuda.synchronize()
             ms[label] = start.elapsed_time(end) / 20
         flops = 4 * B * H * N * N * D
         visible = {"plain": flops, "masked": flops, "plain_half_keys": flops / 2,
-                   "masked_half": flops / 2}
+                   "masked_half": flops / 2, "sdpa_masked": flops, "sdpa_masked_half": flops / 2}
         timing.append(dict(dtype=str(dtype), ms=ms,
                            tflops={x: visible[x] / ms[x] / 1e9 for x in ms},
                            masked_over_plain=ms["plain"] / ms["masked"],
-                           masked_half_over_plain_half=ms["plain_half_keys"] / ms["masked_half"]))
+                           masked_half_over_plain_half=ms["plain_half_keys"] / ms["masked_half"],
+                           masked_over_sdpa_masked=ms["sdpa_masked"] / ms["masked"],
+                           masked_half_over_sdpa=ms["sdpa_masked_half"] / ms["masked_half"]))
         print(f"{str(dtype):15s} plain {ms['plain']:.3f} ms, masked {ms['masked']:.3f} ms "
               f"({ms['plain'] / ms['masked']:.3f}x); half the keys: plain "
               f"{ms['plain_half_keys']:.3f} ms, masked {ms['masked_half']:.3f} ms "
-              f"({ms['plain_half_keys'] / ms['masked_half']:.3f}x)", flush=True)
+              f"({ms['plain_half_keys'] / ms['masked_half']:.3f}x); torch SDPA masked "
+              f"{ms['sdpa_masked']:.3f} / half {ms['sdpa_masked_half']:.3f} ms", flush=True)
     if args.out:
         with open(args.out, "w") as f:
             json.dump(dict(device=torch.cuda.get_device_name(), chip=os.environ.get("FA_CHIP"),
