@@ -77,9 +77,10 @@ class Kernel:
         quantization kernels (fa_runtime.Kernel.quantize): `kernel(**that)`."""
         return self.runtime.quantize(q, k, v)
 
-    def grad(self, q, k, v, o, lse, do, *, grad_lse=None):
-        """A backward kernel's (dq, dk, dv) (fa_runtime.Kernel.grad)."""
-        return self.runtime.grad(q, k, v, o, lse, do, grad_lse=grad_lse)
+    def grad(self, q, k, v, o, lse, do, *, grad_lse=None, **inputs):
+        """A backward kernel's (dq, dk, dv) (fa_runtime.Kernel.grad; `inputs`:
+        the other tensors the manifest names, e.g. a modifier's arg6)."""
+        return self.runtime.grad(q, k, v, o, lse, do, grad_lse=grad_lse, **inputs)
 
     def __repr__(self):
         return f"<fa.Kernel {self.name} {self.chip} {self.manifest.get('dtype')} " \

@@ -52,8 +52,11 @@ class _GradResults(ctypes.Structure):
     names = ("dq", "dk", "dv")
 
 
-def source(q_shape, k_shape, v_shape, elt, causal, window, scale, softcap, lse):
-    """The MLIR of one CPU attention (static shapes; results f32)."""
+def source(q_shape, k_shape, v_shape, elt, causal, window, scale, softcap, lse, traced=None):
+    """The MLIR of one CPU attention (static shapes; results f32); `traced`
+    (fa.flex.trace) adds its score_mod / mask_mod regions and its captured
+    arrays as arguments after v."""
+    from . import flex
     def t(shape, e):
         return "tensor<" + "x".join(str(n) for n in shape) + f"x{e}>"
     tq, tk, tv = t(q_shape, elt), t(k_shape, elt), t(v_shape, elt)
@@ -63,15 +66,21 @@ def source(q_shape, k_shape, v_shape, elt, causal, window, scale, softcap, lse):
     a = attribute_text(causal, window, scale, softcap)
     res_t = f"({to}, {tl})" if lse else to
     res = "%o, %l" if lse else "%o"
-    return (f"func.func @attention(%q: {tq}, %k: {tk}, %v: {tv}) -> {res_t} "
+    caps, regions = "", ""
+    if traced is not None:
+        caps, regions = flex.capture_args_text(traced), flex.regions_text(traced)
+        a = a or (" {}" if regions else "")
+    return (f"func.func @attention(%q: {tq}, %k: {tk}, %v: {tv}{caps}) -> {res_t} "
             f"attributes {{llvm.emit_c_interface}} {{\n"
-            f"  {res} = fa.attention %q, %k, %v{a} : {tq}, {tk}, {tv} -> {res_t}\n"
+            f"  {res} = fa.attention %q, %k, %v{a}{regions} : {tq}, {tk}, {tv} -> {res_t}\n"
             f"  return {res} : {res_t.strip('()')}\n}}\n")
 
 
-def grad_source(q_shape, k_shape, v_shape, elt, causal, window, scale, softcap):
+def grad_source(q_shape, k_shape, v_shape, elt, causal, window, scale, softcap, traced=None):
     """The MLIR of one CPU attention backward (static shapes): dq, dk, dv
-    (extended to f32)."""
+    (extended to f32); `traced` as for source() (its captures after do; the
+    pipeline differentiates score_mod)."""
+    from . import flex
     def t(shape, e):
         return "tensor<" + "x".join(str(n) for n in shape) + f"x{e}>"
     B, Hq, Nq, _ = q_shape
@@ -81,10 +90,14 @@ def grad_source(q_shape, k_shape, v_shape, elt, causal, window, scale, softcap):
     a = attribute_text(causal, window, scale, softcap)
     results = [(n, shape) for n, shape in (("dq", q_shape), ("dk", k_shape), ("dv", v_shape))]
     res_t = ", ".join(t(shape, "f32") for _, shape in results)
+    caps, regions = "", ""
+    if traced is not None:
+        caps, regions = flex.capture_args_text(traced), flex.regions_text(traced)
+        a = a or (" {}" if regions else "")
     lines = [f"func.func @attention_grad(%q: {tq}, %k: {tk}, %v: {tv}, %o: {to}, %lse: {tl}, "
-             f"%do: {to}) -> ({res_t}) attributes {{llvm.emit_c_interface}} {{",
-             f"  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %lse, %do{a} : {tq}, {tk}, "
-             f"{tv}, {to}, {tl}, {to} -> {tq}, {tk}, {tv}"]
+             f"%do: {to}{caps}) -> ({res_t}) attributes {{llvm.emit_c_interface}} {{",
+             f"  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %lse, %do{a}{regions} : "
+             f"{tq}, {tk}, {tv}, {to}, {tl}, {to} -> {tq}, {tk}, {tv}"]
     names = ["%dq", "%dk", "%dv"]
     if elt != "f32":
         for n, shape in results:
@@ -139,8 +152,13 @@ def _runtime_libraries():
     return [path] if os.path.exists(path) else []
 
 
+_DESCS = {3: _Desc3, 4: _Desc4}
+
+
 def _desc(a):
-    d = (_Desc4 if a.ndim == 4 else _Desc3)()
+    if a.ndim not in _DESCS:
+        _DESCS[a.ndim] = _memref_desc(a.ndim)
+    d = _DESCS[a.ndim]()
     d.allocated = d.aligned = a.ctypes.data
     d.offset = 0
     for i in range(a.ndim):
@@ -203,34 +221,58 @@ def _engine(mlir, pipeline, results, name):
     return eng
 
 
+def _traced(who, score_mod, mask_mod):
+    """fa.flex.trace of the functions (None without any); their captured
+    tensors must be numpy arrays."""
+    if score_mod is None and mask_mod is None:
+        return None
+    from . import flex
+    traced = flex.trace(score_mod, mask_mod)
+    for c in traced.captures:
+        if not isinstance(c, np.ndarray):
+            raise AttentionInputError(
+                f"{who}: a score_mod / mask_mod reads a {type(c).__name__}; on the CPU the "
+                f"tensors it reads are numpy arrays")
+    return traced
+
+
 def attention(q, k, v, *, causal=False, window=None, scale=None, softcap=None, return_lse=False,
-              reference=False, block_q=None, block_kv=None):
+              reference=False, block_q=None, block_kv=None, score_mod=None, mask_mod=None):
     """fa.attention's semantics on numpy arrays through fa-to-cpu (tiled) or
-    fa-to-cpu{reference=1} (reference=True). See the module docstring."""
+    fa-to-cpu{reference=1} (reference=True). See the module docstring.
+    score_mod(score, b, h, q_idx, kv_idx) / mask_mod(b, h, q_idx, kv_idx):
+    Python functions traced into the op's regions (fa.flex); the numpy arrays
+    they read are passed to the compiled function at each call."""
     q, k, v, window = _checked("fa.cpu.attention", q, k, v, causal, window, scale, softcap)
+    traced = _traced("fa.cpu.attention", score_mod, mask_mod)
     if min(q.size, k.size) == 0:
         B, Hq, Nq, _ = q.shape
         out = np.zeros((B, Hq, Nq, v.shape[3]), np.float32)
         return (out, np.full((B, Hq, Nq), -np.inf, np.float32)) if return_lse else out
     mlir = source(q.shape, k.shape, v.shape, _NP_TYPES[q.dtype], bool(causal), window,
                   None if scale is None else float(scale),
-                  None if softcap is None else float(softcap), bool(return_lse))
+                  None if softcap is None else float(softcap), bool(return_lse), traced)
     eng = _engine(mlir, _pipeline(reference, block_q, block_kv),
                   _Results if return_lse else _Desc4, b"attention")
-    res = eng(q, k, v)
+    caps = [np.ascontiguousarray(c) for c in (traced.captures if traced else ())]
+    res = eng(q, k, v, *caps)
     return (res[0], res[1]) if return_lse else res[0]
 
 
 def attention_grad(q, k, v, out, lse, dout, *, causal=False, window=None, scale=None,
-                   softcap=None, reference=False, block_q=None, block_kv=None):
+                   softcap=None, reference=False, block_q=None, block_kv=None, score_mod=None,
+                   mask_mod=None):
     """fa.attention_grad's semantics on numpy arrays: dq, dk, dv (float32, the
     shapes of q, k, v) of the attention whose result `out` and log-sum-exp
     `lse` the forward gave (fa.cpu.attention(..., return_lse=True)), for the
     output gradient `dout`. S and P are recomputed from q, k and lse (the tiled
     backward of fa-to-cpu, or its reference lowering with reference=True);
-    dk and dv sum over the query heads that share a K/V head."""
+    dk and dv sum over the query heads that share a K/V head. score_mod /
+    mask_mod: as for attention() (the pipeline derives score_mod's derivative,
+    fa-differentiate-score-mod)."""
     q, k, v, window = _checked("fa.cpu.attention_grad", q, k, v, causal, window, scale,
                                softcap)
+    traced = _traced("fa.cpu.attention_grad", score_mod, mask_mod)
     B, Hq, Nq, _ = q.shape
     o_shape = (B, Hq, Nq, v.shape[3])
     given = {"out": np.asarray(out), "dout": np.asarray(dout), "lse": np.asarray(lse)}
@@ -246,10 +288,11 @@ def attention_grad(q, k, v, out, lse, dout, *, causal=False, window=None, scale=
                 np.zeros(v.shape, np.float32))
     mlir = grad_source(q.shape, k.shape, v.shape, _NP_TYPES[q.dtype], bool(causal), window,
                        None if scale is None else float(scale),
-                       None if softcap is None else float(softcap))
+                       None if softcap is None else float(softcap), traced)
     eng = _engine(mlir, _pipeline(reference, block_q, block_kv), _GradResults,
                   b"attention_grad")
-    dq, dk, dv = eng(q, k, v, o, lse, do)
+    caps = [np.ascontiguousarray(c) for c in (traced.captures if traced else ())]
+    dq, dk, dv = eng(q, k, v, o, lse, do, *caps)
     return dq, dk, dv
 
 

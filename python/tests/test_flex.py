@@ -1,0 +1,262 @@
+"""fa.flex: Python score_mod / mask_mod traced into fa.attention's regions (no GPU, no torch):
+the traced MLIR, the diagnostics of what cannot be traced, the numerics on the CPU pipeline
+(fa.cpu.attention) against the same functions run on numpy (fa.flex.reference), the GPU
+kernels' compile (manifest, captured tensors as arguments, ptxas) and save / load."""
+import numpy as np
+import pytest
+
+import fa
+import fa.flex as flex
+from fa.flex import FlexTraceError
+
+from conftest import needs_compiler, ptxas
+
+rng = np.random.default_rng(7)
+SLOPES = np.array([0.5, 0.25, 0.125, 0.0625], np.float32)
+DOCS = np.array([0, 0, 0, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 4], np.int32)
+TABLE = rng.standard_normal(41).astype(np.float16)
+BH = rng.standard_normal((2, 4)).astype(np.float32)
+LENS = np.array([9, 0], np.int64)
+U8 = np.arange(3, dtype=np.uint8)
+
+
+def alibi(score, b, h, q_idx, kv_idx):
+    return score + SLOPES[h] * (kv_idx - q_idx)
+
+
+def document(b, h, q_idx, kv_idx):
+    return DOCS[q_idx] == DOCS[kv_idx]
+
+
+def softcap(score, b, h, q_idx, kv_idx):
+    return 5.0 * flex.tanh(score / 5.0)
+
+
+def prefix_lm(b, h, q_idx, kv_idx):
+    return (kv_idx <= q_idx) | (kv_idx < 3)
+
+
+def relpos(score, b, h, q_idx, kv_idx):
+    return score + TABLE[kv_idx - q_idx + 20]
+
+
+def stripes(score, b, h, q_idx, kv_idx):
+    # floor division and Python's modulo of a negative number, a 2-d capture
+    return score * 0.5 + BH[b, h] + flex.where(((kv_idx - q_idx) // 3) % 2 == 0, 0.25, -0.25)
+
+
+def key_len(b, h, q_idx, kv_idx):
+    return kv_idx < LENS[b]
+
+
+def test_trace_text():
+    t = flex.trace(alibi, document)
+    assert t.capture_types == ["tensor<4xf32>", "tensor<17xi32>"]
+    assert t.captures[0] is SLOPES and t.captures[1] is DOCS
+    assert t.score_mod.splitlines()[1].strip() == \
+        "^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):"
+    body = t.score_mod
+    assert "tensor.extract %cap0[%h] : tensor<4xf32>" in body
+    assert "arith.subi %j, %i : index" in body
+    assert "arith.index_cast" in body and "arith.sitofp" in body and "arith.addf %s," in body
+    assert body.rstrip().endswith("}") and "fa.yield" in body
+    assert "tensor.extract %cap1[%i] : tensor<17xi32>" in t.mask_mod
+    assert "arith.cmpi eq" in t.mask_mod and "fa.yield" in t.mask_mod
+    # The same array read twice is one argument; a capture's values are not in the key.
+    t2 = flex.trace(None, lambda b, h, i, j: (DOCS[i] == DOCS[j]) & (DOCS[j] >= 0))
+    assert t2.capture_types == ["tensor<17xi32>"]
+    assert flex.trace(alibi, document).key() == t.key()
+
+
+def test_trace_types_and_ops():
+    t = flex.trace(relpos, key_len)
+    assert "tensor.extract %cap0[" in t.score_mod and "arith.extf" in t.score_mod  # f16 -> f32
+    assert "tensor<41xf16>" in t.capture_types[0]
+    assert "arith.index_cast" in t.mask_mod and "tensor<2xi64>" in t.capture_types[1]
+    t = flex.trace(stripes)
+    assert "arith.floordivsi" in t.score_mod and "arith.remsi" in t.score_mod
+    assert "arith.select" in t.score_mod and "tensor.extract %cap0[%b, %h] : tensor<2x4xf32>" \
+        in t.score_mod
+    t = flex.trace(lambda s, b, h, i, j: flex.maximum(s, -1.0) + abs(i - j) ** 2 + (i << 1),
+                   lambda b, h, i, j: ~((i ^ j) == 3) & flex.where(i > j, True, False))
+    assert "arith.maximumf" in t.score_mod and "math.absi" in t.score_mod
+    assert "arith.shli" in t.score_mod and "arith.xori" in t.mask_mod
+    # A numpy scalar is a constant of the region, not an argument.
+    half = np.float32(0.5)
+    t = flex.trace(lambda s, b, h, i, j: s * half)
+    assert t.captures == [] and "arith.constant 0x3F000000 : f32" in t.score_mod
+    # A constant mask_mod, a score_mod returning an integer position.
+    assert "arith.constant true" in flex.trace(None, lambda b, h, i, j: True).mask_mod
+    assert "arith.sitofp" in flex.trace(lambda s, b, h, i, j: j).score_mod
+
+
+@pytest.mark.parametrize("fn,kind,message", [
+    (lambda s, b, h, i, j: s if i > j else 0.0, "score_mod", "where(cond, a, b)"),
+    (lambda b, h, i, j: i > j and j > 0, "mask_mod", "Python bool"),
+    (lambda b, h, i, j: max(i, j) > 3, "mask_mod", "maximum(a, b)"),
+    (lambda s, b, h, i, j: s > 0, "score_mod", "returned a boolean"),
+    (lambda b, h, i, j: i + j, "mask_mod", "must return a boolean"),
+    (lambda s, b, h, i, j: s + SLOPES, "score_mod", "used as a scalar"),
+    (lambda s, b, h, i, j: s + SLOPES[h, i], "score_mod", "2 indices into a captured tensor"),
+    (lambda s, b, h, i, j: s + SLOPES[1:], "score_mod", "no slices"),
+    (lambda s, b, h, i, j: s + SLOPES[2], "score_mod", "indexed by constants only"),
+    (lambda s, b, h, i, j: s + U8[i], "score_mod", "dtype uint8"),
+    (lambda s, b, h, i, j: s + [1, 2][i], "score_mod", "used as a Python int"),
+    (lambda s, b, h: s, "score_mod", "takes (score, b, h, q_idx, kv_idx)"),
+    (lambda s, b, h, i, j: s + (i > j), "score_mod", "boolean"),
+    (lambda s, b, h, i, j: s + "x", "score_mod", "str is not traced"),
+    ("not a function", "score_mod", "score_mod must be a Python function, got str"),
+])
+def test_trace_errors(fn, kind, message):
+    with pytest.raises(FlexTraceError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        flex.trace(**{kind: fn})
+
+
+def _inputs(B, Hq, Hkv, Nq, Nk, D, dtype=np.float32):
+    return (rng.standard_normal((B, Hq, Nq, D)).astype(dtype),
+            rng.standard_normal((B, Hkv, Nk, D)).astype(dtype),
+            rng.standard_normal((B, Hkv, Nk, D)).astype(dtype))
+
+
+CPU_CASES = [  # score_mod, mask_mod, B, Hq, Hkv, Nq, Nk, causal, window
+    (alibi, document, 1, 4, 2, 17, 17, False, None),
+    (alibi, None, 2, 4, 2, 13, 21, True, None),
+    (softcap, prefix_lm, 1, 2, 1, 19, 19, False, None),
+    (relpos, None, 1, 2, 2, 21, 21, False, (5, 2)),
+    (stripes, key_len, 2, 4, 4, 11, 15, False, None),
+    (None, document, 1, 4, 4, 17, 17, True, None),
+]
+
+
+@needs_compiler
+@pytest.mark.parametrize("case", range(len(CPU_CASES)))
+@pytest.mark.parametrize("reference", [False, True])
+def test_cpu_numerics(case, reference):
+    sm, mm, B, Hq, Hkv, Nq, Nk, causal, window = CPU_CASES[case]
+    q, k, v = _inputs(B, Hq, Hkv, Nq, Nk, 8)
+    out, lse = fa.cpu.attention(q, k, v, score_mod=sm, mask_mod=mm, causal=causal,
+                                window=window, return_lse=True, reference=reference,
+                                block_q=4, block_kv=8)
+    ref, rlse = flex.reference(q, k, v, sm, mm, causal=causal, window=window)
+    fin = np.isfinite(rlse)
+    np.testing.assert_allclose(out, ref, atol=2e-5, rtol=0)
+    np.testing.assert_allclose(lse[fin], rlse[fin], atol=2e-5, rtol=0)
+    assert (lse[~fin] == -np.inf).all() and (out[~fin] == 0).all()
+    if mm is key_len:
+        assert (~fin).sum() == Hq * Nq  # the sequence of no key
+
+
+@needs_compiler
+def test_cpu_reads_captures_at_run_time():
+    # One compiled function, new values of the captured array: new results (the negative
+    # control of the numerics above: the modifier is really applied).
+    q, k, v = _inputs(1, 4, 4, 9, 9, 8)
+    before = fa.cpu.attention(q, k, v, score_mod=alibi)
+    plain = fa.cpu.attention(q, k, v)
+    assert np.abs(before - plain).max() > 1e-2
+    saved = SLOPES.copy()
+    try:
+        SLOPES[:] = 0
+        np.testing.assert_allclose(fa.cpu.attention(q, k, v, score_mod=alibi), plain,
+                                   atol=2e-6)
+    finally:
+        SLOPES[:] = saved
+    np.testing.assert_allclose(fa.cpu.attention(q, k, v, score_mod=alibi), before, atol=0)
+
+
+@needs_compiler
+def test_cpu_rejects_non_numpy_capture():
+    class FakeTensor:
+        shape, dtype, ndim = (4,), "float32", 1
+
+        def __getitem__(self, i):
+            raise AssertionError("never indexed: replaced by a proxy")
+    fake = FakeTensor()
+    q, k, v = _inputs(1, 1, 1, 4, 4, 8)
+    with pytest.raises(fa.AttentionInputError, match="numpy arrays"):
+        fa.cpu.attention(q, k, v, score_mod=lambda s, b, h, i, j: s + fake[h])
+
+
+@needs_compiler
+@pytest.mark.parametrize("chip", ["sm_90a", "sm_80"])
+def test_gpu_kernel_compiles(chip, tmp_path):
+    t = flex.trace(alibi, document)
+    kern = flex.kernel(t, chip, "bf16", 128, causal=True, lse=True)
+    params = [(p["name"], p.get("shape"), p.get("dtype")) for p in kern.manifest["params"]]
+    assert ("arg3", [4], "f32") in params and ("arg4", [17], "i32") in params
+    assert any(n == "lse" for n, _, _ in params)
+    assert kern.manifest["causal"] and kern.manifest["chip"] == chip
+    assert "ld.global" in kern.ptx
+    # The same trace and flags: the kernel of this process, not a second compile.
+    assert flex.kernel(flex.trace(alibi, document), chip, "bf16", 128, causal=True,
+                       lse=True) is kern
+    # save / load: a machine without the compiler finds it by the traced MLIR.
+    assert flex.save(tmp_path / "k") >= 1
+    flex._kernels.clear()
+    assert flex.load(tmp_path / "k") >= 1
+    again = flex.kernel(flex.trace(alibi, document), chip, "bf16", 128, causal=True, lse=True)
+    assert again.ptx == kern.ptx and again.manifest == kern.manifest
+    if ptxas():
+        import subprocess
+        src = tmp_path / "k.ptx"
+        src.write_text(kern.ptx)
+        r = subprocess.run([ptxas(), f"-arch={chip}", str(src), "-o", str(tmp_path / "k.o")],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+
+
+def test_module_text():
+    t = flex.trace(softcap, None)
+    text = flex.module_text(t, "f16", 64, 64, causal=False, lse=True)
+    assert "func.func @flex(%q: tensor<?x?x?x64xf16>" in text
+    assert "-> (tensor<?x?x?x64xf16>, tensor<?x?x?xf32>)" in text
+    assert "fa.attention %q, %k, %v {} score_mod {" in text
+
+
+def test_reference_runs_the_functions_on_numpy():
+    q, k, v = _inputs(1, 4, 4, 17, 17, 8)
+    out, lse = flex.reference(q, k, v, None, document)
+    # Row 0 sees keys 0..2 (document 0) only.
+    s = q[0, 0, 0] @ k[0, 0, :3].T / np.sqrt(8)
+    p = np.exp(s - s.max())
+    np.testing.assert_allclose(out[0, 0, 0], p @ v[0, 0, :3] / p.sum(), rtol=1e-5)
+
+
+def _finite_difference_grads(q, k, v, do, sm, mm, causal, eps=1e-6):
+    """d sum(out * do) / d(q, k, v) of flex.reference (float64), central differences."""
+    def loss(*qkv):
+        return float((flex.reference(*qkv, sm, mm, causal=causal)[0] * do).sum())
+    grads = []
+    for which, x in enumerate((q, k, v)):
+        g = np.zeros_like(x)
+        for idx in np.ndindex(x.shape):
+            args = [q, k, v]
+            plus, minus = x.copy(), x.copy()
+            plus[idx] += eps
+            minus[idx] -= eps
+            args[which] = plus
+            hi = loss(*args)
+            args[which] = minus
+            g[idx] = (hi - loss(*args)) / (2 * eps)
+        grads.append(g)
+    return grads
+
+
+@needs_compiler
+@pytest.mark.parametrize("sm,mm,causal", [(alibi, document, False), (softcap, prefix_lm, False),
+                                          (relpos, None, True), (stripes, key_len, False)])
+def test_cpu_backward_matches_finite_differences(sm, mm, causal):
+    # score_mod's derivative comes from fa-differentiate-score-mod (the CPU pipeline runs it).
+    B, Hkv = (2, 4) if mm is key_len else (1, 2)
+    q, k, v = (x.astype(np.float64) for x in _inputs(B, 4, Hkv, 7, 9, 4))
+    do = rng.standard_normal(q.shape).astype(np.float32).astype(np.float64)
+    f32 = [x.astype(np.float32) for x in (q, k, v)]
+    out, lse = fa.cpu.attention(*f32, score_mod=sm, mask_mod=mm, causal=causal,
+                                return_lse=True)
+    want = _finite_difference_grads(q, k, v, do, sm, mm, causal)
+    for reference in (False, True):
+        got = fa.cpu.attention_grad(*f32, out, lse, do.astype(np.float32), score_mod=sm,
+                                    mask_mod=mm, causal=causal, reference=reference,
+                                    block_q=4, block_kv=4)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, atol=5e-6, rtol=0)
