@@ -7,7 +7,9 @@ SDPA's cudnn / flash backends on the plain problem, in one process.
 
 The GPU machine has no compiler, so the kernels are traced and compiled here first:
     python3 bench/flex_api.py compile DIR          # both chips, fa.flex.save(DIR)
-    python3 bench/flex_api.py check DIR [--json FILE] [--no-timing]   # GPU: fa.flex.load(DIR)
+    python3 -m fa.precompile --chip sm_90a --chip sm_80 --out PLAIN f16,d128,full f16,d64,full \
+        bf16,d128,causal,lse bf16,d128,full,lse bf16,d128,causal,grad bf16,d128,full,grad
+    FA_BUNDLE=PLAIN python3 bench/flex_api.py check DIR [--json FILE] [--no-timing]   # GPU
 (FA_CHIP=sm_80 runs the sm_80 kernels.)
 """
 import argparse
@@ -106,7 +108,9 @@ def compile_all(out):
                       f"{[p['name'] for p in kern.manifest['params']]}", flush=True)
     for chip in ("sm_90a", "sm_80"):  # the timing's kernels
         for name, (sm, mm, causal) in timing_cases(None, numpy_capture).items():
-            flex.kernel(flex.trace(sm, mm), chip, "bf16", 128, 128, causal)
+            for lse, grad in ((False, False), (True, False), (False, True)):
+                flex.kernel(flex.trace(sm, mm), chip, "bf16", 128, 128, causal, lse=lse,
+                            grad=grad)
     print(f"{flex.save(out)} kernels in {out}")
     del fa
 
@@ -267,7 +271,7 @@ def _ms(fn, reps=20, samples=5):
 
 def time_all(dev):
     """B 1, H 16, N 8192, D 128, bf16: back-to-back calls through each public API (host path
-    included), median of 5 x 20. TFLOP/s of the full problem (4 B H N^2 D, halved when
+    included), median of 5 x 20 (forward + backward: 5 x 5). TFLOP/s of the full problem (4 B H N^2 D, halved when
     causal: ANCHORS.md) whatever the mask hides, so the columns compare as times."""
     import torch
     import torch.nn.functional as F
@@ -310,8 +314,32 @@ def time_all(dev):
                                                                 block_mask=bm))
             except Exception as e:  # noqa: BLE001
                 print(f"FlexAttention {name}: {e}")
+        # Forward + backward (loss.backward() through each API; backward FLOPs = 2.5x).
+        qg, kg, vg = (t.clone().requires_grad_() for t in (q, k, v))
+        do = torch.randn_like(q)
+
+        def train(call):
+            def step():
+                out = call(qg, kg, vg)
+                torch.autograd.grad(out, (qg, kg, vg), do)
+            return step
+        try:
+            ms["fa_flex_fwd_bwd"] = _ms(train(lambda a, b_, c: flex.attention(
+                a, b_, c, sm, mm, causal=causal)), reps=5)
+            ms["fa_plain_fwd_bwd"] = _ms(train(lambda a, b_, c: fa.attention(
+                a, b_, c, causal=causal)), reps=5)
+            if "flexattention" in ms:
+                ms["flexattention_fwd_bwd"] = _ms(train(lambda a, b_, c: flex_compiled(
+                    a, b_, c, score_mod=sm, block_mask=bm)), reps=5)
+            with sdpa_kernel([SDPBackend.CUDNN_ATTENTION]):
+                ms["cudnn_plain_fwd_bwd"] = _ms(train(lambda a, b_, c:
+                                                      F.scaled_dot_product_attention(
+                                                          a, b_, c, is_causal=causal)), reps=5)
+        except Exception as e:  # noqa: BLE001
+            print(f"fwd+bwd {name}: {e}")
         row = dict(case=name, causal=causal, ms=ms,
-                   tflops={x: flops / t / 1e9 for x, t in ms.items()},
+                   tflops={x: flops * (3.5 if x.endswith("fwd_bwd") else 1) / t / 1e9
+                           for x, t in ms.items()},
                    flex_over_plain=ms["fa_plain"] / ms["fa_flex"])
         if "flexattention" in ms:
             row["ours_over_flexattention"] = ms["flexattention"] / ms["fa_flex"]

@@ -744,17 +744,21 @@ def reference(q, k, v, score_mod=None, mask_mod=None, causal=False, window=None,
 _TORCH_DTYPES = {"float16": "f16", "bfloat16": "bf16"}
 
 
+def _signature(dtype, head_dim, head_dim_v, causal, window, scale, softcap):
+    """q's and v's tensor types (dynamic batch, heads and lengths; static head
+    dims: the kernels' tiles) and the op's attribute dictionary."""
+    from .variant import attribute_text
+    return (f"tensor<?x?x?x{head_dim}x{dtype}>", f"tensor<?x?x?x{head_dim_v}x{dtype}>",
+            attribute_text(causal, window, scale, softcap) or " {}")
+
+
 def module_text(traced, dtype, head_dim, head_dim_v, causal=False, window=None, scale=None,
                 softcap=None, lse=False):
     """The MLIR of one flex attention: func.func @flex(q, k, v, captures...)
-    with dynamic batch, heads and lengths (static head dims: the kernels'
-    tiles), the op's attributes and the traced regions."""
-    from .variant import attribute_text
-    tq = f"tensor<?x?x?x{head_dim}x{dtype}>"
-    tv = f"tensor<?x?x?x{head_dim_v}x{dtype}>"
+    with the op's attributes and the traced regions."""
+    tq, tv, attrs = _signature(dtype, head_dim, head_dim_v, causal, window, scale, softcap)
     res_t = f"{tv}, tensor<?x?x?xf32>" if lse else tv
     res = "%o, %l" if lse else "%o"
-    attrs = attribute_text(causal, window, scale, softcap) or " {}"
     return (f"func.func @flex(%q: {tq}, %k: {tq}, %v: {tv}{capture_args_text(traced)}) -> "
             f"({res_t}) {{\n"
             f"  {res} = fa.attention %q, %k, %v{attrs}{regions_text(traced)} : {tq}, {tq}, "
@@ -767,11 +771,8 @@ def grad_module_text(traced, dtype, head_dim, head_dim_v, causal=False, window=N
     """The backward's MLIR: func.func @flex_grad(q, k, v, o, lse, do,
     captures...) -> (dq, dk, dv), an fa.attention_grad with the same regions
     (fa-to-ptx derives score_mod's derivative, fa-differentiate-score-mod)."""
-    from .variant import attribute_text
-    tq = f"tensor<?x?x?x{head_dim}x{dtype}>"
-    tv = f"tensor<?x?x?x{head_dim_v}x{dtype}>"
+    tq, tv, attrs = _signature(dtype, head_dim, head_dim_v, causal, window, scale, softcap)
     tl = "tensor<?x?x?xf32>"
-    attrs = attribute_text(causal, window, scale, softcap) or " {}"
     return (f"func.func @flex_grad(%q: {tq}, %k: {tq}, %v: {tv}, %o: {tv}, %lse: {tl}, "
             f"%do: {tv}{capture_args_text(traced)}) -> ({tq}, {tq}, {tv}) {{\n"
             f"  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %lse, %do{attrs}"
