@@ -29,8 +29,10 @@ outside a captured tensor reads out of bounds, as a torch kernel would.
 The same function runs on numpy arrays (this module's functions dispatch on their argument),
 which `reference` uses for a float64 check that shares no code with the compiler.
 """
+import collections
 import math
 import types
+import weakref
 
 _INTS = {"index": 64, "i64": 64, "i32": 32, "i16": 16, "i8": 8}
 _FLOATS = ("f32",)
@@ -672,11 +674,54 @@ def _trace_one(fn, kind, captures):
 
 def trace(score_mod=None, mask_mod=None):
     """Traces the functions into fa.attention's regions: a Traced (both
-    regions share one list of captured arrays)."""
+    regions share one list of captured arrays). Cached: a function whose code
+    and what it reads (the identity, shape and dtype of arrays, the value of
+    Python numbers and strings, the identity of anything else) are those of an
+    earlier trace gets that trace again without running it."""
+    key = (_function_key(score_mod), _function_key(mask_mod))
+    hit = _traces.get(key)
+    if hit is not None:
+        traced, refs = hit
+        arrays = [r() for r in refs]
+        if all(a is not None for a in arrays):
+            _traces.move_to_end(key)
+            return Traced(traced.score_mod, traced.mask_mod, arrays, traced.capture_types)
     captures = _Captures()
     sm = _trace_one(score_mod, "score_mod", captures) if score_mod is not None else None
     mm = _trace_one(mask_mod, "mask_mod", captures) if mask_mod is not None else None
-    return Traced(sm, mm, list(captures.arrays), list(captures.types))
+    traced = Traced(sm, mm, list(captures.arrays), list(captures.types))
+    try:
+        # Weak references: the cache keeps no tensor alive (a dead one, or an id reused by
+        # another array, means a new trace).
+        refs = [weakref.ref(a) for a in traced.captures]
+    except TypeError:
+        return traced
+    _traces[key] = (traced, refs)
+    if len(_traces) > _TRACE_CACHE_SIZE:
+        _traces.popitem(last=False)
+    return traced
+
+
+_TRACE_CACHE_SIZE = 256
+_traces = collections.OrderedDict()
+
+
+def _summary(x):
+    if _is_array(x):
+        return ("array", id(x), tuple(x.shape), x.dtype)  # str(dtype) costs microseconds
+    if isinstance(x, (bool, int, float, complex, str, type(None))):
+        return ("value", type(x), x)
+    return ("object", id(x))
+
+
+def _function_key(fn):
+    """What a trace of `fn` depends on (see trace())."""
+    if not isinstance(fn, types.FunctionType):
+        return ("other", id(fn))
+    glob = fn.__globals__
+    return (fn.__code__, tuple(_summary(_cell(c)) for c in fn.__closure__ or ()),
+            tuple(_summary(d) for d in fn.__defaults__ or ()),
+            tuple((n, _summary(glob[n])) for n in fn.__code__.co_names if n in glob))
 
 
 def regions_text(traced):
@@ -782,6 +827,8 @@ def grad_module_text(traced, dtype, head_dim, head_dim_v, causal=False, window=N
 
 # Compiled flex kernels: (chip, MLIR text) -> fa.Kernel; filled by compiles and by load().
 _kernels = {}
+# kernel()'s arguments -> its result, so that a repeated call builds no module text.
+_kernel_memo = {}
 
 
 def kernel(traced, chip, dtype, head_dim, head_dim_v=None, causal=False, window=None,
@@ -790,6 +837,11 @@ def kernel(traced, chip, dtype, head_dim, head_dim_v=None, causal=False, window=
     one, else compiled (fa.compile). Its captured tensors are the kernel's
     arguments arg3, arg4, ... (the backward's, grad=True: arg6, arg7, ...)
     in `traced.captures`' order."""
+    memo_key = (traced.score_mod, traced.mask_mod, tuple(traced.capture_types), chip, dtype,
+                head_dim, head_dim_v, causal, window, scale, softcap, lse, grad)
+    kern = _kernel_memo.get(memo_key)  # no module text built for a kernel of this process
+    if kern is not None:
+        return kern
     if grad:
         mlir = grad_module_text(traced, dtype, head_dim, head_dim_v or head_dim, causal,
                                 window, scale, softcap)
@@ -800,6 +852,7 @@ def kernel(traced, chip, dtype, head_dim, head_dim_v=None, causal=False, window=
     if kern is None:
         from .compiler import compile as fa_compile
         kern = _kernels[(chip, mlir)] = fa_compile(mlir, chip=chip)
+    _kernel_memo[memo_key] = kern
     return kern
 
 
@@ -830,6 +883,7 @@ def load(directory):
     from .compiler import Kernel
     with open(os.path.join(directory, "index.json")) as f:
         index = json.load(f)
+    _kernel_memo.clear()
     for entry in index.values():
         _kernels[(entry["chip"], entry["mlir"])] = Kernel.load(
             os.path.join(directory, entry["manifest"]))

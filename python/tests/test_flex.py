@@ -62,6 +62,19 @@ def test_trace_text():
     assert body.rstrip().endswith("}") and "fa.yield" in body
     assert "tensor.extract %cap1[%i] : tensor<17xi32>" in t.mask_mod
     assert "arith.cmpi eq" in t.mask_mod and "fa.yield" in t.mask_mod
+    # Cached: the same function reading the same arrays is not run again, a new array (or a
+    # rebound number) is a new trace.
+    assert flex.trace(alibi, document).score_mod is t.score_mod
+    other = SLOPES.copy()
+    t3 = flex.trace(lambda s, b, h, i, j: s + other[h], None)
+    assert t3.captures[0] is other
+    scale = 2.0
+
+    def scaled(s, b, h, i, j):
+        return s * scale
+    assert "0x40000000" in flex.trace(scaled).score_mod
+    scale = 3.0
+    assert "0x40400000" in flex.trace(scaled).score_mod
     # The same array read twice is one argument; a capture's values are not in the key.
     t2 = flex.trace(None, lambda b, h, i, j: (DOCS[i] == DOCS[j]) & (DOCS[j] >= 0))
     assert t2.capture_types == ["tensor<17xi32>"]
@@ -193,6 +206,7 @@ def test_gpu_kernel_compiles(chip, tmp_path):
     # save / load: a machine without the compiler finds it by the traced MLIR.
     assert flex.save(tmp_path / "k") >= 1
     flex._kernels.clear()
+    flex._kernel_memo.clear()
     assert flex.load(tmp_path / "k") >= 1
     again = flex.kernel(flex.trace(alibi, document), chip, "bf16", 128, causal=True, lse=True)
     assert again.ptx == kern.ptx and again.manifest == kern.manifest
