@@ -175,8 +175,21 @@ def check_all(directory, json_path, timing):
         for c, nc in zip(caps, numpy_made[name][10]):
             c.copy_(torch.from_numpy(nc).to(dev))
         caught = float(np.abs(bad.float().cpu().numpy() - ref).max()) > 10 * max(err, 1e-3)
+        same_with_block_mask = None
+        if mm is not None and sm is None:
+            # FlexAttention's spelling: a BlockMask from create_block_mask; its mask_mod is
+            # traced, so the kernel and the result are the same.
+            try:
+                from torch.nn.attention.flex_attention import create_block_mask
+                bm = create_block_mask(mm, B, None, Nq, Nk, device=dev)
+                again = flex.attention(q, k, v, block_mask=bm, causal=causal)
+                same_with_block_mask = bool(torch.equal(again, out))
+                ok = ok and same_with_block_mask
+            except ImportError as e:
+                print(f"no create_block_mask: {e}")
         failures += (not ok) + (not caught)
         rows.append(dict(case=name, dtype=dt, B=B, Hq=Hq, Hkv=Hkv, Nq=Nq, Nk=Nk, D=D,
+                         same_with_block_mask=same_with_block_mask,
                          causal=causal, max_err=err, lse_err=lerr, dead_rows_ok=dead_ok,
                          ok=ok, negative_control_caught=caught))
         print(f"{'ok  ' if ok and caught else 'FAIL'} {name:15s} {dt:5s} max|out-ref| "

@@ -118,6 +118,7 @@ def test_trace_types_and_ops():
     (lambda s, b, h: s, "score_mod", "takes (score, b, h, q_idx, kv_idx)"),
     (lambda s, b, h, i, j: s + (i > j), "score_mod", "boolean"),
     (lambda s, b, h, i, j: s + "x", "score_mod", "str is not traced"),
+    (lambda b, h, i, j: b.new_ones(()), "mask_mod", "tensor methods are not traced"),
     ("not a function", "score_mod", "score_mod must be a Python function, got str"),
 ])
 def test_trace_errors(fn, kind, message):
