@@ -183,7 +183,8 @@ def check_all(directory, json_path, timing):
                 from torch.nn.attention.flex_attention import create_block_mask
                 bm = create_block_mask(mm, B, None, Nq, Nk, device=dev)
                 again = flex.attention(q, k, v, block_mask=bm, causal=causal)
-                same_with_block_mask = bool(torch.equal(again, out))
+                # (out came from the lse kernel: the same arithmetic, compared loosely)
+                same_with_block_mask = float((again.float() - out.float()).abs().max()) <= 1e-3
                 ok = ok and same_with_block_mask
             except ImportError as e:
                 print(f"no create_block_mask: {e}")

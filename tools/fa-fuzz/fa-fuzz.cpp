@@ -3,8 +3,8 @@
 // One input = one selector byte + a payload. The selector picks what runs on
 // the parsed module (parse + verify only, or one named pipeline) and whether
 // the payload is MLIR text (the seeds are the test inputs) or the entropy of
-// a structured generator of fa.attention functions (random shapes, element
-// types, attributes, operands, names and nesting). Diagnostics are expected
+// a structured generator of fa.attention and fa.attention_grad functions
+// (random shapes, element types, attributes, operands, names and nesting). Diagnostics are expected
 // and swallowed; what counts as a finding, so that libFuzzer reports it:
 //   * a crash, an LLVM ERROR (the fatal error handler aborts), a hang
 //     (libFuzzer's -timeout);
@@ -200,6 +200,42 @@ struct Generator {
     os << indent << "}\n";
   }
 
+  /// func.func @name(q, k, v, o, lse, do[, mask]) -> (dq, dk, dv): the
+  /// backward of the drawn attention (its output type is q's, as the op asks;
+  /// descales and a diagonal are not in this op: the draw's are dropped, an
+  /// fp8 or i8 element type stays, for the verifier).
+  void emitGradFunction(const Attention &a, const std::string &name,
+                        const std::string &indent) {
+    std::string B = dim(a.b, a.dynB), Hq = dim(a.hq, a.dynH),
+                Hkv = dim(a.hkv, a.dynH), Nq = dim(a.nq, a.dynNq),
+                Nk = dim(a.nk, a.dynNk);
+    std::string tq = tensor({B, Hq, Nq, std::to_string(a.d)}, a.elt);
+    std::string tk = tensor({B, Hkv, Nk, std::to_string(a.d)}, a.elt);
+    std::string tv = tensor({B, Hkv, Nk, std::to_string(a.dv)}, a.elt);
+    std::string to = tensor({B, Hq, Nq, std::to_string(a.dv)}, a.elt);
+    std::string tl = tensor({B, Hq, Nq}, "f32");
+    std::string tm = tensor(
+        {a.maskB1 ? "1" : B, a.maskH1 ? "1" : Hq, a.maskN1 ? "1" : Nq, Nk},
+        a.maskElt);
+    os << indent << "func.func @\"" << name << "\"(%q: " << tq
+       << ", %k: " << tk << ", %v: " << tv << ", %o: " << to
+       << ", %lse: " << tl << ", %do: " << to;
+    if (!a.maskElt.empty())
+      os << ", %m: " << tm;
+    std::string results = "(" + tq + ", " + tk + ", " + tv + ")";
+    os << ") -> " << results << " {\n";
+    os << indent
+       << "  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %lse, %do";
+    if (!a.maskElt.empty())
+      os << " mask(%m : " << tm << ")";
+    os << a.attrs << " : " << tq << ", " << tk << ", " << tv << ", " << to
+       << ", " << tl << ", " << to << " -> " << tq << ", " << tk << ", " << tv
+       << "\n";
+    os << indent << "  return %dq, %dk, %dv : " << tq << ", " << tk << ", "
+       << tv << "\n";
+    os << indent << "}\n";
+  }
+
   /// A caller of @name with the same signature (arguments passed through).
   void emitCaller(const Attention &a, const std::string &name) {
     // Reuse the callee's text for the signature: parse back its first line.
@@ -236,6 +272,15 @@ struct Generator {
 
   std::string generate() {
     Attention a = draw();
+    if (chance(4)) { // the backward, alone or nested
+      bool nested = chance(4);
+      if (nested)
+        os << "module {\n  module @inner {\n";
+      emitGradFunction(a, a.name, nested ? "    " : "");
+      if (nested)
+        os << "  }\n}\n";
+      return out;
+    }
     switch (in.ConsumeIntegralInRange<int>(0, 7)) {
     case 0: // in a nested module
       os << "module {\n  module @inner {\n";
