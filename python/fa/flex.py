@@ -243,7 +243,8 @@ class Value:
             return self.region.emit(f"math.absf {self.name} : f32", "f32")
         if self.type == "i1":
             return self
-        return self.region.emit(f"math.absi {self.name} : {self.type}", self.type)
+        # select(x < 0, 0 - x, x): math.absi has no lowering in every pipeline (fa-to-cpu's)
+        return where(self < 0, 0 - self, self)
 
     def __invert__(self):
         if self.type == "f32":
@@ -293,7 +294,7 @@ def _as_value(region, x, like):
     operand's kind (`like`: a type name)."""
     if isinstance(x, Value):
         return x
-    if isinstance(x, bool):
+    if isinstance(x, bool) or (like == "i1" and isinstance(x, int) and x in (0, 1)):
         return region.const(x, "i1" if like == "i1" else like if like in _INTS else "f32")
     if isinstance(x, int):
         return region.const(x, like if like in _INTS else "f32" if like == "f32" else "index")
@@ -500,8 +501,8 @@ def rsqrt(x):
     region = _region_of(x)
     if region is None:
         return 1.0 / _np(x).sqrt(x)
-    v = _as_value(region, x, "f32")._to_float()
-    return region.emit(f"math.rsqrt {v.name} : f32", "f32")
+    # 1 / sqrt(x): math.rsqrt becomes a libm call (rsqrtf) that the CPU JIT does not find
+    return 1.0 / sqrt(x)
 
 
 def sigmoid(x):

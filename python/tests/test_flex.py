@@ -92,13 +92,16 @@ def test_trace_types_and_ops():
         in t.score_mod
     t = flex.trace(lambda s, b, h, i, j: flex.maximum(s, -1.0) + abs(i - j) ** 2 + (i << 1),
                    lambda b, h, i, j: ~((i ^ j) == 3) & flex.where(i > j, True, False))
-    assert "arith.maximumf" in t.score_mod and "math.absi" in t.score_mod
+    assert "arith.maximumf" in t.score_mod and "arith.select" in t.score_mod  # abs of an int
     assert "arith.shli" in t.score_mod and "arith.xori" in t.mask_mod
     # A numpy scalar is a constant of the region, not an argument.
     half = np.float32(0.5)
     t = flex.trace(lambda s, b, h, i, j: s * half)
     assert t.captures == [] and "arith.constant 0x3F000000 : f32" in t.score_mod
-    # A constant mask_mod, a score_mod returning an integer position.
+    # 0 / 1 beside a boolean are booleans (mask & 1); an i1 compared with an i1.
+    t = flex.trace(None, lambda b, h, i, j: ((i > j) & 1) == (j > 3))
+    assert "arith.andi" in t.mask_mod and "arith.cmpi eq" in t.mask_mod and ": index" in t.mask_mod
+        # A constant mask_mod, a score_mod returning an integer position.
     assert "arith.constant true" in flex.trace(None, lambda b, h, i, j: True).mask_mod
     assert "arith.sitofp" in flex.trace(lambda s, b, h, i, j: j).score_mod
 
@@ -275,3 +278,41 @@ def test_cpu_backward_matches_finite_differences(sm, mm, causal):
                                     block_q=4, block_kv=4)
         for g, w in zip(got, want):
             np.testing.assert_allclose(g, w, atol=5e-6, rtol=0)
+
+
+OPS_CASES = [  # every operator and function the tracer writes, against numpy's
+    (lambda s, b, h, i, j: flex.maximum(s, -0.5) + abs(i - j) ** 2 * 0.01 + (i << 1) * 0.1 -
+     (j >> 1) * 0.2, lambda b, h, i, j: ~((i ^ j) == 3) & flex.where(i >= j, True, False)),
+    (lambda s, b, h, i, j: flex.minimum(s, 1.0) * flex.sigmoid(s) + flex.exp2(-abs(s)) -
+     flex.log(1.0 + flex.exp(s)) + flex.sqrt(1.0 + s * s) * flex.rsqrt(4.0 + s * s),
+     lambda b, h, i, j: ((i > j) & 1) == (j > 3) | (i % 3 == j % 2)),
+    (lambda s, b, h, i, j: s * flex.floor(flex.to_float(i) / 3.0) * 0.1 +
+     flex.ceil(flex.log2(flex.to_float(j) + 1.0)) * 0.05 + (i - j) % 5 - (i - j) // 4 * 0.25 +
+     flex.tanh(s) - (s ** 2.0) * 0.01 + (s % 0.75) - (-s) // 0.5 * 0.1 + s / (1.0 + (i + j)),
+     lambda b, h, i, j: flex.maximum(i, j) - flex.minimum(i, j) <= 9),
+]
+
+
+@needs_compiler
+@pytest.mark.parametrize("case", range(len(OPS_CASES)))
+def test_cpu_every_op(case):
+    sm, mm = OPS_CASES[case]
+    q, k, v = _inputs(1, 2, 2, 13, 15, 8)
+    out, lse = fa.cpu.attention(q, k, v, score_mod=sm, mask_mod=mm, return_lse=True)
+    ref, rlse = flex.reference(q, k, v, sm, mm)
+    fin = np.isfinite(rlse)
+    np.testing.assert_allclose(out, ref, atol=3e-5, rtol=0)
+    np.testing.assert_allclose(lse[fin], rlse[fin], atol=3e-5, rtol=0)
+
+
+@needs_compiler
+@pytest.mark.parametrize("chip", ["sm_90a", "sm_80"])
+def test_gpu_every_op_compiles(chip):
+    # The operators' regions lower on both chips, forward and backward; a score_mod the
+    # compiler cannot differentiate (a float modulo) is a diagnostic naming the op.
+    for sm, mm in OPS_CASES[:2]:
+        t = flex.trace(sm, mm)
+        assert "entry" in flex.kernel(t, chip, "f16", 64).ptx
+        assert "entry" in flex.kernel(t, chip, "f16", 64, grad=True).ptx
+    with pytest.raises(fa.CompileError, match="cannot differentiate 'arith.remf'"):
+        flex.kernel(flex.trace(lambda s, b, h, i, j: s % 0.75), chip, "f16", 64, grad=True)
