@@ -11,7 +11,8 @@
 //     -> convert-elementwise-to-linalg, one-shot-bufferize, buffer-deallocation-pipeline
 //     -> convert-linalg-to-loops, lower-affine, convert-scf-to-cf
 //     -> expand arith.extf from f8E4M3FN (LLVM has no fp8 type)
-//     -> arith-expand (bf16), convert-math-to-libm (tanh), convert-to-llvm
+//     -> arith-expand (bf16), convert-math-to-llvm, convert-math-to-libm (tanh),
+//        convert-to-llvm
 //
 //===----------------------------------------------------------------------===//
 #include "fa/Dialect/Attention/Transforms/Passes.h"
@@ -89,6 +90,10 @@ void mlir::fa::addHostBufferizationPasses(OpPassManager &pm) {
   arith::ArithExpandOpsPassOptions expandOptions;
   expandOptions.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expandOptions));
+  // Math ops with an LLVM intrinsic first (math.absi, math.rsqrt as 1 / sqrt,
+  // exp, log, ...: convert-math-to-libm rejects math.absi and would call an
+  // `rsqrtf` that libm lacks), then libm calls for the rest (tanh, ...).
+  pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
 }
 
