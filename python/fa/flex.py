@@ -243,8 +243,7 @@ class Value:
             return self.region.emit(f"math.absf {self.name} : f32", "f32")
         if self.type == "i1":
             return self
-        # select(x < 0, 0 - x, x): math.absi has no lowering in every pipeline (fa-to-cpu's)
-        return where(self < 0, 0 - self, self)
+        return self.region.emit(f"math.absi {self.name} : {self.type}", self.type)
 
     def __invert__(self):
         if self.type == "f32":
@@ -501,8 +500,8 @@ def rsqrt(x):
     region = _region_of(x)
     if region is None:
         return 1.0 / _np(x).sqrt(x)
-    # 1 / sqrt(x): math.rsqrt becomes a libm call (rsqrtf) that the CPU JIT does not find
-    return 1.0 / sqrt(x)
+    v = _as_value(region, x, "f32")._to_float()
+    return region.emit(f"math.rsqrt {v.name} : f32", "f32")
 
 
 def sigmoid(x):

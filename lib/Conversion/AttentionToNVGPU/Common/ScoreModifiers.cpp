@@ -333,10 +333,17 @@ withContraction(OpBuilder &b, arith::FastMathFlagsAttr flags) {
 
 /// Integer ops whose index form is computed in i32 in the kernel.
 static bool isNarrowableIntOp(Operation &op) {
+  // Every integer op a region may apply to an index (a result of the same
+  // type as its operands, or an i1): cloned as it is, an op on index values
+  // narrowed to i32 kept its index result (math.absi then left an
+  // unrealized_conversion_cast that failed the LLVM translation).
   return isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::DivSIOp,
              arith::RemSIOp, arith::MinSIOp, arith::MaxSIOp,
              arith::FloorDivSIOp, arith::CeilDivSIOp, arith::SelectOp,
-             arith::CmpIOp>(op);
+             arith::CmpIOp, arith::DivUIOp, arith::RemUIOp, arith::CeilDivUIOp,
+             arith::MinUIOp, arith::MaxUIOp, arith::AndIOp, arith::OrIOp,
+             arith::XOrIOp, arith::ShLIOp, arith::ShRSIOp, arith::ShRUIOp,
+             math::AbsIOp>(op);
 }
 
 namespace {
