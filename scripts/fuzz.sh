@@ -28,7 +28,7 @@
 # fa-to-cpu{block-q, block-kv}, fa-to-ptx sm_80, sm_90a, fa-to-gpu sm_80, sm_90a,
 # fa-raise-attention then fa-to-cpu),
 # plus 48 inputs of the
-# structured fa.attention generator (selector bit 7). libFuzzer then mutates
+# structured fa.attention / fa.attention_grad generator (selector bit 7). libFuzzer then mutates
 # them with a fixed seed.
 set -euo pipefail
 FA_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
