@@ -214,6 +214,17 @@ def test_gpu_kernel_compiles(chip, tmp_path):
     assert flex.load(tmp_path / "k") >= 1
     again = flex.kernel(flex.trace(alibi, document), chip, "bf16", 128, causal=True, lse=True)
     assert again.ptx == kern.ptx and again.manifest == kern.manifest
+    # fa-to-ptx options: another kernel (here fewer stages), saved and found apart.
+    if chip == "sm_90a":
+        staged = flex.kernel(flex.trace(alibi, document), chip, "bf16", 128, causal=True,
+                             lse=True, options={"stages": 2})
+        assert staged is not again and staged.manifest["stages"] == 2
+        flex.save(tmp_path / "k2")
+        flex._kernels.clear()
+        flex._kernel_memo.clear()
+        flex.load(tmp_path / "k2")
+        assert flex.kernel(flex.trace(alibi, document), chip, "bf16", 128, causal=True,
+                           lse=True, options={"stages": 2}).ptx == staged.ptx
     if ptxas():
         import subprocess
         src = tmp_path / "k.ptx"
