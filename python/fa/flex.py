@@ -252,6 +252,36 @@ class Value:
         return self.region.emit(f"arith.xori {self.name}, {ones.name} : {self.type}",
                                 self.type)
 
+    # The tensor methods FlexAttention's examples use: v.abs(), v.tanh(), v.float(), ...
+    def abs(self):
+        return abs(self)
+
+    def exp(self):
+        return exp(self)
+
+    def tanh(self):
+        return tanh(self)
+
+    def sigmoid(self):
+        return sigmoid(self)
+
+    def sqrt(self):
+        return sqrt(self)
+
+    def log(self):
+        return log(self)
+
+    def float(self):
+        return to_float(self)
+
+    def clamp(self, min=None, max=None):  # noqa: A002 (torch's names)
+        v = self
+        if min is not None:
+            v = maximum(v, min)
+        if max is not None:
+            v = minimum(v, max)
+        return v
+
     # torch.tanh(v), torch.where(c, a, b), ... on traced values.
     @classmethod
     def __torch_function__(cls, func, types_, args=(), kwargs=None):
@@ -557,7 +587,8 @@ maximum = _min_max("maximum")
 _FUNCTIONS = {"tanh": tanh, "exp": exp, "exp2": exp2, "log": log, "log2": log2, "sqrt": sqrt,
               "rsqrt": rsqrt, "sigmoid": sigmoid, "floor": floor, "ceil": ceil,
               "where": where, "minimum": minimum, "maximum": maximum, "abs": abs,
-              "absolute": abs, "fmin": minimum, "fmax": maximum}
+              "absolute": abs, "fmin": minimum, "fmax": maximum,
+              "clamp": lambda x, min=None, max=None: x.clamp(min, max)}
 
 
 # -- tracing ---------------------------------------------------------------------------

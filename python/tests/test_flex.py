@@ -94,6 +94,11 @@ def test_trace_types_and_ops():
                    lambda b, h, i, j: ~((i ^ j) == 3) & flex.where(i > j, True, False))
     assert "arith.maximumf" in t.score_mod and "math.absi" in t.score_mod
     assert "arith.shli" in t.score_mod and "arith.xori" in t.mask_mod
+    # Tensor methods of FlexAttention's examples.
+    t = flex.trace(lambda s, b, h, i, j: (s / 30).tanh() * 30 + (i - j).abs().float().clamp(
+        max=8.0) * -0.1 + s.sigmoid().exp().sqrt().log())
+    for op in ("math.tanh", "math.absi", "arith.minimumf", "math.exp", "math.sqrt"):
+        assert op in t.score_mod
     # A numpy scalar is a constant of the region, not an argument.
     half = np.float32(0.5)
     t = flex.trace(lambda s, b, h, i, j: s * half)
