@@ -417,7 +417,8 @@ private:
                                       bool fuseFloats,
                                       InlinedBias *yieldBias) const;
   /// The column read by the modifiers: `col`, clamped into [0, Nk) where
-  /// the mask or a captured tensor is read.
+  /// the mask, or a captured tensor at an index computed from the column, is
+  /// read (capturedAtColumn).
   Value readColumn(Value col) const;
   /// The mask operand at row `r` and read column `j`: an additive one is
   /// added to `s`; a boolean one gives whether it keeps the key (null for
@@ -431,6 +432,9 @@ private:
   /// splitBias: whether the bias reads the key position at all (else it is
   /// a row constant).
   bool biasReadsColumn = false;
+  /// Whether a region reads a captured tensor at an index computed from the
+  /// key position (docs[j], table[j - i + N - 1]; not slopes[h]).
+  bool capturedAtColumn = false;
   Value mask;                         ///< [Bm * Hm * Nm * Nk] memref
   DenseMap<unsigned, Value> captures; ///< argument number -> memref
   Value batch, head, nq, nk;
