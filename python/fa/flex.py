@@ -15,6 +15,11 @@ query head `h`; score_mod returns the score that enters the softmax, mask_mod wh
 visible (besides causal / window). The compiler inlines the regions into the kernels and, for a
 mask_mod it can bound, skips the key blocks it hides (docs/Variants.md's block sparsity).
 
+Arithmetic is f32 with the GPU's fast forms where FlexAttention's Triton kernels use them:
+tanh, exp, exp2, log, log2, sqrt, rsqrt carry `afn` (tanh is the MUFU's tanh.approx, as the
+built-in softcap; exact=True for the accurate ones) and `/` carries `arcp` (a division by a
+constant is a multiplication); the CPU pipeline computes them with libm either way.
+
 What a function may use: + - * / // % ** and unary -, abs(), comparisons, & | ^ ~ on
 booleans and integers, << >>, Python numbers, the functions of this module (where, minimum,
 maximum, tanh, exp, exp2, log, log2, sqrt, rsqrt, sigmoid, floor, ceil, to_float) and the
@@ -370,10 +375,13 @@ def _binary(op, a, b):
     if t == "f32":
         simple = {"add": "arith.addf", "sub": "arith.subf", "mul": "arith.mulf",
                   "div": "arith.divf"}
+        # A division may multiply by the reciprocal (arcp: x / 30 is one multiply, not
+        # div.rn's dozen instructions; within an ulp or two, as Triton's division).
+        flags = " fastmath<arcp>" if op == "div" else ""
         if op in simple:
-            return region.emit(f"{simple[op]} {a.name}, {b.name} : f32", "f32")
+            return region.emit(f"{simple[op]} {a.name}, {b.name}{flags} : f32", "f32")
         if op == "floordiv":
-            q = region.emit(f"arith.divf {a.name}, {b.name} : f32", "f32")
+            q = region.emit(f"arith.divf {a.name}, {b.name} fastmath<arcp> : f32", "f32")
             return region.emit(f"math.floor {q.name} : f32", "f32")
         if op == "mod":  # Python's (and torch's remainder's) sign: that of b
             r = region.emit(f"arith.remf {a.name}, {b.name} : f32", "f32")
@@ -503,35 +511,36 @@ def _np(*xs):
     return numpy
 
 
-def _unary_float(name, mlir, np_name=None):
-    def fn(x):
+def _unary_float(name, mlir, approximates=True, np_name=None):
+    def fn(x, exact=False):
         region = _region_of(x)
         if region is None:
-            return getattr(_np(x), np_name or name)(x)
+            lib = _np(x)
+            if name == "rsqrt":
+                return 1.0 / lib.sqrt(x)
+            return getattr(lib, np_name or name)(x)
         v = _as_value(region, x, "f32")._to_float()
-        return region.emit(f"{mlir} {v.name} : f32", "f32")
+        flags = " fastmath<afn>" if approximates and not exact else ""
+        return region.emit(f"{mlir} {v.name}{flags} : f32", "f32")
     fn.__name__ = name
-    fn.__doc__ = f"{name}(x) on a traced value ({mlir}, f32), or numpy's on arrays."
+    fn.__doc__ = (f"{name}(x) on a traced value ({mlir}, f32" +
+                  (", the GPU's fast approximation unless exact=True: afn" if approximates
+                   else "") + "), or numpy's / torch's on arrays.")
     return fn
 
 
+# The transcendental functions trace with `afn`, as FlexAttention's Triton kernels and the
+# built-in softcap compute them: tanh is the MUFU's tanh.approx (relative error ~2^-11),
+# exp / log / sqrt libdevice's fast forms; exact=True asks for the accurate ones.
 tanh = _unary_float("tanh", "math.tanh")
 exp = _unary_float("exp", "math.exp")
 exp2 = _unary_float("exp2", "math.exp2")
 log = _unary_float("log", "math.log")
 log2 = _unary_float("log2", "math.log2")
 sqrt = _unary_float("sqrt", "math.sqrt")
-floor = _unary_float("floor", "math.floor")
-ceil = _unary_float("ceil", "math.ceil")
-
-
-def rsqrt(x):
-    """1 / sqrt(x)."""
-    region = _region_of(x)
-    if region is None:
-        return 1.0 / _np(x).sqrt(x)
-    v = _as_value(region, x, "f32")._to_float()
-    return region.emit(f"math.rsqrt {v.name} : f32", "f32")
+rsqrt = _unary_float("rsqrt", "math.rsqrt")
+floor = _unary_float("floor", "math.floor", approximates=False)
+ceil = _unary_float("ceil", "math.ceil", approximates=False)
 
 
 def sigmoid(x):

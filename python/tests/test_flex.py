@@ -332,3 +332,21 @@ def test_gpu_every_op_compiles(chip):
         assert "entry" in flex.kernel(t, chip, "f16", 64, grad=True).ptx
     with pytest.raises(fa.CompileError, match="cannot differentiate 'arith.remf'"):
         flex.kernel(flex.trace(lambda s, b, h, i, j: s % 0.75), chip, "f16", 64, grad=True)
+
+
+@needs_compiler
+@pytest.mark.parametrize("chip", ["sm_90a", "sm_80"])
+def test_fast_math(chip):
+    # tanh traces with afn and / with arcp: Gemma's softcap written in Python compiles like
+    # the built-in softcap (the MUFU's tanh.approx, the division a multiply): 0.30x our plain
+    # kernel on the H100 before, with libdevice's tanhf and div.rn per score.
+    t = flex.trace(softcap)
+    assert "math.tanh %t1 fastmath<afn> : f32" in t.score_mod
+    assert "fastmath<arcp>" in t.score_mod
+    assert "fastmath" not in flex.trace(
+        lambda s, b, h, i, j: flex.tanh(s, exact=True) * 2.0).score_mod
+    ptx = flex.kernel(t, chip, "f16", 128).ptx
+    assert "tanh.approx.f32" in ptx and "div.rn.f32" not in ptx
+    exact = flex.kernel(flex.trace(lambda s, b, h, i, j: 5.0 * flex.tanh(s / 5.0, exact=True)),
+                        chip, "f16", 128).ptx
+    assert "tanh.approx.f32" not in exact
