@@ -8,7 +8,8 @@ SDPA's cudnn / flash backends on the plain problem, in one process.
 The GPU machine has no compiler, so the kernels are traced and compiled here first:
     python3 bench/flex_api.py compile DIR          # both chips, fa.flex.save(DIR)
     python3 -m fa.precompile --chip sm_90a --chip sm_80 --out PLAIN f16,d128,full f16,d64,full \
-        bf16,d128,causal,lse bf16,d128,full,lse bf16,d128,causal,grad bf16,d128,full,grad
+        bf16,d128,causal,lse bf16,d128,full,lse bf16,d128,causal,grad bf16,d128,full,grad \
+        bf16,d128,full,softcap=30
     FA_BUNDLE=PLAIN python3 bench/flex_api.py check DIR [--json FILE] [--no-timing]   # GPU
 (FA_CHIP=sm_80 runs the sm_80 kernels.)
 """
@@ -306,6 +307,12 @@ def time_all(dev):
         flops = 4 * H_TIME * N_TIME * N_TIME * 128 / (2 if causal else 1)
         ms = {"fa_flex": _ms(lambda: flex.attention(q, k, v, sm, mm, causal=causal)),
               "fa_plain": _ms(lambda: fa.attention(q, k, v, causal=causal))}
+        if name.startswith("softcap"):  # the same softcap built in (fa.attention's softcap=)
+            try:
+                ms["fa_builtin_softcap"] = _ms(lambda: fa.attention(q, k, v, causal=causal,
+                                                                    softcap=30.0))
+            except Exception as e:  # noqa: BLE001
+                print(f"built-in softcap: {e}")
         for label, backend in (("cudnn_plain", SDPBackend.CUDNN_ATTENTION),
                                ("flash_plain", SDPBackend.FLASH_ATTENTION)):
             try:
