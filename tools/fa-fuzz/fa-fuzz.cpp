@@ -161,20 +161,31 @@ struct Generator {
     return a;
   }
 
-  /// func.func @name(q, k, v[, mask][, descales][, diagonal]) -> out[, lse]
-  void emitFunction(const Attention &a, const std::string &name,
-                    const std::string &indent) {
+  /// The tensor types of a drawn attention: q, k, v, out (of `outElt`), lse
+  /// and mask.
+  struct Types {
+    std::string q, k, v, out, lse, mask;
+  };
+  Types types(const Attention &a, const std::string &outElt) {
     std::string B = dim(a.b, a.dynB), Hq = dim(a.hq, a.dynH),
                 Hkv = dim(a.hkv, a.dynH), Nq = dim(a.nq, a.dynNq),
                 Nk = dim(a.nk, a.dynNk);
-    std::string tq = tensor({B, Hq, Nq, std::to_string(a.d)}, a.elt);
-    std::string tk = tensor({B, Hkv, Nk, std::to_string(a.d)}, a.elt);
-    std::string tv = tensor({B, Hkv, Nk, std::to_string(a.dv)}, a.elt);
-    std::string to = tensor({B, Hq, Nq, std::to_string(a.dv)}, a.outElt);
-    std::string tl = tensor({B, Hq, Nq}, "f32");
-    std::string tm = tensor(
-        {a.maskB1 ? "1" : B, a.maskH1 ? "1" : Hq, a.maskN1 ? "1" : Nq, Nk},
-        a.maskElt);
+    return {tensor({B, Hq, Nq, std::to_string(a.d)}, a.elt),
+            tensor({B, Hkv, Nk, std::to_string(a.d)}, a.elt),
+            tensor({B, Hkv, Nk, std::to_string(a.dv)}, a.elt),
+            tensor({B, Hq, Nq, std::to_string(a.dv)}, outElt),
+            tensor({B, Hq, Nq}, "f32"),
+            tensor({a.maskB1 ? "1" : B, a.maskH1 ? "1" : Hq,
+                    a.maskN1 ? "1" : Nq, Nk},
+                   a.maskElt)};
+  }
+
+  /// func.func @name(q, k, v[, mask][, descales][, diagonal]) -> out[, lse]
+  void emitFunction(const Attention &a, const std::string &name,
+                    const std::string &indent) {
+    Types t = types(a, a.outElt);
+    const std::string &tq = t.q, &tk = t.k, &tv = t.v, &to = t.out, &tl = t.lse,
+                      &tm = t.mask;
     os << indent << "func.func @\"" << name << "\"(%q: " << tq
        << ", %k: " << tk << ", %v: " << tv;
     if (!a.maskElt.empty())
@@ -206,17 +217,9 @@ struct Generator {
   /// fp8 or i8 element type stays, for the verifier).
   void emitGradFunction(const Attention &a, const std::string &name,
                         const std::string &indent) {
-    std::string B = dim(a.b, a.dynB), Hq = dim(a.hq, a.dynH),
-                Hkv = dim(a.hkv, a.dynH), Nq = dim(a.nq, a.dynNq),
-                Nk = dim(a.nk, a.dynNk);
-    std::string tq = tensor({B, Hq, Nq, std::to_string(a.d)}, a.elt);
-    std::string tk = tensor({B, Hkv, Nk, std::to_string(a.d)}, a.elt);
-    std::string tv = tensor({B, Hkv, Nk, std::to_string(a.dv)}, a.elt);
-    std::string to = tensor({B, Hq, Nq, std::to_string(a.dv)}, a.elt);
-    std::string tl = tensor({B, Hq, Nq}, "f32");
-    std::string tm = tensor(
-        {a.maskB1 ? "1" : B, a.maskH1 ? "1" : Hq, a.maskN1 ? "1" : Nq, Nk},
-        a.maskElt);
+    Types t = types(a, a.elt);
+    const std::string &tq = t.q, &tk = t.k, &tv = t.v, &to = t.out, &tl = t.lse,
+                      &tm = t.mask;
     os << indent << "func.func @\"" << name << "\"(%q: " << tq
        << ", %k: " << tk << ", %v: " << tv << ", %o: " << to
        << ", %lse: " << tl << ", %do: " << to;
