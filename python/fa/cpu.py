@@ -296,8 +296,12 @@ def attention_grad(q, k, v, out, lse, dout, *, causal=False, window=None, scale=
     return dq, dk, dv
 
 
-def reference_numpy(q, k, v, causal=False, window=None, scale=None, softcap=None):
-    """fa.attention's semantics in float64 numpy (the tests' oracle): out, lse."""
+def reference_numpy(q, k, v, causal=False, window=None, scale=None, softcap=None,
+                    score_mod=None, mask_mod=None):
+    """fa.attention's semantics in float64 numpy (the tests' oracle): out, lse.
+    score_mod(s, b, h, i, j) / mask_mod(b, h, i, j): Python functions (fa.flex's
+    model) called once on broadcasting index arrays [B, 1, 1, 1], [1, Hq, 1, 1],
+    [1, 1, Nq, 1], [1, 1, 1, Nk]."""
     q, k, v = (np.asarray(a, np.float64) for a in (q, k, v))
     B, Hq, Nq, D = q.shape
     Hkv, Nk = k.shape[1], k.shape[2]
@@ -307,6 +311,13 @@ def reference_numpy(q, k, v, causal=False, window=None, scale=None, softcap=None
     s = np.einsum("bhid,bhjd->bhij", q, k) * (scale if scale is not None else 1 / math.sqrt(D))
     if softcap is not None:
         s = softcap * np.tanh(s / softcap)
+    bi, hi, ii, ji = (np.arange(n).reshape([n if d == a else 1 for d in range(4)])
+                      for a, n in enumerate((B, Hq, Nq, Nk)))
+    if score_mod is not None:
+        s = np.broadcast_to(np.asarray(score_mod(s, bi, hi, ii, ji), np.float64), s.shape)
+    if mask_mod is not None:
+        s = np.where(np.broadcast_to(np.asarray(mask_mod(bi, hi, ii, ji), bool), s.shape),
+                     s, -np.inf)
     window = normalize_window(causal, window)
     if causal and window is None:
         window = (-1, 0)

@@ -35,7 +35,6 @@ The same function runs on numpy arrays (this module's functions dispatch on thei
 which `reference` uses for a float64 check that shares no code with the compiler.
 """
 import collections
-import math
 import types
 import weakref
 
@@ -785,46 +784,10 @@ def reference(q, k, v, score_mod=None, mask_mod=None, causal=False, window=None,
               softcap=None):
     """fa.attention's semantics with the functions run on numpy arrays
     (float64; captured torch tensors must be on the CPU): out [B, Hq, Nq, Dv]
-    and lse [B, Hq, Nq]; rows that see no key give 0 and -inf."""
-    import numpy as np
-    q, k, v = (np.asarray(x, dtype=np.float64) for x in (q, k, v))
-    B, Hq, Nq, D = q.shape
-    Hkv, Nk = k.shape[1], k.shape[2]
-    r = Hq // Hkv
-    k = np.repeat(k, r, axis=1)
-    v = np.repeat(v, r, axis=1)
-    scale = 1.0 / math.sqrt(D) if scale is None else float(scale)
-    s = np.einsum("bhid,bhjd->bhij", q, k) * scale
-    if softcap is not None:
-        s = softcap * np.tanh(s / softcap)
-    b = np.arange(B)[:, None, None, None]
-    h = np.arange(Hq)[None, :, None, None]
-    i = np.arange(Nq)[None, None, :, None]
-    j = np.arange(Nk)[None, None, None, :]
-    if score_mod is not None:
-        s = np.broadcast_to(np.asarray(score_mod(s, b, h, i, j), dtype=np.float64),
-                            s.shape).copy()
-    visible = np.ones(s.shape, dtype=bool)
-    diag = j - i - (Nk - Nq)  # bottom-right: 0 on the diagonal
-    if causal:
-        visible &= diag <= 0
-    if window is not None:
-        left, right = window
-        if left >= 0:
-            visible &= diag >= -left
-        if right >= 0:
-            visible &= diag <= right
-    if mask_mod is not None:
-        visible &= np.broadcast_to(np.asarray(mask_mod(b, h, i, j), dtype=bool), s.shape)
-    s = np.where(visible, s, -np.inf)
-    m = s.max(axis=-1, keepdims=True)
-    m_safe = np.where(np.isfinite(m), m, 0.0)
-    p = np.exp(s - m_safe)
-    l_ = p.sum(axis=-1, keepdims=True)
-    out = np.einsum("bhij,bhjd->bhid", p, v) / np.where(l_ > 0, l_, 1.0)
-    lse = np.where(l_[..., 0] > 0, np.log(np.where(l_[..., 0] > 0, l_[..., 0], 1.0)) +
-                   m_safe[..., 0], -np.inf)
-    return out, lse
+    and lse [B, Hq, Nq]; rows that see no key give 0 and -inf
+    (fa.cpu.reference_numpy with the modifiers)."""
+    from .cpu import reference_numpy
+    return reference_numpy(q, k, v, causal, window, scale, softcap, score_mod, mask_mod)
 
 
 # -- the GPU: torch tensors ------------------------------------------------------------
