@@ -76,10 +76,12 @@ def source(q_shape, k_shape, v_shape, elt, causal, window, scale, softcap, lse, 
             f"  return {res} : {res_t.strip('()')}\n}}\n")
 
 
-def grad_source(q_shape, k_shape, v_shape, elt, causal, window, scale, softcap, traced=None):
+def grad_source(q_shape, k_shape, v_shape, elt, causal, window, scale, softcap, traced=None,
+                grad_captures=()):
     """The MLIR of one CPU attention backward (static shapes): dq, dk, dv
     (extended to f32); `traced` as for source() (its captures after do; the
-    pipeline differentiates score_mod)."""
+    pipeline differentiates score_mod); `grad_captures`: positions in
+    traced.captures whose gradients follow dq, dk, dv (f32, their shapes)."""
     from . import flex
     def t(shape, e):
         return "tensor<" + "x".join(str(n) for n in shape) + f"x{e}>"
@@ -94,15 +96,28 @@ def grad_source(q_shape, k_shape, v_shape, elt, causal, window, scale, softcap, 
     if traced is not None:
         caps, regions = flex.capture_args_text(traced), flex.regions_text(traced)
         a = a or (" {}" if regions else "")
+    wrt, wrt_t, grad_names = "", "", []
+    if grad_captures:
+        types = [traced.capture_types[i] for i in grad_captures]
+        f32_types = [ct[:ct.rindex("x") + 1] + "f32>" if "x" in ct else "tensor<f32>"
+                     for ct in types]
+        wrt = (" grad_captures(" + ", ".join(f"%cap{i}" for i in grad_captures) + " : " +
+               ", ".join(types) + ")")
+        wrt_t = "".join(f", {ct}" for ct in f32_types)
+        grad_names = [f"%g{i}" for i in range(len(grad_captures))]
+        res_t += wrt_t
+        a = a or (" {}" if regions else "")
     lines = [f"func.func @attention_grad(%q: {tq}, %k: {tk}, %v: {tv}, %o: {to}, %lse: {tl}, "
              f"%do: {to}{caps}) -> ({res_t}) attributes {{llvm.emit_c_interface}} {{",
-             f"  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %lse, %do{a}{regions} : "
-             f"{tq}, {tk}, {tv}, {to}, {tl}, {to} -> {tq}, {tk}, {tv}"]
+             f"  {', '.join(['%dq', '%dk', '%dv'] + grad_names)} = fa.attention_grad "
+             f"%q, %k, %v, %o, %lse, %do{wrt}{a}{regions} : "
+             f"{tq}, {tk}, {tv}, {to}, {tl}, {to} -> {tq}, {tk}, {tv}{wrt_t}"]
     names = ["%dq", "%dk", "%dv"]
     if elt != "f32":
         for n, shape in results:
             lines.append(f"  %{n}32 = arith.extf %{n} : {t(shape, elt)} to {t(shape, 'f32')}")
         names = [f"%{n}32" for n, _ in results]
+    names += grad_names
     lines.append(f"  return {', '.join(names)} : {res_t}")
     lines.append("}")
     return "\n".join(lines) + "\n"
@@ -261,7 +276,7 @@ def attention(q, k, v, *, causal=False, window=None, scale=None, softcap=None, r
 
 def attention_grad(q, k, v, out, lse, dout, *, causal=False, window=None, scale=None,
                    softcap=None, reference=False, block_q=None, block_kv=None, score_mod=None,
-                   mask_mod=None):
+                   mask_mod=None, grad_captures=None):
     """fa.attention_grad's semantics on numpy arrays: dq, dk, dv (float32, the
     shapes of q, k, v) of the attention whose result `out` and log-sum-exp
     `lse` the forward gave (fa.cpu.attention(..., return_lse=True)), for the
@@ -269,10 +284,16 @@ def attention_grad(q, k, v, out, lse, dout, *, causal=False, window=None, scale=
     backward of fa-to-cpu, or its reference lowering with reference=True);
     dk and dv sum over the query heads that share a K/V head. score_mod /
     mask_mod: as for attention() (the pipeline derives score_mod's derivative,
-    fa-differentiate-score-mod)."""
+    fa-differentiate-score-mod).
+
+    grad_captures: float arrays that score_mod reads (a learnable bias table,
+    ALiBi slopes); their gradients (float32, their shapes, in that order) are
+    returned as a fourth result, a list: dq, dk, dv, [d a for a in grad_captures].
+    Only score_mod's reads carry gradient (mask_mod's are boolean)."""
     q, k, v, window = _checked("fa.cpu.attention_grad", q, k, v, causal, window, scale,
                                softcap)
     traced = _traced("fa.cpu.attention_grad", score_mod, mask_mod)
+    wrt = _grad_capture_positions(traced, grad_captures)
     B, Hq, Nq, _ = q.shape
     o_shape = (B, Hq, Nq, v.shape[3])
     given = {"out": np.asarray(out), "dout": np.asarray(dout), "lse": np.asarray(lse)}
@@ -284,16 +305,53 @@ def attention_grad(q, k, v, out, lse, dout, *, causal=False, window=None, scale=
     do = np.ascontiguousarray(given["dout"], q.dtype)
     lse = np.ascontiguousarray(given["lse"], np.float32)
     if min(q.size, k.size) == 0:
-        return (np.zeros(q.shape, np.float32), np.zeros(k.shape, np.float32),
-                np.zeros(v.shape, np.float32))
+        zeros = (np.zeros(q.shape, np.float32), np.zeros(k.shape, np.float32),
+                 np.zeros(v.shape, np.float32))
+        if grad_captures is None:
+            return zeros
+        return (*zeros, [np.zeros(traced.captures[i].shape, np.float32) for i in wrt])
     mlir = grad_source(q.shape, k.shape, v.shape, _NP_TYPES[q.dtype], bool(causal), window,
                        None if scale is None else float(scale),
-                       None if softcap is None else float(softcap), traced)
-    eng = _engine(mlir, _pipeline(reference, block_q, block_kv), _GradResults,
-                  b"attention_grad")
+                       None if softcap is None else float(softcap), traced, wrt)
+    results = _GradResults
+    if wrt:
+        fields = list(_GradResults._fields_) + [
+            (f"g{n}", _memref_desc(traced.captures[i].ndim)) for n, i in enumerate(wrt)]
+        results = type("_GradCaptureResults", (ctypes.Structure,),
+                       {"_fields_": fields, "names": tuple(f for f, _ in fields)})
+    eng = _engine(mlir, _pipeline(reference, block_q, block_kv), results, b"attention_grad")
     caps = [np.ascontiguousarray(c) for c in (traced.captures if traced else ())]
-    dq, dk, dv = eng(q, k, v, o, lse, do, *caps)
-    return dq, dk, dv
+    dq, dk, dv, *grads = eng(q, k, v, o, lse, do, *caps)
+    if grad_captures is None:
+        return dq, dk, dv
+    return dq, dk, dv, grads
+
+
+def _grad_capture_positions(traced, grad_captures):
+    """The positions in traced.captures of the arrays of `grad_captures` (by
+    identity); AttentionInputError for one the functions do not read or that
+    is not a float array."""
+    if grad_captures is None:
+        return []
+    if traced is None or traced.score_mod is None:
+        raise AttentionInputError("fa.cpu.attention_grad: grad_captures needs a score_mod "
+                                  "that reads them")
+    positions = []
+    for n, a in enumerate(grad_captures):
+        at = [i for i, c in enumerate(traced.captures) if c is a]
+        if not at:
+            raise AttentionInputError(
+                f"fa.cpu.attention_grad: grad_captures[{n}] is not an array that score_mod / "
+                f"mask_mod reads (pass the very array object the function reads)")
+        if np.asarray(a).dtype.kind != "f":
+            raise AttentionInputError(
+                f"fa.cpu.attention_grad: grad_captures[{n}] is {np.asarray(a).dtype}; only "
+                f"float arrays have gradients")
+        if at[0] in positions:
+            raise AttentionInputError(
+                f"fa.cpu.attention_grad: grad_captures[{n}] is listed twice")
+        positions.append(at[0])
+    return positions
 
 
 def reference_numpy(q, k, v, causal=False, window=None, scale=None, softcap=None,

@@ -350,3 +350,111 @@ def test_fast_math(chip):
     exact = flex.kernel(flex.trace(lambda s, b, h, i, j: 5.0 * flex.tanh(s / 5.0, exact=True)),
                         chip, "f16", 128).ptx
     assert "tanh.approx.f32" not in exact
+
+
+# -- gradients of the tensors score_mod reads (fa.cpu.attention_grad(grad_captures=)) ----------
+
+def _learnable(slopes, table):
+    """A score_mod non-linear in both captures it reads (so that a coefficient that is
+    wrong anywhere shows): ALiBi slopes times a relative-position table, through tanh."""
+    def score_mod(score, b, h, q_idx, kv_idx):
+        return (flex.tanh(score * 0.5 + slopes[h] * (kv_idx - q_idx) * 0.1) * 2.0 +
+                table[kv_idx - q_idx + 20] * slopes[h])
+    return score_mod
+
+
+def _capture_fd(q, k, v, do, make, captures, mm, causal, eps=1e-6):
+    """d sum(out * do) / d(each capture) of flex.reference (float64), central differences;
+    `make(*captures)` builds the score_mod reading them."""
+    def loss(caps):
+        return float((flex.reference(q, k, v, make(*caps), mm, causal=causal)[0] * do).sum())
+    caps = [c.astype(np.float64) for c in captures]
+    grads = []
+    for which, c in enumerate(caps):
+        g = np.zeros_like(c)
+        for idx in np.ndindex(c.shape):
+            plus, minus = list(caps), list(caps)
+            plus[which], minus[which] = c.copy(), c.copy()
+            plus[which][idx] += eps
+            minus[which][idx] -= eps
+            g[idx] = (loss(plus) - loss(minus)) / (2 * eps)
+        grads.append(g)
+    return grads
+
+
+@needs_compiler
+@pytest.mark.parametrize("case", ["alibi_table", "bias_bh_lens"])
+def test_cpu_capture_gradients_match_finite_differences(case):
+    # The derivative with respect to each read element comes from fa-differentiate-score-mod
+    # (one forward sweep per read); both CPU lowerings scatter dS_t * coefficient.
+    if case == "alibi_table":
+        slopes = SLOPES.copy()
+        table = TABLE.copy()  # f16: its gradient is f32
+        captures, make, mm, causal, (B, Hkv) = [slopes, table], _learnable, None, True, (1, 2)
+    else:
+        bh = BH.copy()
+
+        def make(bh):
+            def bias_bh(score, b, h, q_idx, kv_idx):
+                return score * 0.5 + bh[b, h] * flex.where((kv_idx // 3) % 2 == 0, 1.0, -2.0)
+            return bias_bh
+        # LENS[1] = 0: the second sequence's rows see no key and contribute nothing.
+        captures, mm, causal, (B, Hkv) = [bh], key_len, False, (2, 4)
+    q, k, v = (x.astype(np.float64) for x in _inputs(B, 4, Hkv, 7, 9, 4))
+    do = rng.standard_normal(q.shape).astype(np.float32).astype(np.float64)
+    f32 = [x.astype(np.float32) for x in (q, k, v)]
+    sm = make(*captures)
+    out, lse = fa.cpu.attention(*f32, score_mod=sm, mask_mod=mm, causal=causal,
+                                return_lse=True)
+    want_qkv = _finite_difference_grads(q, k, v, do, sm, mm, causal)
+    want = _capture_fd(q, k, v, do, make, captures, mm, causal)
+    assert max(np.abs(w).max() for w in want) > 0.1  # the control: gradients that can be wrong
+    for reference in (False, True):
+        dq, dk, dv, grads = fa.cpu.attention_grad(
+            *f32, out, lse, do.astype(np.float32), score_mod=sm, mask_mod=mm, causal=causal,
+            reference=reference, block_q=4, block_kv=4, grad_captures=captures)
+        for g, w in zip((dq, dk, dv), want_qkv):
+            np.testing.assert_allclose(g, w, atol=5e-6, rtol=0)
+        assert len(grads) == len(captures)
+        for g, w, c in zip(grads, want, captures):
+            assert g.dtype == np.float32 and g.shape == c.shape
+            np.testing.assert_allclose(g, w, atol=1e-5, rtol=1e-5)
+
+
+@needs_compiler
+def test_cpu_capture_gradient_of_mask_only_capture_is_zero():
+    # A capture that score_mod reads only through a comparison, and one that only mask_mod
+    # reads, get zero gradients (booleans carry none); the other still gets its own.
+    gate = np.array([1.0, -1.0], np.float32)
+    offs = np.array([0.5, 0.25, 0.0, -0.25], np.float32)
+    keep = np.ones(9, np.float32)
+
+    def sm(score, b, h, q_idx, kv_idx):  # (a per-row constant would have no gradient)
+        return flex.where(gate[h % 2] > 0, score + offs[h] * kv_idx, score - offs[h] * kv_idx)
+
+    def mm(b, h, q_idx, kv_idx):
+        return keep[kv_idx] > 0
+    q, k, v = _inputs(1, 4, 2, 5, 9, 4)
+    out, lse = fa.cpu.attention(q, k, v, score_mod=sm, mask_mod=mm, return_lse=True)
+    do = rng.standard_normal(out.shape).astype(np.float32)
+    *_, (dgate, doffs, dkeep) = fa.cpu.attention_grad(
+        q, k, v, out, lse, do, score_mod=sm, mask_mod=mm, grad_captures=[gate, offs, keep])
+    assert not dgate.any() and not dkeep.any()
+    assert np.abs(doffs).max() > 1e-3
+
+
+@needs_compiler
+def test_cpu_capture_gradient_errors():
+    q, k, v = _inputs(1, 4, 2, 5, 9, 4)
+    out, lse = fa.cpu.attention(q, k, v, score_mod=relpos, mask_mod=document, return_lse=True)
+    args = (q, k, v, out, lse, np.ones_like(out))
+    with pytest.raises(fa.AttentionInputError, match="not an array that score_mod"):
+        fa.cpu.attention_grad(*args, score_mod=relpos, mask_mod=document,
+                              grad_captures=[TABLE.copy()])  # a copy is not what it reads
+    with pytest.raises(fa.AttentionInputError, match="only float arrays have gradients"):
+        fa.cpu.attention_grad(*args, score_mod=relpos, mask_mod=document, grad_captures=[DOCS])
+    with pytest.raises(fa.AttentionInputError, match="listed twice"):
+        fa.cpu.attention_grad(*args, score_mod=relpos, mask_mod=document,
+                              grad_captures=[TABLE, TABLE])
+    with pytest.raises(fa.AttentionInputError, match="needs a score_mod"):
+        fa.cpu.attention_grad(*args, mask_mod=document, grad_captures=[DOCS])

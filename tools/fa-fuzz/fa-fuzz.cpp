@@ -225,17 +225,65 @@ struct Generator {
        << ", %lse: " << tl << ", %do: " << to;
     if (!a.maskElt.empty())
       os << ", %m: " << tm;
-    std::string results = "(" + tq + ", " + tk + ", " + tv + ")";
+    // A learnable per-head bias that score_mod reads, with its gradient
+    // (grad_captures): a float table of Hq entries mostly, sometimes of
+    // another length, an integer type or a wrong gradient type (diagnostics).
+    static const char *const kCaptureElts[] = {"f32", "f32", "f16", "bf16",
+                                               "i32"};
+    bool captureGrad = chance(3);
+    std::string capElt = pick(kCaptureElts);
+    std::string capLen =
+        chance(6) ? (chance(2) ? "?" : "1") : std::to_string(a.hq);
+    std::string tc = "tensor<" + capLen + "x" + capElt + ">";
+    std::string tg = "tensor<" + capLen + "x" +
+                     (chance(10) ? capElt : std::string("f32")) + ">";
+    if (captureGrad)
+      os << ", %c: " << tc;
+    std::string results =
+        "(" + tq + ", " + tk + ", " + tv + (captureGrad ? ", " + tg : "") + ")";
     os << ") -> " << results << " {\n";
-    os << indent
-       << "  %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %lse, %do";
+    os << indent << "  %dq, %dk, %dv" << (captureGrad ? ", %dc" : "")
+       << " = fa.attention_grad %q, %k, %v, %o, %lse, %do";
     if (!a.maskElt.empty())
       os << " mask(%m : " << tm << ")";
-    os << a.attrs << " : " << tq << ", " << tk << ", " << tv << ", " << to
-       << ", " << tl << ", " << to << " -> " << tq << ", " << tk << ", " << tv
-       << "\n";
-    os << indent << "  return %dq, %dk, %dv : " << tq << ", " << tk << ", "
-       << tv << "\n";
+    if (captureGrad)
+      os << " grad_captures(%c : " << tc << ")";
+    std::string attrs = a.attrs;
+    if (captureGrad) {
+      if (attrs.empty())
+        attrs = " {}";
+      std::string read =
+          indent + "    %x = tensor.extract %c[%h] : " + tc + "\n";
+      std::string toF32 =
+          capElt == "f32" ? indent + "    %xf = arith.addf %x, %x : f32\n"
+          : capElt == "i32"
+              ? indent + "    %xf = arith.sitofp %x : i32 to f32\n"
+              : indent + "    %xf = arith.extf %x : " + capElt + " to f32\n";
+      static const char *const kBodies[] = {
+          "    %t = arith.addf %s, %xf : f32\n",
+          "    %t = arith.mulf %s, %xf : f32\n",
+          "    %y = arith.addf %s, %xf : f32\n    %t = math.tanh %y : f32\n",
+          "    %t = arith.addf %s, %s : f32\n"};
+      std::string body = pick(kBodies);
+      // Indent the body's lines.
+      std::string indented;
+      for (size_t at = 0; at < body.size();) {
+        size_t end = body.find('\n', at);
+        indented += indent + body.substr(at, end + 1 - at);
+        at = end + 1;
+      }
+      attrs +=
+          " score_mod {\n" + indent +
+          "  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):\n" +
+          read + toF32 + indented + indent + "    fa.yield %t : f32\n" +
+          indent + "  }";
+    }
+    os << attrs << " : " << tq << ", " << tk << ", " << tv << ", " << to << ", "
+       << tl << ", " << to << " -> " << tq << ", " << tk << ", " << tv
+       << (captureGrad ? ", " + tg : "") << "\n";
+    os << indent << "  return %dq, %dk, %dv" << (captureGrad ? ", %dc" : "")
+       << " : " << tq << ", " << tk << ", " << tv
+       << (captureGrad ? ", " + tg : "") << "\n";
     os << indent << "}\n";
   }
 

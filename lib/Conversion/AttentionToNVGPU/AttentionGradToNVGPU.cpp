@@ -60,6 +60,10 @@ static FailureOr<ScoreModifierSpec> gradModifiers(func::FuncOp func,
                                                   AttentionGradOp op,
                                                   std::optional<double> softcap) {
   ScoreModifierSpec spec;
+  if (!op.getGradCaptures().empty())
+    return op.emitOpError(
+        "convert-fa-to-nvgpu: the backward kernels do not form the gradients "
+        "of captured tensors (grad_captures) yet; fa-to-cpu does");
   if (op.getScoreMod() && !op.getScoreModGrad())
     return op.emitOpError(
         "convert-fa-to-nvgpu: the backward kernel needs score_mod's "

@@ -54,3 +54,23 @@ func.func @dynamic_capture(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %
   } : tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?xf32>, tensor<?x?x?x64xf16> -> tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>
   return %dq, %dk, %dv : tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>
 }
+
+// -----
+
+// The gradients of captured tensors are formed on the CPU only, for now.
+func.func @grad_captures(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: tensor<?x?x?x64xf16>, %o: tensor<?x?x?x64xf16>, %lse: tensor<?x?x?xf32>, %do: tensor<?x?x?x64xf16>, %slopes: tensor<8xf32>) -> (tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<8xf32>) {
+  // expected-error @+1 {{convert-fa-to-nvgpu: the backward kernels do not form the gradients of captured tensors (grad_captures) yet; fa-to-cpu does}}
+  %dq, %dk, %dv, %ds = fa.attention_grad %q, %k, %v, %o, %lse, %do grad_captures(%slopes : tensor<8xf32>) {capture_grad_terms = array<i64: 0>} score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %sl = tensor.extract %slopes[%h] : tensor<8xf32>
+    %t = arith.addf %s, %sl : f32
+    fa.yield %t : f32
+  } score_mod_grad {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    %sl = tensor.extract %slopes[%h] : tensor<8xf32>
+    %t = arith.addf %s, %sl : f32
+    %one = arith.constant 1.0 : f32
+    fa.yield %t, %one, %one, %h : f32, f32, f32, index
+  } : tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?xf32>, tensor<?x?x?x64xf16> -> tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<8xf32>
+  return %dq, %dk, %dv, %ds : tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<8xf32>
+}

@@ -160,7 +160,7 @@ func.func @grad_without_score_mod(%q: tensor<1x1x8x8xf32>, %l: tensor<1x1x8xf32>
 
 func.func @two_regions(%q: tensor<1x1x8x8xf32>, %l: tensor<1x1x8xf32>) -> tensor<1x1x8x8xf32> {
   // expected-error @+1 {{must have no modifier region, or three (score_mod, mask_mod, score_mod_grad; an absent one empty), got 2}}
-  %dq, %dk, %dv = "fa.attention_grad"(%q, %q, %q, %q, %l, %q) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0>}> ({
+  %dq, %dk, %dv = "fa.attention_grad"(%q, %q, %q, %q, %l, %q) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 0>}> ({
   }, {
   }) : (tensor<1x1x8x8xf32>, tensor<1x1x8x8xf32>, tensor<1x1x8x8xf32>, tensor<1x1x8x8xf32>, tensor<1x1x8xf32>, tensor<1x1x8x8xf32>) -> (tensor<1x1x8x8xf32>, tensor<1x1x8x8xf32>, tensor<1x1x8x8xf32>)
   return %dq : tensor<1x1x8x8xf32>

@@ -23,7 +23,7 @@
 // CHECK-NEXT: fa.yield %[[GT]], %[[ONE]] : f32, f32
 // CHECK-NEXT: } : tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16xf32>, tensor<1x2x16x8xf32> -> tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32>
 // GENERIC-LABEL: sym_name = "all_three"
-// GENERIC: "fa.attention_grad"(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0>}> ({
+// GENERIC: "fa.attention_grad"(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 0>}> ({
 // GENERIC: "fa.yield"(%{{.+}}) : (f32) -> ()
 // GENERIC-NEXT: }, {
 // GENERIC: "fa.yield"(%{{.+}}) : (i1) -> ()
@@ -66,7 +66,7 @@ func.func @all_three(%q: tensor<1x2x16x8xf32>, %lse: tensor<1x2x16xf32>, %slopes
 // CHECK: fa.yield %{{.+}} : i1
 // CHECK-NEXT: } : tensor<1x2x16x8xf32>
 // GENERIC-LABEL: sym_name = "mask_mod_only"
-// GENERIC: "fa.attention_grad"({{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0>, scale = 5.000000e-01 : f32}> ({
+// GENERIC: "fa.attention_grad"({{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 0>, scale = 5.000000e-01 : f32}> ({
 // GENERIC-NEXT: }, {
 // GENERIC-NEXT: ^bb0(
 // GENERIC: "fa.yield"(%{{.+}}) : (i1) -> ()
@@ -111,7 +111,7 @@ func.func @score_mod_only(%q: tensor<1x2x16x8xbf16>, %lse: tensor<1x2x16xf32>)
 // CHECK-LABEL: func.func @none
 // CHECK: fa.attention_grad %{{.+}} {causal} : tensor<1x2x16x8xf32>
 // GENERIC-LABEL: sym_name = "none"
-// GENERIC: "fa.attention_grad"({{.*}}) <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0>}> : (tensor<1x2x16x8xf32>
+// GENERIC: "fa.attention_grad"({{.*}}) <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 0>}> : (tensor<1x2x16x8xf32>
 func.func @none(%q: tensor<1x2x16x8xf32>, %lse: tensor<1x2x16xf32>) -> tensor<1x2x16x8xf32> {
   %dq, %dk, %dv = fa.attention_grad %q, %q, %q, %q, %lse, %q {causal}
       : tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32>,

@@ -8,7 +8,7 @@
 // CHECK: %[[DQ:[^ ,]+]], %[[DK:[^ ,]+]], %[[DV:[^ ,]+]] = fa.attention_grad %[[Q]], %[[K]], %[[V]], %[[O]], %[[L]], %[[DO]] {causal, scale = 1.250000e-01 : f32} : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128xf32>, tensor<2x8x128x64xf16> -> tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>{{$}}
 // CHECK: return %[[DQ]], %[[DK]], %[[DV]]
 // GENERIC-LABEL: sym_name = "causal_gqa"
-// GENERIC: "fa.attention_grad"(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0>, scale = 1.250000e-01 : f32}>
+// GENERIC: "fa.attention_grad"(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 0>, scale = 1.250000e-01 : f32}>
 func.func @causal_gqa(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x128x64xf16>,
                       %v: tensor<2x2x128x64xf16>, %o: tensor<2x8x128x64xf16>,
                       %lse: tensor<2x8x128xf32>, %do: tensor<2x8x128x64xf16>)
@@ -24,7 +24,7 @@ func.func @causal_gqa(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x128x64xf16>,
 // CHECK-LABEL: func.func @padding_mask
 // CHECK: fa.attention_grad %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} mask(%{{.+}} : tensor<2x1x1x128xi1>) {causal} : tensor<2x8x128x64xf16>
 // GENERIC-LABEL: sym_name = "padding_mask"
-// GENERIC: "fa.attention_grad"(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0>}>
+// GENERIC: "fa.attention_grad"(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0, 0>}>
 func.func @padding_mask(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x128x64xf16>,
                         %v: tensor<2x2x128x64xf16>, %o: tensor<2x8x128x64xf16>,
                         %lse: tensor<2x8x128xf32>, %do: tensor<2x8x128x64xf16>,
@@ -69,7 +69,7 @@ func.func @dynamic_mqa(%q: tensor<?x?x?x16xf32>, %k: tensor<?x1x?x16xf32>,
 // CHECK-LABEL: func.func @varlen
 // CHECK: fa.attention_grad %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} varlen(%{{.+}}, %{{.+}} : tensor<?xi32>, tensor<?xi32>) {causal} : tensor<1x4x?x16xbf16>, tensor<1x2x?x16xbf16>
 // GENERIC: sym_name = "varlen"
-// GENERIC: "fa.attention_grad"(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 2>}>
+// GENERIC: "fa.attention_grad"(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 2, 0>}>
 func.func @varlen(%q: tensor<1x4x?x16xbf16>, %k: tensor<1x2x?x16xbf16>, %o: tensor<1x4x?x16xbf16>,
                   %lse: tensor<1x4x?xf32>, %cq: tensor<?xi32>, %ck: tensor<?xi32>)
     -> tensor<1x2x?x16xbf16> {

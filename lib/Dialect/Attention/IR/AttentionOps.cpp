@@ -156,6 +156,23 @@ static LogicalResult verifyModifierRegions(OpT op) {
                                   b.getI1Type())));
 }
 
+/// What score_mod_grad yields: t and dt/ds (f32), then per capture-gradient
+/// term its coefficient (f32) and the capture's indices (index each). A
+/// term naming no grad_captures position is left to the verifier's message.
+static SmallVector<Type> getScoreModGradYieldTypes(AttentionGradOp op) {
+  Builder b(op.getContext());
+  SmallVector<Type> types = {b.getF32Type(), b.getF32Type()};
+  OperandRange captures = op.getGradCaptures();
+  for (int64_t term : op.getCaptureGradTerms().value_or(ArrayRef<int64_t>())) {
+    if (term < 0 || term >= static_cast<int64_t>(captures.size()))
+      continue;
+    types.push_back(b.getF32Type());
+    types.append(cast<RankedTensorType>(captures[term].getType()).getRank(),
+                 b.getIndexType());
+  }
+  return types;
+}
+
 /// The regions of fa.attention_grad: score_mod and mask_mod as in the
 /// forward, and score_mod_grad (s, b, h, i, j) -> (t, dt/ds), which needs a
 /// score_mod (it is that region's derivative).
@@ -174,7 +191,7 @@ static LogicalResult verifyGradModifierRegions(AttentionGradOp op) {
                                   {index, index, index, index},
                                   b.getI1Type())) ||
       failed(verifyModifierRegion(op, op.getScoreModGrad(), "score_mod_grad",
-                                  scoreArgs, {f32, f32})))
+                                  scoreArgs, getScoreModGradYieldTypes(op))))
     return failure();
   if (op.getScoreModGrad() && !op.getScoreMod())
     return op.emitOpError() << "a score_mod_grad region needs the score_mod "
@@ -882,6 +899,8 @@ struct AttentionGradVerifier : ShapeVerifier<AttentionGradOp> {
   }
 
   LogicalResult verify();
+  /// grad_captures, their gradients and capture_grad_terms.
+  LogicalResult verifyCaptureGrads();
 };
 } // namespace
 
@@ -962,9 +981,61 @@ LogicalResult AttentionGradVerifier::verify() {
                               << name.drop_front(5) << " (" << operand << ")";
 
   if (failed(verifyScoreAttributes(op, op.getScale(), op.getSoftcap(),
-                                   op.getWindow(), op.getCausal())))
+                                   op.getWindow(), op.getCausal())) ||
+      failed(verifyCaptureGrads()))
     return failure();
   return verifyGradModifierRegions(op);
+}
+
+LogicalResult AttentionGradVerifier::verifyCaptureGrads() {
+  OperandRange captures = op.getGradCaptures();
+  ResultRange grads = op.getCaptureGrads();
+  if (captures.size() != grads.size())
+    return op.emitOpError()
+           << "has " << captures.size() << " grad_captures but " << grads.size()
+           << " capture gradient results (one per capture)";
+  for (auto [pos, capture, grad] : llvm::enumerate(captures, grads)) {
+    auto type = cast<RankedTensorType>(capture.getType());
+    Type elt = type.getElementType();
+    if (!(elt.isF16() || elt.isBF16() || elt.isF32()))
+      return op.emitOpError()
+             << "grad_captures #" << pos
+             << " must have a float element type (f16, bf16 or f32), got "
+             << elt;
+    auto want = RankedTensorType::get(type.getShape(),
+                                      Float32Type::get(op.getContext()));
+    if (grad.getType() != want)
+      return op.emitOpError()
+             << "the gradient of grad_captures #" << pos << " must be " << want
+             << " (its shape, f32), got " << grad.getType();
+    if (llvm::is_contained(captures.take_front(pos), capture))
+      return op.emitOpError()
+             << "grad_captures #" << pos << " repeats an earlier capture";
+  }
+  if (!captures.empty() && !op.getScoreMod())
+    return op.emitOpError() << "grad_captures needs the score_mod that reads "
+                               "them (only score_mod's values are "
+                               "differentiated)";
+  if (!captures.empty() && op.isVarlen())
+    return op.emitOpError() << "grad_captures with varlen is not supported";
+  if (std::optional<ArrayRef<int64_t>> terms = op.getCaptureGradTerms()) {
+    if (!op.getScoreModGrad())
+      return op.emitOpError()
+             << "capture_grad_terms describes score_mod_grad's values: it "
+                "needs that region";
+    for (int64_t term : *terms)
+      if (term < 0 || term >= static_cast<int64_t>(captures.size()))
+        return op.emitOpError()
+               << "capture_grad_terms entry " << term
+               << " is not a grad_captures position (there are "
+               << captures.size() << ")";
+  } else if (!captures.empty() && op.getScoreModGrad()) {
+    return op.emitOpError()
+           << "has grad_captures and a score_mod_grad without "
+              "capture_grad_terms (run fa-differentiate-score-mod on the op "
+              "without score_mod_grad, or list the terms the region yields)";
+  }
+  return success();
 }
 
 LogicalResult AttentionGradOp::verify() {

@@ -79,8 +79,9 @@ LogicalResult mlir::fa::lowerVarlenAttentionGrad(
         auto grad = AttentionGradOp::create(
             b, l, TypeRange{q.getType(), k.getType(), v.getType()}, q, k, v, o,
             lse, dO, /*mask=*/Value(), /*cu_seqlens=*/ValueRange(),
-            op.getScaleAttr(), op.getCausalAttr(), op.getWindowAttr(),
-            op.getSoftcapAttr(), op->getNumRegions());
+            /*grad_captures=*/ValueRange(), op.getScaleAttr(),
+            op.getCausalAttr(), op.getWindowAttr(), op.getSoftcapAttr(),
+            /*capture_grad_terms=*/DenseI64ArrayAttr(), op->getNumRegions());
         // The regions' batch argument (score_mod's and score_mod_grad's 1,
         // mask_mod's 0) is the sequence.
         cloneModifiersForSequence(b, l, op.getModifiers(), grad.getModifiers(),

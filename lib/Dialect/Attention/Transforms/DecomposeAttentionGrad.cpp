@@ -19,9 +19,11 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <functional>
 #include <limits>
 
 namespace mlir::fa {
@@ -185,6 +187,15 @@ struct GradBuilder {
   }
 
   SmallVector<Value> build();
+
+  /// The mask element of score (b, h, i, j), null without a mask operand.
+  using MaskAt =
+      function_ref<Value(OpBuilder &, Location, Value, Value, Value, Value)>;
+  /// The gradients of grad_captures (zero without capture_grad_terms) from
+  /// the full P, dP, delta and raw scores S.
+  SmallVector<Value> captureGrads(Value p, Value dP, Value delta, Value s,
+                                  double scale, const ScoreModifiers &mods,
+                                  MaskAt maskAt);
 };
 } // namespace
 
@@ -259,6 +270,20 @@ SmallVector<Value> GradBuilder::build() {
                           return fma(nb, l, args[2], args[0], args[1]);
                         });
 
+  // The mask element at the loops' (b, h, i, j) (score_mod sees an additive
+  // one added), null without a mask operand.
+  auto maskAt = [&](OpBuilder &nb, Location l, Value bi, Value h, Value i,
+                    Value j) -> Value {
+    Value mask = op.getMask();
+    return mask ? extractMaskElement(nb, l, mask, bi, h, i, j) : Value();
+  };
+  auto loopMaskAt = [&](OpBuilder &nb, Location l) {
+    return maskAt(nb, l, linalg::IndexOp::create(nb, l, 0),
+                  linalg::IndexOp::create(nb, l, 1),
+                  linalg::IndexOp::create(nb, l, 2),
+                  linalg::IndexOp::create(nb, l, 3));
+  };
+
   // 5. dS = scale * P * (dP - delta), times score_mod's derivative dt and
   //    softcap's 1 - tanh^2(scale * s / softcap) (scale folded in for dQ
   //    and dK).
@@ -268,8 +293,10 @@ SmallVector<Value> GradBuilder::build() {
       [&](OpBuilder &nb, Location l, ValueRange args) {
         Value ds = arith::MulFOp::create(
             nb, l, args[0], arith::SubFOp::create(nb, l, args[1], args[2]));
-        ds = applyScoreModGrad(nb, l, mods, ds, args[0], args[3],
-                               f32Const(nb, l, scale), regionsAt(nb, l));
+        ds = applyScoreModGrad(
+            nb, l, mods, ds, args[0], args[3], f32Const(nb, l, scale),
+            op.getScoreModGrad() ? loopMaskAt(nb, l) : Value(),
+            regionsAt(nb, l));
         if (mods.softcap) {
           Value x = arith::MulFOp::create(
               nb, l, args[3], f32Const(nb, l, scale / *mods.softcap));
@@ -287,8 +314,55 @@ SmallVector<Value> GradBuilder::build() {
   // 7. dK = dS^T Q and dV = P^T dO, summed over each group of query heads.
   Value dK = transposedTimesGrouped(dS, q, headDim);
   Value dV = transposedTimesGrouped(p, dO, headDimV);
-  return {truncate(dQ, op.getQueryType()), truncate(dK, op.getKeyType()),
-          truncate(dV, op.getValueType())};
+  SmallVector<Value> grads = {truncate(dQ, op.getQueryType()),
+                              truncate(dK, op.getKeyType()),
+                              truncate(dV, op.getValueType())};
+  llvm::append_range(grads, captureGrads(p, dP, delta, s, scale, mods, maskAt));
+  return grads;
+}
+
+SmallVector<Value> GradBuilder::captureGrads(Value p, Value dP, Value delta,
+                                             Value s, double scale,
+                                             const ScoreModifiers &mods,
+                                             MaskAt maskAt) {
+  SmallVector<Value> grads = zeroCaptureGrads(b, loc, op);
+  if (!hasCaptureGradTerms(op))
+    return grads;
+  // Every score in turn (an scf.for nest over b, h, i, j): the terms land at
+  // indices the region computes, a scatter no generic expresses.
+  SmallVector<Value> ubs = {indexValue(b, loc, batch),
+                            indexValue(b, loc, heads), indexValue(b, loc, seqQ),
+                            indexValue(b, loc, seqK)};
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0),
+        one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value scoreScale = arith::ConstantOp::create(
+      b, loc, b.getF32FloatAttr(static_cast<float>(scale)));
+  std::function<SmallVector<Value>(unsigned, SmallVector<Value>, ValueRange)>
+      nest = [&](unsigned depth, SmallVector<Value> ivs,
+                 ValueRange acc) -> SmallVector<Value> {
+    if (depth == 4) {
+      Value bi = ivs[0], h = ivs[1], i = ivs[2], j = ivs[3];
+      // Named in order: the ops' order must not follow the compiler's order
+      // of evaluating arguments.
+      Value se = tensor::ExtractOp::create(b, loc, s, ivs);
+      Value maskElt = maskAt(b, loc, bi, h, i, j);
+      Value u = scoreModInput(b, loc, mods, se, scoreScale, maskElt);
+      Value pe = tensor::ExtractOp::create(b, loc, p, ivs);
+      Value dpe = tensor::ExtractOp::create(b, loc, dP, ivs);
+      Value de = tensor::ExtractOp::create(b, loc, delta, ValueRange{bi, h, i});
+      return accumulateCaptureGrads(b, loc, op, acc, pe, dpe, de, u, bi, h, i,
+                                    j);
+    }
+    auto loop = scf::ForOp::create(
+        b, loc, zero, ubs[depth], one, acc,
+        [&](OpBuilder &, Location, Value iv, ValueRange args) {
+          SmallVector<Value> inner = ivs;
+          inner.push_back(iv);
+          scf::YieldOp::create(b, loc, nest(depth + 1, inner, args));
+        });
+    return SmallVector<Value>(loop.getResults());
+  };
+  return nest(0, {}, grads);
 }
 
 LogicalResult mlir::fa::decomposeAttentionGrad(RewriterBase &rewriter,

@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -74,16 +75,20 @@ struct TangentBuilder {
 
   /// Whether `op` (of score_mod) reads a value with a tangent, through an
   /// operand or from inside one of its regions.
-  bool dependsOnScore(Operation *op);
+  bool dependsOnSeed(Operation *op);
   /// The tangent of the single result of `clone` (null: 0), or failure when
   /// there is no rule for the op.
   FailureOr<Value> differentiate(Operation *clone);
   /// Clones `op` after the clones so far and emits its tangent.
-  LogicalResult cloneWithTangent(Operation *op);
+  Operation *cloneWithTangent(Operation *op, StringRef seedName);
+  /// Emits the tangent of `clone`, the clone of `op`, after the ops so far
+  /// (an error naming `seedName`, what is differentiated against, where
+  /// there is no rule).
+  LogicalResult addTangent(Operation *op, Operation *clone, StringRef seedName);
 };
 } // namespace
 
-bool TangentBuilder::dependsOnScore(Operation *op) {
+bool TangentBuilder::dependsOnSeed(Operation *op) {
   auto hasTangent = [&](Value v) {
     return tangents.count(primal.lookupOrDefault(v)) != 0;
   };
@@ -211,9 +216,14 @@ FailureOr<Value> TangentBuilder::differentiate(Operation *clone) {
       });
 }
 
-LogicalResult TangentBuilder::cloneWithTangent(Operation *op) {
-  bool dependent = dependsOnScore(op);
+Operation *TangentBuilder::cloneWithTangent(Operation *op, StringRef seedName) {
   Operation *clone = b.clone(*op, primal);
+  return succeeded(addTangent(op, clone, seedName)) ? clone : nullptr;
+}
+
+LogicalResult TangentBuilder::addTangent(Operation *op, Operation *clone,
+                                         StringRef seedName) {
+  bool dependent = dependsOnSeed(op);
   // Integer, index and i1 values (comparisons, positions, fptosi) are
   // piecewise constant in the score: they carry no tangent.
   bool floatResult = llvm::any_of(clone->getResultTypes(), [](Type t) {
@@ -227,7 +237,7 @@ LogicalResult TangentBuilder::cloneWithTangent(Operation *op) {
   if (failed(tangent))
     return op->emitError()
            << "fa-differentiate-score-mod: cannot differentiate '"
-           << op->getName() << "' with respect to the score"
+           << op->getName() << "' with respect to " << seedName
            << (op->getNumRegions() ? " (an op with regions)" : "")
            << "; write the score_mod_grad region by hand";
   if (*tangent)
@@ -246,20 +256,78 @@ LogicalResult mlir::fa::buildScoreModGrad(RewriterBase &rewriter,
   SmallVector<Location> argLocs(source.getNumArguments(), op.getLoc());
   Block *block = rewriter.createBlock(&target, target.end(),
                                       source.getArgumentTypes(), argLocs);
+  auto fail = [&]() {
+    rewriter.eraseBlock(block);
+    return failure();
+  };
   TangentBuilder tb{rewriter, op.getLoc(), IRMapping(), DenseMap<Value, Value>()};
   tb.primal.map(source.getArguments(), block->getArguments());
   // The seed: ds/ds = 1.
   Value score = block->getArgument(0);
   tb.tangents[score] = tb.constant(score.getType(), 1.0);
-  for (Operation &inner : source.without_terminator())
-    if (failed(tb.cloneWithTangent(&inner))) {
-      rewriter.eraseBlock(block);
-      return failure();
-    }
+  SmallVector<std::pair<Operation *, Operation *>> clones;
+  for (Operation &inner : source.without_terminator()) {
+    Operation *clone = tb.cloneWithTangent(&inner, "the score");
+    if (!clone)
+      return fail();
+    clones.push_back({&inner, clone});
+  }
   auto yield = cast<YieldOp>(source.getTerminator());
   Value t = tb.primal.lookupOrDefault(yield.getValues().front());
-  Value dt = tb.orZero(tb.tangentOf(t), t.getType());
-  YieldOp::create(rewriter, yield.getLoc(), ValueRange{t, dt});
+  SmallVector<Value> yielded = {t, tb.orZero(tb.tangentOf(t), t.getType())};
+
+  // The capture-gradient terms: dt / d(element) of every element of a
+  // grad_captures tensor that score_mod extracts, by one more forward sweep
+  // over the clones seeded at that element (the tangents of the ops that do
+  // not depend on it are never formed). Terms whose t does not depend on
+  // the element (a read only compared, say) are dropped.
+  SmallVector<int64_t> terms;
+  for (auto [pos, capture] : llvm::enumerate(op.getGradCaptures())) {
+    for (OpOperand &use : capture.getUses()) {
+      Operation *user = use.getOwner();
+      if (!scoreMod->isAncestor(user->getParentRegion()) ||
+          isa<tensor::DimOp>(user)) // a size: no gradient flows through it
+        continue;
+      if (!isa<tensor::ExtractOp>(user)) {
+        user->emitError() << "fa-differentiate-score-mod: a grad_captures "
+                             "tensor is read by '"
+                          << user->getName()
+                          << "'; only tensor.extract reads are differentiated";
+        return fail();
+      }
+      if (user->getBlock() != &source) {
+        user->emitError() << "fa-differentiate-score-mod: a grad_captures "
+                             "tensor is read inside an op with regions; "
+                             "read it at score_mod's top level";
+        return fail();
+      }
+    }
+    for (auto [inner, clone] : clones) {
+      auto extract = dyn_cast<tensor::ExtractOp>(inner);
+      if (!extract || extract.getTensor() != capture)
+        continue;
+      TangentBuilder seeded{rewriter, op.getLoc(), tb.primal,
+                            DenseMap<Value, Value>()};
+      Value element = clone->getResult(0);
+      seeded.tangents[element] = seeded.constant(element.getType(), 1.0);
+      for (auto [other, otherClone] : clones)
+        if (other != inner &&
+            failed(seeded.addTangent(other, otherClone,
+                                     "a captured tensor's element")))
+          return fail();
+      Value coefficient = seeded.tangentOf(t);
+      if (!coefficient)
+        continue;
+      terms.push_back(pos);
+      yielded.push_back(coefficient);
+      for (Value index : extract.getIndices())
+        yielded.push_back(tb.primal.lookupOrDefault(index));
+    }
+  }
+  YieldOp::create(rewriter, yield.getLoc(), yielded);
+  if (!op.getGradCaptures().empty())
+    rewriter.modifyOpInPlace(
+        op, [&]() { op.setCaptureGradTerms(ArrayRef<int64_t>(terms)); });
   return success();
 }
 

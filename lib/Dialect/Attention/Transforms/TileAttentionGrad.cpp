@@ -200,6 +200,26 @@ struct TiledGradBuilder {
                                       Value vT, Value q, Value dO, Value lse,
                                       Value delta);
 
+  /// The capture gradients `grads` with the tile's scores' terms added
+  /// (`grads` itself without capture_grad_terms): s, p, dP the tile's raw
+  /// scores, probabilities and dO V^T, delta its rows'.
+  SmallVector<Value> captureGrads(ValueRange grads, Value bi, Value h,
+                                  Value row0, Value col0, Value rows,
+                                  OpFoldResult cols, Value s, Value p, Value dP,
+                                  Value delta);
+
+  /// The mask element at the absolute (b, h, row0 + i, col0 + j) of a
+  /// tile's generic over (i, j); null without a mask operand.
+  Value maskAt(Value bi, Value h, Value row0, Value col0) {
+    if (!op.getMask())
+      return Value();
+    return extractMaskElement(
+        b, loc, op.getMask(), bi, h,
+        arith::AddIOp::create(b, loc, row0, linalg::IndexOp::create(b, loc, 0)),
+        arith::AddIOp::create(b, loc, col0,
+                              linalg::IndexOp::create(b, loc, 1)));
+  }
+
   SmallVector<Value> build();
 };
 } // namespace
@@ -293,6 +313,8 @@ SmallVector<Value> TiledGradBuilder::step(ValueRange state, Value bi, Value h,
         Value ds = arith::MulFOp::create(
             b, loc, a[0], arith::SubFOp::create(b, loc, a[1], a[2]));
         ds = applyScoreModGrad(b, loc, mods, ds, a[0], a[3], f32(scale),
+                               op.getScoreModGrad() ? maskAt(bi, h, row0, col0)
+                                                    : Value(),
                                regionsAt(bi, h, row0, col0));
         if (mods.softcap) {
           Value t = math::TanhOp::create(
@@ -314,7 +336,47 @@ SmallVector<Value> TiledGradBuilder::step(ValueRange state, Value bi, Value h,
                       ValueRange{dS, kT}, {{0, 2}, {2, 1}}, 3, 1,
                       [&](ValueRange a) { return fma(a[2], a[0], a[1]); });
   dQAcc = insertTile(dQT, dQAcc, bi, h, row0, rows);
-  return {dQAcc, dK, dV};
+  SmallVector<Value> next = {dQAcc, dK, dV};
+  llvm::append_range(next, captureGrads(state.drop_front(3), bi, h, row0, col0,
+                                        rows, cols, s, p, dP, deltaT));
+  return next;
+}
+
+SmallVector<Value>
+TiledGradBuilder::captureGrads(ValueRange grads, Value bi, Value h, Value row0,
+                               Value col0, Value rows, OpFoldResult cols,
+                               Value s, Value p, Value dP, Value delta) {
+  if (!hasCaptureGradTerms(op))
+    return SmallVector<Value>(grads);
+  // Each score of the tile in turn: the terms land at indices the region
+  // computes, a scatter no generic expresses.
+  auto loop = [&](Value ub, ValueRange init,
+                  function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+    auto forOp = scf::ForOp::create(
+        b, loc, idx(0), ub, idx(1), init,
+        [&](OpBuilder &, Location, Value iv, ValueRange args) {
+          scf::YieldOp::create(b, loc, body(iv, args));
+        });
+    return SmallVector<Value>(forOp.getResults());
+  };
+  return loop(rows, grads, [&](Value i, ValueRange acc) {
+    return loop(idx(cols), acc, [&](Value j, ValueRange acc2) {
+      Value row = arith::AddIOp::create(b, loc, row0, i),
+            col = arith::AddIOp::create(b, loc, col0, j);
+      Value maskElt;
+      if (Value mask = op.getMask())
+        maskElt = extractMaskElement(b, loc, mask, bi, h, row, col);
+      // Named in order: the ops' order must not follow the compiler's order
+      // of evaluating arguments.
+      Value se = tensor::ExtractOp::create(b, loc, s, ValueRange{i, j});
+      Value u = scoreModInput(b, loc, mods, se, f32(scale), maskElt);
+      Value pe = tensor::ExtractOp::create(b, loc, p, ValueRange{i, j});
+      Value dpe = tensor::ExtractOp::create(b, loc, dP, ValueRange{i, j});
+      Value de = tensor::ExtractOp::create(b, loc, delta, ValueRange{i});
+      return accumulateCaptureGrads(b, loc, op, acc2, pe, dpe, de, u, bi, h,
+                                    row, col);
+    });
+  });
 }
 
 SmallVector<Value> TiledGradBuilder::build() {
@@ -365,8 +427,10 @@ SmallVector<Value> TiledGradBuilder::build() {
                               loop.getResults().end());
   };
 
+  SmallVector<Value> init = {dQAcc, dK, dV};
+  llvm::append_range(init, zeroCaptureGrads(b, loc, op));
   SmallVector<Value> results = forLoop(
-      idx(0), idx(batch), ValueRange{dQAcc, dK, dV},
+      idx(0), idx(batch), init,
       [&](Value bi, ValueRange s0) -> SmallVector<Value> {
         return forLoop(
             idx(0), idx(kvHeads), s0,
@@ -384,8 +448,10 @@ SmallVector<Value> TiledGradBuilder::build() {
                     Value qbBegin = qbRange.first, qbEnd = qbRange.second;
                     Value dKBlk = zeros({cols, b.getIndexAttr(headDim)});
                     Value dVBlk = zeros({cols, b.getIndexAttr(headDimV)});
+                    SmallVector<Value> blkInit = {s2[0], dKBlk, dVBlk};
+                    llvm::append_range(blkInit, s2.drop_front(3));
                     SmallVector<Value> blk = forLoop(
-                        idx(0), idx(ratio), ValueRange{s2[0], dKBlk, dVBlk},
+                        idx(0), idx(ratio), blkInit,
                         [&](Value hr, ValueRange s3) -> SmallVector<Value> {
                           Value h = arith::AddIOp::create(
                               b, loc, arith::MulIOp::create(b, loc, g, idx(ratio)),
@@ -406,7 +472,9 @@ SmallVector<Value> TiledGradBuilder::build() {
                     Value newDV = insertTile(
                         truncate(blk[2], op.getValueType().getElementType()),
                         s2[2], bi, g, col0, cols);
-                    return {blk[0], newDK, newDV};
+                    SmallVector<Value> next = {blk[0], newDK, newDV};
+                    llvm::append_range(next, ArrayRef(blk).drop_front(3));
+                    return next;
                   });
             });
       });
@@ -415,6 +483,7 @@ SmallVector<Value> TiledGradBuilder::build() {
   SmallVector<Value> grads = {
       truncate(results[0], op.getQueryType().getElementType()), results[1],
       results[2]};
+  llvm::append_range(grads, ArrayRef(results).drop_front(3));
   for (auto [grad, type] : llvm::zip(grads, op->getResultTypes()))
     if (grad.getType() != type)
       grad = tensor::CastOp::create(b, loc, type, grad);

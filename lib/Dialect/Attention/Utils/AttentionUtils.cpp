@@ -7,6 +7,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <cmath>
@@ -429,13 +430,23 @@ Value mlir::fa::applyScoreModifiers(OpBuilder &b, Location loc,
   return s;
 }
 
+Value mlir::fa::scoreModInput(OpBuilder &b, Location loc,
+                              const ScoreModifiers &mods, Value s,
+                              Value scoreScale, Value maskElt) {
+  Value u = scaleAndSoftcap(b, loc, mods, s, scoreScale);
+  if (maskElt && !maskElt.getType().isInteger(1))
+    u = arith::AddFOp::create(b, loc, u, extendToF32(b, loc, maskElt));
+  return u;
+}
+
 Value mlir::fa::applyScoreModGrad(OpBuilder &b, Location loc,
                                   const ScoreModifiers &mods, Value dsT,
                                   Value p, Value s, Value scoreScale,
+                                  Value maskElt,
                                   const ModifierRegions &regions) {
   if (!regions.scoreModGrad)
     return dsT;
-  Value u = scaleAndSoftcap(b, loc, mods, s, scoreScale);
+  Value u = scoreModInput(b, loc, mods, s, scoreScale, maskElt);
   IRMapping noCaptures;
   Value dt = inlineScoreModGrad(b, loc, *regions.scoreModGrad, u,
                                 regions.batch, regions.head, regions.row,
@@ -446,6 +457,76 @@ Value mlir::fa::applyScoreModGrad(OpBuilder &b, Location loc,
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, p, zero);
   return arith::SelectOp::create(b, loc, unseen, zero,
                                  arith::MulFOp::create(b, loc, dsT, dt));
+}
+
+bool mlir::fa::hasCaptureGradTerms(AttentionGradOp op) {
+  std::optional<ArrayRef<int64_t>> terms = op.getCaptureGradTerms();
+  return !op.getGradCaptures().empty() && op.getScoreModGrad() && terms &&
+         !terms->empty();
+}
+
+SmallVector<Value> mlir::fa::zeroCaptureGrads(OpBuilder &b, Location loc,
+                                              AttentionGradOp op) {
+  SmallVector<Value> grads;
+  for (Value capture : op.getGradCaptures()) {
+    auto type = cast<RankedTensorType>(capture.getType());
+    Value empty = tensor::EmptyOp::create(
+        b, loc, tensor::getMixedSizes(b, loc, capture), b.getF32Type());
+    Value zero = f32Constant(b, loc, 0.0);
+    Value filled = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+    auto want = RankedTensorType::get(type.getShape(), b.getF32Type());
+    if (filled.getType() != want)
+      filled = tensor::CastOp::create(b, loc, want, filled);
+    grads.push_back(filled);
+  }
+  return grads;
+}
+
+static SmallVector<Value> inlineModifierValues(OpBuilder &b, Region &region,
+                                               ValueRange args,
+                                               IRMapping &captures);
+
+SmallVector<Value>
+mlir::fa::accumulateCaptureGrads(OpBuilder &b, Location loc, AttentionGradOp op,
+                                 ValueRange grads, Value p, Value dp,
+                                 Value delta, Value u, Value batch, Value head,
+                                 Value row, Value col) {
+  if (!hasCaptureGradTerms(op))
+    return SmallVector<Value>(grads);
+  Value dsT = arith::MulFOp::create(b, loc, p,
+                                    arith::SubFOp::create(b, loc, dp, delta));
+  Value visible = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, p,
+                                        f32Constant(b, loc, 0.0));
+  auto ifOp = scf::IfOp::create(
+      b, loc, visible,
+      [&](OpBuilder &nb, Location l) {
+        IRMapping noCaptures;
+        SmallVector<Value> values = inlineModifierValues(
+            nb, *op.getScoreModGrad(), {u, batch, head, row, col}, noCaptures);
+        SmallVector<Value> out(grads);
+        size_t at = 2; // past t and dt
+        ArrayRef<int64_t> terms = *op.getCaptureGradTerms();
+        for (int64_t term : terms) {
+          Value coefficient = values[at++];
+          Value &grad = out[term];
+          auto type = cast<RankedTensorType>(grad.getType());
+          SmallVector<Value> indices;
+          for (int64_t d = 0; d < type.getRank(); ++d) {
+            Value last = arith::SubIOp::create(
+                nb, l, tensor::DimOp::create(nb, l, grad, d),
+                arith::ConstantIndexOp::create(nb, l, 1));
+            Value index = arith::MaxSIOp::create(
+                nb, l, values[at++], arith::ConstantIndexOp::create(nb, l, 0));
+            indices.push_back(arith::MinSIOp::create(nb, l, index, last));
+          }
+          Value old = tensor::ExtractOp::create(nb, l, grad, indices);
+          Value sum = math::FmaOp::create(nb, l, dsT, coefficient, old);
+          grad = tensor::InsertOp::create(nb, l, sum, grad, indices);
+        }
+        scf::YieldOp::create(nb, l, out);
+      },
+      [&](OpBuilder &nb, Location l) { scf::YieldOp::create(nb, l, grads); });
+  return SmallVector<Value>(ifOp.getResults());
 }
 
 LogicalResult mlir::fa::checkScoreModGradPresent(AttentionGradOp op) {

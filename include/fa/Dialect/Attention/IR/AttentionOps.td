@@ -389,7 +389,26 @@ def FA_AttentionGradOp : FA_Op<"attention_grad", [Pure, AttrSizedOperandSegments
     ```
     The lowerings read score_mod_grad, never score_mod: a score_mod without
     score_mod_grad is a diagnostic there (the pipelines run
-    `fa-differentiate-score-mod` first). Operands are `query`, `key`, `value` as
+    `fa-differentiate-score-mod` first).
+
+    `grad_captures(%c0, ... : tensor<...>, ...)` (after varlen; not with it):
+    tensors defined above that score_mod reads (a learnable bias table, ALiBi
+    slopes; f16, bf16 or f32, each listed once) whose gradients follow dq, dk,
+    dv as results of their shapes in f32, in that order. Only score_mod's
+    `tensor.extract` reads carry gradient (mask_mod is boolean):
+
+    ```
+    dc[x]    = sum over visible (b, h, i, j) and reads e of c in score_mod at x of
+               p[i,j] * (dp[i,j] - delta[i]) * d t / d e      (score_mod at u)
+    ```
+    With them, score_mod_grad yields after `t, dt` one term per read:
+    its coefficient `d t / d e` (f32) and the read's indices (index each), and
+    the attribute `capture_grad_terms = array<i64: ...>` gives each term's
+    grad_captures position. fa-differentiate-score-mod builds both (one more
+    forward sweep per read, a read whose t does not depend on it dropped). The
+    lowerings add the terms at indices clamped into the tensor (at a visible
+    score they are those score_mod read). The GPU kernels do not form them yet
+    (a diagnostic); fa-to-cpu does. Operands are `query`, `key`, `value` as
     for fa.attention, `out: [B, Hq, Nq, Dv]`, `lse: [B, Hq, Nq] x f32` and
     `grad_out: [B, Hq, Nq, Dv]`; q, k, v, out and grad_out share one element type
     (f16, bf16 or f32), and the results have exactly the types of q, k and v.
@@ -447,13 +466,19 @@ def FA_AttentionGradOp : FA_Op<"attention_grad", [Pure, AttrSizedOperandSegments
     // varlen: none, or the forward's [B + 1] x i32 cumulative offsets of
     // queries and keys (the verifier checks there are two).
     Variadic<AnyRankedTensor>:$cu_seqlens,
+    // Tensors score_mod reads whose gradients are wanted (capture_grads).
+    Variadic<AnyRankedTensor>:$grad_captures,
     OptionalAttr<F32Attr>:$scale,
     UnitAttr:$causal,
     OptionalAttr<DenseI64ArrayAttr>:$window,
-    OptionalAttr<F32Attr>:$softcap
+    OptionalAttr<F32Attr>:$softcap,
+    // score_mod_grad's capture-gradient terms: the grad_captures position of
+    // each (see the description).
+    OptionalAttr<DenseI64ArrayAttr>:$capture_grad_terms
   );
   let results = (outs AnyRankedTensor:$grad_query, AnyRankedTensor:$grad_key,
-                      AnyRankedTensor:$grad_value);
+                      AnyRankedTensor:$grad_value,
+                      Variadic<AnyRankedTensor>:$capture_grads);
   // Optional score_mod, mask_mod and score_mod_grad, see the description.
   let regions = FA_ModifierRegions;
 
@@ -461,9 +486,11 @@ def FA_AttentionGradOp : FA_Op<"attention_grad", [Pure, AttrSizedOperandSegments
     $query `,` $key `,` $value `,` $out `,` $lse `,` $grad_out
     (`mask` `(` $mask^ `:` type($mask) `)`)?
     (`varlen` `(` $cu_seqlens^ `:` type($cu_seqlens) `)`)?
+    (`grad_captures` `(` $grad_captures^ `:` type($grad_captures) `)`)?
     attr-dict custom<GradModifiersAndColon>($modifiers) type($query) `,` type($key) `,` type($value) `,` type($out) `,`
     type($lse) `,` type($grad_out)
     `->` type($grad_query) `,` type($grad_key) `,` type($grad_value)
+    (`,` type($capture_grads)^)?
   }];
 
   let extraClassDeclaration = !strconcat(FA_GradModifierAccessors, [{

@@ -255,15 +255,43 @@ Value applyScoreModifiers(OpBuilder &b, Location loc,
                           Value postScale = {},
                           const ModifierRegions &regions = {});
 
+/// What score_mod sees of the raw score `s`: scaleAndSoftcap, plus
+/// `maskElt` when that is an additive mask element (null or i1: nothing).
+Value scoreModInput(OpBuilder &b, Location loc, const ScoreModifiers &mods,
+                    Value s, Value scoreScale, Value maskElt);
+
 /// The backward's gradient with respect to the softcapped score u (what
 /// score_mod sees) from `dsT`, that with respect to score_mod's t: dsT * dt,
-/// where (t, dt) = score_mod_grad(scaleAndSoftcap(s), b, h, i, j) at the
-/// positions of `regions`; 0 where `p` (the probability) is 0, so that an
-/// invisible score's dt (maybe inf or NaN there) is never multiplied in.
+/// where (t, dt) = score_mod_grad(scoreModInput(s, maskElt), b, h, i, j) at
+/// the positions of `regions`; 0 where `p` (the probability) is 0, so that
+/// an invisible score's dt (maybe inf or NaN there) is never multiplied in.
 /// `dsT` itself without `regions.scoreModGrad`.
 Value applyScoreModGrad(OpBuilder &b, Location loc, const ScoreModifiers &mods,
                         Value dsT, Value p, Value s, Value scoreScale,
-                        const ModifierRegions &regions);
+                        Value maskElt, const ModifierRegions &regions);
+
+/// Whether `op` forms capture gradients: grad_captures and at least one
+/// capture_grad_terms entry (without one they stay zero).
+bool hasCaptureGradTerms(AttentionGradOp op);
+
+/// The capture gradients of `op` (one f32 tensor per grad_captures operand,
+/// `grads`) with the terms of score (batch, head, row, col) added: for each
+/// capture_grad_terms entry of score_mod_grad(u, batch, head, row, col),
+/// `dS_t * coefficient` into its capture's gradient at the yielded indices
+/// (clamped into the tensor, as memory safety: at a visible score they are
+/// the indices score_mod read), dS_t = p (dp - delta). Nothing where `p` is
+/// 0 (an invisible score, whose indices may be anything). `u` is
+/// scoreModInput's.
+SmallVector<Value> accumulateCaptureGrads(OpBuilder &b, Location loc,
+                                          AttentionGradOp op, ValueRange grads,
+                                          Value p, Value dp, Value delta,
+                                          Value u, Value batch, Value head,
+                                          Value row, Value col);
+
+/// Zero-filled f32 tensors, one per grad_captures operand of `op` (their
+/// gradients' types).
+SmallVector<Value> zeroCaptureGrads(OpBuilder &b, Location loc,
+                                    AttentionGradOp op);
 
 /// The diagnostic of a lowering of fa.attention_grad that gets a score_mod
 /// without its score_mod_grad (the lowerings read only the latter).
