@@ -107,16 +107,34 @@ def compile_all(out):
                 kern = flex.kernel(traced, chip, dt, D, D, causal, lse=lse, grad=grad)
                 print(f"{chip} {name} lse={lse} grad={grad}: {kern.name}, params "
                       f"{[p['name'] for p in kern.manifest['params']]}", flush=True)
+            if name in LEARNABLE:  # the backward that also forms the capture's gradient
+                at = learnable_positions(traced, caps[LEARNABLE[name]])
+                flex.kernel(traced, chip, dt, D, D, causal, grad=True, capture_grads=at)
     for chip in ("sm_90a", "sm_80"):  # the timing's kernels
         for name, (sm, mm, causal) in timing_cases(None, numpy_capture).items():
             for lse, grad in ((False, False), (True, False), (False, True)):
                 flex.kernel(flex.trace(sm, mm), chip, "bf16", 128, 128, causal, lse=lse,
                             grad=grad)
+            if name == "alibi_causal":  # the slopes learnable
+                flex.kernel(flex.trace(sm, mm), chip, "bf16", 128, 128, causal, grad=True,
+                            capture_grads=(0,))
     print(f"{flex.save(out)} kernels in {out}")
     del fa
 
 
 N_TIME, H_TIME = 8192, 16
+
+# The cases whose float capture (by its position in the case's list) is made
+# learnable in the capture-gradient check (score_mod adds it to the score).
+# Not bias_bh_lens: its bh[b, h] is the same for every key of a row, which the
+# softmax cancels, so its gradient is 0 up to rounding (a relative error is
+# meaningless there).
+LEARNABLE = {"alibi_causal": 0, "relpos_window": 0}
+
+
+def learnable_positions(traced, capture):
+    """The position of `capture` (by identity) in traced.captures, as a tuple."""
+    return tuple(i for i, c in enumerate(traced.captures) if c is capture)
 
 
 def timing_cases(lib, make):
@@ -225,6 +243,36 @@ def check_all(directory, json_path, timing):
         print(f"{'ok  ' if ok and caught else 'FAIL'} grad {name:15s} {dt:5s} dq {errs[0]:.2e} "
               f"dk {errs[1]:.2e} dv {errs[2]:.2e} control {'caught' if caught else 'MISSED'}",
               flush=True)
+    # Gradients of a learnable capture (grad_captures): the slope table, the f16
+    # relative-position table, the [B, H] bias, each requiring grad, against torch
+    # autograd in float64 (the same functions on the same tensors).
+    for name, idx in LEARNABLE.items():
+        B, Hq, Hkv, Nq, Nk, D, causal, dt, sm, mm, caps = torch_made[name]
+        c = caps[idx]
+        c.requires_grad_()
+        q = torch.randn((B, Hq, Nq, D), generator=gen).to(dev, dtypes[dt])
+        k = torch.randn((B, Hkv, Nk, D), generator=gen).to(dev, dtypes[dt])
+        v = torch.randn((B, Hkv, Nk, D), generator=gen).to(dev, dtypes[dt])
+        do = torch.randn((B, Hq, Nq, D), generator=gen).to(dev, dtypes[dt])
+        try:
+            out = flex.attention(q, k, v, sm, mm, causal=causal)
+            (got,) = torch.autograd.grad(out, c, do)
+            torch.cuda.synchronize()
+            ref = torch_reference_capture_grad(q, k, v, do, sm, mm, causal, c)
+            err = ((got.double() - ref).abs().max() /
+                   ref.abs().max().clamp_min(1e-30)).item()
+            ok = bool(torch.isfinite(got).all()) and err <= (3e-2 if dt == "bf16" else 1e-2)
+            caught = ref.abs().max().item() > 0  # a gradient that can be wrong
+        except Exception as e:  # noqa: BLE001
+            print(f"capture grad {name}: {type(e).__name__}: {e}")
+            err, ok, caught = float("nan"), False, False
+        finally:
+            c.requires_grad_(False)
+        failures += (not ok) + (not caught)
+        grad_rows.append(dict(case=name, dtype=dt, capture_grad=err, ok=ok,
+                              negative_control_caught=caught))
+        print(f"{'ok  ' if ok and caught else 'FAIL'} capture grad {name:15s} {dt:5s} "
+              f"rel err {err:.2e} ({list(c.shape)} {c.dtype})", flush=True)
     timings = time_all(dev) if timing else []
     if json_path:
         with open(json_path, "w") as f:
@@ -235,18 +283,26 @@ def check_all(directory, json_path, timing):
     return failures
 
 
-def torch_reference_grads(q, k, v, do, sm, mm, causal):
-    """dq, dk, dv of sum(out * do) by torch autograd in float64 on the GPU, the
-    functions run on torch tensors (fa.flex's functions dispatch to torch there);
+def torch_reference_capture_grad(q, k, v, do, sm, mm, causal, capture):
+    """d sum(out * do) / d capture of the float64 reference (torch autograd; the
+    functions read `capture`, a leaf that requires grad)."""
+    import torch
+    out = torch_reference_out(q.double(), k.double(), v.double(), sm, mm, causal)
+    (g,) = torch.autograd.grad((out * do.double()).sum(), capture)
+    return g.double()
+
+
+def torch_reference_out(qd, kd, vd, sm, mm, causal):
+    """The attention of float64 qd, kd, vd with the functions run on torch
+    tensors (fa.flex's functions dispatch to torch there), differentiable;
     rows that see no key give 0."""
     import torch
-    qd, kd, vd = (t.double().requires_grad_() for t in (q, k, v))
-    r = q.shape[1] // k.shape[1]
+    r = qd.shape[1] // kd.shape[1]
     kr, vr = kd.repeat_interleave(r, 1), vd.repeat_interleave(r, 1)
-    B, Hq, Nq, D = q.shape
-    Nk = k.shape[2]
+    B, Hq, Nq, D = qd.shape
+    Nk = kd.shape[2]
     s = torch.einsum("bhid,bhjd->bhij", qd, kr) / D ** 0.5
-    dev = q.device
+    dev = qd.device
     b = torch.arange(B, device=dev).view(B, 1, 1, 1)
     h = torch.arange(Hq, device=dev).view(1, Hq, 1, 1)
     i = torch.arange(Nq, device=dev).view(1, 1, Nq, 1)
@@ -263,7 +319,15 @@ def torch_reference_grads(q, k, v, do, sm, mm, causal):
     m = torch.where(torch.isfinite(m), m, torch.zeros_like(m))
     p = torch.exp(s - m)
     l_ = p.sum(-1, keepdim=True)
-    out = torch.einsum("bhij,bhjd->bhid", p, vr) / torch.where(l_ > 0, l_, torch.ones_like(l_))
+    return torch.einsum("bhij,bhjd->bhid", p, vr) / torch.where(l_ > 0, l_, torch.ones_like(l_))
+
+
+def torch_reference_grads(q, k, v, do, sm, mm, causal):
+    """dq, dk, dv of sum(out * do) by torch autograd in float64 on the GPU
+    (torch_reference_out)."""
+    import torch
+    qd, kd, vd = (t.double().requires_grad_() for t in (q, k, v))
+    out = torch_reference_out(qd, kd, vd, sm, mm, causal)
     return torch.autograd.grad(out, (qd, kd, vd), do.double())
 
 
@@ -352,6 +416,16 @@ def time_all(dev):
             if "flexattention" in ms:
                 ms["flexattention_fwd_bwd"] = _ms(train(lambda a, b_, c: flex_compiled(
                     a, b_, c, score_mod=sm, block_mask=bm)), reps=5)
+            if name == "alibi_causal":  # the slope table learnable too (grad_captures)
+                slopes = sm.__closure__[0].cell_contents if sm.__closure__ else None
+                if isinstance(slopes, torch.Tensor) and slopes.is_floating_point():
+                    slopes.requires_grad_()
+                    try:
+                        ms["fa_flex_fwd_bwd_learnable"] = _ms(lambda: torch.autograd.grad(
+                            flex.attention(qg, kg, vg, sm, mm, causal=causal),
+                            (qg, kg, vg, slopes), do), reps=5)
+                    finally:
+                        slopes.requires_grad_(False)
             with sdpa_kernel([SDPBackend.CUDNN_ATTENTION]):
                 ms["cudnn_plain_fwd_bwd"] = _ms(train(lambda a, b_, c:
                                                       F.scaled_dot_product_attention(

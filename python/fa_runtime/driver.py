@@ -8,7 +8,7 @@ import json
 import os
 import threading
 
-from .manifest import (AUXILIARY_OPS, FP8_QUANTIZE_OPS, SPLIT_KV_TENSORS, TensorDesc, auxiliary_manifests,
+from .manifest import (AUXILIARY_OPS, CAPTURE_GRAD, FP8_QUANTIZE_OPS, SPLIT_KV_TENSORS, TensorDesc, auxiliary_manifests,
                        check_cu_seqlens, check_index_values, check_launch, check_manifest,
                        check_num_splits, check_pointers, check_size, check_sizes, compile_expr,
                        cuda_ordinal, op_of, output_shapes, packed_sizes, page_size,
@@ -691,7 +691,9 @@ class Kernel:
         as `mask` (a kernel compiled with one: the same contract as the
         forward's) and the tensors the op's score_mod / mask_mod read, as
         `argN` for function argument N (as for the forward); non-contiguous
-        ones are copied.
+        ones are copied. A kernel compiled with grad_captures (manifest
+        parameters grad_argN) also returns, fourth, {"grad_argN": the f32
+        gradient of argument N} (allocated zero-filled here).
 
         A varlen kernel (manifest "varlen") takes the sequences packed in its
         "varlen_layout": thd q, o, do [Tq, Hq, D], k, v [Tk, Hkv, D], lse [Hq,
@@ -742,10 +744,18 @@ class Kernel:
         else:
             q_shape, kv_shape = accum_shape, (planes, s["Hkv"], s["Nk"], D)
             row_shape = accum_shape[:3]
+        # grad_captures: the f32 gradient of each captured argument N, as
+        # grad_argN, zero-filled (the kernel adds into it); returned fourth.
+        capture_grads = {p["tensor"]: torch.zeros([int(n) for n in p["shape"]],
+                                                  device=q.device, dtype=torch.float32)
+                         for p in self._ptr_params if CAPTURE_GRAD.fullmatch(p["tensor"])}
+
+        def result(dq, dk, dv):
+            return (dq, dk, dv, capture_grads) if capture_grads else (dq, dk, dv)
         if plan.empty:
-            return (torch.zeros(q_shape, device=q.device, dtype=q.dtype),
-                    torch.zeros(kv_shape, device=q.device, dtype=q.dtype),
-                    torch.zeros(kv_shape, device=q.device, dtype=q.dtype))
+            return result(torch.zeros(q_shape, device=q.device, dtype=q.dtype),
+                          torch.zeros(kv_shape, device=q.device, dtype=q.dtype),
+                          torch.zeros(kv_shape, device=q.device, dtype=q.dtype))
         pre, post = (self._aux.get(op) for op in AUXILIARY_OPS)
         stream = current_stream(torch, q.device)
         if pre is not None:
@@ -770,7 +780,8 @@ class Kernel:
         dk = torch.empty(kv_shape, device=q.device, dtype=q.dtype)
         dv = torch.empty(kv_shape, device=q.device, dtype=q.dtype)
         tensors = {**inputs, "q": q, "k": k, "v": v, "do": do, "lse": lse,
-                   "delta": delta, "dq_accum": dq_accum, "dk": dk, "dv": dv}
+                   "delta": delta, "dq_accum": dq_accum, "dk": dk, "dv": dv,
+                   **capture_grads}
         if any(p["tensor"] == "dq_semaphore" for p in self._ptr_params):
             # Deterministic kernels (fa-to-ptx{deterministic}): a counter per
             # query block of each (batch, head), zero before the launch.
@@ -781,12 +792,13 @@ class Kernel:
         self._launch(ptrs, s, stream, plan.device)
         if post is None:
             dq = dq_accum.to(q.dtype)
-            return (dq[0].transpose(0, 1).contiguous() if self.varlen_layout == "thd" else dq,
-                    dk, dv)
+            return result(
+                dq[0].transpose(0, 1).contiguous() if self.varlen_layout == "thd" else dq,
+                dk, dv)
         dq = torch.empty(q_shape, device=q.device, dtype=q.dtype)
         post._launch(post.grad_pointers({"dq_accum": dq_accum, "dq": dq}, s), s, stream,
                      plan.device)
-        return dq, dk, dv
+        return result(dq, dk, dv)
 
     def quantize(self, q, k, v):
         """An fp8 kernel with per-block descales: f16 / bf16 q [B, Hq, Nq, D],

@@ -96,20 +96,24 @@ TENSOR_MAP_ALIGN = 64
 # it: by the manifest's auxiliary kernels where it has them, else with torch
 # (driver.Kernel.grad, docs/Backward.md).
 #   optional  a regex of the tensor parameters a kernel may take besides
-#             `params` (the backward's dq_semaphore of a deterministic kernel,
-#             allocated by the runtime, the forward's mask operand, and argN,
-#             the tensors its score_mod / mask_mod read).
+#             `params` (the backward's dq_semaphore of a deterministic kernel
+#             and grad_argN, the f32 gradient of argument N (grad_captures),
+#             both allocated zero-filled by the runtime; the forward's mask
+#             operand, and argN, the tensors its score_mod / mask_mod read).
 OpContract = namedtuple("OpContract", "required written host params optional")
 # Tensors a kernel reads because of its op's mask operand or modifier regions:
 # always given by the caller.
 _CAPTURED = re.compile(r"mask|arg[0-9]+")
+# The backward's gradients of captured tensors (grad_captures): f32 buffers of
+# the capture's shape the runtime allocates zero-filled and returns.
+CAPTURE_GRAD = re.compile(r"grad_arg[0-9]+")
 OPS = {
     "attention": OpContract(("q", "k", "v"), frozenset(("out", "lse")), {}, None, None),
     "attention_grad": OpContract(
         ("q", "k", "v", "do", "lse"), frozenset(("dq_accum", "dk", "dv")),
         {"o": "do", "grad_lse": "lse"},
         frozenset(("q", "k", "v", "do", "lse", "delta", "dq_accum", "dk", "dv")),
-        re.compile(r"dq_semaphore|cu_seqlens_q|cu_seqlens_k|mask|arg[0-9]+")),
+        re.compile(r"dq_semaphore|cu_seqlens_q|cu_seqlens_k|mask|arg[0-9]+|grad_arg[0-9]+")),
     # The backward's auxiliary kernels (manifest "auxiliary_kernels", launched by
     # driver.Kernel.grad around the backward kernel): delta and dq_accum's zeros
     # before it, dq after it.

@@ -230,13 +230,19 @@ def test_gpu_kernel_compiles(chip, tmp_path):
         flex.load(tmp_path / "k2")
         assert flex.kernel(flex.trace(alibi, document), chip, "bf16", 128, causal=True,
                            lse=True, options={"stages": 2}).ptx == staged.ptx
-    if ptxas():
-        import subprocess
-        src = tmp_path / "k.ptx"
-        src.write_text(kern.ptx)
-        r = subprocess.run([ptxas(), f"-arch={chip}", str(src), "-o", str(tmp_path / "k.o")],
-                           capture_output=True, text=True)
-        assert r.returncode == 0, r.stderr
+    _assert_ptxas_takes(kern.ptx, chip, tmp_path)
+
+
+def _assert_ptxas_takes(ptx, chip, tmp_path):
+    """ptxas (when installed) assembles `ptx` for `chip`."""
+    if not ptxas():
+        return
+    import subprocess
+    src = tmp_path / "k.ptx"
+    src.write_text(ptx)
+    r = subprocess.run([ptxas(), f"-arch={chip}", str(src), "-o", str(tmp_path / "k.o")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
 
 
 def test_module_text():
@@ -458,3 +464,39 @@ def test_cpu_capture_gradient_errors():
                               grad_captures=[TABLE, TABLE])
     with pytest.raises(fa.AttentionInputError, match="needs a score_mod"):
         fa.cpu.attention_grad(*args, mask_mod=document, grad_captures=[DOCS])
+
+
+@pytest.mark.parametrize("chip", ["sm_90a", "sm_80"])
+def test_gpu_capture_gradient_kernel(chip, tmp_path):
+    # The backward kernel with grad_captures: the gradients are f32 parameters grad_argN of
+    # the captures' shapes after them (zero-filled and returned by Kernel.grad), added by
+    # atomics (the per-head slope's summed over a warp first); ptxas takes it.
+    t = flex.trace(alibi_relpos_learnable, None)
+    kern = flex.kernel(t, chip, "bf16", 128, causal=True, grad=True, capture_grads=(0, 1))
+    params = [(p["name"], p.get("shape"), p.get("dtype")) for p in kern.manifest["params"]]
+    names = [n for n, _, _ in params]
+    assert ("grad_arg6", [4], "f32") in params and ("grad_arg7", [41], "f32") in params
+    assert names.index("arg7") < names.index("grad_arg6") < names.index("B")
+    assert "grad_captures(%cap0, %cap1 : tensor<4xf32>, tensor<41xf16>)" in \
+        flex.grad_module_text(t, "bf16", 128, 128, causal=True, capture_grads=(0, 1))
+    assert "atom.global.add.f32" in kern.ptx or "red.global.add.f32" in kern.ptx
+    assert "shfl.sync.bfly" in kern.ptx
+    # Without capture_grads: another kernel, no grad_arg parameter.
+    plain = flex.kernel(t, chip, "bf16", 128, causal=True, grad=True)
+    assert not any(p["name"].startswith("grad_arg") for p in plain.manifest["params"])
+    _assert_ptxas_takes(kern.ptx, chip, tmp_path)
+
+
+def alibi_relpos_learnable(score, b, h, q_idx, kv_idx):
+    return score + SLOPES[h] * (kv_idx - q_idx) + TABLE[flex.minimum(
+        flex.maximum(kv_idx - q_idx, -20), 20) + 20]
+
+
+def test_gpu_capture_gradient_needs_an_additive_score_mod():
+    # A coefficient that depends on the score (s * w[h]): the kernels cannot form it.
+    def scaled(score, b, h, q_idx, kv_idx):
+        return score * SLOPES[h]
+    with pytest.raises(fa.CompileError, match="coefficient and indices do not depend on the "
+                                              "score"):
+        flex.kernel(flex.trace(scaled, None), "sm_90a", "f16", 64, grad=True,
+                    capture_grads=(0,))

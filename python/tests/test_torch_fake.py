@@ -1002,6 +1002,39 @@ def test_grad_launch_with_captured_tensor(fake, tmp_path):
         kern.grad(q, k, k, o, lse, do)
 
 
+def test_grad_launch_with_capture_gradient(fake, tmp_path):
+    """A backward kernel with grad_captures (manifest parameter grad_arg6 after
+    the captured arg6): Kernel.grad passes a zero-filled f32 buffer of its
+    shape after arg6 and returns it fourth, {"grad_arg6": buffer}."""
+    t = fake.torch
+    v = fa.Variant.parse("f16,d64,causal,grad")
+    manifest = grad_manifest(v)
+    slopes = {"name": "arg6", "tensor": "arg6", "type": "ptr", "dtype": "f32", "shape": [2],
+              "align_bytes": 4}
+    grad = {"name": "grad_arg6", "tensor": "grad_arg6", "type": "ptr", "dtype": "f32",
+            "shape": [2], "align_bytes": 4}
+    manifest["params"][9:9] = [slopes, grad]
+    kern = fa.Kernel(manifest, "// no code\n").runtime
+    B, Hq, Hkv, Nq, Nk, D = 1, 2, 1, 100, 256, 64
+    q, o, do = (Tensor((B, Hq, Nq, D), t.float16) for _ in range(3))
+    k = Tensor((B, Hkv, Nk, D), t.float16)
+    lse = Tensor((B, Hq, Nq), t.float32)
+    arg = Tensor((2,), t.float32)
+    fake.log("pp" + GRAD_KINDS)  # two more pointers
+    dq, dk, dv, grads = kern.grad(q, k, k, o, lse, do, arg6=arg)
+    (launch,) = launches(fake.log())
+    assert _live[int(params(launch)[9], 16)] is arg
+    buffer = _live[int(params(launch)[10], 16)]
+    assert grads == {"grad_arg6": buffer}
+    assert (buffer.shape, str(buffer.dtype)) == ((2,), "torch.float32")
+    assert not buffer.data.any()  # zero-filled before the launch
+    assert params(launch)[11:] == ["1", "2", "1", "100", "256"]
+    # An empty problem: zero gradients, still returned.
+    empty = Tensor((B, Hq, 0, D), t.float16)
+    assert len(kern.grad(empty, k, k, empty, Tensor((B, Hq, 0), t.float32), empty,
+                         arg6=arg)) == 4
+
+
 def test_grad_launch_deterministic(fake, tmp_path):
     """A deterministic backward kernel (fa-to-ptx{deterministic}: manifest
     parameter dq_semaphore after dv) gets a zeroed int32 counter per query

@@ -38,18 +38,66 @@ static LogicalResult checkGradFunction(func::FuncOp func, AttentionGradOp op) {
         "with varlen cu_seqlens_q, cu_seqlens_k) as its first arguments (in "
         "that order, "
         "then only tensors its regions read), compute only this "
-        "fa.attention_grad and return dq, dk, dv");
+        "fa.attention_grad and return dq, dk, dv (then the grad_captures' "
+        "gradients)");
   };
   Block &body = func.getBody().front();
+  // grad_captures are among the tensors the regions read (gradModifiers).
+  unsigned leading = op->getNumOperands() - op.getGradCaptures().size();
   if (body.getOperations().size() != 2 || op->getBlock() != &body ||
-      body.getNumArguments() < op->getNumOperands())
+      body.getNumArguments() < leading)
     return fail();
-  for (auto [i, operand] : llvm::enumerate(op->getOperands()))
+  for (auto [i, operand] :
+       llvm::enumerate(op->getOperands().take_front(leading)))
     if (operand != body.getArgument(i))
       return fail();
   auto ret = dyn_cast<func::ReturnOp>(body.getTerminator());
   if (!ret || ret.getOperands() != op->getResults())
     return fail();
+  return success();
+}
+
+/// grad_captures as the kernels form them: the captured arguments (function
+/// arguments the regions read, in spec.captures) and score_mod_grad's terms,
+/// whose coefficients and indices must not depend on the score (the kernels
+/// evaluate them where dS is formed, without it).
+static LogicalResult captureGradSpec(AttentionGradOp op,
+                                     ScoreModifierSpec &spec) {
+  if (op.getGradCaptures().empty())
+    return success();
+  for (Value capture : op.getGradCaptures()) {
+    auto arg = dyn_cast<BlockArgument>(capture);
+    const ScoreModifierSpec::Capture *read =
+        arg ? llvm::find_if(spec.captures,
+                            [&](const ScoreModifierSpec::Capture &c) {
+                              return c.arg == arg.getArgNumber();
+                            })
+            : spec.captures.end();
+    if (read == spec.captures.end())
+      return op.emitOpError("convert-fa-to-nvgpu: a grad_captures tensor "
+                            "must be a function argument score_mod reads");
+    spec.captureGrads.push_back(*read);
+  }
+  ArrayRef<int64_t> terms =
+      op.getCaptureGradTerms().value_or(ArrayRef<int64_t>());
+  Block &body = op.getScoreModGrad()->front();
+  BlockArgument score = body.getArgument(0);
+  ValueRange yielded = body.getTerminator()->getOperands();
+  size_t at = 2;
+  for (int64_t term : terms) {
+    int64_t rank = spec.captureGrads[term].type.getRank();
+    for (Value v : yielded.slice(at, 1 + rank))
+      if (dependsOnRegionArgument(v, score))
+        return op.emitOpError(
+                   "convert-fa-to-nvgpu: the backward kernels form the "
+                   "gradient of a captured tensor only where its coefficient "
+                   "and indices do not depend on the score (score_mod adds "
+                   "the captured values: s + bias[...], s + slope[h] * (j - "
+                   "i)); capture_grad_terms entry ")
+               << term << " does (fa-to-cpu forms it)";
+    spec.captureGradTerms.push_back(term);
+    at += 1 + rank;
+  }
   return success();
 }
 
@@ -60,10 +108,6 @@ static FailureOr<ScoreModifierSpec> gradModifiers(func::FuncOp func,
                                                   AttentionGradOp op,
                                                   std::optional<double> softcap) {
   ScoreModifierSpec spec;
-  if (!op.getGradCaptures().empty())
-    return op.emitOpError(
-        "convert-fa-to-nvgpu: the backward kernels do not form the gradients "
-        "of captured tensors (grad_captures) yet; fa-to-cpu does");
   if (op.getScoreMod() && !op.getScoreModGrad())
     return op.emitOpError(
         "convert-fa-to-nvgpu: the backward kernel needs score_mod's "
@@ -95,7 +139,7 @@ static FailureOr<ScoreModifierSpec> gradModifiers(func::FuncOp func,
   llvm::sort(spec.captures, [](const auto &a, const auto &b) {
     return a.arg < b.arg;
   });
-  unsigned operands = op->getNumOperands();
+  unsigned operands = op->getNumOperands() - op.getGradCaptures().size();
   for (const ScoreModifierSpec::Capture &capture : spec.captures)
     if (capture.arg < operands)
       return op.emitOpError("convert-fa-to-nvgpu: the backward kernel's "
@@ -106,6 +150,8 @@ static FailureOr<ScoreModifierSpec> gradModifiers(func::FuncOp func,
     return op.emitOpError("convert-fa-to-nvgpu: every function argument "
                           "after q, k, v, out, lse, do must be a tensor the "
                           "op's regions read (the kernel takes no other)");
+  if (failed(captureGradSpec(op, spec)))
+    return failure();
   return spec;
 }
 

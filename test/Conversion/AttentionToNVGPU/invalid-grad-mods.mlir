@@ -57,20 +57,21 @@ func.func @dynamic_capture(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %
 
 // -----
 
-// The gradients of captured tensors are formed on the CPU only, for now.
-func.func @grad_captures(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: tensor<?x?x?x64xf16>, %o: tensor<?x?x?x64xf16>, %lse: tensor<?x?x?xf32>, %do: tensor<?x?x?x64xf16>, %slopes: tensor<8xf32>) -> (tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<8xf32>) {
-  // expected-error @+1 {{convert-fa-to-nvgpu: the backward kernels do not form the gradients of captured tensors (grad_captures) yet; fa-to-cpu does}}
-  %dq, %dk, %dv, %ds = fa.attention_grad %q, %k, %v, %o, %lse, %do grad_captures(%slopes : tensor<8xf32>) {capture_grad_terms = array<i64: 0>} score_mod {
+// The gradient of a captured tensor whose coefficient depends on the score
+// (t = s * w[h]: dt / dw[h] = s): the kernels form the terms where dS is
+// formed, without the score.
+func.func @grad_captures(%q: tensor<?x?x?x64xf16>, %k: tensor<?x?x?x64xf16>, %v: tensor<?x?x?x64xf16>, %o: tensor<?x?x?x64xf16>, %lse: tensor<?x?x?xf32>, %do: tensor<?x?x?x64xf16>, %w: tensor<8xf32>) -> (tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<8xf32>) {
+  // expected-error @+1 {{convert-fa-to-nvgpu: the backward kernels form the gradient of a captured tensor only where its coefficient and indices do not depend on the score (score_mod adds the captured values: s + bias[...], s + slope[h] * (j - i)); capture_grad_terms entry 0 does (fa-to-cpu forms it)}}
+  %dq, %dk, %dv, %dw = fa.attention_grad %q, %k, %v, %o, %lse, %do grad_captures(%w : tensor<8xf32>) {capture_grad_terms = array<i64: 0>} score_mod {
   ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
-    %sl = tensor.extract %slopes[%h] : tensor<8xf32>
-    %t = arith.addf %s, %sl : f32
+    %x = tensor.extract %w[%h] : tensor<8xf32>
+    %t = arith.mulf %s, %x : f32
     fa.yield %t : f32
   } score_mod_grad {
   ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
-    %sl = tensor.extract %slopes[%h] : tensor<8xf32>
-    %t = arith.addf %s, %sl : f32
-    %one = arith.constant 1.0 : f32
-    fa.yield %t, %one, %one, %h : f32, f32, f32, index
+    %x = tensor.extract %w[%h] : tensor<8xf32>
+    %t = arith.mulf %s, %x : f32
+    fa.yield %t, %x, %s, %h : f32, f32, f32, index
   } : tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?xf32>, tensor<?x?x?x64xf16> -> tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<8xf32>
-  return %dq, %dk, %dv, %ds : tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<8xf32>
+  return %dq, %dk, %dv, %dw : tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<8xf32>
 }

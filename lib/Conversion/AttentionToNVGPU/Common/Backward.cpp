@@ -2,12 +2,14 @@
 #include "fa/Conversion/AttentionToNVGPU/Common/Backward.h"
 #include "fa/Conversion/AttentionToNVGPU/Common/InlinePTX.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 
 #include <cmath>
 #include <limits>
@@ -138,8 +140,7 @@ BackwardArgs mlir::fa::kernel::readBackwardArgs(KernelBuilder &kb,
   if (cfg.deterministic)
     args.dqSemaphore = a[next++];
   // The mask operand's parameter (if any), then the captured tensors.
-  size_t modifierParams =
-      (cfg.modifiers.mask ? 1 : 0) + cfg.modifiers.captures.size();
+  size_t modifierParams = cfg.modifiers.numParams();
   args.modifierParams.assign(a.begin() + next,
                              a.begin() + next + modifierParams);
   next += modifierParams;
@@ -270,10 +271,12 @@ std::pair<Value, Value> mlir::fa::kernel::narrowQueryBlocks(
   // dropped with it.
   ScoreModifierSpec maskModOnly = spec;
   maskModOnly.mask.reset();
-  KernelScoreModifiers mods(
-      kb, maskModOnly,
-      ArrayRef<Value>(args.modifierParams).drop_front(spec.mask ? 1 : 0),
-      args.sizes, cta.batch, cta.kvHead);
+  maskModOnly.captureGrads.clear();
+  maskModOnly.captureGradTerms.clear();
+  KernelScoreModifiers mods(kb, maskModOnly,
+                            ArrayRef<Value>(args.modifierParams)
+                                .slice(spec.mask ? 1 : 0, spec.captures.size()),
+                            args.sizes, cta.batch, cta.kvHead);
   Value lastKey = kb.sub(
       arith::MinSIOp::create(kb.b, kb.loc, kb.add(cta.kv0, kb.idx(cfg.blockKV)),
                              cta.keyLength),
@@ -494,6 +497,108 @@ SmallVector<Value> BackwardSchedule::gradScoreTile(StatPairAt deltaAt,
   }
   ds[0].append(ds[1]);
   return ds[0];
+}
+
+bool BackwardConfig::gradScoreIsGradT() const {
+  if (softcap)
+    return false;
+  if (!modifiers.scoreModGrad)
+    return true;
+  Operation *yield = modifiers.scoreModGrad->front().getTerminator();
+  return matchPattern(yield->getOperand(1), m_OneFloat());
+}
+
+SmallVector<Value>
+BackwardSchedule::gradModifiedScoreTile(StatPairAt deltaAt, ValueRange p,
+                                        TileElement dp, int64_t nTiles) const {
+  if (nTiles == 0)
+    nTiles = cfg.blockQ / 8;
+  int64_t perRow = 2 * nTiles;
+  SmallVector<Value> out(2 * perRow);
+  for (int64_t n = 0; n < nTiles; ++n) {
+    Value delta = deltaAt(n);
+    for (int r = 0; r < 2; ++r)
+      for (int64_t c = 0; c < 2; ++c) {
+        Value d = vector::ExtractOp::create(kb.b, kb.loc, delta,
+                                            ArrayRef<int64_t>{c});
+        int64_t i = r * perRow + 2 * n + c;
+        out[i] = gradScore(kb, p[i], dp(n, r, c), d, Value());
+      }
+  }
+  return out;
+}
+
+void BackwardSchedule::addCaptureGrads(ValueRange dsT, Value quadLane,
+                                       Value head, Value q0,
+                                       ArrayRef<Value> keys,
+                                       int64_t nTiles) const {
+  if (!cfg.hasCaptureGrads())
+    return;
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  if (nTiles == 0)
+    nTiles = cfg.blockQ / 8;
+  int64_t perRow = 2 * nTiles;
+  KernelScoreModifiers mods(kb, cfg.modifiers, args.modifierParams, args.sizes,
+                            cta.batch, head);
+  Value colBase = kb.add(q0, kb.mul(quadLane, kb.idx(2)));
+  // Tile-uniform terms: the thread's sum and the term (its buffer and
+  // offset, the same at every score).
+  SmallVector<Value> sums;
+  SmallVector<KernelScoreModifiers::CaptureGradTerm> uniform;
+  auto add = [&](Value buffer, Value offset, Value v) {
+    memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addf, v, buffer,
+                                ValueRange{offset});
+  };
+  for (int64_t n = 0; n < nTiles; ++n)
+    for (int r = 0; r < 2; ++r)
+      for (int64_t c = 0; c < 2; ++c) {
+        Value g = dsT[r * perRow + 2 * n + c];
+        Value zero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, g,
+                                           kb.f32(0.0));
+        SmallVector<KernelScoreModifiers::CaptureGradTerm> terms =
+            mods.captureGradTerms(mods.row(kb.add(colBase, kb.idx(8 * n + c))),
+                                  keys[r]);
+        size_t u = 0;
+        for (const KernelScoreModifiers::CaptureGradTerm &t : terms) {
+          Value v = arith::SelectOp::create(
+              b, loc, zero, kb.f32(0.0),
+              arith::MulFOp::create(b, loc, g, t.coefficient));
+          if (!t.tileUniform) {
+            Value nonzero = arith::CmpFOp::create(
+                b, loc, arith::CmpFPredicate::UNE, g, kb.f32(0.0));
+            scf::IfOp::create(b, loc, nonzero, [&](OpBuilder &, Location) {
+              add(t.buffer, t.offset, v);
+              scf::YieldOp::create(b, loc);
+            });
+            continue;
+          }
+          if (u == sums.size()) {
+            sums.push_back(v);
+            uniform.push_back(t);
+          } else {
+            sums[u] = arith::AddFOp::create(b, loc, sums[u], v);
+          }
+          ++u;
+        }
+      }
+  if (sums.empty())
+    return;
+  Value lane = arith::RemUIOp::create(
+      b, loc, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x), kb.idx(32));
+  Value first = kb.cmp(arith::CmpIPredicate::eq, lane, kb.idx(0));
+  for (auto [sum, t] : llvm::zip_equal(sums, uniform)) {
+    Value v = sum;
+    for (int32_t off : {16, 8, 4, 2, 1})
+      v = arith::AddFOp::create(
+          b, loc, v,
+          gpu::ShuffleOp::create(b, loc, v, off, 32, gpu::ShuffleMode::XOR)
+              .getShuffleResult());
+    scf::IfOp::create(b, loc, first, [&](OpBuilder &, Location) {
+      add(t.buffer, t.offset, v);
+      scf::YieldOp::create(b, loc);
+    });
+  }
 }
 
 Value BackwardSchedule::gradQuerySemaphore(const BackwardStep &s) const {

@@ -73,9 +73,7 @@ bool ScoreModifierSpec::scoreModIsArithmetic() const {
   return !w.wasInterrupted();
 }
 
-/// Whether `v` is computed from `arg` (a block argument of the region that
-/// defines `v`), through the operands of the ops that define it there.
-static bool dependsOn(Value v, BlockArgument arg) {
+bool mlir::fa::dependsOnRegionArgument(Value v, BlockArgument arg) {
   Region *region = arg.getParentRegion();
   SmallVector<Value> work{v};
   DenseSet<Value> seen;
@@ -117,7 +115,8 @@ static SmallVector<Value> addedTerms(Region &scoreMod) {
   } else if (auto fma = dyn_cast<math::FmaOp>(def); fma && fma.getC() == s) {
     terms.append({fma.getA(), fma.getB()});
   }
-  if (llvm::any_of(terms, [&](Value t) { return dependsOn(t, s); }))
+  if (llvm::any_of(terms,
+                   [&](Value t) { return dependsOnRegionArgument(t, s); }))
     return {};
   return terms;
 }
@@ -220,6 +219,21 @@ void mlir::fa::insertScoreModifierParams(std::vector<KernelParam> &params,
                               storageBytes(elt)};
     extra.push_back(std::move(p));
   }
+  for (const ScoreModifierSpec::Capture &c : spec.captureGrads) {
+    Type f32 = Float32Type::get(c.type.getContext());
+    KernelParam p;
+    p.name = "grad_arg" + std::to_string(c.arg);
+    p.kind = ParamKind::Pointer;
+    p.type = MemRefType::get({kModifierGlobalExtent}, f32);
+    p.meaning = "gradient of argument " + std::to_string(c.arg) +
+                " (f32, its shape), zero-filled before the launch; receives "
+                "score_mod's terms by atomic adds";
+    SmallVector<SizeExpr, 4> shape;
+    for (int64_t n : c.type.getShape())
+      shape.push_back(n);
+    p.tensor = TensorContract{p.name, "f32", shape, 4};
+    extra.push_back(std::move(p));
+  }
   auto firstSize = llvm::find_if(
       params, [](const KernelParam &p) { return p.kind == ParamKind::I32; });
   params.insert(firstSize, extra.begin(), extra.end());
@@ -236,8 +250,9 @@ KernelScoreModifiers::KernelScoreModifiers(
       batch(batch), head(head), nq(sizes.queryLength), nk(sizes.keyLength) {
   if (this->splitBias) {
     BlockArgument j = spec.scoreMod->front().getArgument(4);
-    biasReadsColumn = llvm::any_of(addedTerms(*spec.scoreMod),
-                                   [&](Value t) { return dependsOn(t, j); });
+    biasReadsColumn = llvm::any_of(addedTerms(*spec.scoreMod), [&](Value t) {
+      return dependsOnRegionArgument(t, j);
+    });
   }
   // The key position's last argument: 4 in score_mod and score_mod_grad, 3
   // in mask_mod.
@@ -248,8 +263,9 @@ KernelScoreModifiers::KernelScoreModifiers(
       continue;
     BlockArgument j = region->front().getArgument(jArg);
     region->walk([&](tensor::ExtractOp extract) {
-      if (llvm::any_of(extract.getIndices(),
-                       [&](Value index) { return dependsOn(index, j); }))
+      if (llvm::any_of(extract.getIndices(), [&](Value index) {
+            return dependsOnRegionArgument(index, j);
+          }))
         capturedAtColumn = true;
     });
   }
@@ -268,6 +284,54 @@ KernelScoreModifiers::KernelScoreModifiers(
   }
   for (const ScoreModifierSpec::Capture &c : spec.captures)
     captures[c.arg] = params[next++];
+  for (size_t g = 0; g < spec.captureGrads.size(); ++g)
+    captureGradBuffers.push_back(params[next++]);
+}
+
+SmallVector<KernelScoreModifiers::CaptureGradTerm>
+KernelScoreModifiers::captureGradTerms(const Row &r, Value col) const {
+  SmallVector<CaptureGradTerm> terms;
+  if (spec.captureGradTerms.empty())
+    return terms;
+  Block &body = spec.scoreModGrad->front();
+  BlockArgument iArg = body.getArgument(3), jArg = body.getArgument(4);
+  // The score does not reach the terms (checked): 0 stands for it, and t's
+  // ops die.
+  SmallVector<Value> yielded = inlineRegion(
+      *spec.scoreModGrad, {kb.f32(0.0), batch, head, r.i, readColumn(col)});
+  ValueRange regionYield = body.getTerminator()->getOperands();
+  size_t at = 2; // past t and dt
+  for (int64_t g : spec.captureGradTerms) {
+    RankedTensorType type = spec.captureGrads[g].type;
+    CaptureGradTerm term;
+    term.buffer = captureGradBuffers[g];
+    term.coefficient = yielded[at];
+    term.tileUniform = true;
+    ++at;
+    // Row-major offset of the indices, each clamped into its dim (i32: the
+    // region's index values are).
+    Value offset = kb.i32c(0);
+    for (int64_t d = 0; d < type.getRank(); ++d, ++at) {
+      Value index = yielded[at];
+      if (index.getType().isIndex())
+        index =
+            arith::IndexCastOp::create(kb.b, kb.loc, kb.b.getI32Type(), index);
+      index = arith::MaxSIOp::create(kb.b, kb.loc, index, kb.i32c(0));
+      index = arith::MinSIOp::create(kb.b, kb.loc, index,
+                                     kb.i32c(type.getDimSize(d) - 1));
+      offset = arith::AddIOp::create(
+          kb.b, kb.loc,
+          arith::MulIOp::create(kb.b, kb.loc, offset,
+                                kb.i32c(type.getDimSize(d))),
+          index);
+      term.tileUniform = term.tileUniform &&
+                         !dependsOnRegionArgument(regionYield[at], iArg) &&
+                         !dependsOnRegionArgument(regionYield[at], jArg);
+    }
+    term.offset = kb.asIndex(offset);
+    terms.push_back(term);
+  }
+  return terms;
 }
 
 KernelScoreModifiers::Row KernelScoreModifiers::row(Value rowQ) const {

@@ -65,6 +65,8 @@ struct StepBuilder {
   /// order) rounded to the element type into the warp's rows and the half's
   /// columns of the P^T / dS^T tile.
   void storeKeyQueryTile(int64_t m, ValueRange values) const;
+  /// The first query of the warp's half of the step's query block.
+  Value halfQ0() const;
   /// P^T (and 1 - tanh^2 with softcap) of m-tile m, masked when `masked`.
   SmallVector<Value> probabilities(const Tile &s, int64_t m, bool masked) const;
   /// The stage's lse (which = 0) or delta (1) of n-tile n of the half.
@@ -192,9 +194,13 @@ Value StepBuilder::statPair(int64_t which, int64_t n) const {
   return schedule.statPair(buf.stats, step.stage, which, lane, n);
 }
 
+Value StepBuilder::halfQ0() const {
+  return kb.add(step.q0, kb.mul(tile.half, kb.idx(cfg.blockQ / 2)));
+}
+
 SmallVector<Value> StepBuilder::probabilities(const Tile &s, int64_t m,
                                               bool masked) const {
-  Value q0 = kb.add(step.q0, kb.mul(tile.half, kb.idx(cfg.blockQ / 2)));
+  Value q0 = halfQ0();
   return schedule.probabilityTile(
       [&](int64_t n) { return statPair(0, n); }, tile.quadLane, step.head, q0,
       tile.keys[m], masked,
@@ -344,14 +350,23 @@ void mlir::fa::sm80::buildBackwardStep(
   // dS^T = P^T (dP^T - delta) (* (1 - tanh^2)), dP^T = V dO^T.
   std::array<Tile, kKeyTiles> dp = sb.keysTimesQueries(plan.vRow, sb.doRow);
   SmallVector<Value> ds[kKeyTiles];
-  for (int64_t m = 0; m < kKeyTiles; ++m)
-    ds[m] = schedule.gradScoreTile(
-        [&](int64_t n) { return sb.statPair(1, n); }, pOf(m),
-        [&](int64_t n, int r, int64_t c) -> Value {
-          return vector::ExtractOp::create(b, loc, dp[m][n],
-                                           ArrayRef<int64_t>{r, c});
-        },
-        sb.queryTiles());
+  for (int64_t m = 0; m < kKeyTiles; ++m) {
+    auto dpAt = [&](int64_t n, int r, int64_t c) -> Value {
+      return vector::ExtractOp::create(b, loc, dp[m][n],
+                                       ArrayRef<int64_t>{r, c});
+    };
+    ds[m] = schedule.gradScoreTile([&](int64_t n) { return sb.statPair(1, n); },
+                                   pOf(m), dpAt, sb.queryTiles());
+    if (cfg.hasCaptureGrads())
+      schedule.addCaptureGrads(
+          cfg.gradScoreIsGradT()
+              ? ds[m]
+              : schedule.gradModifiedScoreTile(
+                    [&](int64_t n) { return sb.statPair(1, n); }, pOf(m), dpAt,
+                    sb.queryTiles()),
+          sb.tile.quadLane, sb.step.head, sb.halfQ0(), sb.tile.keys[m],
+          sb.queryTiles());
+  }
 
   // A fragments of the warp's own P^T and dS^T (rounded as the stores).
   Type elt = cfg.elementType;

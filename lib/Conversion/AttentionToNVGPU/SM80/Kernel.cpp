@@ -48,8 +48,7 @@ static KernelArgs readKernelArgs(KernelBuilder &kb, const KernelConfig &cfg,
   a.out = args[3];
   a.lse = cfg.hasLse ? args[4] : Value();
   unsigned s0 = cfg.hasLse ? 5 : 4;
-  unsigned numModifierParams =
-      (cfg.modifiers.mask ? 1 : 0) + cfg.modifiers.captures.size();
+  unsigned numModifierParams = cfg.modifiers.numParams();
   a.modifierParams.assign(args.begin() + s0,
                           args.begin() + s0 + numModifierParams);
   s0 += numModifierParams;

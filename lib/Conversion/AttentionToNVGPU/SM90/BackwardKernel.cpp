@@ -434,6 +434,17 @@ void GradBuilder::step(Value t, Value stage, Value buffer, Value nextStat,
       [&](int64_t n, int r, int64_t c) {
         return kb.extract(dp, 4 * n + 2 * r + c);
       });
+  // grad_captures: dS_t (dS itself for an additive score_mod), taken after
+  // dS^T is in shared memory (below).
+  SmallVector<Value> dsT;
+  if (cfg.hasCaptureGrads())
+    dsT = cfg.gradScoreIsGradT()
+              ? dsAll
+              : schedule.gradModifiedScoreTile(
+                    [&](int64_t n) { return statAt(delta, stage, 1, n); }, res,
+                    [&](int64_t n, int r, int64_t c) {
+                      return kb.extract(dp, 4 * n + 2 * r + c);
+                    });
   ArrayRef<Value> ds[2] = {ArrayRef(dsAll).take_front(perRow),
                            ArrayRef(dsAll).drop_front(perRow)};
   SmallVector<Value> dsRegs = pack(ds[0], ds[1]);
@@ -444,6 +455,7 @@ void GradBuilder::step(Value t, Value stage, Value buffer, Value nextStat,
   // (t - 1) % 2 in step t - 1's dQ product; buffer t % 2 was last read in
   // step t - 2, before this warpgroup's barrier of step t - 1 (below).
   writeGradScoresT(ds[0], ds[1], stage);
+  schedule.addCaptureGrads(dsT, th.quadLane, st.head, st.q0, th.keys);
   // Step t + 1's statistics into the other stage (read last in step t - 1,
   // before its barrier); the barrier below publishes them.
   schedule.storeRowStat(nextStat, kb.sub(kb.idx(1), stage), sh.stats);

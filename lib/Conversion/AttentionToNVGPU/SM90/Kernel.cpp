@@ -56,7 +56,7 @@ static KernelArgs readKernelArgs(KernelBuilder &kb, const KernelConfig &cfg,
     s0 += 3;
   }
   const ScoreModifierSpec &mods = cfg.desc.modifiers;
-  unsigned numModifierParams = (mods.mask ? 1 : 0) + mods.captures.size();
+  unsigned numModifierParams = mods.numParams();
   a.modifierParams.assign(args.begin() + s0,
                           args.begin() + s0 + numModifierParams);
   s0 += numModifierParams;

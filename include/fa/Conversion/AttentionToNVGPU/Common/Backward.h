@@ -73,6 +73,11 @@ struct BackwardConfig {
   bool hasScoreDerivative() const {
     return softcap || modifiers.scoreModGrad;
   }
+  /// Whether the backward forms capture gradients (grad_captures).
+  bool hasCaptureGrads() const { return !modifiers.captureGradTerms.empty(); }
+  /// Whether dS is dS_t itself: no softcap, and score_mod_grad's dt/ds the
+  /// constant 1 (score_mod adds a bias).
+  bool gradScoreIsGradT() const;
   /// The values probabilityTile returns for a tile of block-q queries.
   int64_t probabilityTileValues() const {
     return 2 * (blockQ / 4) * (hasScoreDerivative() ? 2 : 1);
@@ -232,6 +237,23 @@ struct BackwardSchedule {
   /// probabilityTile's result (of the same nTiles), `dp` dP^T's elements.
   SmallVector<Value> gradScoreTile(StatPairAt delta, ValueRange p,
                                    TileElement dp, int64_t nTiles = 0) const;
+  /// dS_t = P (dP - delta) of the tile, gradScoreTile's without score_mod's
+  /// and softcap's derivative (the gradient with respect to score_mod's t,
+  /// what the capture gradients take), in its order. gradScoreTile's own
+  /// values where that derivative is the constant 1 (gradScoreIsGradT).
+  SmallVector<Value> gradModifiedScoreTile(StatPairAt delta, ValueRange p,
+                                           TileElement dp,
+                                           int64_t nTiles = 0) const;
+  /// grad_captures: adds the tile's scores' capture-gradient terms (dS_t *
+  /// coefficient, KernelScoreModifiers::captureGradTerms) into their
+  /// gradient buffers: a term whose indices are the same all over the tile
+  /// summed over the thread's scores and the warp's lanes first (one atomic
+  /// add per warp), the others one atomic add per score (none where dS_t is
+  /// 0: a hidden score's coefficient may be anything). `dsT`:
+  /// gradModifiedScoreTile's; the positions as probabilityTile's; every lane
+  /// of the warp calls it. Nothing without capture_grad_terms.
+  void addCaptureGrads(ValueRange dsT, Value quadLane, Value head, Value q0,
+                       ArrayRef<Value> keys, int64_t nTiles = 0) const;
 
   /// Deterministic dQ: the CTAs whose keys a query block sees (consecutive
   /// key blocks: queryBlockRange grows with the key block) add into its dq

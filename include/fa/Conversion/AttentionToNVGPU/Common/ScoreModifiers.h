@@ -55,6 +55,17 @@ struct ScoreModifierSpec {
     RankedTensorType type;
   };
   SmallVector<Capture> captures;
+  /// The backward's grad_captures: the captured arguments whose gradients
+  /// the kernel adds into (f32, the capture's shape; kernel parameters
+  /// grad_arg<N> after the captures), and for each capture_grad_terms entry
+  /// of score_mod_grad its position in captureGrads.
+  SmallVector<Capture> captureGrads;
+  SmallVector<int64_t> captureGradTerms;
+  /// The kernel parameters insertScoreModifierParams adds: the mask's, the
+  /// captures', the capture gradients'.
+  size_t numParams() const {
+    return (mask ? 1 : 0) + captures.size() + captureGrads.size();
+  }
 
   /// How mask_mod can be bounded over a block of rows x keys by interval
   /// arithmetic (boundMaskMod): not at all; with arithmetic alone; or reading
@@ -142,6 +153,10 @@ ScoreModifierSpec::MaskModBound boundMaskMod(Region &maskMod);
 /// `params` before its first i32 size parameter.
 void insertScoreModifierParams(std::vector<KernelParam> &params,
                                const ScoreModifierSpec &spec);
+
+/// Whether `v` is computed from `arg` (a block argument of the region that
+/// defines `v`), through the operands of the ops that define it there.
+bool dependsOnRegionArgument(Value v, BlockArgument arg);
 
 } // namespace mlir::fa
 
@@ -241,6 +256,19 @@ public:
   struct ScoreWithDerivative {
     Value score, derivative, keep;
   };
+
+  /// The backward's capture-gradient terms (spec.captureGradTerms) at the
+  /// score of `row` and key column `col`: each term's gradient buffer
+  /// (f32 memref), the element offset its indices name (clamped into the
+  /// capture), its coefficient d t / d(element) and whether its indices are
+  /// the same for every score of a tile (they read neither i nor j). The
+  /// coefficients must not depend on the score (the GPU lowering checks).
+  struct CaptureGradTerm {
+    Value buffer, offset, coefficient;
+    bool tileUniform = false;
+  };
+  SmallVector<CaptureGradTerm> captureGradTerms(const Row &row,
+                                                Value col) const;
   ScoreWithDerivative applyWithDerivative(Value s, double scale,
                                           const Row &row, Value col) const;
 
@@ -437,6 +465,7 @@ private:
   bool capturedAtColumn = false;
   Value mask;                         ///< [Bm * Hm * Nm * Nk] memref
   DenseMap<unsigned, Value> captures; ///< argument number -> memref
+  SmallVector<Value> captureGradBuffers; ///< per captureGrads: f32 memref
   Value batch, head, nq, nk;
   Value maskPlane; ///< element offset of the tile's [Nm, Nk] mask plane
   /// hoistRowRanges: the rows' first index and, per row-indexed extract of

@@ -407,8 +407,9 @@ def FA_AttentionGradOp : FA_Op<"attention_grad", [Pure, AttrSizedOperandSegments
     grad_captures position. fa-differentiate-score-mod builds both (one more
     forward sweep per read, a read whose t does not depend on it dropped). The
     lowerings add the terms at indices clamped into the tensor (at a visible
-    score they are those score_mod read). The GPU kernels do not form them yet
-    (a diagnostic); fa-to-cpu does. Operands are `query`, `key`, `value` as
+    score they are those score_mod read). The GPU kernels form the terms whose
+    coefficient and indices do not depend on the score (score_mod adds the
+    captured values); others are a diagnostic there (fa-to-cpu forms all). Operands are `query`, `key`, `value` as
     for fa.attention, `out: [B, Hq, Nq, Dv]`, `lse: [B, Hq, Nq] x f32` and
     `grad_out: [B, Hq, Nq, Dv]`; q, k, v, out and grad_out share one element type
     (f16, bf16 or f32), and the results have exactly the types of q, k and v.
