@@ -243,6 +243,12 @@ LogicalResult mlir::fa::buildAttentionGradKernel(
   if (options.rowsPerWarp)
     return op.emitOpError("convert-fa-to-nvgpu: option rows-per-warp does "
                           "not apply to the backward kernel");
+  if (options.deterministic && !op.getGradCaptures().empty())
+    return op.emitOpError(
+        "convert-fa-to-nvgpu{deterministic}: the gradients of grad_captures "
+        "are added by atomics in no fixed order, so they would not be "
+        "deterministic; compile without deterministic or without "
+        "grad_captures");
   // Which kernel: on sm_90a the wgmma kernel (on the H200 1.2-1.25x the
   // mma.sync kernel at head dim 64, 1.6-1.8x at 128: run6 and run7 in
   // bench/results/backward_h200_2026-12-01), on sm_80 the mma.sync one.
