@@ -226,8 +226,6 @@ LogicalResult mlir::fa::buildAttentionGradKernel(
       return unsupported("is sm_90a's (chip=sm_90a)");
     if (options.deterministic)
       return unsupported("has no deterministic dQ yet");
-    if (op.getScoreMod() || op.getMaskMod())
-      return unsupported("does not apply score_mod / mask_mod yet");
   }
   if (failed(checkGradFunction(func, op)))
     return failure();

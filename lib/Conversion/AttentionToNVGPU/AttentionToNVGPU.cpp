@@ -140,10 +140,11 @@ static LogicalResult checkVarlenSupport(const TiledAttention &attn,
   if (chip != "sm_90a")
     return attn.forall->emitOpError("the ")
            << chip << " kernel does not support varlen yet (sm_90a does)";
-  if (!attn.modifiers.empty())
+  if (attn.modifiers.mask)
     return attn.forall->emitOpError("the ")
-           << chip << " kernel does not support varlen together with "
-                      "softcap or score_mod / mask_mod yet";
+           << chip
+           << " kernel does not support varlen together with a mask "
+              "operand";
   return success();
 }
 

@@ -15,12 +15,12 @@ func.func @varlen(%q: tensor<1x4x?x64xf16>, %k: tensor<1x2x?x64xf16>, %v: tensor
 
 // -----
 
-// score_mod / mask_mod see (b, h, i, j) of a batch; the kernel does not give
-// them a sequence's yet.
+// With regions too (sm_90a applies them, positions within the sequence:
+// fa-to-ptx-varlen-modifiers-ptxas.mlir): the same two refusals.
 func.func @varlen_mask_mod(%q: tensor<1x4x?x64xf16>, %k: tensor<1x2x?x64xf16>, %v: tensor<1x2x?x64xf16>,
                   %o: tensor<1x4x?x64xf16>, %l: tensor<1x4x?xf32>, %do: tensor<1x4x?x64xf16>,
                   %cq: tensor<?xi32>, %ck: tensor<?xi32>) -> (tensor<1x4x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>) {
-  // expected-error-re @+1 {{{{convert-fa-to-nvgpu: the backward kernel for packed variable-length sequences \(varlen\) (is sm_90a's \(chip=sm_90a\)|has no deterministic dQ yet|does not apply score_mod / mask_mod yet); the CPU pipeline \(fa-to-cpu\) lowers it}}}}
+  // expected-error-re @+1 {{{{convert-fa-to-nvgpu: the backward kernel for packed variable-length sequences \(varlen\) (is sm_90a's \(chip=sm_90a\)|has no deterministic dQ yet); the CPU pipeline \(fa-to-cpu\) lowers it}}}}
   %dq, %dk, %dv = fa.attention_grad %q, %k, %v, %o, %l, %do varlen(%cq, %ck : tensor<?xi32>, tensor<?xi32>) {} mask_mod {
   ^bb0(%b: index, %h: index, %i: index, %j: index):
     %keep = arith.cmpi sge, %i, %j : index

@@ -14,12 +14,3 @@ func.func @dynamic_tiles(%q: tensor<1x8x?x128xf16>, %k: tensor<1x2x?x128xf16>, %
       : tensor<1x8x?x128xf16>, tensor<1x2x?x128xf16>, tensor<1x2x?x128xf16> -> tensor<1x8x?x128xf16>
   return %o : tensor<1x8x?x128xf16>
 }
-
-// -----
-
-func.func @softcap(%q: tensor<1x8x?x128xf16>, %k: tensor<1x2x?x128xf16>, %c: tensor<?xi32>) -> tensor<1x8x?x128xf16> {
-  // expected-error @+1 {{the sm_90a kernel does not support varlen together with softcap or score_mod / mask_mod yet}}
-  %o = fa.attention %q, %k, %k varlen(%c, %c : tensor<?xi32>, tensor<?xi32>) {softcap = 30.0 : f32}
-      : tensor<1x8x?x128xf16>, tensor<1x2x?x128xf16>, tensor<1x2x?x128xf16> -> tensor<1x8x?x128xf16>
-  return %o : tensor<1x8x?x128xf16>
-}

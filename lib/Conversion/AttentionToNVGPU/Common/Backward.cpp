@@ -21,7 +21,8 @@ using namespace mlir::fa::kernel;
 void mlir::fa::kernel::tokenMajorGradParams(std::vector<KernelParam> &params) {
   for (KernelParam &p : params) {
     if (!p.tensor || p.tensor->name == "dq_accum" ||
-        StringRef(p.tensor->name).starts_with("cu_seqlens"))
+        StringRef(p.tensor->name).starts_with("cu_seqlens") ||
+        isScoreModifierTensor(p.tensor->name))
       continue;
     SmallVector<SizeExpr, 4> &shape = p.tensor->shape;
     bool keys = p.tensor->name == "k" || p.tensor->name == "v" ||
@@ -276,7 +277,8 @@ std::pair<Value, Value> mlir::fa::kernel::narrowQueryBlocks(
   KernelScoreModifiers mods(kb, maskModOnly,
                             ArrayRef<Value>(args.modifierParams)
                                 .slice(spec.mask ? 1 : 0, spec.captures.size()),
-                            args.sizes, cta.batch, cta.kvHead);
+                            cta.sequenceSizes(args.sizes), cta.batch,
+                            cta.kvHead);
   Value lastKey = kb.sub(
       arith::MinSIOp::create(kb.b, kb.loc, kb.add(cta.kv0, kb.idx(cfg.blockKV)),
                              cta.keyLength),
@@ -434,8 +436,8 @@ BackwardSchedule::probabilityTile(StatPairAt lse2At, Value quadLane, Value head,
   // The regions see (batch, query head, query row, key) of each score.
   std::optional<KernelScoreModifiers> mods;
   if (cfg.modifiers.hasRegions() || cfg.modifiers.mask)
-    mods.emplace(kb, cfg.modifiers, args.modifierParams, args.sizes, cta.batch,
-                 head);
+    mods.emplace(kb, cfg.modifiers, args.modifierParams,
+                 cta.sequenceSizes(args.sizes), cta.batch, head);
   SmallVector<Value> out[2], dfac[2];
   for (int64_t n = 0; n < nTiles; ++n) {
     Value lse2 = lse2At(n);
@@ -539,8 +541,8 @@ void BackwardSchedule::addCaptureGrads(ValueRange dsT, Value quadLane,
   if (nTiles == 0)
     nTiles = cfg.blockQ / 8;
   int64_t perRow = 2 * nTiles;
-  KernelScoreModifiers mods(kb, cfg.modifiers, args.modifierParams, args.sizes,
-                            cta.batch, head);
+  KernelScoreModifiers mods(kb, cfg.modifiers, args.modifierParams,
+                            cta.sequenceSizes(args.sizes), cta.batch, head);
   Value colBase = kb.add(q0, kb.mul(quadLane, kb.idx(2)));
   // Tile-uniform terms: the thread's sum and the term (its buffer and
   // offset, the same at every score).

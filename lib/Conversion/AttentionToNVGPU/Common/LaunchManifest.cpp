@@ -256,7 +256,10 @@ void mlir::fa::insertVarlenParams(std::vector<KernelParam> &params,
                                   bool tokenMajor, SizeSymbol longest) {
   using S = SizeSymbol;
   for (KernelParam &p : params) {
-    if (!p.tensor || p.tensor->shape.empty())
+    // The tensors of the packed sequences only: a region's captured tensors
+    // (and their gradients) keep their own shapes.
+    if (!p.tensor || p.tensor->shape.empty() ||
+        isScoreModifierTensor(p.tensor->name))
       continue;
     SmallVector<SizeExpr, 4> &shape = p.tensor->shape;
     if (!tokenMajor) {

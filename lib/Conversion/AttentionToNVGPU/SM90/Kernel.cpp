@@ -221,9 +221,12 @@ static void buildConsumers(KernelBuilder &kb, const KernelConfig &cfg,
   std::optional<FP8Descales> descales;
   if (cfg.fp8)
     descales = FP8Descales::of(kb, cfg, args, tile, range);
-  KernelScoreModifiers modifiers(kb, cfg.desc.modifiers, args.modifierParams,
-                                 args.sizes, tile.coord.batch, tile.coord.head,
-                                 /*splitBias=*/true);
+  // varlen: the sequence's lengths (regions count positions within it).
+  KernelScoreModifiers modifiers(
+      kb, cfg.desc.modifiers, args.modifierParams,
+      cfg.desc.varlen ? tile.sequenceSizes(args.sizes) : args.sizes,
+      tile.coord.batch, tile.coord.head,
+      /*splitBias=*/true);
   // The rows' side of a mask_mod over captured tensors, once per tile.
   modifiers.hoistRowRanges(tile.q0, modifiers.lastRow(tile.q0, cfg.blockQ));
   ConsumerMainloop mainloop(kb, cfg, loads, smem, frame, range,
@@ -569,8 +572,9 @@ std::string mlir::fa::buildSM90AttentionKernel(OpBuilder &b, Location loc,
     // tile (producer and consumers share this range; persistent tiles keep
     // the whole range and only skip the per-key test of full blocks).
     KernelScoreModifiers modifiers(kb, d.modifiers, args.modifierParams,
-                                   args.sizes, tile->coord.batch,
-                                   tile->coord.head);
+                                   d.varlen ? tile->sequenceSizes(args.sizes)
+                                            : args.sizes,
+                                   tile->coord.batch, tile->coord.head);
     if (modifiers.narrowsBlocks()) {
       modifiers.hoistRowRanges(tile->q0,
                                modifiers.lastRow(tile->q0, cfg.blockQ));

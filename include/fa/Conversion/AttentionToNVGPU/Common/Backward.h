@@ -144,6 +144,15 @@ struct BackwardCTA {
   /// Whether the CTA has keys to differentiate (kv0 < keyLength; the grid
   /// covers the longest sequence). Without varlen always (null).
   Value hasKeys(KernelBuilder &kb) const;
+  /// `sizes` with the CTA's query and key lengths: what the modifier
+  /// regions see (with varlen, its sequence's: positions and the clamps of
+  /// captured-tensor reads count within the sequence).
+  ProblemSizes sequenceSizes(const ProblemSizes &sizes) const {
+    ProblemSizes s = sizes;
+    s.queryLength = queryLength;
+    s.keyLength = keyLength;
+    return s;
+  }
 };
 /// `opaque`: the block ids read through inline PTX, so what derives from
 /// them is recomputed here rather than kept live from an earlier read.

@@ -152,6 +152,19 @@ void appendLaunchSizeParams(std::vector<KernelParam> &params, Type sizeType);
 void insertKVCacheParams(std::vector<KernelParam> &params, bool kvLens,
                          int64_t pageSize, Type pointerType, Type sizeType);
 
+/// Whether a tensor parameter is one a modifier adds
+/// (insertScoreModifierParams: the mask operand, captured arguments argN, their
+/// gradients grad_argN), whose shape is its own (not the packed sequences').
+inline bool isScoreModifierTensor(llvm::StringRef name) {
+  if (name == "mask")
+    return true;
+  llvm::StringRef rest = name;
+  if (!rest.consume_front("arg") && !rest.consume_front("grad_arg"))
+    return false;
+  return !rest.empty() &&
+         llvm::all_of(rest, [](char c) { return c >= '0' && c <= '9'; });
+}
+
 /// The parameters of packed variable-length sequences (fa.attention's
 /// varlen, docs/Attention.md): `cu_seqlens_q` and `cu_seqlens_k` ([B + 1]
 /// i32 pointers of type `pointerType`) before the sizes and the size
