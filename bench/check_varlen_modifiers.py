@@ -116,9 +116,58 @@ def check(kdir, lengths, seed, control=False):
     return ok, errs
 
 
+def time_against_plain(kdir, pdir, lengths=(1024,) * 16):
+    """ms of the modifier kernels and the plain varlen kernels (bench/kernels_varlen.mlir's
+    varlen_bf16_d128_causal with lse, kernels_backward_varlen.mlir's vbwd_bf16_d128_causal,
+    compiled into `pdir`) on the same packed tokens: back-to-back launches between CUDA
+    events, median of 5 x 10."""
+    fwd, bwd = common.load_named(kdir, "vmod_fwd"), common.load_named(kdir, "vmod_bwd")
+    pf = common.load_named(pdir, "varlen_bf16_d128_causal")
+    pb = common.load_named(pdir, "vbwd_bf16_d128_causal")
+    T = sum(lengths)
+    q, k, v, do = (torch.randn(1, H, T, D, device="cuda", dtype=torch.bfloat16) for _ in range(4))
+    slopes = torch.tensor([2.0 ** (-(h + 1) / 2) for h in range(H)], device="cuda")
+    docs = (torch.arange(4096, device="cuda") // 97 % 3).to(torch.int32)
+    cq, _ = offsets(lengths)
+    lq = max(lengths)
+    L = [layout(fwd, t) for t in (q, k, v, do)]
+    out, lse = fwd(*L[:3], cu_seqlens_q=cq, cu_seqlens_k=cq, max_seqlen_q=lq, arg5=slopes,
+                   arg6=docs)
+    pout, plse = pf(*L[:3], cu_seqlens_q=cq, cu_seqlens_k=cq, max_seqlen_q=lq)
+    fns = {
+        "fwd_modifiers": lambda: fwd(*L[:3], cu_seqlens_q=cq, cu_seqlens_k=cq, max_seqlen_q=lq,
+                                     arg5=slopes, arg6=docs),
+        "fwd_plain": lambda: pf(*L[:3], cu_seqlens_q=cq, cu_seqlens_k=cq, max_seqlen_q=lq),
+        "bwd_modifiers": lambda: bwd.grad(*L[:3], out, lse, L[3], cu_seqlens_q=cq,
+                                          cu_seqlens_k=cq, max_seqlen_k=lq, arg8=slopes,
+                                          arg9=docs),
+        "bwd_plain": lambda: pb.grad(*L[:3], pout, plse, L[3], cu_seqlens_q=cq,
+                                     cu_seqlens_k=cq, max_seqlen_k=lq),
+    }
+    ms = {}
+    for name, fn in fns.items():
+        fn()
+        samples = []
+        for _ in range(5):
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            for _ in range(10):
+                fn()
+            b.record()
+            torch.cuda.synchronize()
+            samples.append(a.elapsed_time(b) / 10)
+        ms[name] = sorted(samples)[2]
+    print(f"{len(lengths)} x {lengths[0]} tokens, H {H}, D {D}, causal bf16: " +
+          " ".join(f"{k} {v:.3f} ms" for k, v in ms.items()) +
+          f" | fwd modifiers / plain {ms['fwd_plain'] / ms['fwd_modifiers']:.3f}x, "
+          f"bwd {ms['bwd_plain'] / ms['bwd_modifiers']:.3f}x", flush=True)
+    return ms
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--kernels", required=True)
+    ap.add_argument("--plain", help="the plain varlen kernels' dir: time against them")
     ap.add_argument("--json")
     a = ap.parse_args()
     rows, failures = [], 0
@@ -132,9 +181,11 @@ def main():
               " ".join(f"{k} {v:.2e}" for k, v in errs.items()) +
               f" control {'caught' if not bad else 'MISSED'}", flush=True)
     print(f"{len(rows)} cases, {failures} failures")
+    timing = time_against_plain(a.kernels, a.plain) if a.plain else None
     if a.json:
         with open(a.json, "w") as f:
-            json.dump(dict(device=torch.cuda.get_device_name(), rows=rows), f, indent=1)
+            json.dump(dict(device=torch.cuda.get_device_name(), rows=rows, timing=timing), f,
+                      indent=1)
     return 1 if failures else 0
 
 
