@@ -96,20 +96,11 @@ def grad_source(q_shape, k_shape, v_shape, elt, causal, window, scale, softcap, 
     if traced is not None:
         caps, regions = flex.capture_args_text(traced), flex.regions_text(traced)
         a = a or (" {}" if regions else "")
-    wrt, wrt_t, grad_names = "", "", []
-    if grad_captures:
-        types = [traced.capture_types[i] for i in grad_captures]
-        f32_types = [ct[:ct.rindex("x") + 1] + "f32>" if "x" in ct else "tensor<f32>"
-                     for ct in types]
-        wrt = (" grad_captures(" + ", ".join(f"%cap{i}" for i in grad_captures) + " : " +
-               ", ".join(types) + ")")
-        wrt_t = "".join(f", {ct}" for ct in f32_types)
-        grad_names = [f"%g{i}" for i in range(len(grad_captures))]
-        res_t += wrt_t
-        a = a or (" {}" if regions else "")
+    wrt, wrt_t, grad_names = flex.grad_captures_text(traced, grad_captures)
+    res_t += wrt_t
     lines = [f"func.func @attention_grad(%q: {tq}, %k: {tk}, %v: {tv}, %o: {to}, %lse: {tl}, "
              f"%do: {to}{caps}) -> ({res_t}) attributes {{llvm.emit_c_interface}} {{",
-             f"  {', '.join(['%dq', '%dk', '%dv'] + grad_names)} = fa.attention_grad "
+             f"  %dq, %dk, %dv{grad_names} = fa.attention_grad "
              f"%q, %k, %v, %o, %lse, %do{wrt}{a}{regions} : "
              f"{tq}, {tk}, {tv}, {to}, {tl}, {to} -> {tq}, {tk}, {tv}{wrt_t}"]
     names = ["%dq", "%dk", "%dv"]
@@ -117,8 +108,7 @@ def grad_source(q_shape, k_shape, v_shape, elt, causal, window, scale, softcap, 
         for n, shape in results:
             lines.append(f"  %{n}32 = arith.extf %{n} : {t(shape, elt)} to {t(shape, 'f32')}")
         names = [f"%{n}32" for n, _ in results]
-    names += grad_names
-    lines.append(f"  return {', '.join(names)} : {res_t}")
+    lines.append(f"  return {', '.join(names)}{grad_names} : {res_t}")
     lines.append("}")
     return "\n".join(lines) + "\n"
 

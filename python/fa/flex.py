@@ -826,13 +826,8 @@ def grad_module_text(traced, dtype, head_dim, head_dim_v, causal=False, window=N
     shapes) the function also returns (the op's grad_captures)."""
     tq, tv, attrs = _signature(dtype, head_dim, head_dim_v, causal, window, scale, softcap)
     tl = "tensor<?x?x?xf32>"
-    wrt, grads, names = "", "", ""
+    wrt, grads, names = grad_captures_text(traced, capture_grads)
     if capture_grads:
-        types = [traced.capture_types[i] for i in capture_grads]
-        wrt = (" grad_captures(" + ", ".join(f"%cap{i}" for i in capture_grads) + " : " +
-               ", ".join(types) + ")")
-        grads = "".join(", " + _f32_tensor_type(t) for t in types)
-        names = "".join(f", %g{i}" for i in capture_grads)
         attrs = attrs or " {}"
     return (f"func.func @flex_grad(%q: {tq}, %k: {tq}, %v: {tv}, %o: {tv}, %lse: {tl}, "
             f"%do: {tv}{capture_args_text(traced)}) -> ({tq}, {tq}, {tv}{grads}) {{\n"
@@ -840,6 +835,19 @@ def grad_module_text(traced, dtype, head_dim, head_dim_v, causal=False, window=N
             f"{regions_text(traced)} : {tq}, {tq}, {tv}, {tv}, {tl}, {tv} -> {tq}, {tq}, {tv}"
             f"{grads}\n"
             f"  return %dq, %dk, %dv{names} : {tq}, {tq}, {tv}{grads}\n}}\n")
+
+
+def grad_captures_text(traced, positions):
+    """The op's `grad_captures(%capI, ... : T, ...)` clause for the captures at
+    `positions` in traced.captures, its results' types `, tensor<...xf32>, ...`
+    and their names `, %gI, ...` (all "" without positions)."""
+    if not positions:
+        return "", "", ""
+    types = [traced.capture_types[i] for i in positions]
+    clause = (" grad_captures(" + ", ".join(f"%cap{i}" for i in positions) + " : " +
+              ", ".join(types) + ")")
+    return (clause, "".join(", " + _f32_tensor_type(t) for t in types),
+            "".join(f", %g{i}" for i in positions))
 
 
 def _f32_tensor_type(t):

@@ -81,7 +81,8 @@ static LogicalResult captureGradSpec(AttentionGradOp op,
   ArrayRef<int64_t> terms =
       op.getCaptureGradTerms().value_or(ArrayRef<int64_t>());
   Block &body = op.getScoreModGrad()->front();
-  BlockArgument score = body.getArgument(0);
+  BlockArgument score = body.getArgument(0), row = body.getArgument(3),
+                col = body.getArgument(4);
   ValueRange yielded = body.getTerminator()->getOperands();
   size_t at = 2;
   for (int64_t term : terms) {
@@ -95,7 +96,12 @@ static LogicalResult captureGradSpec(AttentionGradOp op,
                    "the captured values: s + bias[...], s + slope[h] * (j - "
                    "i)); capture_grad_terms entry ")
                << term << " does (fa-to-cpu forms it)";
-    spec.captureGradTerms.push_back(term);
+    ValueRange indices = yielded.slice(at + 1, rank);
+    spec.captureGradTerms.push_back(
+        {term, llvm::none_of(indices, [&](Value index) {
+           return dependsOnRegionArgument(index, row) ||
+                  dependsOnRegionArgument(index, col);
+         })});
     at += 1 + rank;
   }
   return success();

@@ -563,18 +563,15 @@ void BackwardSchedule::addCaptureGrads(ValueRange dsT, Value quadLane,
                                   keys[r]);
         size_t u = 0;
         for (const KernelScoreModifiers::CaptureGradTerm &t : terms) {
-          Value v = arith::SelectOp::create(
-              b, loc, zero, kb.f32(0.0),
-              arith::MulFOp::create(b, loc, g, t.coefficient));
+          Value v = arith::MulFOp::create(b, loc, g, t.coefficient);
           if (!t.tileUniform) {
-            Value nonzero = arith::CmpFOp::create(
-                b, loc, arith::CmpFPredicate::UNE, g, kb.f32(0.0));
-            scf::IfOp::create(b, loc, nonzero, [&](OpBuilder &, Location) {
-              add(t.buffer, t.offset, v);
-              scf::YieldOp::create(b, loc);
-            });
+            // Only visible scores: a hidden one's indices may be anything.
+            kb.ifThen(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE,
+                                            g, kb.f32(0.0)),
+                      [&] { add(t.buffer, t.offset, v); });
             continue;
           }
+          v = arith::SelectOp::create(b, loc, zero, kb.f32(0.0), v);
           if (u == sums.size()) {
             sums.push_back(v);
             uniform.push_back(t);
@@ -586,9 +583,7 @@ void BackwardSchedule::addCaptureGrads(ValueRange dsT, Value quadLane,
       }
   if (sums.empty())
     return;
-  Value lane = arith::RemUIOp::create(
-      b, loc, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x), kb.idx(32));
-  Value first = kb.cmp(arith::CmpIPredicate::eq, lane, kb.idx(0));
+  Value first = kb.cmp(arith::CmpIPredicate::eq, kb.rem(tid, 32), kb.idx(0));
   for (auto [sum, t] : llvm::zip_equal(sums, uniform)) {
     Value v = sum;
     for (int32_t off : {16, 8, 4, 2, 1})
@@ -596,10 +591,7 @@ void BackwardSchedule::addCaptureGrads(ValueRange dsT, Value quadLane,
           b, loc, v,
           gpu::ShuffleOp::create(b, loc, v, off, 32, gpu::ShuffleMode::XOR)
               .getShuffleResult());
-    scf::IfOp::create(b, loc, first, [&](OpBuilder &, Location) {
-      add(t.buffer, t.offset, v);
-      scf::YieldOp::create(b, loc);
-    });
+    kb.ifThen(first, [&] { add(t.buffer, t.offset, v); });
   }
 }
 

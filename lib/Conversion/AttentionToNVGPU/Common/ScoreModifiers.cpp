@@ -293,21 +293,18 @@ KernelScoreModifiers::captureGradTerms(const Row &r, Value col) const {
   SmallVector<CaptureGradTerm> terms;
   if (spec.captureGradTerms.empty())
     return terms;
-  Block &body = spec.scoreModGrad->front();
-  BlockArgument iArg = body.getArgument(3), jArg = body.getArgument(4);
   // The score does not reach the terms (checked): 0 stands for it, and t's
   // ops die.
   SmallVector<Value> yielded = inlineRegion(
       *spec.scoreModGrad, {kb.f32(0.0), batch, head, r.i, readColumn(col)});
-  ValueRange regionYield = body.getTerminator()->getOperands();
   size_t at = 2; // past t and dt
-  for (int64_t g : spec.captureGradTerms) {
-    RankedTensorType type = spec.captureGrads[g].type;
+  for (const ScoreModifierSpec::CaptureGradTerm &termSpec :
+       spec.captureGradTerms) {
+    RankedTensorType type = spec.captureGrads[termSpec.grad].type;
     CaptureGradTerm term;
-    term.buffer = captureGradBuffers[g];
-    term.coefficient = yielded[at];
-    term.tileUniform = true;
-    ++at;
+    term.buffer = captureGradBuffers[termSpec.grad];
+    term.coefficient = yielded[at++];
+    term.tileUniform = termSpec.tileUniform;
     // Row-major offset of the indices, each clamped into its dim (i32: the
     // region's index values are).
     Value offset = kb.i32c(0);
@@ -324,9 +321,6 @@ KernelScoreModifiers::captureGradTerms(const Row &r, Value col) const {
           arith::MulIOp::create(kb.b, kb.loc, offset,
                                 kb.i32c(type.getDimSize(d))),
           index);
-      term.tileUniform = term.tileUniform &&
-                         !dependsOnRegionArgument(regionYield[at], iArg) &&
-                         !dependsOnRegionArgument(regionYield[at], jArg);
     }
     term.offset = kb.asIndex(offset);
     terms.push_back(term);

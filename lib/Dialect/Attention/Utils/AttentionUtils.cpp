@@ -482,53 +482,6 @@ SmallVector<Value> mlir::fa::zeroCaptureGrads(OpBuilder &b, Location loc,
   return grads;
 }
 
-static SmallVector<Value> inlineModifierValues(OpBuilder &b, Region &region,
-                                               ValueRange args,
-                                               IRMapping &captures);
-
-SmallVector<Value>
-mlir::fa::accumulateCaptureGrads(OpBuilder &b, Location loc, AttentionGradOp op,
-                                 ValueRange grads, Value p, Value dp,
-                                 Value delta, Value u, Value batch, Value head,
-                                 Value row, Value col) {
-  if (!hasCaptureGradTerms(op))
-    return SmallVector<Value>(grads);
-  Value dsT = arith::MulFOp::create(b, loc, p,
-                                    arith::SubFOp::create(b, loc, dp, delta));
-  Value visible = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, p,
-                                        f32Constant(b, loc, 0.0));
-  auto ifOp = scf::IfOp::create(
-      b, loc, visible,
-      [&](OpBuilder &nb, Location l) {
-        IRMapping noCaptures;
-        SmallVector<Value> values = inlineModifierValues(
-            nb, *op.getScoreModGrad(), {u, batch, head, row, col}, noCaptures);
-        SmallVector<Value> out(grads);
-        size_t at = 2; // past t and dt
-        ArrayRef<int64_t> terms = *op.getCaptureGradTerms();
-        for (int64_t term : terms) {
-          Value coefficient = values[at++];
-          Value &grad = out[term];
-          auto type = cast<RankedTensorType>(grad.getType());
-          SmallVector<Value> indices;
-          for (int64_t d = 0; d < type.getRank(); ++d) {
-            Value last = arith::SubIOp::create(
-                nb, l, tensor::DimOp::create(nb, l, grad, d),
-                arith::ConstantIndexOp::create(nb, l, 1));
-            Value index = arith::MaxSIOp::create(
-                nb, l, values[at++], arith::ConstantIndexOp::create(nb, l, 0));
-            indices.push_back(arith::MinSIOp::create(nb, l, index, last));
-          }
-          Value old = tensor::ExtractOp::create(nb, l, grad, indices);
-          Value sum = math::FmaOp::create(nb, l, dsT, coefficient, old);
-          grad = tensor::InsertOp::create(nb, l, sum, grad, indices);
-        }
-        scf::YieldOp::create(nb, l, out);
-      },
-      [&](OpBuilder &nb, Location l) { scf::YieldOp::create(nb, l, grads); });
-  return SmallVector<Value>(ifOp.getResults());
-}
-
 LogicalResult mlir::fa::checkScoreModGradPresent(AttentionGradOp op) {
   if (!op.getScoreMod() || op.getScoreModGrad())
     return success();
@@ -574,6 +527,49 @@ static SmallVector<Value> inlineModifierValues(OpBuilder &b, Region &region,
   for (Value v : yield.getValues())
     results.push_back(mapping.lookupOrDefault(v));
   return results;
+}
+
+SmallVector<Value>
+mlir::fa::accumulateCaptureGrads(OpBuilder &b, Location loc, AttentionGradOp op,
+                                 ValueRange grads, Value p, Value dp,
+                                 Value delta, Value u, Value batch, Value head,
+                                 Value row, Value col) {
+  if (!hasCaptureGradTerms(op))
+    return SmallVector<Value>(grads);
+  Value dsT = arith::MulFOp::create(b, loc, p,
+                                    arith::SubFOp::create(b, loc, dp, delta));
+  Value visible = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, p,
+                                        f32Constant(b, loc, 0.0));
+  auto ifOp = scf::IfOp::create(
+      b, loc, visible,
+      [&](OpBuilder &nb, Location l) {
+        IRMapping noCaptures;
+        SmallVector<Value> values = inlineModifierValues(
+            nb, *op.getScoreModGrad(), {u, batch, head, row, col}, noCaptures);
+        SmallVector<Value> out(grads);
+        size_t at = 2; // past t and dt
+        ArrayRef<int64_t> terms = *op.getCaptureGradTerms();
+        for (int64_t term : terms) {
+          Value coefficient = values[at++];
+          Value &grad = out[term];
+          auto type = cast<RankedTensorType>(grad.getType());
+          SmallVector<Value> indices;
+          for (int64_t d = 0; d < type.getRank(); ++d) {
+            Value last = arith::SubIOp::create(
+                nb, l, tensor::DimOp::create(nb, l, grad, d),
+                arith::ConstantIndexOp::create(nb, l, 1));
+            Value index = arith::MaxSIOp::create(
+                nb, l, values[at++], arith::ConstantIndexOp::create(nb, l, 0));
+            indices.push_back(arith::MinSIOp::create(nb, l, index, last));
+          }
+          Value old = tensor::ExtractOp::create(nb, l, grad, indices);
+          Value sum = math::FmaOp::create(nb, l, dsT, coefficient, old);
+          grad = tensor::InsertOp::create(nb, l, sum, grad, indices);
+        }
+        scf::YieldOp::create(nb, l, out);
+      },
+      [&](OpBuilder &nb, Location l) { scf::YieldOp::create(nb, l, grads); });
+  return SmallVector<Value>(ifOp.getResults());
 }
 
 /// inlineModifierValues of a region that yields one value.

@@ -57,10 +57,15 @@ struct ScoreModifierSpec {
   SmallVector<Capture> captures;
   /// The backward's grad_captures: the captured arguments whose gradients
   /// the kernel adds into (f32, the capture's shape; kernel parameters
-  /// grad_arg<N> after the captures), and for each capture_grad_terms entry
-  /// of score_mod_grad its position in captureGrads.
+  /// grad_arg<N> after the captures), and score_mod_grad's capture_grad_terms
+  /// entries: each term's position in captureGrads and whether its indices
+  /// read neither i nor j (the same element all over a tile).
   SmallVector<Capture> captureGrads;
-  SmallVector<int64_t> captureGradTerms;
+  struct CaptureGradTerm {
+    int64_t grad = 0;
+    bool tileUniform = false;
+  };
+  SmallVector<CaptureGradTerm> captureGradTerms;
   /// The kernel parameters insertScoreModifierParams adds: the mask's, the
   /// captures', the capture gradients'.
   size_t numParams() const {
@@ -260,9 +265,9 @@ public:
   /// The backward's capture-gradient terms (spec.captureGradTerms) at the
   /// score of `row` and key column `col`: each term's gradient buffer
   /// (f32 memref), the element offset its indices name (clamped into the
-  /// capture), its coefficient d t / d(element) and whether its indices are
-  /// the same for every score of a tile (they read neither i nor j). The
-  /// coefficients must not depend on the score (the GPU lowering checks).
+  /// capture), its coefficient d t / d(element) and the spec's tileUniform.
+  /// The coefficients must not depend on the score (the GPU lowering
+  /// checks).
   struct CaptureGradTerm {
     Value buffer, offset, coefficient;
     bool tileUniform = false;
